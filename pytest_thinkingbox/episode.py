@@ -1,0 +1,133 @@
+"""The loop of one attempt: agent <-> tools, agent <-> simulated user, with limits.
+
+The agent sees an `AgentView` (policy, tool schemas, the dialogue so far) and
+answers with an `AgentStep`: tool calls, a message to the user, or both, and
+whether it is done. Tool calls run in order through the MCP session and every
+one is answered. The episode ends when the agent closes, the user stops, or a
+limit is reached; the reason is recorded. Nothing here knows about grading.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from typing import Any, Protocol, TypeVar
+
+from .errors import HarnessError, ThinkingboxError
+from .task import Call
+from .tools import ToolSession, ToolSpec
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """Everything an agent may see: never golden calls, expected state or the user's private facts."""
+
+    policy: str
+    tools: list[ToolSpec]
+    messages: list[dict[str, Any]]
+
+
+@dataclass
+class AgentStep:
+    """An agent's move: tool calls to make, a message to the user, and whether it is done."""
+
+    tool_calls: list[Call] = field(default_factory=list)
+    message: str | None = None
+    end: bool = False
+
+
+@dataclass
+class UserTurn:
+    text: str
+    end: bool = False
+
+
+class Agent(Protocol):
+    async def step(self, view: AgentView) -> AgentStep: ...
+
+
+class SimulatedUser(Protocol):
+    def opening(self) -> str: ...
+
+    async def reply(self, message: str) -> UserTurn: ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-attempt limits; reaching one ends the episode with that reason."""
+
+    max_steps: int = 50
+    max_turns: int = 20
+    time_limit_s: float = 300.0
+
+
+@dataclass
+class Episode:
+    """The transcript and counters of one finished episode."""
+
+    messages: list[dict[str, Any]]
+    end_reason: str  # agent_end, user_end, max_steps, max_turns, time_limit
+    steps: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+
+
+async def run_episode(
+    agent: Agent, user: SimulatedUser, tools: ToolSession, policy: str, limits: Limits = Limits()
+) -> Episode:
+    """Run one conversation to its end and return its transcript."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": user.opening()}]
+    episode = Episode(messages, end_reason="")
+    deadline = time.monotonic() + limits.time_limit_s
+    while True:
+        if episode.steps >= limits.max_steps:
+            episode.end_reason = "max_steps"
+            return episode
+        if time.monotonic() > deadline:
+            episode.end_reason = "time_limit"
+            return episode
+        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))))
+        episode.steps += 1
+        if step.tool_calls:
+            calls = [
+                {"id": f"call_{episode.tool_calls + i + 1}", "tool": c.tool, "arguments": c.arguments}
+                for i, c in enumerate(step.tool_calls)
+            ]
+            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+            for entry in calls:
+                result = await _guarded("tools", tools.call(entry["tool"], entry["arguments"]))
+                episode.tool_calls += 1
+                episode.tool_errors += not result.ok
+                messages.append(
+                    {"role": "tool", "call_id": entry["id"], "tool": entry["tool"], "content": result.text, "error": result.error}
+                )
+        if step.message is not None:
+            messages.append({"role": "assistant", "content": step.message})
+        if step.end or (not step.tool_calls and step.message is None):
+            episode.end_reason = "agent_end"
+            return episode
+        if step.message is None:
+            continue
+        if episode.turns >= limits.max_turns:
+            episode.end_reason = "max_turns"
+            return episode
+        turn = await _guarded("user", user.reply(step.message))
+        episode.turns += 1
+        messages.append({"role": "user", "content": turn.text})
+        if turn.end:
+            episode.end_reason = "user_end"
+            return episode
+
+
+async def _guarded(stage: str, pending: Awaitable[T]) -> T:
+    """Await a harness part; anything it raises becomes a system error of that stage."""
+    try:
+        return await pending
+    except ThinkingboxError:
+        raise
+    except Exception as exc:
+        raise HarnessError(stage, f"{stage} failed: {type(exc).__name__}: {exc}") from exc

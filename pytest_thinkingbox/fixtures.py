@@ -1,0 +1,102 @@
+"""The fixtures a task uses, in layers that are easy to override.
+
+    tb_domain (session)  <- define it in the conftest.py beside your tasks
+    tb_agent, tb_user    <- how each attempt's agent and simulated user are built
+    _tb_attempt          <- the attempt number (parametrized by --tb-repeat)
+    tb                   <- one attempt: fresh backend, factories bound, `tb.run(...)`
+
+Nothing heavy is imported until a fixture is set up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from .outcomes import RECORD
+
+
+@pytest.fixture(scope="session")
+def tb_domain() -> Any:
+    """The domain a task runs against. Override it in the conftest.py beside your tasks."""
+    raise pytest.UsageError(
+        "no domain for this task: define a session-scoped `tb_domain` fixture returning a "
+        "pytest_thinkingbox.Domain in the conftest.py beside your tasks (see docs/getting-started.md)"
+    )
+
+
+@pytest.fixture(scope="session")
+def tb_agent(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
+    """Builds the agent for each attempt (from --tb-agent). Override to test your own agent class."""
+    from .agents import make_agent
+
+    name = pytestconfig.getoption("tb_agent") or pytestconfig.getini("tb_agent")
+    return lambda context: make_agent(name, context)
+
+
+@pytest.fixture(scope="session")
+def tb_user(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
+    """Builds the simulated user for each attempt (from --tb-user) from the task's `User(...)`."""
+    from .users import make_user
+
+    name = pytestconfig.getoption("tb_user") or pytestconfig.getini("tb_user")
+    return lambda brief: make_user(name, brief)
+
+
+@pytest.fixture(scope="session")
+def _tb_worker() -> Any:
+    from .harness import WorkerCache
+
+    return WorkerCache()
+
+
+@pytest.fixture
+def _tb_attempt() -> int:
+    return 1
+
+
+@pytest.fixture
+def tb(
+    request: pytest.FixtureRequest,
+    _tb_attempt: int,
+    tb_domain: Any,
+    tb_agent: Callable[[Any], Any],
+    tb_user: Callable[[Any], Any],
+    _tb_worker: Any,
+) -> Iterator[Any]:
+    """One attempt of a task: a fresh database and `tb.run(User(...), golden=[call(...)])`.
+
+    Factories write into this attempt's database; `run.db` reads it back.
+    """
+    from .episode import Limits
+    from .harness import Attempt
+
+    config = request.config
+    record: dict[str, Any] = {
+        "task": request.node.originalname,
+        "domain": tb_domain.name,
+        "attempt": _tb_attempt,
+        "nodeid": request.node.nodeid,
+        "agent": config.getoption("tb_agent") or config.getini("tb_agent"),
+        "user": config.getoption("tb_user") or config.getini("tb_user"),
+        "seed": config.getoption("tb_seed"),
+        "wrong": 0, "missing": 0, "extra": 0, "tool_calls": 0, "tool_errors": 0,
+    }
+    request.node.stash[RECORD] = record
+    attempt = Attempt(
+        task=record["task"],
+        attempt=_tb_attempt,
+        seed=record["seed"],
+        domain=tb_domain,
+        cache=_tb_worker,
+        make_agent=tb_agent,
+        make_user=tb_user,
+        limits=Limits(max_steps=config.getoption("tb_max_steps"), max_turns=config.getoption("tb_max_turns")),
+        record=record,
+    )
+    try:
+        yield attempt
+    finally:
+        attempt.close()

@@ -1,0 +1,40 @@
+"""Pass, fail or error: how an attempt's exception becomes its outcome.
+
+An attempt passes when the test returns; an `AssertionError` is the agent's
+failure; a `ThinkingboxError` (harness, endpoint or task definition) and any
+other exception raised by the task's own code are errors, never counted as the
+agent's failure in diagnostics.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .errors import ThinkingboxError
+
+#: The per-attempt record, kept on the item until the report carries it.
+RECORD = pytest.StashKey[dict[str, Any]]()
+
+PASSED, FAILED, ERROR = "passed", "failed", "error"
+
+
+def classify(excinfo: pytest.ExceptionInfo[BaseException] | None, stage: str = "task") -> dict[str, Any]:
+    """The outcome fields of a record for an attempt phase that raised `excinfo` (or not)."""
+    if excinfo is None:
+        return {"outcome": PASSED, "error": None, "failure": None}
+    exc = excinfo.value
+    if isinstance(exc, AssertionError):
+        return {"outcome": FAILED, "error": None, "failure": _first_lines(str(exc))}
+    if isinstance(exc, ThinkingboxError):
+        stage = getattr(exc, "stage", stage)
+    return {
+        "outcome": ERROR,
+        "error": {"stage": stage, "type": type(exc).__name__, "message": _first_lines(str(exc))},
+        "failure": None,
+    }
+
+
+def _first_lines(text: str, limit: int = 2000) -> str:
+    return text if len(text) <= limit else text[:limit] + " ..."

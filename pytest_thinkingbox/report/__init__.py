@@ -1,0 +1,1 @@
+"""Human-readable views of results: the terminal summary (more to come)."""

@@ -1,0 +1,54 @@
+"""The terminal summary: per-domain reliability table and per-task pass counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def table_lines(agg: dict[str, Any]) -> list[str]:
+    k = agg["k"]
+    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "errors"]
+    rows = [[name, *_cells(s)] for name, s in agg["domains"].items()]
+    rows.append(["overall", *_cells(agg["overall"])])
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: list[Any]) -> str:
+        first = str(cells[0]).ljust(widths[0])
+        return "  ".join([first, *(str(c).rjust(w) for c, w in zip(cells[1:], widths[1:]))])
+
+    return [line(head), *(line(r) for r in rows)]
+
+
+def _cells(s: dict[str, Any]) -> list[Any]:
+    return [s["tasks"], s["attempts"], _fmt(s["pass@1"]), _fmt(s["pass@k"]), _fmt(s["pass^k"]), s["all_k"], s["errors"]]
+
+
+def write_summary(tr: Any, agg: dict[str, Any], verbose: bool = False) -> None:
+    m = agg["manifest"]
+    tr.write_sep("=", "thinkingbox")
+    tr.write_line(f"agent {m['agent']}, user {m['user']}, seed {m['seed']}, k = {agg['k']} attempts per task")
+    for text in table_lines(agg):
+        tr.write_line(text)
+    per_task = agg["per_task"]
+    shown = {t: c for t, c in per_task.items() if verbose or c["passed"] < c["attempts"]}
+    if shown:
+        tr.write_line("")
+        tr.write_line("per-task passes" + ("" if verbose else " (tasks not solved every time)") + ":")
+        for task, c in shown.items():
+            errors = f", {c['errors']} errors" if c["errors"] else ""
+            tr.write_line(f"  {task:<28} {c['passed']:>3}/{c['attempts']:<3} {c['domain']}{errors}")
+    if agg["incomplete"]:
+        tr.write_line("")
+        tr.write_line(
+            f"incomplete: {len(agg['incomplete'])} tasks ran fewer than k = {agg['k']} attempts; their pass@k and "
+            "pass^k are estimated at k = their attempt count:"
+        )
+        for task, n in sorted(agg["incomplete"].items()):
+            tr.write_line(f"  {task}: {n} attempts")
+    errors = agg["overall"]["errors"]
+    if errors:
+        tr.write_line(f"{errors} attempts ended in a system or task error; they count as unsuccessful above.")

@@ -1,0 +1,221 @@
+"""MCP plumbing for domains: declare tools once, serve them in-process per attempt.
+
+A domain writes plain functions whose first parameter is the attempt's
+SQLAlchemy session::
+
+    tools = ToolSet("retail")
+
+    @tools.write
+    def update_ticket(db: Session, ticket_id: str, status: TicketStatus) -> dict: ...
+
+`ToolSet.server` builds one official-SDK `MCPServer` per process (schemas are
+generated once); `ToolSession` opens an in-process client on it for one attempt,
+with the attempt's database bound, and turns every result into a `ToolResult`.
+Expected failures are `ToolFailure(code, message)`; a crash inside a tool is
+logged with its cause, rolled back, and reported to the agent as ``INTERNAL``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backend import bind_session, current_session
+
+logger = logging.getLogger("pytest_thinkingbox.tools")
+
+#: Stable error codes a tool result may carry.
+NOT_FOUND = "NOT_FOUND"
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
+PRECONDITION_FAILED = "PRECONDITION_FAILED"
+CONFLICT = "CONFLICT"
+UNKNOWN_TOOL = "UNKNOWN_TOOL"
+INTERNAL = "INTERNAL"
+
+
+class ToolFailure(Exception):
+    """An anticipated tool failure the agent should read and react to.
+
+    Args:
+        code: a stable code such as ``NOT_FOUND`` or ``PRECONDITION_FAILED``.
+        message: what went wrong, in words an agent can act on.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def error_payload(code: str, message: str) -> str:
+    return json.dumps({"error": {"code": code, "message": message}})
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What an agent sees of a tool: name, description, JSON schema, read-only flag."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+
+@dataclass
+class ToolResult:
+    """The normalized outcome of one tool call."""
+
+    text: str
+    error: str | None = None  # the stable code, None on success
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class ToolSet:
+    """The tools of one domain, declared with `read` and `write` decorators."""
+
+    name: str
+    _functions: dict[str, tuple[Callable[..., Any], bool]] = field(default_factory=dict)
+
+    def read(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Declare a tool that only reads."""
+        self._functions[fn.__name__] = (fn, True)
+        return fn
+
+    def write(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Declare a tool that may change records."""
+        self._functions[fn.__name__] = (fn, False)
+        return fn
+
+    def is_read_only(self, name: str) -> bool:
+        return self._functions[name][1]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions
+
+    @functools.cached_property
+    def server(self) -> Any:
+        """The MCP server for these tools; built once per process."""
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
+
+        server = MCPServer(self.name)
+        for name, (fn, read_only) in self._functions.items():
+            server.add_tool(
+                _served(fn),
+                name=name,
+                annotations=ToolAnnotations(read_only_hint=read_only, destructive_hint=not read_only),
+                structured_output=False,
+            )
+        return server
+
+
+def _served(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a domain function as an async MCP tool bound to the current session.
+
+    The wrapper is async so the SDK calls it on the event loop (not a worker
+    thread), and its signature hides the leading `db` parameter from the schema.
+    """
+    signature = inspect.signature(fn, eval_str=True)
+    public = list(signature.parameters.values())[1:]
+
+    async def tool(**arguments: Any) -> Any:
+        from mcp.types import CallToolResult, TextContent
+
+        db = current_session()
+        try:
+            result = fn(db, **arguments)
+            db.commit()
+        except ToolFailure as failure:
+            db.rollback()
+            return CallToolResult(
+                content=[TextContent(type="text", text=error_payload(failure.code, failure.message))],
+                is_error=True,
+            )
+        except Exception:
+            db.rollback()
+            logger.exception("tool %s crashed with arguments %r", fn.__name__, arguments)
+            raise
+        return json.dumps(result, default=str)
+
+    tool.__name__ = fn.__name__
+    tool.__doc__ = inspect.getdoc(fn)
+    tool.__signature__ = signature.replace(parameters=public)  # type: ignore[attr-defined]
+    return tool
+
+
+_SDK_PREFIX = re.compile(r"^Error executing tool \S+(?::\s*)?")
+_PYDANTIC_URL = re.compile(r"\n\s*For further information visit \S+")
+
+
+def _normalize(result: Any) -> ToolResult:
+    text = "\n".join(getattr(block, "text", "") for block in result.content)
+    if not result.is_error:
+        return ToolResult(text)
+    try:
+        error = json.loads(text)["error"]
+        return ToolResult(text, error["code"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    # Errors the SDK raised itself: argument validation or a crash in the tool.
+    detail = _PYDANTIC_URL.sub("", _SDK_PREFIX.sub("", text)).strip()
+    if "validation error" in detail:
+        return ToolResult(error_payload(INVALID_ARGUMENT, detail), INVALID_ARGUMENT)
+    return ToolResult(error_payload(INTERNAL, "the tool failed unexpectedly; try again or escalate"), INTERNAL)
+
+
+class ToolSession:
+    """An in-process MCP client session on a domain's tools for one database.
+
+    Use as ``async with ToolSession(toolset, db) as tools: await tools.call(name, args)``.
+    """
+
+    def __init__(self, toolset: ToolSet, db: Any) -> None:
+        self._toolset = toolset
+        self._db = db
+        self._client: Any = None
+        self.specs: list[ToolSpec] = []
+
+    async def __aenter__(self) -> ToolSession:
+        from mcp import Client
+
+        self._bound = bind_session(self._db)
+        self._bound.__enter__()
+        self._client = Client(self._toolset.server)
+        await self._client.__aenter__()
+        listed = await self._client.list_tools()
+        self.specs = [
+            ToolSpec(
+                name=t.name,
+                description=t.description or "",
+                input_schema=t.input_schema,
+                read_only=bool(t.annotations and t.annotations.read_only_hint),
+            )
+            for t in listed.tools
+        ]
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        try:
+            await self._client.__aexit__(*exc_info)
+        finally:
+            self._bound.__exit__(*exc_info)
+
+    async def call(self, name: str, arguments: Any) -> ToolResult:
+        """Call a tool; unknown names and malformed arguments come back as error results."""
+        if name not in self._toolset:
+            known = ", ".join(sorted(s.name for s in self.specs))
+            return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
+        if not isinstance(arguments, dict):
+            message = f"arguments must be a JSON object, got {type(arguments).__name__}"
+            return ToolResult(error_payload(INVALID_ARGUMENT, message), INVALID_ARGUMENT)
+        return _normalize(await self._client.call_tool(name, arguments))
