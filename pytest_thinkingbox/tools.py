@@ -204,11 +204,16 @@ class ToolSession:
         ]
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         try:
-            await self._client.__aexit__(*exc_info)
+            await self._client.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # The client's task group wraps an error raised in the block; let it
+            # propagate as itself so callers can tell a harness error from a failure.
+            if exc is None or group.subgroup(lambda e: e is exc) is None:
+                raise
         finally:
-            self._bound.__exit__(*exc_info)
+            self._bound.__exit__(exc_type, exc, tb)
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
         """Call a tool; unknown names and malformed arguments come back as error results."""

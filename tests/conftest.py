@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+# Import the heavy modules once here: pytester's in-process runs drop modules first
+# imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
+import pytest_thinkingbox.harness  # noqa: F401
+import toydomain
+
+toydomain.tools.server  # builds the MCP server, importing the SDK
+
+HERE = Path(__file__).parent
+
+TOY_CONFTEST = """
+import pytest
+
+@pytest.fixture(scope="session")
+def tb_domain():
+    from toydomain import DOMAIN
+    return DOMAIN
+"""
+
+#: A task on the toy domain: a 40.00 refund, then the ticket solved.
+REFUND_TASK = """
+from pytest_thinkingbox import User, call
+from toydomain import AccountFactory, TicketFactory, Ticket
+
+def test_case_TY001_001(tb):
+    account = AccountFactory(balance_cents=500)
+    TicketFactory(id="T-9", account_id=account.id)
+    run = tb.run(
+        User(says="Please refund the 40 dollars you owe me.", knows={"account id": account.id}),
+        golden=[
+            call("get_account", account_id=account.id),
+            call("issue_refund", account_id=account.id, amount_cents=4000),
+            call("update_ticket", ticket_id="T-9", status="solved", note="refunded"),
+        ],
+    )
+    run.expect_golden()
+    assert run.db.get(Ticket, "T-9").status == "solved"
+"""
+
+
+@pytest.fixture
+def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester directory whose tasks run on the toy domain (tests/toydomain.py)."""
+    pytester.syspathinsert(HERE)
+    monkeypatch.setenv("PYTHONPATH", str(HERE))
+    pytester.makeconftest(TOY_CONFTEST)
+    return pytester

@@ -1,0 +1,192 @@
+"""The plugin through pytester: attempts, outcomes, results files, errors users can act on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REFUND_TASK
+
+
+def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest("--tb-repeat", "12", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_case_TY001_001[[]attempt01[]]", "*test_case_TY001_001[[]attempt12[]]"])
+    toy.runpytest("--tb-repeat", "12", "-k", "attempt03").assert_outcomes(passed=1)
+
+
+def test_marker_overrides_repeat_per_task(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK.replace("def test_case", "import pytest\n@pytest.mark.tb_repeat(3)\ndef test_case"))
+    toy.runpytest("--tb-repeat", "5").assert_outcomes(passed=3)
+
+
+def test_golden_passes_noop_fails_with_explanation(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    toy.runpytest("--tb-repeat", "2").assert_outcomes(passed=2)
+    result = toy.runpytest("--tb-repeat", "2", "--tb-agent", "noop")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*end state differs from the golden end state: 0 wrong, 3 missing, 0 extra",
+        "*missing accounts[[]A-1[]].balance_cents: expected 4500, got 500",
+        "*missing refunds[[]RF-0001[]]: row not created*",
+        "*missing tickets[[]T-9[]].status: expected 'solved', got 'open'",
+    ])
+
+
+def test_results_and_aggregate_files_and_summary(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest("--tb-repeat", "3", "--tb-results", "out/r.jsonl", "--tb-aggregate", "out/a.json")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*thinkingbox*", "domain*pass@1*pass@3*pass^3*3/3*errors", "toy*1*3*1.000*1.000*1.000*1*0"])
+    lines = (toy.path / "out/r.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["attempt"] for r in records] == [1, 2, 3]
+    for r in records:
+        assert r["task"] == "test_case_TY001_001" and r["domain"] == "toy" and r["outcome"] == "passed"
+        assert (r["wrong"], r["missing"], r["extra"], r["tool_calls"]) == (0, 0, 0, 3)
+        assert r["duration_s"] > 0
+    assert len({r["start_hash"] for r in records}) == 1
+    agg = json.loads((toy.path / "out/a.json").read_text())
+    assert agg["k"] == 3 and agg["tasks"] == 1 and agg["attempts"] == 3
+    for figures in (agg["overall"], agg["domains"]["toy"]):
+        assert figures["pass@1"] == figures["pass@k"] == figures["pass^k"] == 1.0
+        assert figures["all_k"] == 1 and figures["tasks"] == 1 and figures["errors"] == 0
+    assert agg["per_task"]["test_case_TY001_001"] == {"domain": "toy", "passed": 3, "attempts": 3, "errors": 0}
+
+
+def test_results_are_the_same_with_and_without_xdist(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    counts = []
+    for n in ("0", "2"):
+        toy.runpytest_subprocess("-n", n, "--tb-repeat", "10", "--tb-agent", "flaky", "--tb-seed", "7",
+                                 "--tb-results", f"r{n}.jsonl")
+        records = [json.loads(line) for line in (toy.path / f"r{n}.jsonl").read_text().splitlines()]
+        counts.append(sorted((r["attempt"], r["outcome"], r["end_hash"], r["start_hash"]) for r in records))
+    assert counts[0] == counts[1]
+    outcomes = {o for _, o, _, _ in counts[0]}
+    assert outcomes == {"passed", "failed"}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
+    (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky"),
+    (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted"),
+])
+def test_bad_options_are_usage_errors(toy, args, message):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_running_twice_in_one_task_is_an_error_not_a_failure(toy):
+    toy.makepyfile(test_tasks="""
+        from pytest_thinkingbox import User, call
+        def test_case_TY002_001(tb):
+            tb.run(User(says="hi"), golden=[call("issue_refund", account_id="A-0", amount_cents=1)])
+            tb.run(User(says="hi"), golden=[call("issue_refund", account_id="A-0", amount_cents=1)])
+    """)
+    result = toy.runpytest("--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*test_case_TY002_001 calls tb.run twice*"])
+    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    assert record["outcome"] == "error" and record["error"]["stage"] == "task"
+
+
+@pytest.mark.parametrize(("golden", "expected"), [
+    ('call("refund_everything", account_id="A-0")', "*golden call 1, refund_everything(account_id='A-0')*UNKNOWN_TOOL*"),
+    ('call("issue_refund", account_id="A-0", amount_cents="lots")', "*golden call 1, issue_refund(*INVALID_ARGUMENT*"),
+    ('call("update_ticket", ticket_id="T-404", status="hold")', "*golden call 1, update_ticket(*NOT_FOUND*T-404*"),
+])
+def test_invalid_golden_calls_are_errors_naming_task_and_call(toy, golden, expected):
+    toy.makepyfile(test_tasks=f"""
+        from pytest_thinkingbox import User, call
+        def test_case_TY003_001(tb):
+            tb.run(User(says="hi"), golden=[{golden}]).expect_golden()
+    """)
+    result = toy.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*test_case_TY003_001: " + expected.lstrip("*")])
+
+
+AGENT_WITH_MISTAKES = """
+import pytest
+from pytest_thinkingbox import call
+from pytest_thinkingbox.agents.golden import GoldenAgent
+
+class Clumsy(GoldenAgent):
+    def __init__(self, golden):
+        super().__init__([call("no_such_tool"), call("issue_refund", account_id="A-1", amount_cents="x"),
+                          call("explode"), *golden])
+
+@pytest.fixture(scope="session")
+def tb_agent():
+    return lambda context: Clumsy(context.golden)
+"""
+
+
+def test_agent_tool_mistakes_and_tool_crashes_are_results_and_the_episode_goes_on(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    toy.makeconftest((toy.path / "conftest.py").read_text() + AGENT_WITH_MISTAKES)
+    result = toy.runpytest("--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    assert record["tool_calls"] == 6 and record["tool_errors"] == 3
+    errors = [m["error"] for m in record["transcript"] if m["role"] == "tool"]
+    assert errors == ["UNKNOWN_TOOL", "INVALID_ARGUMENT", "INTERNAL", None, None, None]
+
+
+BROKEN_USER = """
+import pytest
+
+class Broken:
+    def opening(self):
+        return "hello"
+    async def reply(self, message):
+        raise ConnectionError("user endpoint down")
+
+@pytest.fixture(scope="session")
+def tb_user():
+    return lambda brief: Broken()
+
+@pytest.fixture(scope="session")
+def tb_agent():
+    from pytest_thinkingbox.agents.noop import NoopAgent
+    from pytest_thinkingbox.episode import AgentStep
+    class Chatty(NoopAgent):
+        async def step(self, view):
+            return AgentStep(message="What is your account id?")
+    return lambda context: Chatty()
+"""
+
+
+def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    toy.makeconftest((toy.path / "conftest.py").read_text() + BROKEN_USER)
+    result = toy.runpytest("--tb-results", "r.jsonl", "--tb-aggregate", "a.json")
+    result.assert_outcomes(errors=1)
+    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    assert record["outcome"] == "error"
+    assert record["error"]["stage"] == "user" and "user endpoint down" in record["error"]["message"]
+    agg = json.loads((toy.path / "a.json").read_text())
+    assert agg["overall"]["errors"] == 1 and agg["overall"]["pass@1"] == 0.0
+
+
+def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
+    pytester.makepyfile(test_tasks="""
+        def test_case_X(tb):
+            pass
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
+
+
+def test_plugin_load_imports_nothing_heavy(pytester):
+    pytester.makepyfile(test_light="""
+        import sys
+        def test_light():
+            heavy = {"sqlalchemy", "mcp", "openai", "factory"} & set(sys.modules)
+            assert not heavy, heavy
+    """)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

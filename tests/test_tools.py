@@ -1,0 +1,77 @@
+"""MCP tool plumbing: results, stable error codes, crashes that do not end the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import toydomain
+
+from pytest_thinkingbox import backend
+from pytest_thinkingbox.domain import next_id
+from pytest_thinkingbox.tools import ToolSession
+
+
+def _calls(*calls):
+    db = backend.restore(backend.build_image(toydomain.Base.metadata, toydomain.seed))
+
+    async def go():
+        async with ToolSession(toydomain.tools, db) as session:
+            return session.specs, [await session.call(name, args) for name, args in calls]
+
+    return db, *asyncio.run(go())
+
+
+def test_schemas_hide_the_session_parameter_and_mark_read_only_tools():
+    _, specs, _ = _calls()
+    by_name = {s.name: s for s in specs}
+    assert set(by_name["issue_refund"].input_schema["properties"]) == {"account_id", "amount_cents"}
+    assert by_name["get_account"].read_only and not by_name["issue_refund"].read_only
+    assert "Refund an amount" in by_name["issue_refund"].description
+
+
+def test_successful_calls_write_to_the_bound_database():
+    db, _, [result] = _calls(("issue_refund", {"account_id": "A-0", "amount_cents": 250}))
+    assert result.ok and json.loads(result.text)["id"] == "RF-0001"
+    assert db.get(toydomain.Account, "A-0").balance_cents == 250
+
+
+def test_failures_come_back_as_error_results_with_stable_codes():
+    _, _, results = _calls(
+        ("get_account", {"account_id": "nope"}),
+        ("issue_refund", {"account_id": "A-0", "amount_cents": -5}),
+        ("issue_refund", {"account_id": "A-0", "amount_cents": "many"}),
+        ("issue_refund", {"account_id": "A-0"}),
+        ("no_such_tool", {}),
+        ("get_account", ["A-0"]),
+        ("get_account", {"account_id": "A-0"}),
+    )
+    codes = [r.error for r in results]
+    assert codes == ["NOT_FOUND", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "UNKNOWN_TOOL",
+                     "INVALID_ARGUMENT", None]
+    payload = json.loads(results[0].text)["error"]
+    assert payload == {"code": "NOT_FOUND", "message": "no account with id 'nope'"}
+    assert "amount_cents" in json.loads(results[2].text)["error"]["message"]
+    assert "get_account" in json.loads(results[4].text)["error"]["message"]
+
+
+def test_a_crash_in_a_tool_is_an_error_result_logged_with_its_cause(caplog):
+    with caplog.at_level(logging.ERROR):
+        db, _, [crash, after] = _calls(("explode", {}), ("issue_refund", {"account_id": "A-0", "amount_cents": 1}))
+    assert crash.error == "INTERNAL" and after.ok
+    assert any("bug in the tool" in (r.exc_text or "") or "bug in the tool" in str(r.exc_info) for r in caplog.records)
+
+
+def test_failed_calls_leave_no_partial_writes():
+    db, _, [failed] = _calls(("issue_refund", {"account_id": "A-0", "amount_cents": 0}))
+    assert failed.error == "INVALID_ARGUMENT"
+    assert db.query(toydomain.Refund).count() == 0
+
+
+def test_next_id_comes_from_the_rows_present():
+    db = backend.restore(backend.build_image(toydomain.Base.metadata, toydomain.seed))
+    assert next_id(db, toydomain.Refund, "RF-") == "RF-0001"
+    db.add(toydomain.Refund(id="RF-0007", account_id="A-0", amount_cents=1, created_at=toydomain.NOW))
+    db.flush()
+    assert next_id(db, toydomain.Refund, "RF-") == "RF-0008"
