@@ -2,8 +2,9 @@
 
 SQLite in memory: the domain's schema and base records are built once into an
 in-memory database, serialized to bytes (the image), and every attempt
-deserializes those bytes into a new private connection. Restoring costs well
-under a millisecond and never re-runs ``create_all`` or the base seed.
+deserializes those bytes into a private connection: a new one, or one an
+earlier attempt released, whose whole content the image replaces. Restoring
+costs well under a millisecond and never re-runs ``create_all`` or the seed.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from sqlalchemy import MetaData, create_engine
+from sqlalchemy import Engine, MetaData, create_engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
@@ -43,42 +44,53 @@ def bind_session(session: Session) -> Iterator[Session]:
         _current.reset(token)
 
 
-def _session_on(connection: sqlite3.Connection) -> Session:
-    engine = create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
-    return Session(engine)
+class SQLiteBackend:
+    """In-memory SQLite databases for one worker, restored from images.
 
+    Engines are kept and reused (each owns one connection), so SQLAlchemy's
+    compiled-statement cache stays warm across attempts; restoring an image
+    replaces the whole content of a reused connection's database.
+    """
 
-def build_image(metadata: MetaData, seed: Callable[[Session], None] | None = None) -> bytes:
-    """Create the schema and the base records once; return the database as bytes."""
-    connection = sqlite3.connect(":memory:", check_same_thread=False)
-    session = _session_on(connection)
-    try:
-        metadata.create_all(session.connection())
-        if seed is not None:
-            seed(session)
+    def __init__(self) -> None:
+        self._idle: list[Engine] = []
+
+    def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> bytes:
+        """Create the schema and the base records once; return the database as bytes."""
+        session = Session(_new_engine())
+        try:
+            metadata.create_all(session.connection())
+            if seed is not None:
+                seed(session)
+            session.commit()
+            return _driver_connection(session).serialize()
+        finally:
+            self.release(session)
+
+    def restore(self, image: bytes) -> Session:
+        """A session on a private database holding exactly `image`."""
+        engine = self._idle.pop() if self._idle else _new_engine()
+        with engine.connect() as connection:
+            connection.connection.driver_connection.deserialize(image)
+        return Session(engine)
+
+    def dump(self, session: Session) -> bytes:
+        """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return connection.serialize()
-    finally:
+        return _driver_connection(session).serialize()
+
+    def release(self, session: Session) -> None:
+        """Close a session; its engine goes back to the idle list for the next restore."""
+        engine = session.get_bind()
         session.close()
-        session.get_bind().dispose()
-        connection.close()
+        self._idle.append(engine)
 
 
-def restore(image: bytes) -> Session:
-    """A new session on a private in-memory database holding exactly `image`."""
+def _new_engine() -> Engine:
     connection = sqlite3.connect(":memory:", check_same_thread=False)
-    connection.deserialize(image)
-    return _session_on(connection)
+    return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
-def dump(session: Session) -> bytes:
-    """The committed state of an attempt's database as an image (for a scratch copy)."""
-    session.commit()
-    return session.connection().connection.driver_connection.serialize()
+def _driver_connection(session: Session) -> sqlite3.Connection:
+    return session.connection().connection.driver_connection
 
-
-def close(session: Session) -> None:
-    """Close an attempt's session and free its database."""
-    engine = session.get_bind()
-    session.close()
-    engine.dispose()

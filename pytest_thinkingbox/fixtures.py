@@ -93,7 +93,11 @@ def tb(
         cache=_tb_worker,
         make_agent=tb_agent,
         make_user=tb_user,
-        limits=Limits(max_steps=config.getoption("tb_max_steps"), max_turns=config.getoption("tb_max_turns")),
+        limits=Limits(
+            max_steps=config.getoption("tb_max_steps"),
+            max_turns=config.getoption("tb_max_turns"),
+            time_limit_s=config.getoption("tb_time_limit"),
+        ),
         record=record,
     )
     try:

@@ -31,12 +31,13 @@ from .tools import ToolSession
 class WorkerCache:
     """Per-worker work done once: database images and golden end states."""
 
+    backend: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
     images: dict[str, bytes] = field(default_factory=dict)
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
 
     def image(self, domain: Domain) -> bytes:
         if domain.name not in self.images:
-            self.images[domain.name] = backend.build_image(domain.metadata, domain.seed)
+            self.images[domain.name] = self.backend.build_image(domain.metadata, domain.seed)
         return self.images[domain.name]
 
 
@@ -87,14 +88,14 @@ class Attempt:
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self.record = record
         self._run: Run | None = None
-        self.db = backend.restore(cache.image(domain))
+        self.db = cache.backend.restore(cache.image(domain))
         self._bound = backend.bind_session(self.db)
         self._bound.__enter__()
         reset_factories(seed)
 
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
-        backend.close(self.db)
+        self._cache.backend.release(self.db)
 
     def run(self, user: User, golden: Sequence[Call]) -> Run:
         """Run the episode: the agent serves `user` with the domain's tools.
@@ -147,12 +148,12 @@ class Attempt:
     def _golden_end(self, start: str, golden: tuple[Call, ...]) -> Snapshot:
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end
         if key not in self._cache.golden:
-            scratch = backend.restore(backend.dump(self.db))
+            scratch = self._cache.backend.restore(self._cache.backend.dump(self.db))
             try:
                 asyncio.run(self._replay(scratch, golden))
                 self._cache.golden[key] = snapshot(scratch, self.domain.metadata)
             finally:
-                backend.close(scratch)
+                self._cache.backend.release(scratch)
         return self._cache.golden[key]
 
     async def _replay(self, scratch: Session, golden: tuple[Call, ...]) -> None:

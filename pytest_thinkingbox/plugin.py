@@ -56,6 +56,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     default=50, help="Agent steps per attempt before the episode ends. Default: 50.")
     group.addoption("--tb-max-turns", dest="tb_max_turns", metavar="N", type=_positive_int("--tb-max-turns"),
                     default=20, help="Simulated-user turns per attempt before the episode ends. Default: 20.")
+    group.addoption("--tb-time-limit", dest="tb_time_limit", metavar="SECONDS", type=_positive_int("--tb-time-limit"),
+                    default=300, help="Wall-clock seconds per episode before it ends. Default: 300.")
     parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
     parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
     parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")

@@ -11,8 +11,9 @@ from pytest_thinkingbox.state import snapshot, state_hash
 
 
 def test_every_restore_starts_from_identical_state_and_writes_stay_private():
-    image = backend.build_image(toydomain.Base.metadata, toydomain.seed)
-    first, second = backend.restore(image), backend.restore(image)
+    sqlite = backend.SQLiteBackend()
+    image = sqlite.build_image(toydomain.Base.metadata, toydomain.seed)
+    first, second = sqlite.restore(image), sqlite.restore(image)
     try:
         start = state_hash(snapshot(first, toydomain.Base.metadata))
         first.add(toydomain.Account(id="A-99", owner="x"))
@@ -20,10 +21,13 @@ def test_every_restore_starts_from_identical_state_and_writes_stay_private():
         assert first.get(toydomain.Account, "A-99") is not None
         assert second.get(toydomain.Account, "A-99") is None
         assert state_hash(snapshot(second, toydomain.Base.metadata)) == start
-        assert backend.restore(image).get(toydomain.Account, "A-0").owner == "house"
     finally:
-        backend.close(first)
-        backend.close(second)
+        sqlite.release(first)
+        sqlite.release(second)
+    # A released database is reused, and restoring wipes what the last attempt wrote.
+    third = sqlite.restore(image)
+    assert third.get(toydomain.Account, "A-99") is None
+    assert state_hash(snapshot(third, toydomain.Base.metadata)) == start
 
 
 def test_image_is_built_once_per_worker_not_per_attempt():
@@ -39,9 +43,10 @@ def test_image_is_built_once_per_worker_not_per_attempt():
 
 
 def test_dump_copies_committed_state_into_an_independent_database():
-    db = backend.restore(backend.build_image(toydomain.Base.metadata, toydomain.seed))
+    sqlite = backend.SQLiteBackend()
+    db = sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
     db.add(toydomain.Account(id="A-5", owner="y"))
-    copy = backend.restore(backend.dump(db))
+    copy = sqlite.restore(sqlite.dump(db))
     copy.get(toydomain.Account, "A-5").owner = "changed"
     copy.commit()
     assert db.get(toydomain.Account, "A-5").owner == "y"

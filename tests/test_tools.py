@@ -13,8 +13,13 @@ from pytest_thinkingbox.domain import next_id
 from pytest_thinkingbox.tools import ToolSession
 
 
+def _fresh():
+    sqlite = backend.SQLiteBackend()
+    return sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
+
+
 def _calls(*calls):
-    db = backend.restore(backend.build_image(toydomain.Base.metadata, toydomain.seed))
+    db = _fresh()
 
     async def go():
         async with ToolSession(toydomain.tools, db) as session:
@@ -70,7 +75,7 @@ def test_failed_calls_leave_no_partial_writes():
 
 
 def test_next_id_comes_from_the_rows_present():
-    db = backend.restore(backend.build_image(toydomain.Base.metadata, toydomain.seed))
+    db = _fresh()
     assert next_id(db, toydomain.Refund, "RF-") == "RF-0001"
     db.add(toydomain.Refund(id="RF-0007", account_id="A-0", amount_cents=1, created_at=toydomain.NOW))
     db.flush()

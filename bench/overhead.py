@@ -1,0 +1,61 @@
+"""Harness overhead per attempt and sweep wall time, measured (not asserted).
+
+    python bench/overhead.py [DOMAIN_PATH] [--repeat N]
+
+1. Per-attempt overhead: runs the domain's tasks with the golden agent on one
+   process and reads each attempt's ``duration_s`` (setup + call + teardown:
+   fresh backend, factories, MCP session, golden episode, grading) from the
+   results file; prints median, p90 and max.
+2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
+   a subprocess, timed end to end (interpreter start and collection included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_run(*args: str) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=ROOT,
+                          capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("domain", nargs="?", default="domains/retail")
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results.jsonl"
+        pytest_run(args.domain, "-n", "0", "--tb-repeat", str(args.repeat), "--tb-agent", "golden",
+                   "--tb-results", str(results))
+        records = [json.loads(line) for line in results.read_text().splitlines()]
+    durations = sorted(r["duration_s"] * 1000 for r in records)
+    tasks = len({r["task"] for r in records})
+    print(f"per-attempt overhead, golden agent, -n 0: {len(records)} attempts of {tasks} tasks")
+    print(f"  median {statistics.median(durations):.2f} ms   p90 {durations[int(len(durations) * 0.9)]:.2f} ms   "
+          f"max {durations[-1]:.2f} ms")
+    print(f"  mean tool calls per attempt {statistics.mean(r['tool_calls'] for r in records):.1f}")
+
+    wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden")
+    print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden")
+    print(f"  wall {wall:.1f} s for {tasks * args.repeat} attempts ({tasks * args.repeat / wall:.0f} attempts/s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The bundled benchmark proves its own checks: golden always passes, noop always fails.
+
+Runs pytest on `domains/` in a subprocess from the repository root, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMAINS = ["retail"]
+
+
+def run_domains(tmp_path: Path, *args: str, name: str = "run") -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
+    results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "domains", "-q", "-p", "no:cacheprovider", "--tb=line",
+         "--tb-results", str(results), "--tb-aggregate", str(aggregate), *args],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+    return done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}
+
+
+def test_every_task_passes_every_attempt_under_golden_from_identical_starts(tmp_path):
+    done, records, agg = run_domains(tmp_path, "-n", "2", "--tb-repeat", "3", "--tb-agent", "golden")
+    assert done.returncode == 0, done.stdout[-3000:]
+    for name in DOMAINS:
+        figures = agg["domains"][name]
+        assert figures["tasks"] >= 20, name
+        assert figures["pass@1"] == 1.0 and figures["all_k"] == figures["tasks"], name
+    starts, ends = defaultdict(set), defaultdict(set)
+    for r in records:
+        assert re.fullmatch(r"test_case_[A-Z]{2}\d{3}_\d{3}", r["task"]), r["task"]
+        assert r["tool_calls"] > 0
+        starts[r["task"]].add(r["start_hash"])
+        ends[r["task"]].add(r["end_hash"])
+    assert all(len(s) == 1 for s in starts.values()), "start states differ between attempts or workers"
+    assert all(len(e) == 1 for e in ends.values()), "golden end states differ between attempts or workers"
+
+
+def test_every_task_fails_under_noop(tmp_path):
+    done, records, agg = run_domains(tmp_path, "-n", "2", "--tb-agent", "noop")
+    assert done.returncode == 1
+    assert records and all(r["outcome"] == "failed" for r in records), [r["task"] for r in records if r["outcome"] != "failed"]
+    assert all(agg["domains"][name]["pass@1"] == 0.0 for name in DOMAINS)
+
+
+def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(tmp_path):
+    args = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "5")
+    runs = [run_domains(tmp_path, "-n", n, *args, name=f"run{i}")[2] for i, n in enumerate(["2", "2", "0"])]
+    assert runs[0]["per_task"] == runs[1]["per_task"] == runs[2]["per_task"]
+    overall = runs[0]["overall"]
+    assert 0.0 < overall["pass@1"] < 1.0
+    assert overall["all_k"] / overall["tasks"] < overall["pass@k"]
