@@ -3,9 +3,9 @@
     python bench/overhead.py [DOMAIN_PATH] [--repeat N]
 
 1. Per-attempt overhead: runs the domain's tasks with the golden agent on one
-   process and reads each attempt's ``duration_s`` (setup + call + teardown:
-   fresh backend, factories, MCP session, golden episode, grading) from the
-   results file; prints median, p90 and max.
+   process and reads each attempt's ``duration_s`` (setup + call + teardown)
+   and ``timing`` split (fresh backend; the task's own arrange step; tb.run =
+   golden episode over MCP + grading) from the results file.
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
    a subprocess, timed end to end (interpreter start and collection included).
 """
@@ -34,6 +34,11 @@ def pytest_run(*args: str) -> float:
     return elapsed
 
 
+def show(label: str, seconds: list[float]) -> None:
+    ms = sorted(x * 1000 for x in seconds)
+    print(f"  {label:<46} median {statistics.median(ms):6.2f} ms   p90 {ms[int(len(ms) * 0.9)]:6.2f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("domain", nargs="?", default="domains/retail")
@@ -45,12 +50,15 @@ def main() -> None:
         pytest_run(args.domain, "-n", "0", "--tb-repeat", str(args.repeat), "--tb-agent", "golden",
                    "--tb-results", str(results))
         records = [json.loads(line) for line in results.read_text().splitlines()]
-    durations = sorted(r["duration_s"] * 1000 for r in records)
     tasks = len({r["task"] for r in records})
-    print(f"per-attempt overhead, golden agent, -n 0: {len(records)} attempts of {tasks} tasks")
-    print(f"  median {statistics.median(durations):.2f} ms   p90 {durations[int(len(durations) * 0.9)]:.2f} ms   "
-          f"max {durations[-1]:.2f} ms")
-    print(f"  mean tool calls per attempt {statistics.mean(r['tool_calls'] for r in records):.1f}")
+    print(f"per attempt, golden agent, -n 0: {len(records)} attempts of {tasks} tasks, "
+          f"{statistics.mean(r['tool_calls'] for r in records):.1f} tool calls on average")
+    show("whole attempt (setup + test + teardown)", [r["duration_s"] for r in records])
+    show("  fresh backend (restore, factories reset)", [r["timing"]["setup_s"] for r in records])
+    show("  the task's own arrange step (factories)", [r["timing"]["arrange_s"] for r in records])
+    show("  tb.run: golden episode over MCP + grading", [r["timing"]["run_s"] for r in records])
+    show("harness overhead (whole attempt - arrange)",
+         [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
 
     wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden")
     print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden")

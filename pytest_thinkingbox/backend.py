@@ -68,11 +68,15 @@ class SQLiteBackend:
             self.release(session)
 
     def restore(self, image: bytes) -> Session:
-        """A session on a private database holding exactly `image`."""
+        """A session on a private database holding exactly `image`.
+
+        Only this session writes to its database, so committed objects need not
+        be reloaded (``expire_on_commit=False``); a rollback still expires them.
+        """
         engine = self._idle.pop() if self._idle else _new_engine()
         with engine.connect() as connection:
             connection.connection.driver_connection.deserialize(image)
-        return Session(engine)
+        return Session(engine, expire_on_commit=False)
 
     def dump(self, session: Session) -> bytes:
         """The committed state of a session's database as an image (for a scratch copy)."""

@@ -9,6 +9,7 @@ the database state, times from the domain clock.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ class Domain:
     now: dt.datetime
     seed: Callable[[Session], None] | None = None
 
-    @property
+    @functools.cached_property
     def policy_text(self) -> str:
         return self.policy.read_text(encoding="utf-8") if isinstance(self.policy, Path) else self.policy
 

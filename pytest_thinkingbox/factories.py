@@ -16,12 +16,12 @@ from .backend import current_session
 
 
 class Factory(SQLAlchemyModelFactory):
-    """Base class for domain factories (rows are flushed into the attempt's session)."""
+    """Base class for domain factories: rows join the attempt's session and are written at `tb.run`."""
 
     class Meta:
         abstract = True
         sqlalchemy_session_factory = current_session
-        sqlalchemy_session_persistence = "flush"
+        sqlalchemy_session_persistence = None  # added to the session; flushed together when needed
 
 
 def reset_factories(seed: int = 0) -> None:

@@ -46,10 +46,12 @@ def tb_user(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
 
 
 @pytest.fixture(scope="session")
-def _tb_worker() -> Any:
+def _tb_worker() -> Iterator[Any]:
     from .harness import WorkerCache
 
-    return WorkerCache()
+    cache = WorkerCache()
+    yield cache
+    cache.close()
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ golden end states per (task, start state, golden calls).
 from __future__ import annotations
 
 import asyncio
+import functools
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,7 @@ class WorkerCache:
     """Per-worker work done once: database images and golden end states."""
 
     backend: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
+    runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
     images: dict[str, bytes] = field(default_factory=dict)
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
 
@@ -40,27 +43,40 @@ class WorkerCache:
             self.images[domain.name] = self.backend.build_image(domain.metadata, domain.seed)
         return self.images[domain.name]
 
+    def close(self) -> None:
+        self.runner.close()
 
-@dataclass
+
 class Run:
     """What one episode did: its transcript, its effects and how it compares with golden.
 
     Attributes:
         db: the attempt's SQLAlchemy session, for plain asserts on rows.
         episode: the transcript (`episode.messages`) and counters.
-        effects: every change the episode made to the database.
         differences: how the end state departs from the golden end state.
+        golden: the golden calls.
     """
 
-    db: Session
-    episode: Episode
-    effects: list[Change]
-    differences: list[Difference]
-    golden: tuple[Call, ...]
+    def __init__(
+        self,
+        db: Session,
+        episode: Episode,
+        differences: list[Difference],
+        golden: tuple[Call, ...],
+        before: Snapshot,
+        after: Snapshot,
+    ) -> None:
+        self.db, self.episode, self.differences, self.golden = db, episode, differences, golden
+        self._before, self._after = before, after
 
     @property
     def messages(self) -> list[dict[str, Any]]:
         return self.episode.messages
+
+    @functools.cached_property
+    def effects(self) -> list[Change]:
+        """Every change the episode made to the database (added, removed, updated per field)."""
+        return diff(self._before, self._after)
 
     def expect_golden(self) -> None:
         """Assert the end state equals the golden end state: nothing wrong, missing or extra."""
@@ -88,10 +104,12 @@ class Attempt:
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self.record = record
         self._run: Run | None = None
+        self._started = time.perf_counter()
         self.db = cache.backend.restore(cache.image(domain))
         self._bound = backend.bind_session(self.db)
         self._bound.__enter__()
         reset_factories(seed)
+        self._set_up = time.perf_counter()
 
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
@@ -113,17 +131,20 @@ class Attempt:
         for i, c in enumerate(golden, 1):
             if not isinstance(c, Call):
                 raise TaskDefinitionError(f"{self.task}: golden entry {i} is {c!r}; build it with call('tool', ...)")
+        arranged = time.perf_counter()
         self.db.commit()
         metadata = self.domain.metadata
         before = snapshot(self.db, metadata)
         start = state_hash(before)
         golden_end = self._golden_end(start, golden)
         agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden))
-        episode = asyncio.run(self._episode(agent, self._make_user(user)))
+        episode = self._cache.runner.run(self._episode(agent, self._make_user(user)))
         after = snapshot(self.db, metadata)
-        differences = compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(self.db, episode, diff(before, after), differences, golden)
+        differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
+        self._run = Run(self.db, episode, differences, golden, before, after)
         self.record.update(
+            timing={"setup_s": self._set_up - self._started, "arrange_s": arranged - self._set_up,
+                    "run_s": time.perf_counter() - arranged},
             start_hash=start,
             end_hash=state_hash(after),
             golden_hash=state_hash(golden_end),
@@ -150,7 +171,7 @@ class Attempt:
         if key not in self._cache.golden:
             scratch = self._cache.backend.restore(self._cache.backend.dump(self.db))
             try:
-                asyncio.run(self._replay(scratch, golden))
+                self._cache.runner.run(self._replay(scratch, golden))
                 self._cache.golden[key] = snapshot(scratch, self.domain.metadata)
             finally:
                 self._cache.backend.release(scratch)

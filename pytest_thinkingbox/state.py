@@ -15,12 +15,13 @@ Nothing here knows about agents or pytest.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import MetaData, select
+from sqlalchemy import MetaData
 from sqlalchemy.orm import Session
 
 from .domain import jsonable
@@ -33,17 +34,42 @@ _MISSING_ROW = object()
 
 
 def snapshot(session: Session, metadata: MetaData) -> Snapshot:
-    """Every row of every table of `metadata`, as seen by `session`."""
-    connection = session.connection()
+    """Every row of every table of `metadata`, as seen by `session`.
+
+    Rows are read through the driver's cursor, so values are as the backend
+    stores them (SQLite keeps datetimes as text): cheap to take, and equal
+    whenever the states are equal on the same backend.
+    """
+    cursor = session.connection().connection.cursor()
     state: Snapshot = {}
-    for table in metadata.sorted_tables:
-        pk = [c.name for c in table.primary_key.columns]
-        rows: dict[Key, Row] = {}
-        for record in connection.execute(select(table).order_by(*table.primary_key.columns)).mappings():
-            row = {str(name): jsonable(value) for name, value in record.items()}
-            rows["|".join(str(row[c]) for c in pk)] = row
-        state[str(table.name)] = rows
+    try:
+        for name, sql, columns, key_positions in _plan(metadata):
+            cursor.execute(sql)
+            state[name] = {
+                "|".join(str(values[i]) for i in key_positions): dict(zip(columns, map(jsonable, values)))
+                for values in cursor.fetchall()
+            }
+    finally:
+        cursor.close()
     return state
+
+
+@functools.cache
+def _plan(metadata: MetaData) -> list[tuple[str, str, list[str], list[int]]]:
+    """Per table: its name, a query for all rows in key order, column names, key positions."""
+    plan = []
+    for table in metadata.sorted_tables:
+        columns = [str(c.name) for c in table.columns]
+        keys = [columns.index(str(c.name)) for c in table.primary_key.columns]
+        sql = "SELECT {} FROM {} ORDER BY {}".format(
+            ", ".join(map(_quote, columns)), _quote(str(table.name)), ", ".join(_quote(columns[i]) for i in keys)
+        )
+        plan.append((str(table.name), sql, columns, keys))
+    return plan
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 def state_hash(state: Snapshot) -> str:

@@ -85,6 +85,7 @@ class ToolSet:
 
     name: str
     _functions: dict[str, tuple[Callable[..., Any], bool]] = field(default_factory=dict)
+    specs: list[ToolSpec] | None = field(default=None, init=False)  # as listed over MCP, once per process
 
     def read(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Declare a tool that only reads."""
@@ -187,21 +188,26 @@ class ToolSession:
 
     async def __aenter__(self) -> ToolSession:
         from mcp import Client
+        from mcp_types.version import LATEST_MODERN_VERSION
 
         self._bound = bind_session(self._db)
         self._bound.__enter__()
-        self._client = Client(self._toolset.server)
+        # Our own in-process server speaks the latest protocol: adopt it without a probe.
+        self._client = Client(self._toolset.server, mode=LATEST_MODERN_VERSION)
         await self._client.__aenter__()
-        listed = await self._client.list_tools()
-        self.specs = [
-            ToolSpec(
-                name=t.name,
-                description=t.description or "",
-                input_schema=t.input_schema,
-                read_only=bool(t.annotations and t.annotations.read_only_hint),
-            )
-            for t in listed.tools
-        ]
+        if self._toolset.specs is None:
+            # The schemas are the same for every session on this server: list them once.
+            listed = await self._client.list_tools()
+            self._toolset.specs = [
+                ToolSpec(
+                    name=t.name,
+                    description=t.description or "",
+                    input_schema=t.input_schema,
+                    read_only=bool(t.annotations and t.annotations.read_only_hint),
+                )
+                for t in listed.tools
+            ]
+        self.specs = self._toolset.specs
         return self
 
     async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:

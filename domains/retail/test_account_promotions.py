@@ -1,0 +1,430 @@
+"""Courtesy points by standing, promo codes after purchase, address changes and identity checks."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from pytest_thinkingbox import User, call
+
+from domains.retail.clock import TODAY, days_ago
+from domains.retail.factories import (
+    CustomerFactory,
+    OrderFactory,
+    PointsAdjustmentFactory,
+    ShipmentFactory,
+    TicketFactory,
+)
+from domains.retail.models import Customer, Order, PointsAdjustment, Refund, Ticket, TicketComment
+from domains.retail.seed import DESK_CHAIR, DUVET, ESPRESSO, HEADPHONES, LAPTOP, SOFA, TENT
+
+
+def _late_free_shipping_order(customer, product, *, days_late):
+    """An order with free shipping, delivered yesterday, `days_late` days after its expected date."""
+    order = OrderFactory(customer=customer, placed_at=days_ago(6 + days_late), lines=[product])
+    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(days=1 + days_late),
+                    delivered_at=days_ago(1, hour=15))
+    return order
+
+
+# --------------------------------------------------------------------------- courtesy points
+
+
+def test_case_RT008_001(tb):
+    """Plus member of 7 years, late delivery with free shipping, last courtesy 150 days ago: 1,000 + 500 points."""
+    elena = CustomerFactory(name="Elena Chen", tier="plus", member_since=date(2019, 5, 1))
+    PointsAdjustmentFactory(customer=elena, points=1_000, created_at=days_ago(150))
+    order = _late_free_shipping_order(elena, DUVET, days_late=4)
+    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Late delivery")
+
+    run = tb.run(
+        User(
+            says="My duvet set finally turned up yesterday, days after you promised. I had guests coming. "
+                 "Can you do something to make up for it?",
+            knows={"email": elena.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=elena.email),
+            call("get_customer", customer_id=elena.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_customer_tickets", customer_id=elena.id),
+            call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Customer, elena.id).points_balance == 1_200 + 1_500
+    assert run.db.query(Refund).count() == 0
+
+
+def test_case_RT008_002(tb):
+    """Plus member asks for a courtesy credit but already had one 40 days ago: give nothing, solve the ticket."""
+    daniel = CustomerFactory(name="Daniel Haddad", tier="plus")
+    PointsAdjustmentFactory(customer=daniel, points=1_000, created_at=days_ago(40))
+    order = _late_free_shipping_order(daniel, HEADPHONES, days_late=5)
+    TicketFactory(requester=daniel, status="solved", subject="Late delivery", created_at=days_ago(40))
+    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Late again")
+
+    run = tb.run(
+        User(
+            says="Another late delivery from you, five days this time. I'd like some points or a discount "
+                 "for the trouble.",
+            knows={"email": daniel.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=daniel.email),
+            call("get_customer", customer_id=daniel.id),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=daniel.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one
+    assert run.db.get(Ticket, ticket.id).status == "solved"
+
+
+def test_case_RT008_003(tb):
+    """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel."""
+    amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
+    order = _late_free_shipping_order(amara, ESPRESSO, days_late=6)
+    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Delivery very late")
+
+    run = tb.run(
+        User(
+            says="I'm a premium member and my espresso machine showed up almost a week late. "
+                 "Premium is supposed to mean something. What will you give me for this?",
+            knows={"email": amara.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=amara.email),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=amara.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(PointsAdjustment).count() == 0
+    assert run.db.get(Customer, amara.id).points_balance == 1_200
+
+
+def test_case_RT008_004(tb):
+    """Last courtesy adjustment 91 days ago no longer blocks a new one: standard member gets 500 points."""
+    kenji = CustomerFactory(name="Kenji Novak")
+    PointsAdjustmentFactory(customer=kenji, points=500, created_at=days_ago(91))
+    order = _late_free_shipping_order(kenji, DESK_CHAIR, days_late=3)
+    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Chair delivered late")
+
+    run = tb.run(
+        User(
+            says="The desk chair came three days after the date you gave me. I had to work from the sofa. "
+                 "Any chance of a little something?",
+            knows={"email": kenji.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=kenji.email),
+            call("get_customer", customer_id=kenji.id),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=kenji.id),
+            call("adjust_points", customer_id=kenji.id, points=500, reason="courtesy", order_id=order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(PointsAdjustment).filter(PointsAdjustment.created_at > days_ago(1)).one().points == 500
+
+
+# --------------------------------------------------------------------------- promo codes after purchase
+
+
+def _recent_order(customer, products, *, placed_days_ago):
+    order = OrderFactory(customer=customer, placed_at=days_ago(placed_days_ago), lines=products)
+    ShipmentFactory(order=order, status="delivered" if placed_days_ago >= 6 else "in_transit")
+    if placed_days_ago < 6:
+        order.status = "shipped"
+    return order
+
+
+def test_case_RT009_001(tb):
+    """Forgotten SPRING15 on an order 6 days old that meets the minimum: apply it (15% of $449 = $67.35)."""
+    sarah = CustomerFactory(name="Sarah Novak")
+    order = _recent_order(sarah, [ESPRESSO], placed_days_ago=6)
+    ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Promo code", status="new")
+
+    run = tb.run(
+        User(
+            says="I bought an espresso machine last week and forgot to type in the SPRING15 code at checkout. "
+                 "Can you still give me the discount?",
+            knows={"email": sarah.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=sarah.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="SPRING15"),
+            call("list_customer_tickets", customer_id=sarah.id),
+            call("apply_promo_code", order_id=order.id, code="SPRING15"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).promo_code == "SPRING15"
+    assert run.db.query(Refund).one().amount_cents == 6_735
+
+
+def test_case_RT009_002(tb):
+    """WINTER20 ended on 28 February and the order was placed on 2 March: the code cannot be applied."""
+    oliver = CustomerFactory(name="Oliver Lindqvist", tier="plus")
+    order = _recent_order(oliver, [HEADPHONES], placed_days_ago=14)
+    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="Discount code")
+
+    run = tb.run(
+        User(
+            says="I had a WINTER20 code from your newsletter and forgot to use it on my headphones order. "
+                 "Please apply it now.",
+            knows={"email": oliver.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=oliver.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="WINTER20"),
+            call("list_customer_tickets", customer_id=oliver.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).promo_code is None
+    assert run.db.query(Refund).count() == 0
+
+
+def test_case_RT009_003(tb):
+    """PREMIUM50 is for premium members only; a plus member does not qualify, so nothing is applied."""
+    grace = CustomerFactory(name="Grace Ferreira", tier="plus")
+    order = _recent_order(grace, [DESK_CHAIR, ESPRESSO], placed_days_ago=3)
+    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Missed promo")
+
+    run = tb.run(
+        User(
+            says="A friend gave me the code PREMIUM50 and I placed my order on Friday without it. "
+                 "Can you knock the fifty dollars off?",
+            knows={"email": grace.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=grace.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="PREMIUM50"),
+            call("list_customer_tickets", customer_id=grace.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).discount_cents == 0
+    assert run.db.query(Refund).count() == 0
+
+
+def test_case_RT009_004(tb):
+    """PLUS25 also serves premium members: apply the $25 to a premium member's 10-day-old $279 order."""
+    tomas = CustomerFactory(name="Tomas Lindqvist", tier="premium")
+    order = _recent_order(tomas, [DESK_CHAIR], placed_days_ago=10)
+    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="PLUS25 code")
+
+    run = tb.run(
+        User(
+            says="I saw the PLUS25 offer after I'd already bought my desk chair. I'm not a Plus member, I'm "
+                 "Premium, does that still count?",
+            knows={"email": tomas.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=tomas.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="PLUS25"),
+            call("list_customer_tickets", customer_id=tomas.id),
+            call("apply_promo_code", order_id=order.id, code="PLUS25"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).discount_cents == 2_500
+    assert run.db.query(Refund).one().reason == "price_adjustment"
+
+
+def test_case_RT009_005(tb):
+    """SPRING15 was running when the order was placed, but 15 days have passed: past the 14-day limit, refuse."""
+    priya = CustomerFactory(name="Priya Walsh")
+    order = _recent_order(priya, [HEADPHONES], placed_days_ago=15)
+    ticket = TicketFactory(requester=priya, order_id=order.id, subject="Spring promo")
+
+    run = tb.run(
+        User(
+            says="I just noticed you're running SPRING15. I bought headphones from you at the start of the "
+                 "month, can I get the 15% back?",
+            knows={"email": priya.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=priya.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="SPRING15"),
+            call("list_customer_tickets", customer_id=priya.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).promo_code is None
+    assert run.db.query(Refund).count() == 0
+
+
+# --------------------------------------------------------------------------- address changes and identity
+
+
+def test_case_RT010_001(tb):
+    """Customer moving house wants both open orders redirected: only the unshipped one may change (not premium)."""
+    marcus = CustomerFactory(name="Marcus Okafor", postal_code="80205", city="Denver")
+    sofa_order = OrderFactory(customer=marcus, status="processing", placed_at=days_ago(1), lines=[SOFA])
+    headphones_order = OrderFactory(customer=marcus, status="shipped", placed_at=days_ago(3), lines=[HEADPHONES])
+    ShipmentFactory(order=headphones_order, status="in_transit")
+    ticket = TicketFactory(requester=marcus, subject="Change delivery address")
+
+    run = tb.run(
+        User(
+            says="We're moving to Boulder this week. Please send everything I still have on order to the new "
+                 "place instead.",
+            knows={"email": marcus.email, "postal code": "80205", "new street address": "48 Larkspur Lane",
+                   "new city": "Boulder", "new postal code": "80302"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=marcus.email),
+            call("list_customer_orders", customer_id=marcus.id),
+            call("get_order", order_id=sofa_order.id),
+            call("get_order", order_id=headphones_order.id),
+            call("list_customer_tickets", customer_id=marcus.id),
+            call("update_shipping_address", order_id=sofa_order.id, address_line="48 Larkspur Lane", city="Boulder",
+                 postal_code="80302"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    moved = run.db.get(Order, sofa_order.id)
+    assert (moved.ship_line, moved.ship_city, moved.ship_postal_code) == ("48 Larkspur Lane", "Boulder", "80302")
+    assert run.db.get(Order, headphones_order.id).ship_city == "Denver"
+
+
+def test_case_RT010_002(tb):
+    """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse and solve."""
+    elena = CustomerFactory(name="Elena Novak", tier="plus", postal_code="78704", city="Austin")
+    order = OrderFactory(customer=elena, status="shipped", placed_at=days_ago(2), lines=[LAPTOP])
+    ShipmentFactory(order=order, status="in_transit")
+    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Redirect parcel")
+
+    run = tb.run(
+        User(
+            says="I won't be home when my laptop arrives. Can you have it delivered to my office instead?",
+            knows={"email": elena.email, "order id": order.id, "postal code": "78704",
+                   "new street address": "600 Congress Avenue, Floor 4", "new city": "Austin",
+                   "new postal code": "78701"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=elena.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_customer_tickets", customer_id=elena.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).ship_postal_code == "78704"
+    assert run.db.get(Ticket, ticket.id).status == "solved"
+
+
+def test_case_RT010_003(tb):
+    """The postal code given does not match the profile: identity fails; change nothing, ticket pending with a note."""
+    daniel = CustomerFactory(name="Daniel Lindqvist", postal_code="43215", city="Columbus")
+    order = OrderFactory(customer=daniel, status="processing", placed_at=days_ago(1), lines=[TENT])
+    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Address change")
+
+    run = tb.run(
+        User(
+            says="Please change the delivery address on my tent order, it needs to go to my cabin.",
+            knows={"email": daniel.email, "order id": order.id, "postal code": "43229",
+                   "new street address": "7 Birch Hollow Road", "new city": "Logan", "new postal code": "43138"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=daniel.email),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=daniel.id),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("add_ticket_comment", ticket_id=ticket.id, body="Identity not verified: postal code given does "
+                 "not match the profile. No change made.", public=False),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).ship_postal_code == "43215"
+    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.query(TicketComment).one().public is False
+
+
+def test_case_RT010_004(tb):
+    """The order belongs to another customer (the caller's spouse): disclose and change nothing; ticket pending."""
+    amara = CustomerFactory(name="Amara Chen", postal_code="85719", city="Tucson")
+    spouse = CustomerFactory(name="Samir Chen", postal_code="85719", city="Tucson")
+    order = OrderFactory(customer=spouse, status="placed", placed_at=days_ago(0, hour=7), lines=[ESPRESSO])
+    ticket = TicketFactory(requester=amara, subject="Cancel an order")
+
+    run = tb.run(
+        User(
+            says="My husband ordered an espresso machine this morning and we already have one. "
+                 "Please cancel that order.",
+            knows={"email": amara.email, "order id": order.id, "postal code": "85719"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=amara.email),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=amara.id),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("add_ticket_comment", ticket_id=ticket.id, body="Order belongs to another customer; the account "
+                 "holder must contact us. Nothing changed.", public=False),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).status == "placed"
+    assert run.db.get(Ticket, ticket.id).status == "pending"
+
+
+def test_case_RT010_005(tb):
+    """Premium member's parcel is in transit: premium members may have it redirected, so change the address."""
+    kenji = CustomerFactory(name="Kenji Haddad", tier="premium", postal_code="97214", city="Portland",
+                            member_since=TODAY - timedelta(days=900))
+    order = OrderFactory(customer=kenji, status="shipped", placed_at=days_ago(2), lines=[HEADPHONES])
+    ShipmentFactory(order=order, status="in_transit")
+    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Redirect headphones")
+
+    run = tb.run(
+        User(
+            says="My headphones shipped already but I'll be at my parents' place all week. Can they go there?",
+            knows={"email": kenji.email, "order id": order.id, "postal code": "97214",
+                   "new street address": "2210 Orchard Street", "new city": "Salem", "new postal code": "97301"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=kenji.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_customer_tickets", customer_id=kenji.id),
+            call("update_shipping_address", order_id=order.id, address_line="2210 Orchard Street", city="Salem",
+                 postal_code="97301"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).ship_city == "Salem"

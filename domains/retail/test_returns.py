@@ -1,0 +1,285 @@
+"""Returns: restocking fees on received returns, return windows by tier, final-sale refusals."""
+
+from __future__ import annotations
+
+from pytest_thinkingbox import User, call
+
+from domains.retail.clock import days_ago
+from domains.retail.factories import CustomerFactory, OrderFactory, ReturnFactory, ShipmentFactory, TicketFactory
+from domains.retail.models import Refund, Return, Ticket, TicketComment
+from domains.retail.seed import (
+    CLEARANCE_SPEAKER,
+    CLEARANCE_WATCH,
+    DESK_CHAIR,
+    DISHWASHER,
+    ESPRESSO,
+    HEADPHONES,
+    LAPTOP,
+    SOFA,
+)
+
+
+def _received_return(customer, product, *, inspected, declared=None, delivered_days_ago=12):
+    """A delivered order of one product whose return the warehouse received yesterday."""
+    order = OrderFactory(customer=customer, placed_at=days_ago(delivered_days_ago + 5), lines=[product])
+    ShipmentFactory(order=order)
+    rma = ReturnFactory(
+        item=order.items[0],
+        declared_condition=declared or inspected,
+        inspected_condition=inspected,
+        status="received",
+        created_at=days_ago(6),
+        received_at=days_ago(1, hour=15),
+    )
+    return order, rma
+
+
+def test_case_RT004_001(tb):
+    """Returned laptop inspected as opened: electronics take a 15% restocking fee despite the customer's plea."""
+    daniel = CustomerFactory(name="Daniel Rossi")
+    order, rma = _received_return(daniel, LAPTOP, inspected="opened")
+    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Laptop return refund")
+
+    run = tb.run(
+        User(
+            says="Your warehouse has my laptop back. I only turned it on once, so I expect the full $1,299. "
+                 "When will it reach my card?",
+            knows={"email": daniel.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=daniel.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=daniel.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    returned = run.db.get(Return, rma.id)
+    assert (returned.restocking_fee_cents, returned.status) == (19_485, "refunded")
+    assert run.db.query(Refund).one().amount_cents == 110_415
+
+
+def test_case_RT004_002(tb):
+    """Premium member's opened headphones: the opened-item restocking fee is waived, so refund in full."""
+    elena = CustomerFactory(name="Elena Okafor", tier="premium")
+    order, rma = _received_return(elena, HEADPHONES, inspected="opened")
+    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Headphones return")
+
+    run = tb.run(
+        User(
+            says="I sent back the noise-cancelling headphones, I tried them for a day and they just weren't for me. "
+                 "Can you process my refund?",
+            knows={"email": elena.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=elena.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=elena.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).restocking_fee_cents == 0
+    assert run.db.query(Refund).one().amount_cents == 24_900
+
+
+def test_case_RT004_003(tb):
+    """Customer declared the dishwasher unopened but inspection found it opened: 15% appliance fee applies."""
+    kenji = CustomerFactory(name="Kenji Nair")
+    order, rma = _received_return(kenji, DISHWASHER, inspected="opened", declared="unopened")
+    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Dishwasher return")
+
+    run = tb.run(
+        User(
+            says="I returned the dishwasher still in its box, your courier picked it up last week. "
+                 "Please refund the whole amount.",
+            knows={"email": kenji.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=kenji.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=kenji.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).restocking_fee_percent == 15
+    assert run.db.query(Refund).one().amount_cents == 63_665
+
+
+def test_case_RT004_004(tb):
+    """Premium member's chair came back damaged: the premium waiver covers opened items only, so 50% is kept."""
+    sarah = CustomerFactory(name="Sarah Haddad", tier="premium")
+    order, rma = _received_return(sarah, DESK_CHAIR, inspected="damaged", declared="opened")
+    ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Chair return")
+
+    run = tb.run(
+        User(
+            says="I'm a premium member and I returned the desk chair. Premium means no restocking fees, right? "
+                 "Please refund it.",
+            knows={"email": sarah.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=sarah.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=sarah.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).restocking_fee_cents == 13_950
+    assert run.db.query(Refund).one().amount_cents == 13_950
+
+
+def test_case_RT004_005(tb):
+    """Plus member 40 days after delivery: inside the 45-day plus window, so open the return and wait (pending)."""
+    oliver = CustomerFactory(name="Oliver Ferreira", tier="plus")
+    order = OrderFactory(customer=oliver, placed_at=days_ago(45), lines=[ESPRESSO])
+    ShipmentFactory(order=order)  # delivered 40 days ago
+    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="Return espresso machine", status="new")
+
+    run = tb.run(
+        User(
+            says="I'd like to return the espresso machine I bought last month. It's still sealed in the box, "
+                 "we got one as a gift.",
+            knows={"email": oliver.email, "order id": order.id, "condition": "unopened, still sealed"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=oliver.email),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=oliver.id),
+            call("create_return", order_id=order.id, order_item_id=order.items[0].id, quantity=1,
+                 reason="changed_mind", condition="unopened"),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("add_ticket_comment", ticket_id=ticket.id, body="Return approved; waiting for the customer "
+                 "to ship the espresso machine back.", public=False),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Return).one().status == "approved"
+    assert run.db.get(Ticket, ticket.id).status == "pending"
+
+
+def test_case_RT005_001(tb):
+    """Return request for a clearance smartwatch: final sale, so reject it even though it is unopened and recent."""
+    amara = CustomerFactory(name="Amara Lindqvist", tier="plus")
+    order = OrderFactory(customer=amara, placed_at=days_ago(10), lines=[CLEARANCE_WATCH])
+    ShipmentFactory(order=order)  # delivered 5 days ago
+    rma = ReturnFactory(item=order.items[0], declared_condition="unopened")
+    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Return request")
+
+    run = tb.run(
+        User(
+            says="I put in a return request online for the smartwatch yesterday, it's never been opened. "
+                 "Can you approve it so I can send it back?",
+            knows={"email": amara.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=amara.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=amara.id),
+            call("reject_return", rma_id=rma.id, reason="final_sale"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
+    assert run.db.query(TicketComment).count() == 0
+
+
+def test_case_RT005_002(tb):
+    """Standard member asks 34 days after delivery: outside the 30-day window, so reject the request."""
+    tomas = CustomerFactory(name="Tomas Chen")
+    order = OrderFactory(customer=tomas, placed_at=days_ago(39), lines=[HEADPHONES])
+    ShipmentFactory(order=order)  # delivered 34 days ago
+    rma = ReturnFactory(item=order.items[0], declared_condition="opened")
+    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Headphones return")
+
+    run = tb.run(
+        User(
+            says="I requested a return for my headphones on your site. They work but I don't use them. "
+                 "Please approve it.",
+            knows={"email": tomas.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=tomas.email),
+            call("get_return", rma_id=rma.id),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=tomas.id),
+            call("reject_return", rma_id=rma.id, reason="outside_window"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).status == "rejected"
+    assert run.db.get(Ticket, ticket.id).status == "solved"
+
+
+def test_case_RT005_003(tb):
+    """Premium member 58 days after delivery of a sofa: inside the 60-day window, so approve and wait (pending)."""
+    grace = CustomerFactory(name="Grace Novak", tier="premium")
+    order = OrderFactory(customer=grace, placed_at=days_ago(63), lines=[SOFA])
+    ShipmentFactory(order=order)  # delivered 58 days ago
+    rma = ReturnFactory(item=order.items[0], declared_condition="opened")
+    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Sofa return")
+
+    run = tb.run(
+        User(
+            says="I know it's been almost two months, but the sofa really doesn't work in our living room. "
+                 "I filed a return request. Is it too late?",
+            knows={"email": grace.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=grace.email),
+            call("get_return", rma_id=rma.id),
+            call("get_order", order_id=order.id),
+            call("list_customer_tickets", customer_id=grace.id),
+            call("approve_return", rma_id=rma.id),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("add_ticket_comment", ticket_id=ticket.id, body="Return approved inside the premium window; "
+                 "waiting for the sofa to come back.", public=False),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).status == "approved"
+    assert run.db.get(Ticket, ticket.id).status == "pending"
+
+
+def test_case_RT005_004(tb):
+    """Final-sale speaker that is also past the window: reject with final_sale, the reason checked first."""
+    marcus = CustomerFactory(name="Marcus Rossi", tier="plus")
+    order = OrderFactory(customer=marcus, placed_at=days_ago(55), lines=[CLEARANCE_SPEAKER])
+    ShipmentFactory(order=order)  # delivered 50 days ago
+    rma = ReturnFactory(item=order.items[0], declared_condition="opened")
+    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Speaker return")
+
+    run = tb.run(
+        User(
+            says="I bought one of those little bluetooth speakers and never really used it. I sent a return "
+                 "request on your site, please approve it.",
+            knows={"email": marcus.email, "order id": order.id, "return number": rma.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=marcus.email),
+            call("get_return", rma_id=rma.id),
+            call("list_customer_tickets", customer_id=marcus.id),
+            call("reject_return", rma_id=rma.id, reason="final_sale"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
+    assert run.db.query(Refund).count() == 0
