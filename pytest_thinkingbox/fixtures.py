@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from .outcomes import RECORD
+from .settings import setting
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +33,7 @@ def tb_agent(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
     """Builds the agent for each attempt (from --tb-agent). Override to test your own agent class."""
     from .agents import make_agent
 
-    name = pytestconfig.getoption("tb_agent") or pytestconfig.getini("tb_agent")
+    name = setting(pytestconfig, "tb_agent")
     return lambda context: make_agent(name, context)
 
 
@@ -41,7 +42,7 @@ def tb_user(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
     """Builds the simulated user for each attempt (from --tb-user) from the task's `User(...)`."""
     from .users import make_user
 
-    name = pytestconfig.getoption("tb_user") or pytestconfig.getini("tb_user")
+    name = setting(pytestconfig, "tb_user")
     return lambda brief: make_user(name, brief)
 
 
@@ -81,8 +82,8 @@ def tb(
         "domain": tb_domain.name,
         "attempt": _tb_attempt,
         "nodeid": request.node.nodeid,
-        "agent": config.getoption("tb_agent") or config.getini("tb_agent"),
-        "user": config.getoption("tb_user") or config.getini("tb_user"),
+        "agent": setting(config, "tb_agent"),
+        "user": setting(config, "tb_user"),
         "seed": config.getoption("tb_seed"),
         "wrong": 0, "missing": 0, "extra": 0, "tool_calls": 0, "tool_errors": 0,
     }

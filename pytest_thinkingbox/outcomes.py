@@ -38,3 +38,15 @@ def classify(excinfo: pytest.ExceptionInfo[BaseException] | None, stage: str = "
 
 def _first_lines(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def fallback_record(item: pytest.Item) -> dict[str, Any]:
+    """The record of an attempt whose setup failed before the `tb` fixture made one."""
+    callspec = getattr(item, "callspec", None)
+    return {
+        "task": getattr(item, "originalname", item.name),
+        "domain": None,
+        "attempt": callspec.params.get("_tb_attempt", 1) if callspec else 1,
+        "nodeid": item.nodeid,
+        "wrong": 0, "missing": 0, "extra": 0, "tool_calls": 0, "tool_errors": 0,
+    }

@@ -13,54 +13,12 @@ from typing import Any
 import pytest
 
 from . import fixtures
-from .agents import NAMES as AGENTS
-from .outcomes import ERROR, RECORD, classify
-from .users import NAMES as USERS
-
-
-def _positive_int(option: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise pytest.UsageError(f"{option} expects a whole number of at least 1, got {text!r}")
-        return value
-
-    return parse
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise pytest.UsageError(f"--tb-seed expects a whole number, got {text!r}") from None
+from .outcomes import ERROR, RECORD, classify, fallback_record
+from .settings import add_options, check, repeat, setting
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("thinkingbox", "agent benchmarks on stateful workflows (pytest-thinkingbox)")
-    group.addoption("--tb-agent", dest="tb_agent", metavar="NAME",
-                    help=f"Agent under test: {', '.join(AGENTS)}. Default: ini tb_agent, else golden.")
-    group.addoption("--tb-user", dest="tb_user", metavar="NAME",
-                    help=f"Simulated user: {', '.join(USERS)}. Default: ini tb_user, else scripted.")
-    group.addoption("--tb-repeat", dest="tb_repeat", metavar="N", type=_positive_int("--tb-repeat"),
-                    help="Attempts per task, each from a clean backend. Default: ini tb_repeat, else 1.")
-    group.addoption("--tb-seed", dest="tb_seed", metavar="N", type=_int, default=0,
-                    help="Seed for factories and the flaky agent's faults. Default: 0.")
-    group.addoption("--tb-results", dest="tb_results", metavar="PATH",
-                    help="Write one JSON line per attempt to PATH. Default: not written.")
-    group.addoption("--tb-aggregate", dest="tb_aggregate", metavar="PATH",
-                    help="Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.")
-    group.addoption("--tb-max-steps", dest="tb_max_steps", metavar="N", type=_positive_int("--tb-max-steps"),
-                    default=50, help="Agent steps per attempt before the episode ends. Default: 50.")
-    group.addoption("--tb-max-turns", dest="tb_max_turns", metavar="N", type=_positive_int("--tb-max-turns"),
-                    default=20, help="Simulated-user turns per attempt before the episode ends. Default: 20.")
-    group.addoption("--tb-time-limit", dest="tb_time_limit", metavar="SECONDS", type=_positive_int("--tb-time-limit"),
-                    default=300, help="Wall-clock seconds per episode before it ends. Default: 300.")
-    parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
-    parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
-    parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
+    add_options(parser)
 
 
 def _tb_repeat_signature(n: int) -> int:
@@ -70,25 +28,12 @@ def _tb_repeat_signature(n: int) -> int:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tb_repeat(n): run this task n attempts instead of --tb-repeat.")
     config.pluginmanager.register(fixtures, "thinkingbox-fixtures")
-    agent = config.getoption("tb_agent") or config.getini("tb_agent")
-    if agent not in AGENTS:
-        raise pytest.UsageError(f"--tb-agent {agent!r} is not an agent; choose one of: {', '.join(AGENTS)}")
-    user = config.getoption("tb_user") or config.getini("tb_user")
-    if user not in USERS:
-        raise pytest.UsageError(f"--tb-user {user!r} is not a simulated user; choose one of: {', '.join(USERS)}")
-    k = repeat(config)
+    check(config)
     if not hasattr(config, "workerinput"):
         from .results import Results
 
-        config.pluginmanager.register(
-            Results(config, k, config.getoption("tb_results"), config.getoption("tb_aggregate")), "thinkingbox-results"
-        )
-
-
-def repeat(config: pytest.Config) -> int:
-    """The campaign's k: --tb-repeat, else the tb_repeat ini value."""
-    value = config.getoption("tb_repeat")
-    return value if value is not None else _positive_int("tb_repeat (ini)")(config.getini("tb_repeat"))
+        results = Results(config, repeat(config), setting(config, "tb_agent"), setting(config, "tb_user"))
+        config.pluginmanager.register(results, "thinkingbox-results")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -110,11 +55,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
-    record = item.stash.get(RECORD, None)
-    if record is None or report.skipped:
+    if report.skipped or "_tb_attempt" not in getattr(item, "fixturenames", ()):
         return report
+    record = item.stash.setdefault(RECORD, fallback_record(item))
     if call.when == "call" or report.failed:
-        stage = {"setup": "backend", "teardown": "teardown"}.get(call.when, "task")
+        stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
         record.update(classify(call.excinfo, stage))
         # A JSON round trip leaves only plain types, which xdist can send to the controller.
         report.tb_record = json.loads(json.dumps(record, default=str))

@@ -17,23 +17,23 @@ import pytest
 
 from . import __version__
 from .metrics import aggregate
-from .outcomes import ERROR, PASSED
 
 
 class Results:
-    def __init__(self, config: pytest.Config, k: int, results: str | None, aggregate_path: str | None) -> None:
+    def __init__(self, config: pytest.Config, k: int, agent: str, user: str) -> None:
         self.config = config
         self.k = k
         self.records: list[dict[str, Any]] = []
         self._pending: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float] = {}
+        results, aggregate_path = config.getoption("tb_results"), config.getoption("tb_aggregate")
         self._results_path = Path(results) if results else None
         self._aggregate_path = Path(aggregate_path) if aggregate_path else None
         self._out: IO[str] | None = None
         self.manifest = {
             "plugin_version": __version__,
-            "agent": config.getoption("tb_agent") or config.getini("tb_agent"),
-            "user": config.getoption("tb_user") or config.getini("tb_user"),
+            "agent": agent,
+            "user": user,
             "seed": config.getoption("tb_seed"),
             "k": k,
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -82,5 +82,3 @@ class Results:
 
         write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
 
-
-__all__ = ["Results", "ERROR", "PASSED"]

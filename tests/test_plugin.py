@@ -177,9 +177,12 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
         def test_case_X(tb):
             pass
     """)
-    result = pytester.runpytest()
+    result = pytester.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
+    [record] = [json.loads(line) for line in (pytester.path / "r.jsonl").read_text().splitlines()]
+    assert (record["task"], record["attempt"], record["outcome"]) == ("test_case_X", 1, "error")
+    assert record["error"]["stage"] == "setup" and "tb_domain" in record["error"]["message"]
 
 
 def test_plugin_load_imports_nothing_heavy(pytester):

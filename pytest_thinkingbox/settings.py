@@ -1,0 +1,82 @@
+"""The plugin's settings: command-line options, their ini twins, and reading them.
+
+Values are checked where they are parsed, so a bad value is a usage error
+before any task runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from .agents import NAMES as AGENTS
+from .users import NAMES as USERS
+
+
+def _positive_int(option: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise pytest.UsageError(f"{option} expects a whole number of at least 1, got {text!r}")
+        return value
+
+    return parse
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise pytest.UsageError(f"--tb-seed expects a whole number, got {text!r}") from None
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Declare the options, in one group, each with its ini twin where projects set it."""
+    group = parser.getgroup("thinkingbox", "agent benchmarks on stateful workflows (pytest-thinkingbox)")
+    group.addoption("--tb-agent", dest="tb_agent", metavar="NAME",
+                    help=f"Agent under test: {', '.join(AGENTS)}. Default: ini tb_agent, else golden.")
+    group.addoption("--tb-user", dest="tb_user", metavar="NAME",
+                    help=f"Simulated user: {', '.join(USERS)}. Default: ini tb_user, else scripted.")
+    group.addoption("--tb-repeat", dest="tb_repeat", metavar="N", type=_positive_int("--tb-repeat"),
+                    help="Attempts per task, each from a clean backend. Default: ini tb_repeat, else 1.")
+    group.addoption("--tb-seed", dest="tb_seed", metavar="N", type=_int, default=0,
+                    help="Seed for factories and the flaky agent's faults. Default: 0.")
+    group.addoption("--tb-results", dest="tb_results", metavar="PATH",
+                    help="Write one JSON line per attempt to PATH. Default: not written.")
+    group.addoption("--tb-aggregate", dest="tb_aggregate", metavar="PATH",
+                    help="Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.")
+    group.addoption("--tb-max-steps", dest="tb_max_steps", metavar="N", type=_positive_int("--tb-max-steps"),
+                    default=50, help="Agent steps per attempt before the episode ends. Default: 50.")
+    group.addoption("--tb-max-turns", dest="tb_max_turns", metavar="N", type=_positive_int("--tb-max-turns"),
+                    default=20, help="Simulated-user turns per attempt before the episode ends. Default: 20.")
+    group.addoption("--tb-time-limit", dest="tb_time_limit", metavar="SECONDS", type=_positive_int("--tb-time-limit"),
+                    default=300, help="Wall-clock seconds per episode before it ends. Default: 300.")
+    parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
+    parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
+    parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
+
+
+def setting(config: pytest.Config, name: str) -> str:
+    """An option's value, else its ini setting (for options that have both)."""
+    return config.getoption(name) or config.getini(name)
+
+
+def repeat(config: pytest.Config) -> int:
+    """The campaign's k: --tb-repeat, else the tb_repeat ini value."""
+    value = config.getoption("tb_repeat")
+    return value if value is not None else _positive_int("tb_repeat (ini)")(config.getini("tb_repeat"))
+
+
+def check(config: pytest.Config) -> None:
+    """Refuse unknown agent or user names and a bad ini repeat count, before any task runs."""
+    agent = setting(config, "tb_agent")
+    if agent not in AGENTS:
+        raise pytest.UsageError(f"--tb-agent {agent!r} is not an agent; choose one of: {', '.join(AGENTS)}")
+    user = setting(config, "tb_user")
+    if user not in USERS:
+        raise pytest.UsageError(f"--tb-user {user!r} is not a simulated user; choose one of: {', '.join(USERS)}")
+    repeat(config)
