@@ -13,6 +13,7 @@ generated once); `ToolSession` opens an in-process client on it for one attempt,
 with the attempt's database bound, and turns every result into a `ToolResult`.
 Expected failures are `ToolFailure(code, message)`; a crash inside a tool is
 logged with its cause, rolled back, and reported to the agent as ``INTERNAL``.
+Either way the agent gets an error result and the episode goes on.
 """
 
 from __future__ import annotations
@@ -130,28 +131,29 @@ def _served(fn: Callable[..., Any]) -> Callable[..., Any]:
     public = list(signature.parameters.values())[1:]
 
     async def tool(**arguments: Any) -> Any:
-        from mcp.types import CallToolResult, TextContent
-
         db = current_session()
         try:
             result = fn(db, **arguments)
             db.commit()
         except ToolFailure as failure:
             db.rollback()
-            return CallToolResult(
-                content=[TextContent(type="text", text=error_payload(failure.code, failure.message))],
-                is_error=True,
-            )
+            return _error_result(failure.code, failure.message)
         except Exception:
             db.rollback()
             logger.exception("tool %s crashed with arguments %r", fn.__name__, arguments)
-            raise
+            return _error_result(INTERNAL, f"{fn.__name__} failed unexpectedly; nothing was changed")
         return json.dumps(result, default=str)
 
     tool.__name__ = fn.__name__
     tool.__doc__ = inspect.getdoc(fn)
     tool.__signature__ = signature.replace(parameters=public)  # type: ignore[attr-defined]
     return tool
+
+
+def _error_result(code: str, message: str) -> Any:
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=error_payload(code, message))], is_error=True)
 
 
 _SDK_PREFIX = re.compile(r"^Error executing tool \S+(?::\s*)?")
@@ -167,7 +169,7 @@ def _normalize(result: Any) -> ToolResult:
         return ToolResult(text, error["code"])
     except (ValueError, KeyError, TypeError):
         pass
-    # Errors the SDK raised itself: argument validation or a crash in the tool.
+    # Errors the SDK raised itself: argument validation, or a failure outside the tool body.
     detail = _PYDANTIC_URL.sub("", _SDK_PREFIX.sub("", text)).strip()
     if "validation error" in detail:
         return ToolResult(error_payload(INVALID_ARGUMENT, detail), INVALID_ARGUMENT)

@@ -193,3 +193,19 @@ def test_plugin_load_imports_nothing_heavy(pytester):
             assert not heavy, heavy
     """)
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_attempts_see_nothing_of_each_other_under_xdist(toy):
+    toy.makepyfile(test_isolation="""
+        from pytest_thinkingbox import User, call
+        from toydomain import Account, AccountFactory, Refund
+
+        def test_case_TY004_001(tb, _tb_attempt):
+            AccountFactory(id=f"A-marker-{_tb_attempt}")
+            run = tb.run(User(says="hi"), golden=[call("issue_refund", account_id=f"A-marker-{_tb_attempt}",
+                                                       amount_cents=_tb_attempt)])
+            run.expect_golden()
+            assert [a.id for a in run.db.query(Account).order_by(Account.id)] == ["A-0", f"A-marker-{_tb_attempt}"]
+            assert [(r.id, r.amount_cents) for r in run.db.query(Refund)] == [("RF-0001", _tb_attempt)]
+    """)
+    toy.runpytest_subprocess("-n", "2", "--tb-repeat", "40").assert_outcomes(passed=40)
