@@ -2,8 +2,8 @@
 
 `Attempt` owns the attempt's fresh database (restored from the worker's image),
 binds it for factories and tools, and runs the episode once through `run`.
-`WorkerCache` holds what a worker builds once: database images per domain and
-golden end states per (task, start state, golden calls).
+`WorkerCache` holds what a worker builds once: database images per domain,
+golden end states per (domain, start state, golden calls), and an event loop.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from . import backend
 from .agents import AgentContext
 from .domain import Domain
 from .episode import Agent, Episode, Limits, SimulatedUser, run_episode
-from .errors import TaskDefinitionError
+from .errors import HarnessError, TaskDefinitionError
 from .expect import expect_no_differences
 from .factories import reset_factories
 from .state import Change, Difference, Snapshot, compare, diff, snapshot, state_hash, volatile_fields
@@ -31,16 +31,21 @@ from .tools import ToolSession
 
 @dataclass
 class WorkerCache:
-    """Per-worker work done once: database images and golden end states."""
+    """Per-worker work done once: database images, golden end states, the event loop."""
 
-    backend: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
+    databases: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
     images: dict[str, bytes] = field(default_factory=dict)
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
 
     def image(self, domain: Domain) -> bytes:
         if domain.name not in self.images:
-            self.images[domain.name] = self.backend.build_image(domain.metadata, domain.seed)
+            try:
+                self.images[domain.name] = self.databases.build_image(domain.metadata, domain.seed)
+            except Exception as exc:
+                raise HarnessError(
+                    "backend", f"building the {domain.name!r} database (schema and seed) failed: {type(exc).__name__}: {exc}"
+                ) from exc
         return self.images[domain.name]
 
     def close(self) -> None:
@@ -85,7 +90,13 @@ class Run:
 
 
 class Attempt:
-    """The `tb` fixture's object: a fresh backend for one attempt of one task."""
+    """The `tb` fixture's object: a fresh backend for one attempt of one task.
+
+    Attributes:
+        db: the attempt's SQLAlchemy session (factories write into it).
+        domain: the task's `Domain`.
+        task, attempt, seed: which attempt this is.
+    """
 
     def __init__(
         self,
@@ -105,7 +116,7 @@ class Attempt:
         self.record = record
         self._run: Run | None = None
         self._started = time.perf_counter()
-        self.db = cache.backend.restore(cache.image(domain))
+        self.db = cache.databases.restore(cache.image(domain))
         self._bound = backend.bind_session(self.db)
         self._bound.__enter__()
         reset_factories(seed)
@@ -113,7 +124,7 @@ class Attempt:
 
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
-        self._cache.backend.release(self.db)
+        self._cache.databases.release(self.db)
 
     def run(self, user: User, golden: Sequence[Call]) -> Run:
         """Run the episode: the agent serves `user` with the domain's tools.
@@ -169,12 +180,12 @@ class Attempt:
     def _golden_end(self, start: str, golden: tuple[Call, ...]) -> Snapshot:
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end
         if key not in self._cache.golden:
-            scratch = self._cache.backend.restore(self._cache.backend.dump(self.db))
+            scratch = self._cache.databases.restore(self._cache.databases.dump(self.db))
             try:
                 self._cache.runner.run(self._replay(scratch, golden))
                 self._cache.golden[key] = snapshot(scratch, self.domain.metadata)
             finally:
-                self._cache.backend.release(scratch)
+                self._cache.databases.release(scratch)
         return self._cache.golden[key]
 
     async def _replay(self, scratch: Session, golden: tuple[Call, ...]) -> None:

@@ -209,3 +209,24 @@ def test_attempts_see_nothing_of_each_other_under_xdist(toy):
             assert [(r.id, r.amount_cents) for r in run.db.query(Refund)] == [("RF-0001", _tb_attempt)]
     """)
     toy.runpytest_subprocess("-n", "2", "--tb-repeat", "40").assert_outcomes(passed=40)
+
+
+def test_a_failing_seed_is_a_backend_error_naming_the_domain(toy):
+    toy.makeconftest("""
+        import dataclasses
+        import pytest
+
+        def broken_seed(db):
+            raise RuntimeError("catalogue file missing")
+
+        @pytest.fixture(scope="session")
+        def tb_domain():
+            from toydomain import DOMAIN
+            return dataclasses.replace(DOMAIN, name="broken", seed=broken_seed)
+    """)
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest("--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*building the 'broken' database (schema and seed) failed: RuntimeError: catalogue file missing*"])
+    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    assert record["error"]["stage"] == "backend"
