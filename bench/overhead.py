@@ -26,8 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_run(*args: str) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -47,18 +51,28 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results.jsonl"
-        pytest_run(args.domain, "-n", "0", "--tb-repeat", str(args.repeat), "--tb-agent", "golden",
-                   "--tb-results", str(results))
+        pytest_run(
+            args.domain,
+            "-n",
+            "0",
+            "--tb-repeat",
+            str(args.repeat),
+            "--tb-agent",
+            "golden",
+            "--tb-results",
+            str(results),
+        )
         records = [json.loads(line) for line in results.read_text().splitlines()]
     tasks = len({r["task"] for r in records})
-    print(f"per attempt, golden agent, -n 0: {len(records)} attempts of {tasks} tasks, "
-          f"{statistics.mean(r['tool_calls'] for r in records):.1f} tool calls on average")
+    print(
+        f"per attempt, golden agent, -n 0: {len(records)} attempts of {tasks} tasks, "
+        f"{statistics.mean(r['tool_calls'] for r in records):.1f} tool calls on average"
+    )
     show("whole attempt (setup + test + teardown)", [r["duration_s"] for r in records])
     show("  fresh backend (restore, factories reset)", [r["timing"]["setup_s"] for r in records])
     show("  the task's own arrange step (factories)", [r["timing"]["arrange_s"] for r in records])
     show("  tb.run: golden episode over MCP + grading", [r["timing"]["run_s"] for r in records])
-    show("harness overhead (whole attempt - arrange)",
-         [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
+    show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
 
     wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden")
     print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden")

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine
 from sqlalchemy.orm import Session
@@ -75,7 +76,8 @@ class SQLiteBackend:
         """
         engine = self._idle.pop() if self._idle else _new_engine()
         with engine.connect() as connection:
-            connection.connection.driver_connection.deserialize(image)
+            raw: Any = connection.connection.driver_connection
+            raw.deserialize(image)
         return Session(engine, expire_on_commit=False)
 
     def dump(self, session: Session) -> bytes:
@@ -87,6 +89,7 @@ class SQLiteBackend:
         """Close a session; its engine goes back to the idle list for the next restore."""
         engine = session.get_bind()
         session.close()
+        assert isinstance(engine, Engine)
         self._idle.append(engine)
 
 
@@ -95,6 +98,5 @@ def _new_engine() -> Engine:
     return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
-def _driver_connection(session: Session) -> sqlite3.Connection:
+def _driver_connection(session: Session) -> Any:
     return session.connection().connection.driver_connection
-

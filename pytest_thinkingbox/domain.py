@@ -63,7 +63,7 @@ def next_id(db: Session, model: type, prefix: str, width: int = 4) -> str:
 
     Deterministic: the same start state and the same calls give the same ids.
     """
-    column = inspect(model).primary_key[0]
+    column: Any = inspect(model).primary_key[0]
     taken = db.scalars(select(column).where(column.like(f"{prefix}%"))).all()
     numbers = [int(m.group(1)) for m in (re.fullmatch(re.escape(prefix) + r"(\d+)", v) for v in taken) if m]
     return f"{prefix}{max(numbers, default=0) + 1:0{width}d}"

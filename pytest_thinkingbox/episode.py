@@ -10,8 +10,8 @@ limit is reached; the reason is recorded. Nothing here knows about grading.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from collections.abc import Awaitable
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .errors import HarnessError, ThinkingboxError
@@ -93,7 +93,7 @@ async def run_episode(
         step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))))
         episode.steps += 1
         if step.tool_calls:
-            calls = [
+            calls: list[dict[str, Any]] = [
                 {"id": f"call_{episode.tool_calls + i + 1}", "tool": c.tool, "arguments": c.arguments}
                 for i, c in enumerate(step.tool_calls)
             ]
@@ -103,7 +103,13 @@ async def run_episode(
                 episode.tool_calls += 1
                 episode.tool_errors += not result.ok
                 messages.append(
-                    {"role": "tool", "call_id": entry["id"], "tool": entry["tool"], "content": result.text, "error": result.error}
+                    {
+                        "role": "tool",
+                        "call_id": entry["id"],
+                        "tool": entry["tool"],
+                        "content": result.text,
+                        "error": result.error,
+                    }
                 )
         if step.message is not None:
             messages.append({"role": "assistant", "content": step.message})

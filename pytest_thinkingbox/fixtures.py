@@ -85,7 +85,11 @@ def tb(
         "agent": setting(config, "tb_agent"),
         "user": setting(config, "tb_user"),
         "seed": config.getoption("tb_seed"),
-        "wrong": 0, "missing": 0, "extra": 0, "tool_calls": 0, "tool_errors": 0,
+        "wrong": 0,
+        "missing": 0,
+        "extra": 0,
+        "tool_calls": 0,
+        "tool_errors": 0,
     }
     request.node.stash[RECORD] = record
     attempt = Attempt(

@@ -24,7 +24,16 @@ from .episode import Agent, Episode, Limits, SimulatedUser, run_episode
 from .errors import HarnessError, TaskDefinitionError
 from .expect import expect_no_differences
 from .factories import reset_factories
-from .state import Change, Difference, Snapshot, compare, diff, snapshot, state_hash, volatile_fields
+from .state import (
+    Change,
+    Difference,
+    Snapshot,
+    compare,
+    diff,
+    snapshot,
+    state_hash,
+    volatile_fields,
+)
 from .task import Call, User
 from .tools import ToolSession
 
@@ -44,7 +53,8 @@ class WorkerCache:
                 self.images[domain.name] = self.databases.build_image(domain.metadata, domain.seed)
             except Exception as exc:
                 raise HarnessError(
-                    "backend", f"building the {domain.name!r} database (schema and seed) failed: {type(exc).__name__}: {exc}"
+                    "backend",
+                    f"building the {domain.name!r} database (schema and seed) failed: {type(exc).__name__}: {exc}",
                 ) from exc
         return self.images[domain.name]
 
@@ -154,8 +164,11 @@ class Attempt:
         differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
         self._run = Run(self.db, episode, differences, golden, before, after)
         self.record.update(
-            timing={"setup_s": self._set_up - self._started, "arrange_s": arranged - self._set_up,
-                    "run_s": time.perf_counter() - arranged},
+            timing={
+                "setup_s": self._set_up - self._started,
+                "arrange_s": arranged - self._set_up,
+                "run_s": time.perf_counter() - arranged,
+            },
             start_hash=start,
             end_hash=state_hash(after),
             golden_hash=state_hash(golden_end),

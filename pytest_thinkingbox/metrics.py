@@ -50,8 +50,16 @@ def summarize(tasks: Iterable[TaskCounts], k: int) -> dict[str, Any]:
     """The figures of one group of tasks at the campaign's k."""
     tasks = list(tasks)
     if not tasks:
-        return {"tasks": 0, "attempts": 0, "pass@1": None, "pass@k": None, "pass^k": None, "all_k": 0,
-                "retention": None, "errors": 0}
+        return {
+            "tasks": 0,
+            "attempts": 0,
+            "pass@1": None,
+            "pass@k": None,
+            "pass^k": None,
+            "all_k": 0,
+            "retention": None,
+            "errors": 0,
+        }
     p1 = sum(t.passed / t.attempts for t in tasks) / len(tasks)
     pk = sum(pass_at_k(t.attempts, t.passed, min(k, t.attempts)) for t in tasks) / len(tasks)
     hk = sum(pass_hat_k(t.attempts, t.passed, min(k, t.attempts)) for t in tasks) / len(tasks)

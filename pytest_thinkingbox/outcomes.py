@@ -48,5 +48,9 @@ def fallback_record(item: pytest.Item) -> dict[str, Any]:
         "domain": None,
         "attempt": callspec.params.get("_tb_attempt", 1) if callspec else 1,
         "nodeid": item.nodeid,
-        "wrong": 0, "missing": 0, "extra": 0, "tool_calls": 0, "tool_errors": 0,
+        "wrong": 0,
+        "missing": 0,
+        "extra": 0,
+        "tool_calls": 0,
+        "tool_errors": 0,
     }

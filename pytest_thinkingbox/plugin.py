@@ -45,7 +45,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         try:
             n = _tb_repeat_signature(*marker.args, **marker.kwargs)
         except TypeError as exc:
-            raise pytest.UsageError(f"{metafunc.definition.nodeid}: tb_repeat marker takes one number n ({exc})") from None
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid}: tb_repeat marker takes one number n ({exc})"
+            ) from None
         if not isinstance(n, int) or n < 1:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.tb_repeat(n) needs n >= 1, got {n!r}")
     width = max(2, len(str(n)))
@@ -71,5 +73,3 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if record is not None and report.when == "call" and record["outcome"] == ERROR:
         return "error", "E", "ERROR"
     return None
-
-

@@ -81,4 +81,3 @@ class Results:
         from .report.terminal import write_summary
 
         write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
-

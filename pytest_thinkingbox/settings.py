@@ -37,24 +37,69 @@ def _int(text: str) -> int:
 def add_options(parser: pytest.Parser) -> None:
     """Declare the options, in one group, each with its ini twin where projects set it."""
     group = parser.getgroup("thinkingbox", "agent benchmarks on stateful workflows (pytest-thinkingbox)")
-    group.addoption("--tb-agent", dest="tb_agent", metavar="NAME",
-                    help=f"Agent under test: {', '.join(AGENTS)}. Default: ini tb_agent, else golden.")
-    group.addoption("--tb-user", dest="tb_user", metavar="NAME",
-                    help=f"Simulated user: {', '.join(USERS)}. Default: ini tb_user, else scripted.")
-    group.addoption("--tb-repeat", dest="tb_repeat", metavar="N", type=_positive_int("--tb-repeat"),
-                    help="Attempts per task, each from a clean backend. Default: ini tb_repeat, else 1.")
-    group.addoption("--tb-seed", dest="tb_seed", metavar="N", type=_int, default=0,
-                    help="Seed for factories and the flaky agent's faults. Default: 0.")
-    group.addoption("--tb-results", dest="tb_results", metavar="PATH",
-                    help="Write one JSON line per attempt to PATH. Default: not written.")
-    group.addoption("--tb-aggregate", dest="tb_aggregate", metavar="PATH",
-                    help="Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.")
-    group.addoption("--tb-max-steps", dest="tb_max_steps", metavar="N", type=_positive_int("--tb-max-steps"),
-                    default=50, help="Agent steps per attempt before the episode ends. Default: 50.")
-    group.addoption("--tb-max-turns", dest="tb_max_turns", metavar="N", type=_positive_int("--tb-max-turns"),
-                    default=20, help="Simulated-user turns per attempt before the episode ends. Default: 20.")
-    group.addoption("--tb-time-limit", dest="tb_time_limit", metavar="SECONDS", type=_positive_int("--tb-time-limit"),
-                    default=300, help="Wall-clock seconds per episode before it ends. Default: 300.")
+    group.addoption(
+        "--tb-agent",
+        dest="tb_agent",
+        metavar="NAME",
+        help=f"Agent under test: {', '.join(AGENTS)}. Default: ini tb_agent, else golden.",
+    )
+    group.addoption(
+        "--tb-user",
+        dest="tb_user",
+        metavar="NAME",
+        help=f"Simulated user: {', '.join(USERS)}. Default: ini tb_user, else scripted.",
+    )
+    group.addoption(
+        "--tb-repeat",
+        dest="tb_repeat",
+        metavar="N",
+        type=_positive_int("--tb-repeat"),
+        help="Attempts per task, each from a clean backend. Default: ini tb_repeat, else 1.",
+    )
+    group.addoption(
+        "--tb-seed",
+        dest="tb_seed",
+        metavar="N",
+        type=_int,
+        default=0,
+        help="Seed for factories and the flaky agent's faults. Default: 0.",
+    )
+    group.addoption(
+        "--tb-results",
+        dest="tb_results",
+        metavar="PATH",
+        help="Write one JSON line per attempt to PATH. Default: not written.",
+    )
+    group.addoption(
+        "--tb-aggregate",
+        dest="tb_aggregate",
+        metavar="PATH",
+        help="Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.",
+    )
+    group.addoption(
+        "--tb-max-steps",
+        dest="tb_max_steps",
+        metavar="N",
+        type=_positive_int("--tb-max-steps"),
+        default=50,
+        help="Agent steps per attempt before the episode ends. Default: 50.",
+    )
+    group.addoption(
+        "--tb-max-turns",
+        dest="tb_max_turns",
+        metavar="N",
+        type=_positive_int("--tb-max-turns"),
+        default=20,
+        help="Simulated-user turns per attempt before the episode ends. Default: 20.",
+    )
+    group.addoption(
+        "--tb-time-limit",
+        dest="tb_time_limit",
+        metavar="SECONDS",
+        type=_positive_int("--tb-time-limit"),
+        default=300,
+        help="Wall-clock seconds per episode before it ends. Default: 300.",
+    )
     parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
     parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
     parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")

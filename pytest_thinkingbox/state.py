@@ -30,8 +30,6 @@ Key = str  # a primary key rendered as text ("T-20", or "O-1|2" for composite ke
 Row = dict[str, Any]
 Snapshot = dict[str, dict[Key, Row]]
 
-_MISSING_ROW = object()
-
 
 def snapshot(session: Session, metadata: MetaData) -> Snapshot:
     """Every row of every table of `metadata`, as seen by `session`.
@@ -46,7 +44,7 @@ def snapshot(session: Session, metadata: MetaData) -> Snapshot:
         for name, sql, columns, key_positions in _plan(metadata):
             cursor.execute(sql)
             state[name] = {
-                "|".join(str(values[i]) for i in key_positions): dict(zip(columns, map(jsonable, values)))
+                "|".join(str(values[i]) for i in key_positions): dict(zip(columns, map(jsonable, values), strict=True))
                 for values in cursor.fetchall()
             }
     finally:
@@ -155,25 +153,20 @@ def compare(before: Snapshot, golden: Snapshot, actual: Snapshot, ignore: dict[s
         start, want, got = before.get(table, {}), golden.get(table, {}), actual.get(table, {})
         skip = ignore.get(table, set())
         for key in sorted(set(want) | set(got)):
-            w, g = want.get(key, _MISSING_ROW), got.get(key, _MISSING_ROW)
-            if w is _MISSING_ROW or g is _MISSING_ROW:
-                present = w if g is _MISSING_ROW else g
-                assert present is not _MISSING_ROW
-                # The golden calls produced this row's presence or absence; whoever departs from `start` owns it.
-                changed_by_golden = (key in start) != (w is not _MISSING_ROW)
-                kind = "missing" if changed_by_golden else "extra"
-                expected = None if w is _MISSING_ROW else _kept(w, skip)
-                actual_row = None if g is _MISSING_ROW else _kept(g, skip)
-                out.append(Difference(kind, table, key, None, expected, actual_row))
+            w, g = want.get(key), got.get(key)
+            if w is None or g is None:
+                # One side has the row and the other not: whoever departs from the start owns it.
+                golden_changed_presence = (key in start) != (w is not None)
+                kind = "missing" if golden_changed_presence else "extra"
+                out.append(Difference(kind, table, key, None, _kept(w, skip), _kept(g, skip)))
                 continue
             s = start.get(key)
             for name in sorted(set(w) | set(g)):
                 if name in skip or w.get(name) == g.get(name):
                     continue
-                origin = s.get(name) if s is not None else _MISSING_ROW
-                if s is not None and g.get(name) == origin:
+                if s is not None and g.get(name) == s.get(name):
                     kind = "missing"
-                elif s is not None and w.get(name) == origin:
+                elif s is not None and w.get(name) == s.get(name):
                     kind = "extra"
                 else:
                     kind = "wrong"
@@ -181,5 +174,5 @@ def compare(before: Snapshot, golden: Snapshot, actual: Snapshot, ignore: dict[s
     return out
 
 
-def _kept(row: Row, skip: set[str]) -> Row:
-    return {k: v for k, v in row.items() if k not in skip}
+def _kept(row: Row | None, skip: set[str]) -> Row | None:
+    return None if row is None else {k: v for k, v in row.items() if k not in skip}

@@ -3,13 +3,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import toydomain
 
 # Import the heavy modules once here: pytester's in-process runs drop modules first
 # imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
 import pytest_thinkingbox.harness  # noqa: F401
-import toydomain
 
-toydomain.tools.server  # builds the MCP server, importing the SDK
+_SERVER = toydomain.tools.server  # builds the MCP server, importing the SDK
 
 HERE = Path(__file__).parent
 

@@ -16,12 +16,29 @@ ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ["retail"]
 
 
-def run_domains(tmp_path: Path, *args: str, name: str = "run") -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
+def run_domains(
+    tmp_path: Path, *args: str, name: str = "run"
+) -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
     results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "domains", "-q", "-p", "no:cacheprovider", "--tb=line",
-         "--tb-results", str(results), "--tb-aggregate", str(aggregate), *args],
-        cwd=ROOT, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "domains",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--tb=line",
+            "--tb-results",
+            str(results),
+            "--tb-aggregate",
+            str(aggregate),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     return done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}
@@ -47,7 +64,9 @@ def test_every_task_passes_every_attempt_under_golden_from_identical_starts(tmp_
 def test_every_task_fails_under_noop(tmp_path):
     done, records, agg = run_domains(tmp_path, "-n", "2", "--tb-agent", "noop")
     assert done.returncode == 1
-    assert records and all(r["outcome"] == "failed" for r in records), [r["task"] for r in records if r["outcome"] != "failed"]
+    assert records and all(r["outcome"] == "failed" for r in records), [
+        r["task"] for r in records if r["outcome"] != "failed"
+    ]
     assert all(agg["domains"][name]["pass@1"] == 0.0 for name in DOMAINS)
 
 

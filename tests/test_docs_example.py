@@ -10,8 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "docs/examples/first_task", "-q", "-p", "no:cacheprovider", *args],
-                          cwd=ROOT, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "docs/examples/first_task", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_first_task_passes_under_golden_and_fails_under_noop():

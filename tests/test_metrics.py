@@ -15,13 +15,16 @@ def test_pass_at_k_and_pass_hat_k_by_hand():
     assert pass_at_k(4, 1, 4) == 1.0 and pass_hat_k(4, 3, 4) == 0.0
 
 
-@pytest.mark.parametrize(("n", "c", "k", "at_k", "hat_k"), [
-    (5, 0, 3, 0.0, 0.0),  # c = 0
-    (5, 5, 3, 1.0, 1.0),  # c = n
-    (1, 1, 1, 1.0, 1.0),  # n = 1
-    (1, 0, 1, 0.0, 0.0),
-    (20, 10, 1, 0.5, 0.5),  # k = 1 is pass@1
-])
+@pytest.mark.parametrize(
+    ("n", "c", "k", "at_k", "hat_k"),
+    [
+        (5, 0, 3, 0.0, 0.0),  # c = 0
+        (5, 5, 3, 1.0, 1.0),  # c = n
+        (1, 1, 1, 1.0, 1.0),  # n = 1
+        (1, 0, 1, 0.0, 0.0),
+        (20, 10, 1, 0.5, 0.5),  # k = 1 is pass@1
+    ],
+)
 def test_edge_cases(n, c, k, at_k, hat_k):
     assert pass_at_k(n, c, k) == pytest.approx(at_k)
     assert pass_hat_k(n, c, k) == pytest.approx(hat_k)

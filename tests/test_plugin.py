@@ -16,7 +16,9 @@ def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):
 
 
 def test_marker_overrides_repeat_per_task(toy):
-    toy.makepyfile(test_tasks=REFUND_TASK.replace("def test_case", "import pytest\n@pytest.mark.tb_repeat(3)\ndef test_case"))
+    toy.makepyfile(
+        test_tasks=REFUND_TASK.replace("def test_case", "import pytest\n@pytest.mark.tb_repeat(3)\ndef test_case")
+    )
     toy.runpytest("--tb-repeat", "5").assert_outcomes(passed=3)
 
 
@@ -25,19 +27,23 @@ def test_golden_passes_noop_fails_with_explanation(toy):
     toy.runpytest("--tb-repeat", "2").assert_outcomes(passed=2)
     result = toy.runpytest("--tb-repeat", "2", "--tb-agent", "noop")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([
-        "*end state differs from the golden end state: 0 wrong, 3 missing, 0 extra",
-        "*missing accounts[[]A-1[]].balance_cents: expected 4500, got 500",
-        "*missing refunds[[]RF-0001[]]: row not created*",
-        "*missing tickets[[]T-9[]].status: expected 'solved', got 'open'",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*end state differs from the golden end state: 0 wrong, 3 missing, 0 extra",
+            "*missing accounts[[]A-1[]].balance_cents: expected 4500, got 500",
+            "*missing refunds[[]RF-0001[]]: row not created*",
+            "*missing tickets[[]T-9[]].status: expected 'solved', got 'open'",
+        ]
+    )
 
 
 def test_results_and_aggregate_files_and_summary(toy):
     toy.makepyfile(test_tasks=REFUND_TASK)
     result = toy.runpytest("--tb-repeat", "3", "--tb-results", "out/r.jsonl", "--tb-aggregate", "out/a.json")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*thinkingbox*", "domain*pass@1*pass@3*pass^3*3/3*errors", "toy*1*3*1.000*1.000*1.000*1*0"])
+    result.stdout.fnmatch_lines(
+        ["*thinkingbox*", "domain*pass@1*pass@3*pass^3*3/3*errors", "toy*1*3*1.000*1.000*1.000*1*0"]
+    )
     lines = (toy.path / "out/r.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["attempt"] for r in records] == [1, 2, 3]
@@ -58,8 +64,9 @@ def test_results_are_the_same_with_and_without_xdist(toy):
     toy.makepyfile(test_tasks=REFUND_TASK)
     counts = []
     for n in ("0", "2"):
-        toy.runpytest_subprocess("-n", n, "--tb-repeat", "10", "--tb-agent", "flaky", "--tb-seed", "7",
-                                 "--tb-results", f"r{n}.jsonl")
+        toy.runpytest_subprocess(
+            "-n", n, "--tb-repeat", "10", "--tb-agent", "flaky", "--tb-seed", "7", "--tb-results", f"r{n}.jsonl"
+        )
         records = [json.loads(line) for line in (toy.path / f"r{n}.jsonl").read_text().splitlines()]
         counts.append(sorted((r["attempt"], r["outcome"], r["end_hash"], r["start_hash"]) for r in records))
     assert counts[0] == counts[1]
@@ -67,11 +74,14 @@ def test_results_are_the_same_with_and_without_xdist(toy):
     assert outcomes == {"passed", "failed"}
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
-    (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky"),
-    (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
+        (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky"),
+        (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted"),
+    ],
+)
 def test_bad_options_are_usage_errors(toy, args, message):
     toy.makepyfile(test_tasks=REFUND_TASK)
     result = toy.runpytest(*args)
@@ -80,12 +90,14 @@ def test_bad_options_are_usage_errors(toy, args, message):
 
 
 def test_running_twice_in_one_task_is_an_error_not_a_failure(toy):
-    toy.makepyfile(test_tasks="""
+    toy.makepyfile(
+        test_tasks="""
         from pytest_thinkingbox import User, call
         def test_case_TY002_001(tb):
             tb.run(User(says="hi"), golden=[call("issue_refund", account_id="A-0", amount_cents=1)])
             tb.run(User(says="hi"), golden=[call("issue_refund", account_id="A-0", amount_cents=1)])
-    """)
+    """
+    )
     result = toy.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_case_TY002_001 calls tb.run twice*"])
@@ -93,17 +105,28 @@ def test_running_twice_in_one_task_is_an_error_not_a_failure(toy):
     assert record["outcome"] == "error" and record["error"]["stage"] == "task"
 
 
-@pytest.mark.parametrize(("golden", "expected"), [
-    ('call("refund_everything", account_id="A-0")', "*golden call 1, refund_everything(account_id='A-0')*UNKNOWN_TOOL*"),
-    ('call("issue_refund", account_id="A-0", amount_cents="lots")', "*golden call 1, issue_refund(*INVALID_ARGUMENT*"),
-    ('call("update_ticket", ticket_id="T-404", status="hold")', "*golden call 1, update_ticket(*NOT_FOUND*T-404*"),
-])
+@pytest.mark.parametrize(
+    ("golden", "expected"),
+    [
+        (
+            'call("refund_everything", account_id="A-0")',
+            "*golden call 1, refund_everything(account_id='A-0')*UNKNOWN_TOOL*",
+        ),
+        (
+            'call("issue_refund", account_id="A-0", amount_cents="lots")',
+            "*golden call 1, issue_refund(*INVALID_ARGUMENT*",
+        ),
+        ('call("update_ticket", ticket_id="T-404", status="hold")', "*golden call 1, update_ticket(*NOT_FOUND*T-404*"),
+    ],
+)
 def test_invalid_golden_calls_are_errors_naming_task_and_call(toy, golden, expected):
-    toy.makepyfile(test_tasks=f"""
+    toy.makepyfile(
+        test_tasks=f"""
         from pytest_thinkingbox import User, call
         def test_case_TY003_001(tb):
             tb.run(User(says="hi"), golden=[{golden}]).expect_golden()
-    """)
+    """
+    )
     result = toy.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_case_TY003_001: " + expected.lstrip("*")])
@@ -173,10 +196,12 @@ def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
 
 
 def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
-    pytester.makepyfile(test_tasks="""
+    pytester.makepyfile(
+        test_tasks="""
         def test_case_X(tb):
             pass
-    """)
+    """
+    )
     result = pytester.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
@@ -186,17 +211,20 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
 
 
 def test_plugin_load_imports_nothing_heavy(pytester):
-    pytester.makepyfile(test_light="""
+    pytester.makepyfile(
+        test_light="""
         import sys
         def test_light():
             heavy = {"sqlalchemy", "mcp", "openai", "factory"} & set(sys.modules)
             assert not heavy, heavy
-    """)
+    """
+    )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
 def test_attempts_see_nothing_of_each_other_under_xdist(toy):
-    toy.makepyfile(test_isolation="""
+    toy.makepyfile(
+        test_isolation="""
         from pytest_thinkingbox import User, call
         from toydomain import Account, AccountFactory, Refund
 
@@ -207,7 +235,8 @@ def test_attempts_see_nothing_of_each_other_under_xdist(toy):
             run.expect_golden()
             assert [a.id for a in run.db.query(Account).order_by(Account.id)] == ["A-0", f"A-marker-{_tb_attempt}"]
             assert [(r.id, r.amount_cents) for r in run.db.query(Refund)] == [("RF-0001", _tb_attempt)]
-    """)
+    """
+    )
     toy.runpytest_subprocess("-n", "2", "--tb-repeat", "40").assert_outcomes(passed=40)
 
 
@@ -227,6 +256,8 @@ def test_a_failing_seed_is_a_backend_error_naming_the_domain(toy):
     toy.makepyfile(test_tasks=REFUND_TASK)
     result = toy.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*building the 'broken' database (schema and seed) failed: RuntimeError: catalogue file missing*"])
+    result.stdout.fnmatch_lines(
+        ["*building the 'broken' database (schema and seed) failed: RuntimeError: catalogue file missing*"]
+    )
     [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
     assert record["error"]["stage"] == "backend"

@@ -27,7 +27,14 @@ def test_field_changed_by_both_to_other_values_is_wrong():
     golden = _with(tickets={**BEFORE["tickets"], "T-1": {"id": "T-1", "status": "hold", "note": ""}})
     agent = _with(tickets={**BEFORE["tickets"], "T-1": {"id": "T-1", "status": "solved", "note": ""}})
     [d] = compare(BEFORE, golden, agent, {})
-    assert (d.kind, d.table, d.key, d.field, d.expected, d.actual) == ("wrong", "tickets", "T-1", "status", "hold", "solved")
+    assert (d.kind, d.table, d.key, d.field, d.expected, d.actual) == (
+        "wrong",
+        "tickets",
+        "T-1",
+        "status",
+        "hold",
+        "solved",
+    )
 
 
 def test_field_left_unchanged_is_missing_and_field_changed_needlessly_is_extra():
@@ -66,9 +73,14 @@ def test_new_row_with_other_values_is_wrong_per_field():
 
 
 def test_diff_lists_effects_and_explanation_names_rows_and_fields():
-    after = _with(tickets={**BEFORE["tickets"], "T-1": {"id": "T-1", "status": "hold", "note": ""}},
-                  refunds={"RF-1": {"id": "RF-1", "amount": 100}})
-    assert [str(c) for c in diff(BEFORE, after)] == ["added refunds[RF-1]", "updated tickets[T-1].status: 'open' -> 'hold'"]
+    after = _with(
+        tickets={**BEFORE["tickets"], "T-1": {"id": "T-1", "status": "hold", "note": ""}},
+        refunds={"RF-1": {"id": "RF-1", "amount": 100}},
+    )
+    assert [str(c) for c in diff(BEFORE, after)] == [
+        "added refunds[RF-1]",
+        "updated tickets[T-1].status: 'open' -> 'hold'",
+    ]
     text = explain(compare(BEFORE, BEFORE, after, {}))
     assert "0 wrong, 0 missing, 2 extra" in text
     assert "tickets[T-1].status: expected 'open', got 'hold'" in text

@@ -53,8 +53,15 @@ def test_failures_come_back_as_error_results_with_stable_codes():
         ("get_account", {"account_id": "A-0"}),
     )
     codes = [r.error for r in results]
-    assert codes == ["NOT_FOUND", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "INVALID_ARGUMENT", "UNKNOWN_TOOL",
-                     "INVALID_ARGUMENT", None]
+    assert codes == [
+        "NOT_FOUND",
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+        "UNKNOWN_TOOL",
+        "INVALID_ARGUMENT",
+        None,
+    ]
     payload = json.loads(results[0].text)["error"]
     assert payload == {"code": "NOT_FOUND", "message": "no account with id 'nope'"}
     assert "amount_cents" in json.loads(results[2].text)["error"]["message"]

@@ -36,8 +36,11 @@ TOOLS = [
     ToolSpec("update_ticket", "", {"properties": {"status": {"enum": ["open", "hold", "solved"]}}}, read_only=False),
     ToolSpec("issue_refund", "", {"properties": {"amount_cents": {}}}, read_only=False),
 ]
-GOLDEN = (call("get_order", order_id="O-1"), call("update_ticket", ticket_id="T-1", status="hold"),
-          call("issue_refund", order_id="O-1", amount_cents=1000))
+GOLDEN = (
+    call("get_order", order_id="O-1"),
+    call("update_ticket", ticket_id="T-1", status="hold"),
+    call("issue_refund", order_id="O-1", amount_cents=1000),
+)
 
 
 def _plan(name, attempt, seed=7):

@@ -86,8 +86,14 @@ def seed(db: Session) -> None:
     db.add(Account(id="A-0", owner="house", balance_cents=0))
 
 
-DOMAIN = Domain(name="toy", metadata=Base.metadata, tools=tools, policy="Refund up to 10000 cents; above, hold the ticket.",
-                now=NOW, seed=seed)
+DOMAIN = Domain(
+    name="toy",
+    metadata=Base.metadata,
+    tools=tools,
+    policy="Refund up to 10000 cents; above, hold the ticket.",
+    now=NOW,
+    seed=seed,
+)
 
 
 class AccountFactory(Factory):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from pytest_thinkingbox import User, call
-
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -14,15 +12,32 @@ from domains.retail.factories import (
     ShipmentFactory,
     TicketFactory,
 )
-from domains.retail.models import Customer, Order, PointsAdjustment, Refund, Ticket, TicketComment
-from domains.retail.seed import DESK_CHAIR, DUVET, ESPRESSO, HEADPHONES, LAPTOP, SOFA, TENT
+from domains.retail.models import (
+    Customer,
+    Order,
+    PointsAdjustment,
+    Refund,
+    Ticket,
+    TicketComment,
+)
+from domains.retail.seed import (
+    DESK_CHAIR,
+    DUVET,
+    ESPRESSO,
+    HEADPHONES,
+    LAPTOP,
+    SOFA,
+    TENT,
+)
+from pytest_thinkingbox import User, call
 
 
 def _late_free_shipping_order(customer, product, *, days_late):
     """An order with free shipping, delivered yesterday, `days_late` days after its expected date."""
     order = OrderFactory(customer=customer, placed_at=days_ago(6 + days_late), lines=[product])
-    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(days=1 + days_late),
-                    delivered_at=days_ago(1, hour=15))
+    ShipmentFactory(
+        order=order, expected_delivery=TODAY - timedelta(days=1 + days_late), delivered_at=days_ago(1, hour=15)
+    )
     return order
 
 
@@ -39,7 +54,7 @@ def test_case_RT008_001(tb):
     run = tb.run(
         User(
             says="My duvet set finally turned up yesterday, days after you promised. I had guests coming. "
-                 "Can you do something to make up for it?",
+            "Can you do something to make up for it?",
             knows={"email": elena.email, "order id": order.id},
         ),
         golden=[
@@ -69,7 +84,7 @@ def test_case_RT008_002(tb):
     run = tb.run(
         User(
             says="Another late delivery from you, five days this time. I'd like some points or a discount "
-                 "for the trouble.",
+            "for the trouble.",
             knows={"email": daniel.email, "order id": order.id},
         ),
         golden=[
@@ -95,7 +110,7 @@ def test_case_RT008_003(tb):
     run = tb.run(
         User(
             says="I'm a premium member and my espresso machine showed up almost a week late. "
-                 "Premium is supposed to mean something. What will you give me for this?",
+            "Premium is supposed to mean something. What will you give me for this?",
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
@@ -121,7 +136,7 @@ def test_case_RT008_004(tb):
     run = tb.run(
         User(
             says="The desk chair came three days after the date you gave me. I had to work from the sofa. "
-                 "Any chance of a little something?",
+            "Any chance of a little something?",
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[
@@ -158,7 +173,7 @@ def test_case_RT009_001(tb):
     run = tb.run(
         User(
             says="I bought an espresso machine last week and forgot to type in the SPRING15 code at checkout. "
-                 "Can you still give me the discount?",
+            "Can you still give me the discount?",
             knows={"email": sarah.email, "order id": order.id},
         ),
         golden=[
@@ -185,7 +200,7 @@ def test_case_RT009_002(tb):
     run = tb.run(
         User(
             says="I had a WINTER20 code from your newsletter and forgot to use it on my headphones order. "
-                 "Please apply it now.",
+            "Please apply it now.",
             knows={"email": oliver.email, "order id": order.id},
         ),
         golden=[
@@ -211,7 +226,7 @@ def test_case_RT009_003(tb):
     run = tb.run(
         User(
             says="A friend gave me the code PREMIUM50 and I placed my order on Friday without it. "
-                 "Can you knock the fifty dollars off?",
+            "Can you knock the fifty dollars off?",
             knows={"email": grace.email, "order id": order.id},
         ),
         golden=[
@@ -237,7 +252,7 @@ def test_case_RT009_004(tb):
     run = tb.run(
         User(
             says="I saw the PLUS25 offer after I'd already bought my desk chair. I'm not a Plus member, I'm "
-                 "Premium, does that still count?",
+            "Premium, does that still count?",
             knows={"email": tomas.email, "order id": order.id},
         ),
         golden=[
@@ -264,7 +279,7 @@ def test_case_RT009_005(tb):
     run = tb.run(
         User(
             says="I just noticed you're running SPRING15. I bought headphones from you at the start of the "
-                 "month, can I get the 15% back?",
+            "month, can I get the 15% back?",
             knows={"email": priya.email, "order id": order.id},
         ),
         golden=[
@@ -295,9 +310,14 @@ def test_case_RT010_001(tb):
     run = tb.run(
         User(
             says="We're moving to Boulder this week. Please send everything I still have on order to the new "
-                 "place instead.",
-            knows={"email": marcus.email, "postal code": "80205", "new street address": "48 Larkspur Lane",
-                   "new city": "Boulder", "new postal code": "80302"},
+            "place instead.",
+            knows={
+                "email": marcus.email,
+                "postal code": "80205",
+                "new street address": "48 Larkspur Lane",
+                "new city": "Boulder",
+                "new postal code": "80302",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=marcus.email),
@@ -305,8 +325,13 @@ def test_case_RT010_001(tb):
             call("get_order", order_id=sofa_order.id),
             call("get_order", order_id=headphones_order.id),
             call("list_customer_tickets", customer_id=marcus.id),
-            call("update_shipping_address", order_id=sofa_order.id, address_line="48 Larkspur Lane", city="Boulder",
-                 postal_code="80302"),
+            call(
+                "update_shipping_address",
+                order_id=sofa_order.id,
+                address_line="48 Larkspur Lane",
+                city="Boulder",
+                postal_code="80302",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -327,9 +352,14 @@ def test_case_RT010_002(tb):
     run = tb.run(
         User(
             says="I won't be home when my laptop arrives. Can you have it delivered to my office instead?",
-            knows={"email": elena.email, "order id": order.id, "postal code": "78704",
-                   "new street address": "600 Congress Avenue, Floor 4", "new city": "Austin",
-                   "new postal code": "78701"},
+            knows={
+                "email": elena.email,
+                "order id": order.id,
+                "postal code": "78704",
+                "new street address": "600 Congress Avenue, Floor 4",
+                "new city": "Austin",
+                "new postal code": "78701",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=elena.email),
@@ -354,16 +384,26 @@ def test_case_RT010_003(tb):
     run = tb.run(
         User(
             says="Please change the delivery address on my tent order, it needs to go to my cabin.",
-            knows={"email": daniel.email, "order id": order.id, "postal code": "43229",
-                   "new street address": "7 Birch Hollow Road", "new city": "Logan", "new postal code": "43138"},
+            knows={
+                "email": daniel.email,
+                "order id": order.id,
+                "postal code": "43229",
+                "new street address": "7 Birch Hollow Road",
+                "new city": "Logan",
+                "new postal code": "43138",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_order", order_id=order.id),
             call("list_customer_tickets", customer_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Identity not verified: postal code given does "
-                 "not match the profile. No change made.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Identity not verified: postal code given does not match the profile. No change made.",
+                public=False,
+            ),
         ],
     )
 
@@ -383,7 +423,7 @@ def test_case_RT010_004(tb):
     run = tb.run(
         User(
             says="My husband ordered an espresso machine this morning and we already have one. "
-                 "Please cancel that order.",
+            "Please cancel that order.",
             knows={"email": amara.email, "order id": order.id, "postal code": "85719"},
         ),
         golden=[
@@ -391,8 +431,12 @@ def test_case_RT010_004(tb):
             call("get_order", order_id=order.id),
             call("list_customer_tickets", customer_id=amara.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Order belongs to another customer; the account "
-                 "holder must contact us. Nothing changed.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Order belongs to another customer; the account holder must contact us. Nothing changed.",
+                public=False,
+            ),
         ],
     )
 
@@ -403,8 +447,13 @@ def test_case_RT010_004(tb):
 
 def test_case_RT010_005(tb):
     """Premium member's parcel is in transit: premium members may have it redirected, so change the address."""
-    kenji = CustomerFactory(name="Kenji Haddad", tier="premium", postal_code="97214", city="Portland",
-                            member_since=TODAY - timedelta(days=900))
+    kenji = CustomerFactory(
+        name="Kenji Haddad",
+        tier="premium",
+        postal_code="97214",
+        city="Portland",
+        member_since=TODAY - timedelta(days=900),
+    )
     order = OrderFactory(customer=kenji, status="shipped", placed_at=days_ago(2), lines=[HEADPHONES])
     ShipmentFactory(order=order, status="in_transit")
     ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Redirect headphones")
@@ -412,16 +461,27 @@ def test_case_RT010_005(tb):
     run = tb.run(
         User(
             says="My headphones shipped already but I'll be at my parents' place all week. Can they go there?",
-            knows={"email": kenji.email, "order id": order.id, "postal code": "97214",
-                   "new street address": "2210 Orchard Street", "new city": "Salem", "new postal code": "97301"},
+            knows={
+                "email": kenji.email,
+                "order id": order.id,
+                "postal code": "97214",
+                "new street address": "2210 Orchard Street",
+                "new city": "Salem",
+                "new postal code": "97301",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=kenji.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("list_customer_tickets", customer_id=kenji.id),
-            call("update_shipping_address", order_id=order.id, address_line="2210 Orchard Street", city="Salem",
-                 postal_code="97301"),
+            call(
+                "update_shipping_address",
+                order_id=order.id,
+                address_line="2210 Orchard Street",
+                city="Salem",
+                postal_code="97301",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )

@@ -4,28 +4,53 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pytest_thinkingbox import User, call
-
 from domains.retail.clock import TODAY, days_ago
-from domains.retail.factories import CustomerFactory, OrderFactory, ShipmentFactory, TicketFactory
-from domains.retail.models import Customer, Order, PointsAdjustment, Refund, Ticket, TicketComment
-from domains.retail.seed import BLENDER, DESK_CHAIR, DUVET, ESPRESSO, HEADPHONES, PHONE, RAIN_JACKET, TENT
+from domains.retail.factories import (
+    CustomerFactory,
+    OrderFactory,
+    ShipmentFactory,
+    TicketFactory,
+)
+from domains.retail.models import (
+    Customer,
+    Order,
+    PointsAdjustment,
+    Refund,
+    Ticket,
+    TicketComment,
+)
+from domains.retail.seed import (
+    BLENDER,
+    DESK_CHAIR,
+    DUVET,
+    ESPRESSO,
+    HEADPHONES,
+    PHONE,
+    RAIN_JACKET,
+    TENT,
+)
+from pytest_thinkingbox import User, call
 
 
 def test_case_RT001_001(tb):
     """Carrier exception opened 3 days ago: the refund the customer demands must wait; ticket on hold, high."""
     sarah = CustomerFactory(name="Sarah Martinez", tier="plus")
-    order = OrderFactory(customer=sarah, status="shipped", placed_at=days_ago(10), shipping_cents=1_999,
-                         lines=[DESK_CHAIR, ESPRESSO])
-    ShipmentFactory(order=order, status="exception", exception_opened_at=days_ago(3),
-                    exception_reason="Package damaged at sort facility; under review")
+    order = OrderFactory(
+        customer=sarah, status="shipped", placed_at=days_ago(10), shipping_cents=1_999, lines=[DESK_CHAIR, ESPRESSO]
+    )
+    ShipmentFactory(
+        order=order,
+        status="exception",
+        exception_opened_at=days_ago(3),
+        exception_reason="Package damaged at sort facility; under review",
+    )
     TicketFactory(requester=sarah, status="solved", subject="Invoice copy", created_at=days_ago(30))
     ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Where is my order?")
 
     run = tb.run(
         User(
             says="My order is days past its delivery date and the tracking page just says 'exception'. "
-                 "I've waited long enough, please refund me.",
+            "I've waited long enough, please refund me.",
             knows={"email": sarah.email, "order id": order.id},
         ),
         golden=[
@@ -34,8 +59,12 @@ def test_case_RT001_001(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_customer_tickets", customer_id=sarah.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Carrier exception opened 3 days ago; "
-                 "awaiting the carrier investigation before any refund.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Carrier exception opened 3 days ago; awaiting the carrier investigation before any refund.",
+                public=False,
+            ),
         ],
     )
 
@@ -49,14 +78,19 @@ def test_case_RT001_002(tb):
     """Premium customer, exception opened 5 days ago, asks for a replacement: nothing is sent; hold with urgent."""
     marcus = CustomerFactory(name="Marcus Lindqvist", tier="premium")
     order = OrderFactory(customer=marcus, status="shipped", placed_at=days_ago(9), lines=[HEADPHONES])
-    ShipmentFactory(order=order, carrier="FedEx", status="exception", exception_opened_at=days_ago(5),
-                    exception_reason="Held at depot: address query")
+    ShipmentFactory(
+        order=order,
+        carrier="FedEx",
+        status="exception",
+        exception_opened_at=days_ago(5),
+        exception_reason="Held at depot: address query",
+    )
     ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Headphones not arrived")
 
     run = tb.run(
         User(
             says="The headphones I ordered are stuck somewhere with FedEx. Can you just send me another pair? "
-                 "I need them for a trip.",
+            "I need them for a trip.",
             knows={"email": marcus.email, "order id": order.id},
         ),
         golden=[
@@ -65,8 +99,12 @@ def test_case_RT001_002(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_customer_tickets", customer_id=marcus.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Exception open 5 days; waiting for the "
-                 "carrier investigation, no replacement yet.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Exception open 5 days; waiting for the carrier investigation, no replacement yet.",
+                public=False,
+            ),
         ],
     )
 
@@ -79,14 +117,19 @@ def test_case_RT001_003(tb):
     """Exception opened 8 days ago counts as lost: refund the full total now instead of holding."""
     priya = CustomerFactory(name="Priya Nair")
     order = OrderFactory(customer=priya, status="shipped", placed_at=days_ago(14), shipping_cents=999, lines=[TENT])
-    ShipmentFactory(order=order, carrier="USPS", status="exception", exception_opened_at=days_ago(8),
-                    exception_reason="Label unreadable")
+    ShipmentFactory(
+        order=order,
+        carrier="USPS",
+        status="exception",
+        exception_opened_at=days_ago(8),
+        exception_reason="Label unreadable",
+    )
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="Tent never arrived")
 
     run = tb.run(
         User(
             says="I ordered a tent two weeks ago and it still hasn't shown up. Tracking says there's a problem "
-                 "with the parcel. I'd like my money back.",
+            "with the parcel. I'd like my money back.",
             knows={"email": priya.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -115,7 +158,7 @@ def test_case_RT002_001(tb):
     run = tb.run(
         User(
             says="UPS says my parcel is lost. Can you send the blender and the duvet again? And honestly I think "
-                 "I deserve something extra for all this hassle.",
+            "I deserve something extra for all this hassle.",
             knows={"email": elena.email, "order id": order.id, "refund or replacement": "a replacement, not a refund"},
         ),
         golden=[
@@ -139,8 +182,14 @@ def test_case_RT002_001(tb):
 def test_case_RT002_002(tb):
     """In transit 12 days late counts as lost; paid by gift card, so the refund goes to store credit."""
     daniel = CustomerFactory(name="Daniel Okafor")
-    order = OrderFactory(customer=daniel, status="shipped", placed_at=days_ago(18), shipping_cents=799,
-                         lines=[RAIN_JACKET], payment="gift_card")
+    order = OrderFactory(
+        customer=daniel,
+        status="shipped",
+        placed_at=days_ago(18),
+        shipping_cents=799,
+        lines=[RAIN_JACKET],
+        payment="gift_card",
+    )
     ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=12))
     ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Jacket still in transit")
 
@@ -183,8 +232,12 @@ def test_case_RT002_003(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_customer_tickets", customer_id=grace.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Lost parcel refund of 79,900 cents requested; "
-                 "above the agent limit, escalated for approval.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Lost parcel refund of 79,900 cents requested; above the agent limit, escalated for approval.",
+                public=False,
+            ),
         ],
     )
 
@@ -196,15 +249,16 @@ def test_case_RT002_003(tb):
 def test_case_RT002_004(tb):
     """Parcel 5 days late but still moving: no refund of the goods, only the shipping charge."""
     kenji = CustomerFactory(name="Kenji Walsh")
-    order = OrderFactory(customer=kenji, status="shipped", placed_at=days_ago(10), shipping_cents=1_499,
-                         lines=[HEADPHONES])
+    order = OrderFactory(
+        customer=kenji, status="shipped", placed_at=days_ago(10), shipping_cents=1_499, lines=[HEADPHONES]
+    )
     ShipmentFactory(order=order, status="in_transit")
     ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Late delivery")
 
     run = tb.run(
         User(
             says="My headphones were supposed to arrive last week and they're still not here. This is "
-                 "unacceptable, I want a refund for the order.",
+            "unacceptable, I want a refund for the order.",
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from pytest_thinkingbox import User, call
-
 from domains.retail.clock import days_ago
-from domains.retail.factories import CustomerFactory, OrderFactory, RefundFactory, ShipmentFactory, TicketFactory
+from domains.retail.factories import (
+    CustomerFactory,
+    OrderFactory,
+    RefundFactory,
+    ShipmentFactory,
+    TicketFactory,
+)
 from domains.retail.models import Customer, Order, Refund, Ticket
 from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, TV
+from pytest_thinkingbox import User, call
 
 
 def test_case_RT003_001(tb):
@@ -20,7 +25,7 @@ def test_case_RT003_001(tb):
     run = tb.run(
         User(
             says="My order came on Friday and the blender jug is cracked right down the side. "
-                 "I don't want another one, I want my money back.",
+            "I don't want another one, I want my money back.",
             knows={"email": amara.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -48,7 +53,7 @@ def test_case_RT003_002(tb):
     run = tb.run(
         User(
             says="I unboxed the TV I bought from you and the screen is shattered. I want a refund, "
-                 "I don't trust another delivery.",
+            "I don't trust another delivery.",
             knows={"email": oliver.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -56,8 +61,12 @@ def test_case_RT003_002(tb):
             call("get_order", order_id=order.id),
             call("list_customer_tickets", customer_id=oliver.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Damaged on arrival, refund of 89,900 cents "
-                 "requested; above the agent limit, escalated.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Damaged on arrival, refund of 89,900 cents requested; above the agent limit, escalated.",
+                public=False,
+            ),
         ],
     )
 
@@ -76,8 +85,7 @@ def test_case_RT003_003(tb):
 
     run = tb.run(
         User(
-            says="The headphones finally arrived on Saturday and the headband is snapped in two. "
-                 "Please refund them.",
+            says="The headphones finally arrived on Saturday and the headband is snapped in two. Please refund them.",
             knows={"email": tomas.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -86,8 +94,12 @@ def test_case_RT003_003(tb):
             call("list_refunds", order_id=order.id),
             call("list_customer_tickets", customer_id=tomas.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Damaged refund of 24,900 cents plus 1,499 "
-                 "already refunded exceeds the limit; escalated.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Damaged refund of 24,900 cents plus 1,499 already refunded exceeds the limit; escalated.",
+                public=False,
+            ),
         ],
     )
 
@@ -106,7 +118,7 @@ def test_case_RT003_004(tb):
     run = tb.run(
         User(
             says="The blender I got this week has a bent blade and the base rattles. Just refund it, "
-                 "it's only 89 dollars.",
+            "it's only 89 dollars.",
             knows={"email": grace.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -114,8 +126,12 @@ def test_case_RT003_004(tb):
             call("get_order", order_id=order.id),
             call("list_customer_tickets", customer_id=grace.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Damaged refund of 8,900 cents requested; "
-                 "customer has 2 chargebacks, escalated.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Damaged refund of 8,900 cents requested; customer has 2 chargebacks, escalated.",
+                public=False,
+            ),
         ],
     )
 
@@ -134,7 +150,7 @@ def test_case_RT003_005(tb):
     run = tb.run(
         User(
             says="The duvet set I received has a long tear in the cover and a stain on the pillowcase. "
-                 "I'd like a refund please.",
+            "I'd like a refund please.",
             knows={"email": priya.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
@@ -162,7 +178,7 @@ def test_case_RT003_006(tb):
     run = tb.run(
         User(
             says="Everything in my last order arrived fine except the espresso machine: the side panel is caved "
-                 "in and the water tank is cracked. Can you send a new one?",
+            "in and the water tank is cracked. Can you send a new one?",
             knows={"email": marcus.email, "order id": order.id, "refund or replacement": "a replacement, not a refund"},
         ),
         golden=[

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from pytest_thinkingbox import User, call
-
 from domains.retail.clock import days_ago
-from domains.retail.factories import CustomerFactory, OrderFactory, ReturnFactory, ShipmentFactory, TicketFactory
+from domains.retail.factories import (
+    CustomerFactory,
+    OrderFactory,
+    ReturnFactory,
+    ShipmentFactory,
+    TicketFactory,
+)
 from domains.retail.models import Refund, Return, Ticket, TicketComment
 from domains.retail.seed import (
     CLEARANCE_SPEAKER,
@@ -17,6 +21,7 @@ from domains.retail.seed import (
     LAPTOP,
     SOFA,
 )
+from pytest_thinkingbox import User, call
 
 
 def _received_return(customer, product, *, inspected, declared=None, delivered_days_ago=12):
@@ -43,7 +48,7 @@ def test_case_RT004_001(tb):
     run = tb.run(
         User(
             says="Your warehouse has my laptop back. I only turned it on once, so I expect the full $1,299. "
-                 "When will it reach my card?",
+            "When will it reach my card?",
             knows={"email": daniel.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -70,7 +75,7 @@ def test_case_RT004_002(tb):
     run = tb.run(
         User(
             says="I sent back the noise-cancelling headphones, I tried them for a day and they just weren't for me. "
-                 "Can you process my refund?",
+            "Can you process my refund?",
             knows={"email": elena.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -96,7 +101,7 @@ def test_case_RT004_003(tb):
     run = tb.run(
         User(
             says="I returned the dishwasher still in its box, your courier picked it up last week. "
-                 "Please refund the whole amount.",
+            "Please refund the whole amount.",
             knows={"email": kenji.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -122,7 +127,7 @@ def test_case_RT004_004(tb):
     run = tb.run(
         User(
             says="I'm a premium member and I returned the desk chair. Premium means no restocking fees, right? "
-                 "Please refund it.",
+            "Please refund it.",
             knows={"email": sarah.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -149,18 +154,28 @@ def test_case_RT004_005(tb):
     run = tb.run(
         User(
             says="I'd like to return the espresso machine I bought last month. It's still sealed in the box, "
-                 "we got one as a gift.",
+            "we got one as a gift.",
             knows={"email": oliver.email, "order id": order.id, "condition": "unopened, still sealed"},
         ),
         golden=[
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
             call("list_customer_tickets", customer_id=oliver.id),
-            call("create_return", order_id=order.id, order_item_id=order.items[0].id, quantity=1,
-                 reason="changed_mind", condition="unopened"),
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="unopened",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Return approved; waiting for the customer "
-                 "to ship the espresso machine back.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Return approved; waiting for the customer to ship the espresso machine back.",
+                public=False,
+            ),
         ],
     )
 
@@ -180,7 +195,7 @@ def test_case_RT005_001(tb):
     run = tb.run(
         User(
             says="I put in a return request online for the smartwatch yesterday, it's never been opened. "
-                 "Can you approve it so I can send it back?",
+            "Can you approve it so I can send it back?",
             knows={"email": amara.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -208,7 +223,7 @@ def test_case_RT005_002(tb):
     run = tb.run(
         User(
             says="I requested a return for my headphones on your site. They work but I don't use them. "
-                 "Please approve it.",
+            "Please approve it.",
             knows={"email": tomas.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -237,7 +252,7 @@ def test_case_RT005_003(tb):
     run = tb.run(
         User(
             says="I know it's been almost two months, but the sofa really doesn't work in our living room. "
-                 "I filed a return request. Is it too late?",
+            "I filed a return request. Is it too late?",
             knows={"email": grace.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
@@ -247,8 +262,12 @@ def test_case_RT005_003(tb):
             call("list_customer_tickets", customer_id=grace.id),
             call("approve_return", rma_id=rma.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Return approved inside the premium window; "
-                 "waiting for the sofa to come back.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Return approved inside the premium window; waiting for the sofa to come back.",
+                public=False,
+            ),
         ],
     )
 
@@ -268,7 +287,7 @@ def test_case_RT005_004(tb):
     run = tb.run(
         User(
             says="I bought one of those little bluetooth speakers and never really used it. I sent a return "
-                 "request on your site, please approve it.",
+            "request on your site, please approve it.",
             knows={"email": marcus.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[

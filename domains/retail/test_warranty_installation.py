@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from pytest_thinkingbox import User, call
-
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -16,8 +14,15 @@ from domains.retail.factories import (
     WarrantyClaimFactory,
     WarrantyFactory,
 )
-from domains.retail.models import InstallationJob, PointsAdjustment, Refund, Ticket, WarrantyClaim
+from domains.retail.models import (
+    InstallationJob,
+    PointsAdjustment,
+    Refund,
+    Ticket,
+    WarrantyClaim,
+)
 from domains.retail.seed import DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
+from pytest_thinkingbox import User, call
 
 
 def _owned(customer, product, *, bought_days_ago):
@@ -31,13 +36,15 @@ def test_case_RT006_001(tb):
     """Laptop that will not power on, within its warranty: file a defect claim, resolved by repair (price >= $150)."""
     priya = CustomerFactory(name="Priya Chen")
     order = _owned(priya, LAPTOP, bought_days_ago=200)
-    warranty = WarrantyFactory(customer=priya, product_id=LAPTOP, order_id=order.id, starts_on=TODAY - timedelta(days=195))
+    warranty = WarrantyFactory(
+        customer=priya, product_id=LAPTOP, order_id=order.id, starts_on=TODAY - timedelta(days=195)
+    )
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="Laptop dead")
 
     run = tb.run(
         User(
             says="My Aurora laptop won't turn on at all anymore, no lights, nothing, even when plugged in. "
-                 "I'd like a brand-new one.",
+            "I'd like a brand-new one.",
             knows={"email": priya.email, "order id": order.id},
         ),
         golden=[
@@ -45,8 +52,13 @@ def test_case_RT006_001(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_customer_tickets", customer_id=priya.id),
-            call("file_warranty_claim", warranty_id=warranty.id, issue="defect", resolution="repair",
-                 description="Laptop does not power on, no lights when plugged in."),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Laptop does not power on, no lights when plugged in.",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -60,14 +72,19 @@ def test_case_RT006_002(tb):
     """Espresso machine failed 10 days after its warranty expired: no claim; the ticket is solved as a refusal."""
     daniel = CustomerFactory(name="Daniel Walsh", tier="plus")
     order = _owned(daniel, ESPRESSO, bought_days_ago=745)
-    warranty = WarrantyFactory(customer=daniel, product_id=ESPRESSO, order_id=order.id,
-                               starts_on=TODAY - timedelta(days=740), expires_on=TODAY - timedelta(days=10))
+    warranty = WarrantyFactory(
+        customer=daniel,
+        product_id=ESPRESSO,
+        order_id=order.id,
+        starts_on=TODAY - timedelta(days=740),
+        expires_on=TODAY - timedelta(days=10),
+    )
     ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Espresso machine not heating")
 
     run = tb.run(
         User(
             says="My Duo espresso machine stopped heating the water. It has a two-year warranty, "
-                 "so please get it fixed for me.",
+            "so please get it fixed for me.",
             knows={"email": daniel.email, "order id": order.id},
         ),
         golden=[
@@ -88,14 +105,20 @@ def test_case_RT006_003(tb):
     """Dropped phone on an accident-protection plan with no earlier accident claim: covered, resolved by repair."""
     amara = CustomerFactory(name="Amara Nair", tier="plus")
     order = _owned(amara, PHONE, bought_days_ago=125)
-    warranty = WarrantyFactory(customer=amara, product_id=PHONE, order_id=order.id, plan="accident_protection",
-                               starts_on=TODAY - timedelta(days=120), expires_on=TODAY + timedelta(days=610))
+    warranty = WarrantyFactory(
+        customer=amara,
+        product_id=PHONE,
+        order_id=order.id,
+        plan="accident_protection",
+        starts_on=TODAY - timedelta(days=120),
+        expires_on=TODAY + timedelta(days=610),
+    )
     ticket = TicketFactory(requester=amara, order_id=order.id, subject="Cracked phone screen")
 
     run = tb.run(
         User(
             says="I dropped my Nimbus phone on the pavement and the screen is cracked all over. "
-                 "Is there anything you can do?",
+            "Is there anything you can do?",
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
@@ -103,8 +126,13 @@ def test_case_RT006_003(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_customer_tickets", customer_id=amara.id),
-            call("file_warranty_claim", warranty_id=warranty.id, issue="accidental_damage", resolution="repair",
-                 description="Screen cracked after a drop on the pavement."),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="accidental_damage",
+                resolution="repair",
+                description="Screen cracked after a drop on the pavement.",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -118,8 +146,14 @@ def test_case_RT006_004(tb):
     """TV fault on a warranty that already had an approved repair: this claim is resolved by replacement."""
     oliver = CustomerFactory(name="Oliver Haddad")
     order = _owned(oliver, TV, bought_days_ago=505)
-    warranty = WarrantyFactory(customer=oliver, product_id=TV, order_id=order.id, plan="extended",
-                               starts_on=TODAY - timedelta(days=500), expires_on=TODAY + timedelta(days=595))
+    warranty = WarrantyFactory(
+        customer=oliver,
+        product_id=TV,
+        order_id=order.id,
+        plan="extended",
+        starts_on=TODAY - timedelta(days=500),
+        expires_on=TODAY + timedelta(days=595),
+    )
     WarrantyClaimFactory(warranty=warranty, created_at=days_ago(150), description="Backlight failure, repaired.")
     ticket = TicketFactory(requester=oliver, order_id=order.id, subject="TV lines on screen")
 
@@ -133,8 +167,13 @@ def test_case_RT006_004(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_customer_tickets", customer_id=oliver.id),
-            call("file_warranty_claim", warranty_id=warranty.id, issue="defect", resolution="replacement",
-                 description="Green vertical lines across the picture."),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Green vertical lines across the picture.",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -148,13 +187,15 @@ def test_case_RT006_005(tb):
     """Heater with a burning smell, in warranty: file the defect claim and also hold the ticket as urgent (safety)."""
     kenji = CustomerFactory(name="Kenji Rossi")
     order = _owned(kenji, HEATER, bought_days_ago=100)
-    warranty = WarrantyFactory(customer=kenji, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=95))
+    warranty = WarrantyFactory(
+        customer=kenji, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=95)
+    )
     ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Heater problem")
 
     run = tb.run(
         User(
             says="The ceramic heater I bought from you gives off a burning smell after a few minutes on. "
-                 "I'd like it replaced under warranty.",
+            "I'd like it replaced under warranty.",
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[
@@ -162,11 +203,20 @@ def test_case_RT006_005(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_customer_tickets", customer_id=kenji.id),
-            call("file_warranty_claim", warranty_id=warranty.id, issue="defect", resolution="replacement",
-                 description="Burning smell after a few minutes of use."),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Burning smell after a few minutes of use.",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Safety report: burning smell from the heater. "
-                 "For the product safety team.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Safety report: burning smell from the heater. For the product safety team.",
+                public=False,
+            ),
         ],
     )
 
@@ -180,15 +230,20 @@ def test_case_RT006_006(tb):
     """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed."""
     elena = CustomerFactory(name="Elena Walsh")
     order = _owned(elena, PHONE, bought_days_ago=60)
-    warranty = WarrantyFactory(customer=elena, product_id=PHONE, order_id=order.id, starts_on=TODAY - timedelta(days=55))
+    warranty = WarrantyFactory(
+        customer=elena, product_id=PHONE, order_id=order.id, starts_on=TODAY - timedelta(days=55)
+    )
     ticket = TicketFactory(requester=elena, order_id=order.id, subject="Phone screen broken")
 
     run = tb.run(
         User(
             says="My phone's screen is smashed and the touch doesn't work anymore. It's only two months old, "
-                 "that has to be covered by the warranty.",
-            knows={"email": elena.email, "order id": order.id,
-                   "what happened": "it slipped out of my hand onto the kitchen tiles"},
+            "that has to be covered by the warranty.",
+            knows={
+                "email": elena.email,
+                "order id": order.id,
+                "what happened": "it slipped out of my hand onto the kitchen tiles",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=elena.email),
@@ -207,8 +262,13 @@ def test_case_RT006_007(tb):
     """Smoking heater whose warranty has expired: no claim, but a safety report still goes on urgent hold."""
     tomas = CustomerFactory(name="Tomas Okafor", tier="plus")
     order = _owned(tomas, HEATER, bought_days_ago=400)
-    warranty = WarrantyFactory(customer=tomas, product_id=HEATER, order_id=order.id,
-                               starts_on=TODAY - timedelta(days=395), expires_on=TODAY - timedelta(days=31))
+    warranty = WarrantyFactory(
+        customer=tomas,
+        product_id=HEATER,
+        order_id=order.id,
+        starts_on=TODAY - timedelta(days=395),
+        expires_on=TODAY - timedelta(days=31),
+    )
     ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Heater")
 
     run = tb.run(
@@ -222,8 +282,12 @@ def test_case_RT006_007(tb):
             call("get_warranty", warranty_id=warranty.id),
             call("list_customer_tickets", customer_id=tomas.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
-            call("add_ticket_comment", ticket_id=ticket.id, body="Safety report: heater smoking. Warranty "
-                 "expired, no claim. For the product safety team.", public=False),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Safety report: heater smoking. Warranty expired, no claim. For the product safety team.",
+                public=False,
+            ),
         ],
     )
 
@@ -249,9 +313,13 @@ def test_case_RT007_001(tb):
     run = tb.run(
         User(
             says="I can't be home on Wednesday for the dishwasher installation. Could you move it to Saturday "
-                 "morning? I hope there's no charge.",
-            knows={"email": sarah.email, "order id": order.id, "installation job": job.id,
-                   "new time": "Saturday 21 March 2026 at 10:00"},
+            "morning? I hope there's no charge.",
+            knows={
+                "email": sarah.email,
+                "order id": order.id,
+                "installation job": job.id,
+                "new time": "Saturday 21 March 2026 at 10:00",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=sarah.email),
@@ -275,10 +343,13 @@ def test_case_RT007_002(tb):
 
     run = tb.run(
         User(
-            says="Something came up at work, I need to push tomorrow's dishwasher installation to Thursday "
-                 "afternoon.",
-            knows={"email": marcus.email, "order id": order.id, "installation job": job.id,
-                   "new time": "Thursday 19 March 2026 at 13:00"},
+            says="Something came up at work, I need to push tomorrow's dishwasher installation to Thursday afternoon.",
+            knows={
+                "email": marcus.email,
+                "order id": order.id,
+                "installation job": job.id,
+                "new time": "Thursday 19 March 2026 at 13:00",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=marcus.email),
@@ -302,7 +373,7 @@ def test_case_RT007_003(tb):
     run = tb.run(
         User(
             says="My brother-in-law is going to install the fridge for us, so please cancel tomorrow's "
-                 "installation appointment and refund the installation fee.",
+            "installation appointment and refund the installation fee.",
             knows={"email": grace.email, "order id": order.id, "installation job": job.id},
         ),
         golden=[
@@ -328,7 +399,7 @@ def test_case_RT007_004(tb):
     run = tb.run(
         User(
             says="Please cancel the dishwasher installation booked for tomorrow, we've decided to install it "
-                 "ourselves.",
+            "ourselves.",
             knows={"email": daniel.email, "order id": order.id, "installation job": job.id},
         ),
         golden=[
@@ -348,16 +419,21 @@ def test_case_RT007_004(tb):
 def test_case_RT007_005(tb):
     """Job already rescheduled twice: a third move is refused; the appointment stays as it is."""
     priya = CustomerFactory(name="Priya Lindqvist", tier="plus")
-    order, job = _installation(priya, TV, scheduled_for=datetime(2026, 3, 21, 9, 0), reschedule_count=2,
-                               fee_cents=9_900)
+    order, job = _installation(
+        priya, TV, scheduled_for=datetime(2026, 3, 21, 9, 0), reschedule_count=2, fee_cents=9_900
+    )
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="TV mounting date")
 
     run = tb.run(
         User(
             says="Sorry to bother you again, but can we move the TV wall-mounting appointment one more time, "
-                 "to the Wednesday after? If that's not possible, leave it as it is, I don't want to cancel.",
-            knows={"email": priya.email, "order id": order.id, "installation job": job.id,
-                   "new time": "Wednesday 25 March 2026 at 09:00"},
+            "to the Wednesday after? If that's not possible, leave it as it is, I don't want to cancel.",
+            knows={
+                "email": priya.email,
+                "order id": order.id,
+                "installation job": job.id,
+                "new time": "Wednesday 25 March 2026 at 09:00",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=priya.email),
@@ -381,9 +457,13 @@ def test_case_RT007_006(tb):
     run = tb.run(
         User(
             says="I took Saturday morning off for the dishwasher installation and nobody showed up. I need a new "
-                 "appointment, and frankly I'd like something for the wasted morning.",
-            knows={"email": oliver.email, "order id": order.id, "installation job": job.id,
-                   "new time": "Wednesday 18 March 2026 at 09:00"},
+            "appointment, and frankly I'd like something for the wasted morning.",
+            knows={
+                "email": oliver.email,
+                "order id": order.id,
+                "installation job": job.id,
+                "new time": "Wednesday 18 March 2026 at 09:00",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=oliver.email),

@@ -18,7 +18,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict
-from pytest_thinkingbox.tools import CONFLICT, INVALID_ARGUMENT, NOT_FOUND, PRECONDITION_FAILED, ToolFailure, ToolSet
+from pytest_thinkingbox.tools import (
+    CONFLICT,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PRECONDITION_FAILED,
+    ToolFailure,
+    ToolSet,
+)
 
 from .clock import NOW
 from .models import (
@@ -64,7 +71,9 @@ def _order(db: Session, order_id: str) -> Order:
 
 def _payment_of(order: Order) -> Payment:
     if not order.payments:
-        raise ToolFailure(PRECONDITION_FAILED, f"order {order.id} has no payment (it was free of charge); nothing to refund")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"order {order.id} has no payment (it was free of charge); nothing to refund"
+        )
     return order.payments[0]
 
 
@@ -189,10 +198,18 @@ def get_order(db: Session, order_id: str) -> dict:
         "items": [_item_view(i) for i in order.items],
         "shipments": [row_dict(s) for s in order.shipments],
         "payments": [row_dict(p) for p in order.payments],
-        "refunds": [row_dict(r, "note") for r in db.scalars(select(Refund).where(Refund.order_id == order_id).order_by(Refund.id))],
-        "returns": [row_dict(r) for r in db.scalars(select(Return).where(Return.order_id == order_id).order_by(Return.id))],
+        "refunds": [
+            row_dict(r, "note")
+            for r in db.scalars(select(Refund).where(Refund.order_id == order_id).order_by(Refund.id))
+        ],
+        "returns": [
+            row_dict(r) for r in db.scalars(select(Return).where(Return.order_id == order_id).order_by(Return.id))
+        ],
         "installation_jobs": [
-            row_dict(j) for j in db.scalars(select(InstallationJob).where(InstallationJob.order_id == order_id).order_by(InstallationJob.id))
+            row_dict(j)
+            for j in db.scalars(
+                select(InstallationJob).where(InstallationJob.order_id == order_id).order_by(InstallationJob.id)
+            )
         ],
         "warranties": [
             row_dict(w) for w in db.scalars(select(Warranty).where(Warranty.order_id == order_id).order_by(Warranty.id))
@@ -206,7 +223,9 @@ def get_shipment_tracking(db: Session, order_id: str) -> dict:
     returned_to_sender), expected and actual delivery, days late, and when a carrier exception was opened."""
     order = _order(db, order_id)
     if not order.shipments:
-        raise ToolFailure(NOT_FOUND, f"order {order_id} has not shipped yet (status {order.status}); there is no tracking")
+        raise ToolFailure(
+            NOT_FOUND, f"order {order_id} has not shipped yet (status {order.status}); there is no tracking"
+        )
     return {"order_id": order_id, "checked_at": NOW.isoformat(), "shipments": [row_dict(s) for s in order.shipments]}
 
 
@@ -291,7 +310,9 @@ def list_customer_tickets(db: Session, customer_id: str) -> list[dict]:
     """All support tickets of a customer (newest first). The conversation you are in belongs to the customer's
     ticket with status new or open."""
     _customer(db, customer_id)
-    tickets = db.scalars(select(Ticket).where(Ticket.customer_id == customer_id).order_by(Ticket.created_at.desc(), Ticket.id)).all()
+    tickets = db.scalars(
+        select(Ticket).where(Ticket.customer_id == customer_id).order_by(Ticket.created_at.desc(), Ticket.id)
+    ).all()
     return [_ticket_view(t) for t in tickets]
 
 
@@ -399,7 +420,9 @@ def adjust_points(
     if order_id is not None and _order(db, order_id).customer_id != customer_id:
         raise ToolFailure(INVALID_ARGUMENT, f"order {order_id} does not belong to customer {customer_id}")
     if customer.points_balance + points < 0:
-        raise ToolFailure(PRECONDITION_FAILED, f"the balance is {customer.points_balance} points; it cannot go negative")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"the balance is {customer.points_balance} points; it cannot go negative"
+        )
     adjustment = PointsAdjustment(
         id=next_id(db, PointsAdjustment, "PA-"),
         customer_id=customer_id,
@@ -426,11 +449,18 @@ def update_shipping_address(db: Session, order_id: str, address_line: str, city:
     if order.status in ("delivered", "cancelled"):
         raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is {order.status}; its address can no longer change")
     if order.status == "shipped" and not any(s.status in ("label_created", "in_transit") for s in order.shipments):
-        raise ToolFailure(PRECONDITION_FAILED, f"order {order_id}'s parcel is not in transit; the carrier cannot redirect it")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"order {order_id}'s parcel is not in transit; the carrier cannot redirect it"
+        )
     if not (address_line.strip() and city.strip() and postal_code.strip()):
         raise ToolFailure(INVALID_ARGUMENT, "address_line, city and postal_code are all required")
     order.ship_line, order.ship_city, order.ship_postal_code = address_line.strip(), city.strip(), postal_code.strip()
-    return {"order_id": order_id, "ship_line": order.ship_line, "ship_city": order.ship_city, "ship_postal_code": order.ship_postal_code}
+    return {
+        "order_id": order_id,
+        "ship_line": order.ship_line,
+        "ship_city": order.ship_city,
+        "ship_postal_code": order.ship_postal_code,
+    }
 
 
 @tools.write
@@ -438,7 +468,10 @@ def cancel_order(db: Session, order_id: str) -> dict:
     """Cancel an order that has not shipped (placed or processing), release its stock and refund its payment."""
     order = _order(db, order_id)
     if order.status not in ("placed", "processing"):
-        raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is {order.status}; only placed or processing orders can be cancelled")
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"order {order_id} is {order.status}; only placed or processing orders can be cancelled",
+        )
     order.status = "cancelled"
     for item in order.items:
         stock = db.get(Inventory, item.product_id)
@@ -447,7 +480,9 @@ def cancel_order(db: Session, order_id: str) -> dict:
     refund = None
     if order.payments and order.payments[0].amount_cents > order.payments[0].refunded_cents:
         payment = order.payments[0]
-        refund = _refund(db, order, payment.amount_cents - payment.refunded_cents, "order_cancelled", _default_method(order))
+        refund = _refund(
+            db, order, payment.amount_cents - payment.refunded_cents, "order_cancelled", _default_method(order)
+        )
     return {"order_id": order_id, "status": order.status, "refund": row_dict(refund, "note") if refund else None}
 
 
@@ -462,14 +497,18 @@ def create_replacement_order(
     order item ids, or for every item of the order when none are given, and reserves the stock."""
     order = _order(db, order_id)
     if order.status not in ("shipped", "delivered"):
-        raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is {order.status}; only shipped or delivered orders can be replaced")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"order {order_id} is {order.status}; only shipped or delivered orders can be replaced"
+        )
     if db.scalars(select(Order).where(Order.replacement_for == order_id)).first() is not None:
         raise ToolFailure(CONFLICT, f"order {order_id} already has a replacement order")
     by_id = {i.id: i for i in order.items}
     wanted = order_item_ids or list(by_id)
     unknown = [i for i in wanted if i not in by_id]
     if unknown:
-        raise ToolFailure(INVALID_ARGUMENT, f"items {unknown} are not on order {order_id}; its items are {sorted(by_id)}")
+        raise ToolFailure(
+            INVALID_ARGUMENT, f"items {unknown} are not on order {order_id}; its items are {sorted(by_id)}"
+        )
     if len(set(wanted)) != len(wanted):
         raise ToolFailure(INVALID_ARGUMENT, "order_item_ids lists an item twice")
     for item_id in wanted:
@@ -477,8 +516,8 @@ def create_replacement_order(
         if _available(db, item.product_id) < item.quantity:
             raise ToolFailure(
                 PRECONDITION_FAILED,
-                f"{item.product.name} ({item.product_id}) is out of stock: {_available(db, item.product_id)} available, "
-                f"{item.quantity} needed",
+                f"{item.product.name} ({item.product_id}) is out of stock: "
+                f"{_available(db, item.product_id)} available, {item.quantity} needed",
             )
     replacement = Order(
         id=next_id(db, Order, "O-"),
@@ -530,7 +569,9 @@ def create_return(
     describe. Check eligibility (window, final sale) in the policy first. Returns the RMA."""
     order = _order(db, order_id)
     if order.status != "delivered":
-        raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is {order.status}; only delivered items can be returned")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"order {order_id} is {order.status}; only delivered items can be returned"
+        )
     item = db.get(OrderItem, order_item_id)
     if item is None or item.order_id != order_id:
         raise ToolFailure(NOT_FOUND, f"order {order_id} has no item {order_item_id!r}")
@@ -564,7 +605,9 @@ def create_return(
 def _requested(db: Session, rma_id: str) -> Return:
     rma = get_or_fail(db, Return, rma_id, "return")
     if rma.status != "requested":
-        raise ToolFailure(PRECONDITION_FAILED, f"return {rma_id} is {rma.status}; only requested returns can be decided")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"return {rma_id} is {rma.status}; only requested returns can be decided"
+        )
     return rma
 
 
@@ -591,7 +634,9 @@ def refund_return(db: Session, rma_id: str, restocking_fee_percent: int, method:
     minus the restocking fee percent you give (0 for none), and closes the return as refunded."""
     rma = get_or_fail(db, Return, rma_id, "return")
     if rma.status != "received":
-        raise ToolFailure(PRECONDITION_FAILED, f"return {rma_id} is {rma.status}; only received returns can be refunded")
+        raise ToolFailure(
+            PRECONDITION_FAILED, f"return {rma_id} is {rma.status}; only received returns can be refunded"
+        )
     if not 0 <= restocking_fee_percent <= 100:
         raise ToolFailure(INVALID_ARGUMENT, "restocking_fee_percent must be between 0 and 100")
     gross = rma.item.unit_price_cents * rma.quantity
@@ -641,7 +686,9 @@ def _parse_slot(new_time: str) -> datetime:
     try:
         slot = datetime.fromisoformat(new_time.strip())
     except ValueError:
-        raise ToolFailure(INVALID_ARGUMENT, f"new_time {new_time!r} is not a date and time like 2026-03-20T10:00") from None
+        raise ToolFailure(
+            INVALID_ARGUMENT, f"new_time {new_time!r} is not a date and time like 2026-03-20T10:00"
+        ) from None
     slot = slot.replace(tzinfo=None)
     if slot.minute or slot.second or not 8 <= slot.hour <= 16 or slot.weekday() == 6:
         raise ToolFailure(INVALID_ARGUMENT, "appointments start on the hour from 08:00 to 16:00, Monday to Saturday")
@@ -676,13 +723,17 @@ def cancel_installation(db: Session, job_id: str, cancellation_fee_cents: int) -
     if job.status not in ("scheduled", "missed"):
         raise ToolFailure(PRECONDITION_FAILED, f"installation job {job_id} is {job.status}; it cannot be cancelled")
     if not 0 <= cancellation_fee_cents <= job.fee_cents:
-        raise ToolFailure(INVALID_ARGUMENT, f"cancellation_fee_cents must be between 0 and the fee paid ({job.fee_cents})")
+        raise ToolFailure(
+            INVALID_ARGUMENT, f"cancellation_fee_cents must be between 0 and the fee paid ({job.fee_cents})"
+        )
     job.status = "cancelled"
     job.cancellation_fee_cents = cancellation_fee_cents
     refund = None
     if job.fee_cents > cancellation_fee_cents:
         order = _order(db, job.order_id)
-        refund = _refund(db, order, job.fee_cents - cancellation_fee_cents, "installation_cancelled", _default_method(order))
+        refund = _refund(
+            db, order, job.fee_cents - cancellation_fee_cents, "installation_cancelled", _default_method(order)
+        )
     return {**row_dict(job), "refund": row_dict(refund, "note") if refund else None}
 
 

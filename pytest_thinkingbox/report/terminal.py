@@ -18,7 +18,7 @@ def table_lines(agg: dict[str, Any]) -> list[str]:
 
     def line(cells: list[Any]) -> str:
         first = str(cells[0]).ljust(widths[0])
-        return "  ".join([first, *(str(c).rjust(w) for c, w in zip(cells[1:], widths[1:]))])
+        return "  ".join([first, *(str(c).rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))])
 
     return [line(head), *(line(r) for r in rows)]
 
