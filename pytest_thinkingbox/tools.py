@@ -113,7 +113,7 @@ class ToolSet:
         server = MCPServer(self.name)
         for name, (fn, read_only) in self._functions.items():
             server.add_tool(
-                _served(fn),
+                _served(fn, read_only),
                 name=name,
                 annotations=ToolAnnotations(read_only_hint=read_only, destructive_hint=not read_only),
                 structured_output=False,
@@ -121,11 +121,13 @@ class ToolSet:
         return server
 
 
-def _served(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _served(fn: Callable[..., Any], read_only: bool) -> Callable[..., Any]:
     """Wrap a domain function as an async MCP tool bound to the current session.
 
     The wrapper is async so the SDK calls it on the event loop (not a worker
     thread), and its signature hides the leading `db` parameter from the schema.
+    A write is committed when it succeeds and rolled back when it fails, so a
+    failed call leaves nothing behind; a read has nothing to commit or undo.
     """
     signature = inspect.signature(fn, eval_str=True)
     public = list(signature.parameters.values())[1:]
@@ -134,9 +136,11 @@ def _served(fn: Callable[..., Any]) -> Callable[..., Any]:
         db = current_session()
         try:
             result = fn(db, **arguments)
-            db.commit()
+            if not read_only:
+                db.commit()
         except ToolFailure as failure:
-            db.rollback()
+            if not read_only:
+                db.rollback()
             return _error_result(failure.code, failure.message)
         except Exception:
             db.rollback()

@@ -81,13 +81,18 @@ class OrderFactory(Factory):
         if not extracted:
             return
         db = current_session()
-        for line in extracted:
-            product_id, quantity = (line, 1) if isinstance(line, str) else line
-            product = db.get(Product, product_id)
-            OrderItemFactory(order=order, product=product, quantity=quantity, unit_price_cents=product.price_cents)
-        order.subtotal_cents = sum(i.unit_price_cents * i.quantity for i in order.items)
+        items = []
+        with db.no_autoflush:  # the rows are written together at tb.run; no flush per product look-up
+            for line in extracted:
+                product_id, quantity = (line, 1) if isinstance(line, str) else line
+                product = db.get(Product, product_id)
+                items.append(
+                    OrderItemFactory(
+                        order=order, product=product, quantity=quantity, unit_price_cents=product.price_cents
+                    )
+                )
+        order.subtotal_cents = sum(i.unit_price_cents * i.quantity for i in items)
         order.total_cents = order.subtotal_cents + order.shipping_cents - order.discount_cents
-        db.flush()
 
     @factory.post_generation
     def payment(order, create, extracted, **kwargs):  # noqa: N805
@@ -224,7 +229,7 @@ class InstallationJobFactory(Factory):
 
     id = factory.Sequence(lambda n: f"IJ-{4401 + n}")
     order = factory.SubFactory(OrderFactory)
-    customer_id = factory.SelfAttribute("order.customer_id")
+    customer_id = factory.LazyAttribute(lambda j: j.order.customer.id)
     product_id = factory.LazyAttribute(lambda j: j.order.items[0].product_id if j.order.items else "P-107")
     scheduled_for = factory.LazyFunction(lambda: NOW + timedelta(days=4, hours=1))
     technician = factory.Sequence(lambda n: ["Luis Ortega", "Hannah Berg", "Samuel Idowu"][n % 3])
