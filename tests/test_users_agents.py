@@ -23,6 +23,12 @@ def test_scripted_user_reveals_only_what_is_asked_for():
     assert turn.text == "My order id is O-1001." and not turn.end
     assert "sam@example.com" not in turn.text
     assert _reply("What is the email on the account and the order id?").text.count("My ") == 2
+    assert _reply("Please share the ID of the order.").text == "My order id is O-1001."
+
+
+def test_scripted_user_does_not_volunteer_facts_the_agent_only_mentions():
+    turn = _reply("I have looked at your order and the refund is on its way.")
+    assert "O-1001" not in turn.text and turn.end
 
 
 def test_scripted_user_confirms_never_invents_and_ends_when_agent_closes():
