@@ -87,7 +87,7 @@ async def run_episode(
         if episode.steps >= limits.max_steps:
             episode.end_reason = "max_steps"
             return episode
-        if time.monotonic() > deadline:
+        if time.monotonic() >= deadline:
             episode.end_reason = "time_limit"
             return episode
         step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))))
