@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import MetaData, func, inspect, select
+from sqlalchemy import MetaData, inspect, select
 from sqlalchemy.orm import Session
 
 from .tools import NOT_FOUND, ToolFailure, ToolSet
@@ -67,10 +67,6 @@ def next_id(db: Session, model: type, prefix: str, width: int = 4) -> str:
     taken = db.scalars(select(column).where(column.like(f"{prefix}%"))).all()
     numbers = [int(m.group(1)) for m in (re.fullmatch(re.escape(prefix) + r"(\d+)", v) for v in taken) if m]
     return f"{prefix}{max(numbers, default=0) + 1:0{width}d}"
-
-
-def count(db: Session, model: type, *where: Any) -> int:
-    return db.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
 def get_or_fail(db: Session, model: type[T], key: Any, what: str | None = None) -> T:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .outcomes import RECORD
+from .outcomes import RECORD, new_record
 from .settings import setting
 
 
@@ -77,20 +77,7 @@ def tb(
     from .harness import Attempt
 
     config = request.config
-    record: dict[str, Any] = {
-        "task": request.node.originalname,
-        "domain": tb_domain.name,
-        "attempt": _tb_attempt,
-        "nodeid": request.node.nodeid,
-        "agent": setting(config, "tb_agent"),
-        "user": setting(config, "tb_user"),
-        "seed": config.getoption("tb_seed"),
-        "wrong": 0,
-        "missing": 0,
-        "extra": 0,
-        "tool_calls": 0,
-        "tool_errors": 0,
-    }
+    record = new_record(request.node, tb_domain.name)
     request.node.stash[RECORD] = record
     attempt = Attempt(
         task=record["task"],

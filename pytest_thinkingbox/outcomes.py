@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from .errors import ThinkingboxError
+from .settings import setting
 
 #: The per-attempt record, kept on the item until the report carries it.
 RECORD = pytest.StashKey[dict[str, Any]]()
@@ -40,14 +41,21 @@ def _first_lines(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-def fallback_record(item: pytest.Item) -> dict[str, Any]:
-    """The record of an attempt whose setup failed before the `tb` fixture made one."""
+def new_record(item: pytest.Item, domain: str | None = None) -> dict[str, Any]:
+    """The record of one attempt before it runs: which task and attempt, and zero counts.
+
+    The `tb` fixture makes it at setup (with the domain); an attempt whose setup
+    failed before that gets one from the report hook, so no attempt goes unrecorded.
+    """
     callspec = getattr(item, "callspec", None)
     return {
         "task": getattr(item, "originalname", item.name),
-        "domain": None,
+        "domain": domain,
         "attempt": callspec.params.get("_tb_attempt", 1) if callspec else 1,
         "nodeid": item.nodeid,
+        "agent": setting(item.config, "tb_agent"),
+        "user": setting(item.config, "tb_user"),
+        "seed": item.config.getoption("tb_seed"),
         "wrong": 0,
         "missing": 0,
         "extra": 0,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from . import fixtures
-from .outcomes import ERROR, RECORD, classify, fallback_record
+from .outcomes import ERROR, RECORD, classify, new_record
 from .settings import add_options, check, repeat, setting
 
 
@@ -59,7 +59,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if report.skipped or "_tb_attempt" not in getattr(item, "fixturenames", ()):
         return report
-    record = item.stash.setdefault(RECORD, fallback_record(item))
+    if RECORD not in item.stash:
+        item.stash[RECORD] = new_record(item)
+    record = item.stash[RECORD]
     if call.when == "call" or report.failed:
         stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
         record.update(classify(call.excinfo, stage))

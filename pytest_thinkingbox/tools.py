@@ -98,9 +98,6 @@ class ToolSet:
         self._functions[fn.__name__] = (fn, False)
         return fn
 
-    def is_read_only(self, name: str) -> bool:
-        return self._functions[name][1]
-
     def __contains__(self, name: str) -> bool:
         return name in self._functions
 
