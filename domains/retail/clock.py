@@ -1,24 +1,13 @@
-"""The retail domain's fixed clock.
-
-Every tool, factory default and policy computation uses `NOW` (and `TODAY`),
-never the wall clock, so that the same calls on the same start state give the
-same end state on any day.
-"""
+"""The retail domain's fixed clock: Monday 16 March 2026, 09:00."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime
 
-#: The moment every retail conversation happens: Monday 16 March 2026, 09:00.
-NOW = datetime(2026, 3, 16, 9, 0)
-TODAY: date = NOW.date()
+from domains.shared.clock import Clock
 
-
-def days_ago(days: int, hour: int = 10) -> datetime:
-    """A datetime `days` whole days before `NOW` (at `hour` o'clock), for seeding records."""
-    return datetime.combine(TODAY - timedelta(days=days), datetime.min.time()).replace(hour=hour)
-
-
-def in_days(days: int, hour: int = 10) -> datetime:
-    """A datetime `days` whole days after `NOW` (at `hour` o'clock), for seeding records."""
-    return datetime.combine(TODAY + timedelta(days=days), datetime.min.time()).replace(hour=hour)
+CLOCK = Clock(datetime(2026, 3, 16, 9, 0))
+NOW = CLOCK.now
+TODAY = CLOCK.today
+days_ago = CLOCK.days_ago
+in_days = CLOCK.in_days

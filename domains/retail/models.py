@@ -13,7 +13,7 @@ from typing import Literal
 from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from pytest_thinkingbox.domain import volatile
+from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
 
 Tier = Literal["standard", "plus", "premium"]
 Category = Literal["electronics", "appliances", "furniture", "kitchen", "home", "outdoor", "apparel"]
@@ -42,10 +42,6 @@ ClaimResolution = Literal["repair", "replacement"]
 JobStatus = Literal["scheduled", "completed", "cancelled", "missed"]
 PromotionKind = Literal["percent", "fixed"]
 PointsReason = Literal["courtesy", "correction", "promotion"]
-TicketStatus = Literal["new", "open", "pending", "hold", "solved", "closed"]
-TicketPriority = Literal["low", "normal", "high", "urgent"]
-
-AGENT_TEXT = volatile("free text written by the agent")
 
 
 class Base(DeclarativeBase):
@@ -287,30 +283,19 @@ class PointsAdjustment(Base):
     customer: Mapped[Customer] = relationship()
 
 
-class Ticket(Base):
+class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    subject: Mapped[str] = mapped_column(String(200), info=AGENT_TEXT)
-    status: Mapped[str] = mapped_column(String(16), default="open")
-    priority: Mapped[str] = mapped_column(String(16), default="normal")
+    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
     order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime)
-    updated_at: Mapped[datetime] = mapped_column(DateTime)
 
     requester: Mapped[Customer] = relationship()
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
 
-class TicketComment(Base):
+class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    id: Mapped[str] = mapped_column(String(16), primary_key=True)
     ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
-    public: Mapped[bool] = mapped_column(Boolean, default=False)
-    author: Mapped[str] = mapped_column(String(80), default="support agent")
-    body: Mapped[str] = mapped_column(Text, info=AGENT_TEXT)
-    created_at: Mapped[datetime] = mapped_column(DateTime)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")

@@ -62,7 +62,7 @@ def test_case_RT008_001(tb):
             call("get_customer", customer_id=elena.id),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
-            call("list_customer_tickets", customer_id=elena.id),
+            call("list_tickets", requester_id=elena.id),
             call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -91,7 +91,7 @@ def test_case_RT008_002(tb):
             call("find_customer_by_email", email=daniel.email),
             call("get_customer", customer_id=daniel.id),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=daniel.id),
+            call("list_tickets", requester_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -116,7 +116,7 @@ def test_case_RT008_003(tb):
         golden=[
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=amara.id),
+            call("list_tickets", requester_id=amara.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -143,7 +143,7 @@ def test_case_RT008_004(tb):
             call("find_customer_by_email", email=kenji.email),
             call("get_customer", customer_id=kenji.id),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=kenji.id),
+            call("list_tickets", requester_id=kenji.id),
             call("adjust_points", customer_id=kenji.id, points=500, reason="courtesy", order_id=order.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -180,7 +180,7 @@ def test_case_RT009_001(tb):
             call("find_customer_by_email", email=sarah.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="SPRING15"),
-            call("list_customer_tickets", customer_id=sarah.id),
+            call("list_tickets", requester_id=sarah.id),
             call("apply_promo_code", order_id=order.id, code="SPRING15"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -207,7 +207,7 @@ def test_case_RT009_002(tb):
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="WINTER20"),
-            call("list_customer_tickets", customer_id=oliver.id),
+            call("list_tickets", requester_id=oliver.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -233,7 +233,7 @@ def test_case_RT009_003(tb):
             call("find_customer_by_email", email=grace.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="PREMIUM50"),
-            call("list_customer_tickets", customer_id=grace.id),
+            call("list_tickets", requester_id=grace.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -259,7 +259,7 @@ def test_case_RT009_004(tb):
             call("find_customer_by_email", email=tomas.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="PLUS25"),
-            call("list_customer_tickets", customer_id=tomas.id),
+            call("list_tickets", requester_id=tomas.id),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -286,7 +286,7 @@ def test_case_RT009_005(tb):
             call("find_customer_by_email", email=priya.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="SPRING15"),
-            call("list_customer_tickets", customer_id=priya.id),
+            call("list_tickets", requester_id=priya.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -324,7 +324,7 @@ def test_case_RT010_001(tb):
             call("list_customer_orders", customer_id=marcus.id),
             call("get_order", order_id=sofa_order.id),
             call("get_order", order_id=headphones_order.id),
-            call("list_customer_tickets", customer_id=marcus.id),
+            call("list_tickets", requester_id=marcus.id),
             call(
                 "update_shipping_address",
                 order_id=sofa_order.id,
@@ -365,7 +365,7 @@ def test_case_RT010_002(tb):
             call("find_customer_by_email", email=elena.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
-            call("list_customer_tickets", customer_id=elena.id),
+            call("list_tickets", requester_id=elena.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -396,7 +396,7 @@ def test_case_RT010_003(tb):
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=daniel.id),
+            call("list_tickets", requester_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
             call(
                 "add_ticket_comment",
@@ -429,7 +429,7 @@ def test_case_RT010_004(tb):
         golden=[
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=amara.id),
+            call("list_tickets", requester_id=amara.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
             call(
                 "add_ticket_comment",
@@ -474,7 +474,7 @@ def test_case_RT010_005(tb):
             call("find_customer_by_email", email=kenji.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
-            call("list_customer_tickets", customer_id=kenji.id),
+            call("list_tickets", requester_id=kenji.id),
             call(
                 "update_shipping_address",
                 order_id=order.id,

@@ -31,7 +31,7 @@ def test_case_RT003_001(tb):
         golden=[
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=amara.id),
+            call("list_tickets", requester_id=amara.id),
             call("issue_refund", order_id=order.id, amount_cents=8_900, reason="damaged", method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -59,7 +59,7 @@ def test_case_RT003_002(tb):
         golden=[
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=oliver.id),
+            call("list_tickets", requester_id=oliver.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
             call(
                 "add_ticket_comment",
@@ -92,7 +92,7 @@ def test_case_RT003_003(tb):
             call("find_customer_by_email", email=tomas.email),
             call("get_order", order_id=order.id),
             call("list_refunds", order_id=order.id),
-            call("list_customer_tickets", customer_id=tomas.id),
+            call("list_tickets", requester_id=tomas.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
             call(
                 "add_ticket_comment",
@@ -124,7 +124,7 @@ def test_case_RT003_004(tb):
         golden=[
             call("find_customer_by_email", email=grace.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=grace.id),
+            call("list_tickets", requester_id=grace.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
             call(
                 "add_ticket_comment",
@@ -156,7 +156,7 @@ def test_case_RT003_005(tb):
         golden=[
             call("find_customer_by_email", email=priya.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=priya.id),
+            call("list_tickets", requester_id=priya.id),
             call("issue_refund", order_id=order.id, amount_cents=12_900, reason="damaged", method="store_credit"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -185,7 +185,7 @@ def test_case_RT003_006(tb):
             call("find_customer_by_email", email=marcus.email),
             call("get_order", order_id=order.id),
             call("check_inventory", product_id=ESPRESSO),
-            call("list_customer_tickets", customer_id=marcus.id),
+            call("list_tickets", requester_id=marcus.id),
             call("create_replacement_order", order_id=order.id, reason="damaged", order_item_ids=[espresso_line]),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],

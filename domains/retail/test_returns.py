@@ -54,7 +54,7 @@ def test_case_RT004_001(tb):
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=daniel.id),
+            call("list_tickets", requester_id=daniel.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -81,7 +81,7 @@ def test_case_RT004_002(tb):
         golden=[
             call("find_customer_by_email", email=elena.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=elena.id),
+            call("list_tickets", requester_id=elena.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -107,7 +107,7 @@ def test_case_RT004_003(tb):
         golden=[
             call("find_customer_by_email", email=kenji.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=kenji.id),
+            call("list_tickets", requester_id=kenji.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -133,7 +133,7 @@ def test_case_RT004_004(tb):
         golden=[
             call("find_customer_by_email", email=sarah.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=sarah.id),
+            call("list_tickets", requester_id=sarah.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -160,7 +160,7 @@ def test_case_RT004_005(tb):
         golden=[
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=oliver.id),
+            call("list_tickets", requester_id=oliver.id),
             call(
                 "create_return",
                 order_id=order.id,
@@ -201,7 +201,7 @@ def test_case_RT005_001(tb):
         golden=[
             call("find_customer_by_email", email=amara.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=amara.id),
+            call("list_tickets", requester_id=amara.id),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -230,7 +230,7 @@ def test_case_RT005_002(tb):
             call("find_customer_by_email", email=tomas.email),
             call("get_return", rma_id=rma.id),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=tomas.id),
+            call("list_tickets", requester_id=tomas.id),
             call("reject_return", rma_id=rma.id, reason="outside_window"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -259,7 +259,7 @@ def test_case_RT005_003(tb):
             call("find_customer_by_email", email=grace.email),
             call("get_return", rma_id=rma.id),
             call("get_order", order_id=order.id),
-            call("list_customer_tickets", customer_id=grace.id),
+            call("list_tickets", requester_id=grace.id),
             call("approve_return", rma_id=rma.id),
             call("update_ticket", ticket_id=ticket.id, status="pending"),
             call(
@@ -293,7 +293,7 @@ def test_case_RT005_004(tb):
         golden=[
             call("find_customer_by_email", email=marcus.email),
             call("get_return", rma_id=rma.id),
-            call("list_customer_tickets", customer_id=marcus.id),
+            call("list_tickets", requester_id=marcus.id),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],

@@ -51,7 +51,7 @@ def test_case_RT006_001(tb):
             call("find_customer_by_email", email=priya.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=priya.id),
+            call("list_tickets", requester_id=priya.id),
             call(
                 "file_warranty_claim",
                 warranty_id=warranty.id,
@@ -91,7 +91,7 @@ def test_case_RT006_002(tb):
             call("find_customer_by_email", email=daniel.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=daniel.id),
+            call("list_tickets", requester_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -125,7 +125,7 @@ def test_case_RT006_003(tb):
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=amara.id),
+            call("list_tickets", requester_id=amara.id),
             call(
                 "file_warranty_claim",
                 warranty_id=warranty.id,
@@ -166,7 +166,7 @@ def test_case_RT006_004(tb):
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=oliver.id),
+            call("list_tickets", requester_id=oliver.id),
             call(
                 "file_warranty_claim",
                 warranty_id=warranty.id,
@@ -202,7 +202,7 @@ def test_case_RT006_005(tb):
             call("find_customer_by_email", email=kenji.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=kenji.id),
+            call("list_tickets", requester_id=kenji.id),
             call(
                 "file_warranty_claim",
                 warranty_id=warranty.id,
@@ -249,7 +249,7 @@ def test_case_RT006_006(tb):
             call("find_customer_by_email", email=elena.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=elena.id),
+            call("list_tickets", requester_id=elena.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -280,7 +280,7 @@ def test_case_RT006_007(tb):
             call("find_customer_by_email", email=tomas.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
-            call("list_customer_tickets", customer_id=tomas.id),
+            call("list_tickets", requester_id=tomas.id),
             call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
             call(
                 "add_ticket_comment",
@@ -324,7 +324,7 @@ def test_case_RT007_001(tb):
         golden=[
             call("find_customer_by_email", email=sarah.email),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=sarah.id),
+            call("list_tickets", requester_id=sarah.id),
             call("reschedule_installation", job_id=job.id, new_time="2026-03-21T10:00", fee_cents=0),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -354,7 +354,7 @@ def test_case_RT007_002(tb):
         golden=[
             call("find_customer_by_email", email=marcus.email),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=marcus.id),
+            call("list_tickets", requester_id=marcus.id),
             call("reschedule_installation", job_id=job.id, new_time="2026-03-19T13:00", fee_cents=3_500),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -379,7 +379,7 @@ def test_case_RT007_003(tb):
         golden=[
             call("find_customer_by_email", email=grace.email),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=grace.id),
+            call("list_tickets", requester_id=grace.id),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -405,7 +405,7 @@ def test_case_RT007_004(tb):
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=daniel.id),
+            call("list_tickets", requester_id=daniel.id),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
@@ -438,7 +438,7 @@ def test_case_RT007_005(tb):
         golden=[
             call("find_customer_by_email", email=priya.email),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=priya.id),
+            call("list_tickets", requester_id=priya.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -469,7 +469,7 @@ def test_case_RT007_006(tb):
             call("find_customer_by_email", email=oliver.email),
             call("get_customer", customer_id=oliver.id),
             call("get_installation_job", job_id=job.id),
-            call("list_customer_tickets", customer_id=oliver.id),
+            call("list_tickets", requester_id=oliver.id),
             call("reschedule_installation", job_id=job.id, new_time="2026-03-18T09:00", fee_cents=0),
             call("adjust_points", customer_id=oliver.id, points=1_000, reason="courtesy", order_id=order.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),

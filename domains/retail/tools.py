@@ -9,7 +9,6 @@ Every time comes from the domain clock and every new id from the rows present.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
@@ -17,6 +16,9 @@ from typing import Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from domains.shared.identity import register_identity
+from domains.shared.policy_search import register_policy_search
+from domains.shared.tickets import register_ticket_tools
 from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict
 from pytest_thinkingbox.tools import (
     CONFLICT,
@@ -48,7 +50,6 @@ from .models import (
     ReturnReason,
     Ticket,
     TicketComment,
-    TicketPriority,
     Warranty,
     WarrantyClaim,
 )
@@ -127,15 +128,6 @@ def _item_view(item: OrderItem) -> dict:
     }
 
 
-def _ticket_view(ticket: Ticket, with_comments: bool = False) -> dict:
-    view = row_dict(ticket)
-    if with_comments:
-        view["comments"] = [row_dict(c) for c in ticket.comments]
-    else:
-        view["comment_count"] = len(ticket.comments)
-    return view
-
-
 def _warranty_view(warranty: Warranty) -> dict:
     return {
         **row_dict(warranty),
@@ -146,17 +138,6 @@ def _warranty_view(warranty: Warranty) -> dict:
 
 
 # --------------------------------------------------------------------------- reads: customers and orders
-
-
-@tools.read
-def find_customer_by_email(db: Session, email: str) -> dict:
-    """Find the customer who owns an email address. Use it first, with the email the customer gives you, to
-    identify who you are talking to. Returns the customer's profile (id, tier, membership date, points, standing)."""
-    wanted = email.strip().lower()
-    customer = db.scalars(select(Customer).where(func.lower(Customer.email) == wanted)).first()
-    if customer is None:
-        raise ToolFailure(NOT_FOUND, f"no customer has the email {email!r}; ask the customer to check it")
-    return row_dict(customer)
 
 
 @tools.read
@@ -294,68 +275,6 @@ def get_promotion(db: Session, code: str) -> dict:
     if promotion is None:
         raise ToolFailure(NOT_FOUND, f"no promotion has the code {code!r}")
     return row_dict(promotion)
-
-
-# --------------------------------------------------------------------------- reads: tickets and policy
-
-
-@tools.read
-def get_ticket(db: Session, ticket_id: str) -> dict:
-    """A support ticket with its status, priority, linked order and all of its comments."""
-    return _ticket_view(get_or_fail(db, Ticket, ticket_id, "ticket"), with_comments=True)
-
-
-@tools.read
-def list_customer_tickets(db: Session, customer_id: str) -> list[dict]:
-    """All support tickets of a customer (newest first). The conversation you are in belongs to the customer's
-    ticket with status new or open."""
-    _customer(db, customer_id)
-    tickets = db.scalars(
-        select(Ticket).where(Ticket.customer_id == customer_id).order_by(Ticket.created_at.desc(), Ticket.id)
-    ).all()
-    return [_ticket_view(t) for t in tickets]
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    "a an and are as at be by can do for from how i if in is it my of on or the to was what when with you your".split()
-)
-
-
-def policy_sections(text: str) -> list[tuple[str, str]]:
-    """The policy split into (title, text) articles at its ``## `` headings."""
-    sections = []
-    for chunk in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
-        title, _, body = chunk.partition("\n")
-        sections.append((title.strip(), body.strip()))
-    return sections
-
-
-def _terms(text: str) -> list[str]:
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOP]
-    return [w[:-1] if len(w) > 4 and w.endswith("s") else w for w in words]
-
-
-@tools.read
-def search_policy(db: Session, query: str) -> dict:
-    """Search the support policy. Give a few keywords (e.g. "restocking fee opened laptop", "carrier exception
-    refund"); returns the three best-matching policy articles in full."""
-    wanted = set(_terms(query))
-    if not wanted:
-        raise ToolFailure(INVALID_ARGUMENT, "give one or more keywords to search for")
-    sections = policy_sections(POLICY_PATH.read_text(encoding="utf-8"))
-    scored = []
-    for position, (title, body) in enumerate(sections):
-        title_terms, body_terms = _terms(title), _terms(body)
-        score = sum(3 * title_terms.count(t) + body_terms.count(t) for t in wanted)
-        if score:
-            scored.append((-score, position, title, body))
-    scored.sort()
-    return {
-        "query": query,
-        "results": [{"title": title, "text": body} for _, _, title, body in scored[:3]],
-        "all_articles": [title for title, _ in sections],
-    }
 
 
 # --------------------------------------------------------------------------- writes: money
@@ -737,77 +656,8 @@ def cancel_installation(db: Session, job_id: str, cancellation_fee_cents: int) -
     return {**row_dict(job), "refund": row_dict(refund, "note") if refund else None}
 
 
-# --------------------------------------------------------------------------- writes: tickets
+# --------------------------------------------------------------------------- shared: identity, tickets, policy
 
-
-def _open_ticket(db: Session, ticket_id: str) -> Ticket:
-    ticket = get_or_fail(db, Ticket, ticket_id, "ticket")
-    if ticket.status == "closed":
-        raise ToolFailure(PRECONDITION_FAILED, f"ticket {ticket_id} is closed; create a new ticket instead")
-    return ticket
-
-
-@tools.write
-def update_ticket(
-    db: Session,
-    ticket_id: str,
-    status: Literal["open", "pending", "hold", "solved"] | None = None,
-    priority: TicketPriority | None = None,
-) -> dict:
-    """Set a ticket's status (open, pending, hold, solved) and/or priority (low, normal, high, urgent). new and
-    closed are set by the system, never by an agent."""
-    ticket = _open_ticket(db, ticket_id)
-    if status is None and priority is None:
-        raise ToolFailure(INVALID_ARGUMENT, "give a status, a priority or both")
-    if status is not None:
-        ticket.status = status
-    if priority is not None:
-        ticket.priority = priority
-    ticket.updated_at = NOW
-    return _ticket_view(ticket)
-
-
-@tools.write
-def add_ticket_comment(db: Session, ticket_id: str, body: str, public: bool = False) -> dict:
-    """Add a comment to a ticket. Internal comments (public false) are notes for other teams; the policy says when
-    one is required."""
-    ticket = _open_ticket(db, ticket_id)
-    if not body.strip():
-        raise ToolFailure(INVALID_ARGUMENT, "the comment body is empty")
-    comment = TicketComment(
-        id=next_id(db, TicketComment, "TC-"),
-        ticket_id=ticket_id,
-        public=public,
-        author="support agent",
-        body=body.strip(),
-        created_at=NOW,
-    )
-    db.add(comment)
-    ticket.updated_at = NOW
-    db.flush()
-    return row_dict(comment)
-
-
-@tools.write
-def create_ticket(
-    db: Session, customer_id: str, subject: str, priority: TicketPriority = "normal", order_id: str | None = None
-) -> dict:
-    """Open a new ticket for a customer who has no new or open ticket for this conversation."""
-    _customer(db, customer_id)
-    if order_id is not None and _order(db, order_id).customer_id != customer_id:
-        raise ToolFailure(INVALID_ARGUMENT, f"order {order_id} does not belong to customer {customer_id}")
-    if not subject.strip():
-        raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
-    ticket = Ticket(
-        id=next_id(db, Ticket, "T-"),
-        customer_id=customer_id,
-        subject=subject.strip(),
-        status="open",
-        priority=priority,
-        order_id=order_id,
-        created_at=NOW,
-        updated_at=NOW,
-    )
-    db.add(ticket)
-    db.flush()
-    return _ticket_view(ticket)
+register_identity(tools, Customer, "customer")
+register_ticket_tools(tools, Ticket, TicketComment, requester=Customer, now=NOW)
+register_policy_search(tools, POLICY_PATH, '"restocking fee opened laptop", "carrier exception refund"')

@@ -1,0 +1,162 @@
+"""Support tickets and their comments: shared columns and the ticket tools.
+
+A domain declares its own `Ticket` and `TicketComment` models on its own
+`Base` with the mixins below, adding what only it knows: the foreign key
+``requester_id`` to the people who raise tickets, links to its records (an
+order, a policy, a booking ...) and relationships::
+
+    class Ticket(TicketColumns, Base):
+        __tablename__ = "tickets"
+        requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+
+    class TicketComment(CommentColumns, Base):
+        __tablename__ = "ticket_comments"
+        ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+
+`register_ticket_tools` then adds the same five ticket tools to its `ToolSet`.
+A ticket that ends a conversation in a refusal or a hold is the documented
+write the policies ask for, so a do-nothing agent cannot pass such a task.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import Boolean, DateTime, String, Text, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict, volatile
+from pytest_thinkingbox.tools import INVALID_ARGUMENT, PRECONDITION_FAILED, ToolFailure, ToolSet
+
+TicketStatus = Literal["new", "open", "pending", "hold", "solved", "closed"]
+AgentStatus = Literal["open", "pending", "hold", "solved"]  # new and closed are set by the system
+TicketPriority = Literal["low", "normal", "high", "urgent"]
+
+AGENT_TEXT = volatile("free text written by the agent")
+
+
+class TicketColumns:
+    """Columns every domain's ticket has; the domain adds ``requester_id`` and its links."""
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(200), info=AGENT_TEXT)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    priority: Mapped[str] = mapped_column(String(16), default="normal")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class CommentColumns:
+    """Columns every domain's ticket comment has; the domain adds ``ticket_id``."""
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    public: Mapped[bool] = mapped_column(Boolean, default=False)
+    author: Mapped[str] = mapped_column(String(80), default="support agent")
+    body: Mapped[str] = mapped_column(Text, info=AGENT_TEXT)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+def register_ticket_tools(
+    tools: ToolSet, ticket: Any, comment: Any, requester: Any, now: datetime, requester_label: str = "customer"
+) -> None:
+    """Add ``get_ticket``, ``list_tickets``, ``create_ticket``, ``update_ticket`` and ``add_ticket_comment``.
+
+    Args:
+        tools: the domain's tool set.
+        ticket: the domain's ticket model (`TicketColumns` plus ``requester_id``).
+        comment: the domain's comment model (`CommentColumns` plus ``ticket_id``).
+        requester: the model of the people who raise tickets (customers, travellers, employees ...).
+        now: the domain clock's moment, stamped on every change.
+        requester_label: what the agent calls a requester, for the tool descriptions.
+    """
+
+    def view(db: Session, row: Any, with_comments: bool) -> dict:
+        comments = db.scalars(select(comment).where(comment.ticket_id == row.id).order_by(comment.id)).all()
+        if with_comments:
+            return {**row_dict(row), "comments": [row_dict(c) for c in comments]}
+        return {**row_dict(row), "comment_count": len(comments)}
+
+    def writable(db: Session, ticket_id: str) -> Any:
+        row = get_or_fail(db, ticket, ticket_id, "ticket")
+        if row.status == "closed":
+            raise ToolFailure(PRECONDITION_FAILED, f"ticket {ticket_id} is closed; create a new ticket instead")
+        return row
+
+    def get_ticket(db: Session, ticket_id: str) -> dict:
+        return view(db, get_or_fail(db, ticket, ticket_id, "ticket"), with_comments=True)
+
+    def list_tickets(db: Session, requester_id: str) -> list[dict]:
+        get_or_fail(db, requester, requester_id, requester_label)
+        rows = db.scalars(
+            select(ticket).where(ticket.requester_id == requester_id).order_by(ticket.created_at.desc(), ticket.id)
+        ).all()
+        return [view(db, row, with_comments=False) for row in rows]
+
+    def create_ticket(db: Session, requester_id: str, subject: str, priority: TicketPriority = "normal") -> dict:
+        get_or_fail(db, requester, requester_id, requester_label)
+        if not subject.strip():
+            raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
+        row = ticket(
+            id=next_id(db, ticket, "T-"),
+            requester_id=requester_id,
+            subject=subject.strip(),
+            status="open",
+            priority=priority,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(row)
+        db.flush()
+        return view(db, row, with_comments=False)
+
+    def update_ticket(
+        db: Session, ticket_id: str, status: AgentStatus | None = None, priority: TicketPriority | None = None
+    ) -> dict:
+        row = writable(db, ticket_id)
+        if status is None and priority is None:
+            raise ToolFailure(INVALID_ARGUMENT, "give a status, a priority or both")
+        if status is not None:
+            row.status = status
+        if priority is not None:
+            row.priority = priority
+        row.updated_at = now
+        return view(db, row, with_comments=False)
+
+    def add_ticket_comment(db: Session, ticket_id: str, body: str, public: bool = False) -> dict:
+        row = writable(db, ticket_id)
+        if not body.strip():
+            raise ToolFailure(INVALID_ARGUMENT, "the comment body is empty")
+        note = comment(
+            id=next_id(db, comment, "TC-"),
+            ticket_id=ticket_id,
+            public=public,
+            author="support agent",
+            body=body.strip(),
+            created_at=now,
+        )
+        db.add(note)
+        row.updated_at = now
+        db.flush()
+        return row_dict(note)
+
+    get_ticket.__doc__ = "A support ticket with its status, priority, links and all of its comments."
+    list_tickets.__doc__ = (
+        f"All support tickets raised by a {requester_label} (requester_id is the {requester_label}'s id), newest "
+        "first. The conversation you are in belongs to their ticket with status new or open."
+    )
+    create_ticket.__doc__ = (
+        f"Open a new ticket for a {requester_label} who has no new or open ticket for this conversation."
+    )
+    update_ticket.__doc__ = (
+        "Set a ticket's status (open, pending, hold, solved) and/or priority (low, normal, high, urgent). new and "
+        "closed are set by the system, never by an agent."
+    )
+    add_ticket_comment.__doc__ = (
+        "Add a comment to a ticket. Internal comments (public false) are notes for other teams; the policy says "
+        "when one is required."
+    )
+    for read in (get_ticket, list_tickets):
+        tools.read(read)
+    for write in (create_ticket, update_ticket, add_ticket_comment):
+        tools.write(write)
