@@ -64,3 +64,13 @@ def test_aggregate_by_hand_with_unequal_attempts_reported():
 def test_retention_is_undefined_when_nothing_passes():
     agg = aggregate(_records("a", "retail", ["failed", "failed"]), k=2)
     assert agg["overall"]["pass@1"] == 0 and agg["overall"]["retention"] is None
+
+
+def test_summary_table_shows_pass_at_1_once_when_k_is_1():
+    from pytest_thinkingbox.report.terminal import table_lines
+
+    one = table_lines(aggregate(_records("a", "retail", ["passed"]), k=1))
+    three = table_lines(aggregate(_records("a", "retail", ["passed", "failed", "passed"]), k=3))
+    assert one[0].split() == ["domain", "tasks", "attempts", "pass@1", "1/1", "errors"]
+    assert three[0].split() == ["domain", "tasks", "attempts", "pass@1", "pass@3", "pass^3", "3/3", "errors"]
+    assert three[1].split() == ["retail", "1", "3", "0.667", "1.000", "0.000", "0", "0"]

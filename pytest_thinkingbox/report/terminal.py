@@ -11,9 +11,11 @@ def _fmt(value: float | None) -> str:
 
 def table_lines(agg: dict[str, Any]) -> list[str]:
     k = agg["k"]
-    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "errors"]
-    rows = [[name, *_cells(s)] for name, s in agg["domains"].items()]
-    rows.append(["overall", *_cells(agg["overall"])])
+    # With one attempt per task, pass@k and pass^k are pass@1 again: show it once.
+    figures = ["pass@1", "pass@k", "pass^k"] if k > 1 else ["pass@1"]
+    head = ["domain", "tasks", "attempts", *[f.replace("k", str(k)) for f in figures], f"{k}/{k}", "errors"]
+    rows = [[name, *_cells(s, figures)] for name, s in agg["domains"].items()]
+    rows.append(["overall", *_cells(agg["overall"], figures)])
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[Any]) -> str:
@@ -23,8 +25,8 @@ def table_lines(agg: dict[str, Any]) -> list[str]:
     return [line(head), *(line(r) for r in rows)]
 
 
-def _cells(s: dict[str, Any]) -> list[Any]:
-    return [s["tasks"], s["attempts"], _fmt(s["pass@1"]), _fmt(s["pass@k"]), _fmt(s["pass^k"]), s["all_k"], s["errors"]]
+def _cells(s: dict[str, Any], figures: list[str]) -> list[Any]:
+    return [s["tasks"], s["attempts"], *(_fmt(s[f]) for f in figures), s["all_k"], s["errors"]]
 
 
 def write_summary(tr: Any, agg: dict[str, Any], verbose: bool = False) -> None:
