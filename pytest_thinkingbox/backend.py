@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine
@@ -45,52 +46,74 @@ def bind_session(session: Session) -> Iterator[Session]:
         _current.reset(token)
 
 
+@dataclass(frozen=True)
+class Image:
+    """A SQLite database as bytes, with the schema it holds."""
+
+    metadata: MetaData
+    data: bytes
+
+
 class SQLiteBackend:
     """In-memory SQLite databases for one worker, restored from images.
 
     Engines are kept and reused (each owns one connection), so SQLAlchemy's
     compiled-statement cache stays warm across attempts; restoring an image
-    replaces the whole content of a reused connection's database.
+    replaces the whole content of a reused connection's database. A connection
+    is only reused for the same schema: SQLite's cached prepared statements
+    survive a restore, and under another schema with the same schema version
+    number they would read the wrong pages.
     """
 
     def __init__(self) -> None:
-        self._idle: list[Engine] = []
+        self._idle: dict[MetaData, list[Engine]] = {}
+        self._schema_of: dict[Engine, MetaData] = {}
 
-    def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> bytes:
-        """Create the schema and the base records once; return the database as bytes."""
-        session = Session(_new_engine())
+    def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
+        """Create the schema and the base records once; return the database as an image."""
+        session = Session(self._engine(metadata))
         try:
             metadata.create_all(session.connection())
             if seed is not None:
                 seed(session)
-            session.commit()
-            return _driver_connection(session).serialize()
+            return self.dump(session)
         finally:
             self.release(session)
 
-    def restore(self, image: bytes) -> Session:
+    def restore(self, image: Image) -> Session:
         """A session on a private database holding exactly `image`.
 
         Only this session writes to its database, so committed objects need not
         be reloaded (``expire_on_commit=False``); a rollback still expires them.
         """
-        engine = self._idle.pop() if self._idle else _new_engine()
+        idle = self._idle.get(image.metadata)
+        engine = idle.pop() if idle else self._engine(image.metadata)
         with engine.connect() as connection:
             raw: Any = connection.connection.driver_connection
-            raw.deserialize(image)
+            raw.deserialize(image.data)
         return Session(engine, expire_on_commit=False)
 
-    def dump(self, session: Session) -> bytes:
+    def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return _driver_connection(session).serialize()
+        return Image(self._schema_of[_engine(session)], _driver_connection(session).serialize())
 
     def release(self, session: Session) -> None:
-        """Close a session; its engine goes back to the idle list for the next restore."""
-        engine = session.get_bind()
+        """Close a session; its engine waits, idle, for the next restore of the same schema."""
+        engine = _engine(session)
         session.close()
-        assert isinstance(engine, Engine)
-        self._idle.append(engine)
+        self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def _engine(self, metadata: MetaData) -> Engine:
+        engine = _new_engine()
+        self._schema_of[engine] = metadata
+        return engine
+
+
+def _engine(session: Session) -> Engine:
+    engine = session.get_bind()
+    assert isinstance(engine, Engine)
+    return engine
 
 
 def _new_engine() -> Engine:

@@ -44,10 +44,10 @@ class WorkerCache:
 
     databases: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
-    images: dict[str, bytes] = field(default_factory=dict)
+    images: dict[str, backend.Image] = field(default_factory=dict)
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
 
-    def image(self, domain: Domain) -> bytes:
+    def image(self, domain: Domain) -> backend.Image:
         if domain.name not in self.images:
             try:
                 self.images[domain.name] = self.databases.build_image(domain.metadata, domain.seed)

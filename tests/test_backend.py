@@ -50,3 +50,24 @@ def test_dump_copies_committed_state_into_an_independent_database():
     copy.get(toydomain.Account, "A-5").owner = "changed"
     copy.commit()
     assert db.get(toydomain.Account, "A-5").owner == "y"
+
+
+def test_a_worker_alternating_between_schemas_reads_each_correctly():
+    # Two schemas at the same schema version number, sharing a table created in another order (as the
+    # shared ticket tables are): a connection reused across them would keep prepared statements, cached
+    # by their SQL text, that read the other schema's pages ("database disk image is malformed").
+    from sqlalchemy import Column, Integer, MetaData, String, Table, select
+
+    first, second = MetaData(), MetaData()
+    items_1 = Table("items", first, Column("id", Integer, primary_key=True), Column("name", String))
+    Table("zones", first, Column("id", Integer, primary_key=True))
+    Table("aisles", second, Column("n", Integer, primary_key=True))  # created first: takes the first root page
+    items_2 = Table("items", second, Column("id", Integer, primary_key=True), Column("name", String))
+    sqlite = backend.SQLiteBackend()
+    one = sqlite.build_image(first, lambda db: db.execute(items_1.insert().values(id=1, name="lamp")))
+    two = sqlite.build_image(second, lambda db: db.execute(items_2.insert().values(id=7, name="shelf")))
+    for _ in range(3):
+        for image, table, row in ((one, items_1, (1, "lamp")), (two, items_2, (7, "shelf"))):
+            db = sqlite.restore(image)
+            assert db.execute(select(table)).one() == tuple(row)
+            sqlite.release(db)
