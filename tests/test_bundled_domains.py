@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DOMAINS = ["retail"]
+DOMAINS = ["retail", "auto_insurance", "travel", "neobank", "consulting"]
 
 
 def run_domains(
@@ -47,6 +47,7 @@ def run_domains(
 def test_every_task_passes_every_attempt_under_golden_from_identical_starts(tmp_path):
     done, records, agg = run_domains(tmp_path, "-n", "2", "--tb-repeat", "3", "--tb-agent", "golden")
     assert done.returncode == 0, done.stdout[-3000:]
+    assert set(agg["domains"]) == set(DOMAINS)
     for name in DOMAINS:
         figures = agg["domains"][name]
         assert figures["tasks"] >= 20, name

@@ -1,0 +1,30 @@
+"""The auto insurance benchmark domain: a personal auto insurer's customer service desk.
+
+Customers verified by date of birth and postal code, policies in ten US states
+with vehicles (VINs checked by their check digit), drivers and their licence
+records, coverages, billing accounts with bills, payments, extensions and
+instalment plans, claims, documents and support tickets; about thirty-five MCP
+tools; and a written policy whose rules decide what the agent should do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_thinkingbox.domain import Domain
+
+from .clock import NOW
+from .models import Base
+from .seed import seed
+from .tools import tools as _toolset  # keep `domains.auto_insurance.tools` the module
+
+DOMAIN = Domain(
+    name="auto_insurance",
+    metadata=Base.metadata,
+    tools=_toolset,
+    policy=Path(__file__).with_name("policy.md"),
+    now=NOW,
+    seed=seed,
+)
+
+__all__ = ["DOMAIN"]

@@ -1,0 +1,387 @@
+"""Factories for the records an auto insurance task seeds on top of the state reference data.
+
+Ids come from sequences (reset before every attempt), dates from the domain
+clock, so the same task body always writes the same rows. `PolicyFactory`
+builds a six-month policy with its named-insured driver, one vehicle, the
+standard coverages (``coverages=False`` for none) and a billing account
+(``policy.account``; ``account__pay_plan="paid_in_full"`` to change it).
+`BillFactory` keeps the account's balance, past-due amount and delinquency
+status in step with the bills a task adds.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import factory
+
+from pytest_thinkingbox.factories import Factory
+
+from .clock import TODAY, days_ago
+from .models import (
+    Bill,
+    BillingAccount,
+    Claim,
+    Coverage,
+    Customer,
+    Document,
+    Driver,
+    LicenceRecord,
+    Payment,
+    PaymentExtension,
+    Policy,
+    Ticket,
+    TicketComment,
+    Vehicle,
+)
+from .tools import _add_months
+from .vin import complete_vin
+
+_FIRST = ["Megan", "Luis", "Harper", "Dwayne", "Aisha", "Connor", "Mei", "Rafael", "Brianna", "Theo"]
+_LAST = ["Castillo", "Brennan", "Whitfield", "Osei", "Kowalski", "Delgado", "Nakamura", "Pruitt", "Lindgren", "Abbott"]
+_CITIES = {
+    "AZ": ("Phoenix", "85016"),
+    "CA": ("Sacramento", "95818"),
+    "CO": ("Denver", "80205"),
+    "FL": ("Tampa", "33606"),
+    "GA": ("Atlanta", "30306"),
+    "IL": ("Springfield", "62704"),
+    "NY": ("Albany", "12203"),
+    "OH": ("Columbus", "43215"),
+    "PA": ("Pittsburgh", "15213"),
+    "TX": ("Austin", "78704"),
+}
+_STREETS = ["Mesquite Drive", "Alder Court", "Harbor View Road", "Quarry Lane", "Sycamore Street"]
+
+# WMI, descriptor (positions 4-8), model-year code, plant, model year, make, model
+_VEHICLES = [
+    ("1HG", "CV1F3", "R", "A", 2024, "Honda", "Accord"),
+    ("4T1", "B11HK", "N", "U", 2022, "Toyota", "Camry"),
+    ("1FM", "CU9GD", "M", "U", 2021, "Ford", "Escape"),
+    ("JF2", "SKAEC", "L", "H", 2020, "Subaru", "Forester"),
+    ("5YJ", "3E1EA", "P", "F", 2023, "Tesla", "Model 3"),
+    ("KM8", "J3CA4", "K", "U", 2019, "Hyundai", "Tucson"),
+]
+
+# coverage, limit, limit per accident, deductible, term premium: the standard package
+STANDARD_COVERAGES = [
+    ("bodily_injury_liability", 5_000_000, 10_000_000, None, 31_200),
+    ("property_damage_liability", 5_000_000, None, None, 17_400),
+    ("uninsured_motorist", 5_000_000, 10_000_000, None, 6_800),
+    ("medical_payments", 500_000, None, None, 3_100),
+    ("collision", None, None, 50_000, 28_600),
+    ("comprehensive", None, None, 25_000, 11_900),
+    ("rental_reimbursement", 4_000, None, None, 2_400),
+]
+
+
+def vehicle_vin(n: int) -> str:
+    """A valid VIN for the n-th factory vehicle."""
+    wmi, descriptor, year_code, plant, *_ = _VEHICLES[n % len(_VEHICLES)]
+    return complete_vin(f"{wmi}{descriptor}0{year_code}{plant}{104220 + 313 * n:06d}")
+
+
+class CustomerFactory(Factory):
+    class Meta:
+        model = Customer
+
+    class Params:
+        home = factory.LazyAttribute(lambda c: _CITIES[c.state])
+
+    id = factory.Sequence(lambda n: f"C-{2001 + n}")
+    name = factory.Sequence(lambda n: f"{_FIRST[n % len(_FIRST)]} {_LAST[(n * 3) % len(_LAST)]}")
+    email = factory.LazyAttribute(lambda c: c.name.lower().replace(" ", ".") + "@example.com")
+    phone = factory.Sequence(lambda n: f"+1-555-02{n % 100:02d}")
+    date_of_birth = factory.Sequence(lambda n: date(1968 + (n * 7) % 30, 1 + (n * 5) % 12, 1 + (n * 11) % 28))
+    address_line = factory.Sequence(lambda n: f"{214 + 19 * n} {_STREETS[n % len(_STREETS)]}")
+    state = "TX"
+    city = factory.LazyAttribute(lambda c: c.home[0])
+    postal_code = factory.LazyAttribute(lambda c: c.home[1])
+    customer_since = factory.LazyFunction(lambda: TODAY.replace(year=TODAY.year - 4))
+
+
+class PolicyFactory(Factory):
+    """A six-month policy in the customer's state with a named-insured driver, one vehicle, coverages and billing."""
+
+    class Meta:
+        model = Policy
+
+    id = factory.Sequence(lambda n: f"POL-{40101 + n}")
+    customer = factory.SubFactory(CustomerFactory)
+    state = factory.SelfAttribute("customer.state")
+    status = "active"
+    term_start = date(2026, 2, 1)
+    term_end = factory.LazyAttribute(lambda p: _add_months(p.term_start, 6) - timedelta(days=1))
+    term_premium_cents = sum(row[4] for row in STANDARD_COVERAGES)
+    cancellation_effective_on = None
+    cancellation_reason = None
+    reinstated_on = None
+    lapse_start = None
+    lapse_end = None
+
+    @factory.post_generation
+    def named_driver(policy, create, extracted, **kwargs):  # noqa: N805 - factory-boy passes the instance
+        """The customer as the policy's named-insured driver (False for none)."""
+        if extracted is False:
+            return
+        DriverFactory(
+            policy=policy,
+            full_name=policy.customer.name,
+            date_of_birth=policy.customer.date_of_birth,
+            licence_state=policy.state,
+            **kwargs,
+        )
+
+    @factory.post_generation
+    def vehicle(policy, create, extracted, **kwargs):  # noqa: N805
+        """One vehicle on the policy since before the term (False for none)."""
+        if extracted is False:
+            return
+        VehicleFactory(policy=policy, **kwargs)
+
+    @factory.post_generation
+    def coverages(policy, create, extracted, **kwargs):  # noqa: N805
+        """The standard coverages (False for none)."""
+        if extracted is False:
+            return
+        for kind, limit, per_accident, deductible, premium in STANDARD_COVERAGES:
+            CoverageFactory(
+                policy=policy,
+                coverage=kind,
+                limit_cents=limit,
+                limit_per_accident_cents=per_accident,
+                deductible_cents=deductible,
+                term_premium_cents=premium,
+            )
+
+    @factory.post_generation
+    def account(policy, create, extracted, **kwargs):  # noqa: N805
+        """The policy's billing account (monthly, nothing owed unless bills are added)."""
+        BillingAccountFactory(policy=policy, **kwargs)
+
+
+class VehicleFactory(Factory):
+    class Meta:
+        model = Vehicle
+
+    class Params:
+        spec = factory.Sequence(lambda n: _VEHICLES[n % len(_VEHICLES)])
+
+    id = factory.Sequence(lambda n: f"V-{3001 + n}")
+    policy = factory.SubFactory(PolicyFactory, vehicle=False)
+    vin = factory.Sequence(vehicle_vin)
+    year = factory.LazyAttribute(lambda v: v.spec[4])
+    make = factory.LazyAttribute(lambda v: v.spec[5])
+    model = factory.LazyAttribute(lambda v: v.spec[6])
+    acquired_on = factory.LazyAttribute(lambda v: v.policy.term_start - timedelta(days=400))
+    effective_on = factory.SelfAttribute("policy.term_start")
+    status = "active"
+    removed_on = None
+
+
+class DriverFactory(Factory):
+    class Meta:
+        model = Driver
+
+    id = factory.Sequence(lambda n: f"D-{5001 + n}")
+    policy = factory.SubFactory(PolicyFactory, named_driver=False)
+    full_name = "Jordan Avery"
+    date_of_birth = date(1985, 6, 14)
+    licence_number = factory.Sequence(lambda n: f"{30418552 + 7919 * n}")
+    licence_state = factory.SelfAttribute("policy.state")
+    licence_status = "valid"
+    relation_to_insured = "named_insured"
+    status = "listed"
+    effective_on = factory.SelfAttribute("policy.term_start")
+    removed_on = None
+
+
+class LicenceRecordFactory(Factory):
+    """The licensing state's record of a licence (what check_licence returns)."""
+
+    class Meta:
+        model = LicenceRecord
+
+    id = factory.Sequence(lambda n: f"MVR-{7001 + n}")
+    licence_number = factory.Sequence(lambda n: f"{51937204 + 6421 * n}")
+    licence_state = "TX"
+    holder_name = "Jordan Avery"
+    date_of_birth = date(1990, 3, 9)
+    status = "valid"
+    expires_on = date(2029, 3, 9)
+    suspended_until = None
+    at_fault_accidents_3y = 0
+    violations_3y = 0
+
+
+class CoverageFactory(Factory):
+    class Meta:
+        model = Coverage
+
+    id = factory.Sequence(lambda n: f"CV-{8001 + n}")
+    policy = factory.SubFactory(PolicyFactory, coverages=False)
+    coverage = "collision"
+    limit_cents = None
+    limit_per_accident_cents = None
+    deductible_cents = 50_000
+    term_premium_cents = 28_600
+    status = "active"
+    changed_on = None
+
+
+class BillingAccountFactory(Factory):
+    class Meta:
+        model = BillingAccount
+
+    id = factory.Sequence(lambda n: f"BA-{6001 + n}")
+    policy = factory.SubFactory(PolicyFactory, account=False)
+    pay_plan = "monthly"
+    balance_cents = 0
+    past_due_cents = 0
+    delinquency_status = "current"
+    autopay = False
+
+
+class BillFactory(Factory):
+    """A bill; an unpaid one (open, missed, on_plan) adds to the account's balance, a missed one to its past due."""
+
+    class Meta:
+        model = Bill
+
+    id = factory.Sequence(lambda n: f"B-{9001 + n}")
+    account = factory.SubFactory(BillingAccountFactory)
+    due_on = factory.LazyFunction(lambda: TODAY + timedelta(days=6))
+    original_due_on = factory.SelfAttribute("due_on")
+    issued_on = factory.LazyAttribute(lambda b: b.original_due_on - timedelta(days=21))
+    amount_cents = 16_900
+    status = "open"
+    paid_cents = factory.LazyAttribute(lambda b: b.amount_cents if b.status in ("paid", "paid_late") else 0)
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        bill = super()._create(model_class, *args, **kwargs)
+        account = bill.account
+        unpaid = bill.amount_cents - bill.paid_cents
+        if bill.status in ("open", "missed", "on_plan"):
+            account.balance_cents += unpaid
+        if bill.status == "missed":
+            account.past_due_cents += unpaid
+            account.delinquency_status = "past_due"
+        return bill
+
+
+class PaymentFactory(Factory):
+    """A payment received on `account` (required)."""
+
+    class Meta:
+        model = Payment
+
+    class Params:
+        account = None
+
+    id = factory.Sequence(lambda n: f"PM-{4001 + n}")
+    billing_account_id = factory.LazyAttribute(lambda p: p.account.id)
+    amount_cents = 16_900
+    method = "card"
+    received_at = factory.LazyFunction(lambda: days_ago(40))
+    status = "posted"
+    returned_on = None
+
+
+class PaymentExtensionFactory(Factory):
+    """An extension granted on `bill` (required), by default a week past its original due date."""
+
+    class Meta:
+        model = PaymentExtension
+
+    class Params:
+        bill = None
+
+    id = factory.Sequence(lambda n: f"EXT-{1001 + n}")
+    billing_account_id = factory.LazyAttribute(lambda e: e.bill.account.id)
+    bill_id = factory.LazyAttribute(lambda e: e.bill.id)
+    term_start = factory.LazyAttribute(lambda e: e.bill.account.policy.term_start)
+    original_due_on = factory.SelfAttribute("bill.original_due_on")
+    new_due_on = factory.LazyAttribute(lambda e: e.bill.original_due_on + timedelta(days=7))
+    granted_at = factory.LazyAttribute(lambda e: days_ago((TODAY - e.bill.original_due_on).days + 2))
+
+
+class ClaimFactory(Factory):
+    class Meta:
+        model = Claim
+
+    id = factory.Sequence(lambda n: f"CL-{70401 + n}")
+    vehicle = factory.SubFactory(VehicleFactory)
+    policy_id = factory.LazyAttribute(lambda c: c.vehicle.policy.id)
+    driver_id = None
+    loss_date = factory.LazyFunction(lambda: TODAY - timedelta(days=20))
+    reported_at = factory.LazyAttribute(lambda c: days_ago((TODAY - c.loss_date).days - 1, hour=9))
+    loss_type = "collision"
+    severity = "minor"
+    status = "open"
+    injuries = False
+    drivable = True
+    estimated_damage_cents = 180_000
+    closed_on = None
+    description = "Rear bumper damaged in a low-speed collision."
+
+
+class DocumentFactory(Factory):
+    """A document already sent about `policy` (required)."""
+
+    class Meta:
+        model = Document
+
+    class Params:
+        policy = None
+
+    id = factory.Sequence(lambda n: f"DOC-{1201 + n}")
+    policy_id = factory.LazyAttribute(lambda d: d.policy.id)
+    kind = "insurance_id_card"
+    vehicle_id = None
+    licence_number = None
+    sent_to = factory.LazyAttribute(lambda d: d.policy.customer.email)
+    sent_at = factory.LazyFunction(lambda: days_ago(100))
+    status = "sent"
+
+
+class TicketFactory(Factory):
+    """The ticket of the conversation (status open, created now) unless told otherwise."""
+
+    class Meta:
+        model = Ticket
+
+    id = factory.Sequence(lambda n: f"T-{8101 + n}")
+    requester = factory.SubFactory(CustomerFactory)
+    subject = "Question about my policy"
+    status = "open"
+    priority = "normal"
+    policy_id = None
+    created_at = factory.LazyFunction(lambda: days_ago(0, hour=9))
+    updated_at = factory.SelfAttribute("created_at")
+
+
+class TicketCommentFactory(Factory):
+    class Meta:
+        model = TicketComment
+
+    id = factory.Sequence(lambda n: f"TC-{9101 + n}")
+    ticket = factory.SubFactory(TicketFactory)
+    public = True
+    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
+    body = "Customer message."
+    created_at = factory.SelfAttribute("ticket.created_at")
+
+
+# --------------------------------------------------------------------------- task helpers
+
+
+def caller_knows(customer: Customer, date_of_birth: str | None = None, **facts: str) -> dict[str, str]:
+    """What a calling customer can tell the agent: email, date of birth (their own unless another is given,
+    for a caller who fails verification), postal code, and the task's own facts."""
+    return {
+        "email": customer.email,
+        "date of birth": date_of_birth or customer.date_of_birth.isoformat(),
+        "postal code": customer.postal_code,
+        **facts,
+    }

@@ -1,0 +1,30 @@
+"""The consulting benchmark domain: a consulting firm's internal IT and HR service desk.
+
+Employees with grades and manager chains, client engagements and staffing,
+access to internal systems, client environments and document folders, NDAs and
+background checks, software licence pools, hardware requests against grade
+budgets, expense overrides, approval routing and support tickets; about thirty
+MCP tools; and a written policy whose rules decide what the agent should do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_thinkingbox.domain import Domain
+
+from .clock import NOW
+from .models import Base
+from .seed import seed
+from .tools import tools as _toolset  # keep `domains.consulting.tools` the module
+
+DOMAIN = Domain(
+    name="consulting",
+    metadata=Base.metadata,
+    tools=_toolset,
+    policy=Path(__file__).with_name("policy.md"),
+    now=NOW,
+    seed=seed,
+)
+
+__all__ = ["DOMAIN"]

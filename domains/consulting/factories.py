@@ -1,0 +1,220 @@
+"""Factories for the records a consulting task seeds on top of the base records.
+
+Ids come from sequences (reset before every attempt), dates from the domain
+clock, so the same task body always writes the same rows. Employees report to
+the managing partner unless given a ``manager``; engagements are led by the
+financial services partner unless given a ``lead``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import factory
+
+from pytest_thinkingbox.factories import Factory
+
+from .clock import NOW, TODAY, days_ago
+from .models import (
+    AccessGrant,
+    Assignment,
+    ComplianceRecord,
+    Employee,
+    Engagement,
+    ExpenseLine,
+    ExpenseReport,
+    HardwareRequest,
+    LicenceSeat,
+    Ticket,
+    TicketComment,
+)
+from .seed import FS_PARTNER, MANAGING_PARTNER, NORDHAVN, STANDARD_LAPTOP
+
+_FIRST = ["Lena", "Kwame", "Sofia", "Arjun", "Hannah", "Mateo", "Chloe", "Tobias", "Aisha", "Rory", "Mei", "Jonas"]
+_LAST = ["Fischer", "Mensah", "Costa", "Mehta", "Byrne", "Alvarez", "Dubois", "Kraus", "Rahman", "Gallagher"]
+_TITLES = {
+    "analyst": "Business Analyst",
+    "consultant": "Consultant",
+    "senior_consultant": "Senior Consultant",
+    "manager": "Engagement Manager",
+    "director": "Director",
+    "partner": "Partner",
+}
+
+
+def _email(name: str) -> str:
+    return name.lower().replace(" ", ".").replace("'", "") + "@haldenprice.com"
+
+
+class EmployeeFactory(Factory):
+    class Meta:
+        model = Employee
+
+    id = factory.Sequence(lambda n: f"E-{2001 + n}")
+    name = factory.Sequence(lambda n: f"{_FIRST[n % len(_FIRST)]} {_LAST[(n * 3) % len(_LAST)]}")
+    email = factory.LazyAttribute(lambda e: _email(e.name))
+    grade = "consultant"
+    title = factory.LazyAttribute(lambda e: _TITLES[e.grade])
+    department = "Strategy & Operations"
+    office = "New York"
+    manager_id = MANAGING_PARTNER
+    status = "active"
+    start_date = factory.LazyFunction(lambda: TODAY.replace(year=TODAY.year - 3))
+    last_day = None
+
+
+class EngagementFactory(Factory):
+    class Meta:
+        model = Engagement
+
+    id = factory.Sequence(lambda n: f"ENG-{601 + n}")
+    client_id = NORDHAVN
+    name = "Core banking migration"
+    lead_id = FS_PARTNER
+    status = "active"
+    start_date = factory.LazyFunction(lambda: TODAY - timedelta(days=60))
+    end_date = factory.LazyFunction(lambda: TODAY + timedelta(days=120))
+
+
+class AssignmentFactory(Factory):
+    class Meta:
+        model = Assignment
+
+    id = factory.Sequence(lambda n: f"AS-{801 + n}")
+    engagement = factory.SubFactory(EngagementFactory)
+    employee = factory.SubFactory(EmployeeFactory)
+    role = "Consultant"
+    start_date = factory.SelfAttribute("engagement.start_date")
+    end_date = factory.SelfAttribute("engagement.end_date")
+
+
+class ComplianceRecordFactory(Factory):
+    """A signed NDA for a client by default; pass ``kind="background_check"`` (and no client) for a check."""
+
+    class Meta:
+        model = ComplianceRecord
+
+    id = factory.Sequence(lambda n: f"CMP-{3001 + n}")
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    kind = "nda"
+    client_id = NORDHAVN
+    status = "signed"
+    completed_on = factory.LazyFunction(lambda: TODAY - timedelta(days=200))
+    expires_on = None
+
+
+def background_check(employee, status: str = "cleared", completed_days_ago: int = 400, valid_years: int = 3):
+    """A background check on `employee`, valid for `valid_years` from completion when it was cleared."""
+    completed = TODAY - timedelta(days=completed_days_ago) if status != "in_progress" else None
+    expires = completed.replace(year=completed.year + valid_years) if completed else None
+    return ComplianceRecordFactory(
+        employee_id=employee.id,
+        kind="background_check",
+        client_id=None,
+        status=status,
+        completed_on=completed,
+        expires_on=expires,
+    )
+
+
+class AccessGrantFactory(Factory):
+    class Meta:
+        model = AccessGrant
+
+    id = factory.Sequence(lambda n: f"AG-{5001 + n}")
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    resource_id = "RES-302"
+    role = "viewer"
+    status = "active"
+    engagement_id = None
+    granted_at = factory.LazyFunction(lambda: days_ago(90))
+    expires_on = None
+    revoked_at = None
+    revoke_reason = None
+
+
+class LicenceSeatFactory(Factory):
+    class Meta:
+        model = LicenceSeat
+
+    id = factory.Sequence(lambda n: f"LS-{4001 + n}")
+    software_id = "SW-102"
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    status = "active"
+    requested_on = factory.LazyFunction(lambda: TODAY - timedelta(days=300))
+    assigned_on = factory.SelfAttribute("requested_on")
+    last_used_on = factory.LazyFunction(lambda: TODAY - timedelta(days=3))
+    released_on = None
+
+
+class HardwareRequestFactory(Factory):
+    class Meta:
+        model = HardwareRequest
+
+    id = factory.Sequence(lambda n: f"HR-{7001 + n}")
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    model_id = STANDARD_LAPTOP
+    price_cents = 165_000
+    status = "delivered"
+    requested_on = factory.LazyFunction(lambda: TODAY - timedelta(days=150))
+    reason = "Laptop refresh"
+
+
+class ExpenseReportFactory(Factory):
+    class Meta:
+        model = ExpenseReport
+
+    id = factory.Sequence(lambda n: f"EXP-{9001 + n}")
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    engagement_id = None
+    title = "Client travel"
+    status = "submitted"
+    submitted_on = factory.LazyFunction(lambda: TODAY - timedelta(days=3))
+
+
+class ExpenseLineFactory(Factory):
+    """An expense line; ``reimbursable_cents`` is the amount capped at the limit unless given."""
+
+    class Meta:
+        model = ExpenseLine
+
+    id = factory.Sequence(lambda n: f"EXL-{9501 + n}")
+    report = factory.SubFactory(ExpenseReportFactory)
+    incurred_on = factory.LazyFunction(lambda: TODAY - timedelta(days=10))
+    category = "meals"
+    merchant = "Pret A Manger"
+    amount_cents = 1_250
+    limit_cents = 7_500
+    receipt = "itemised"
+    override_status = "none"
+    override_justification = None
+    override_rejection = None
+    reimbursable_cents = factory.LazyAttribute(lambda line: min(line.amount_cents, line.limit_cents))
+
+
+class TicketFactory(Factory):
+    """The ticket of the conversation (status open, created now) unless told otherwise."""
+
+    class Meta:
+        model = Ticket
+
+    id = factory.Sequence(lambda n: f"T-{3301 + n}")
+    requester = factory.SubFactory(EmployeeFactory)
+    subject_employee_id = None
+    subject = "Service desk request"
+    status = "open"
+    priority = "normal"
+    created_at = NOW
+    updated_at = factory.SelfAttribute("created_at")
+
+
+class TicketCommentFactory(Factory):
+    class Meta:
+        model = TicketComment
+
+    id = factory.Sequence(lambda n: f"TC-{8801 + n}")
+    ticket = factory.SubFactory(TicketFactory)
+    public = True
+    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
+    body = "Employee message."
+    created_at = factory.SelfAttribute("ticket.created_at")

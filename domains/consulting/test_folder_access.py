@@ -1,0 +1,184 @@
+"""Document folders: template folders (viewer free, editor to the owner) and client folders (staffing, lead)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from domains.consulting.factories import (
+    AssignmentFactory,
+    ComplianceRecordFactory,
+    EmployeeFactory,
+    EngagementFactory,
+    TicketFactory,
+)
+from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket
+from domains.consulting.seed import (
+    CALLOWAY,
+    CALLOWAY_FOLDER,
+    DELIVERY_TEMPLATES,
+    KNOWLEDGE_MANAGER,
+    NORDHAVN_FOLDER,
+    PROPOSAL_TEMPLATES,
+    RETAIL_DIRECTOR,
+)
+from pytest_thinkingbox import User, call
+
+
+def _calloway_engagement():
+    return EngagementFactory(
+        client_id=CALLOWAY,
+        name="Store operating model",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2025, 12, 1),
+        end_date=date(2026, 4, 10),
+    )
+
+
+def test_case_CO003_001(tb):
+    """Viewer on a template folder needs no approval, even though the analyst expects one: grant it, no expiry."""
+    manager = EmployeeFactory(name="Jonas Rahman", grade="manager")
+    rory = EmployeeFactory(name="Rory Gallagher", grade="analyst", manager_id=manager.id, start_date=date(2026, 1, 12))
+    ticket = TicketFactory(requester=rory, subject="Proposal templates folder")
+
+    run = tb.run(
+        User(
+            says="Hi, I started a few weeks ago and I'd like read access to the Proposal templates folder (RES-501). "
+            "I assume my manager Jonas has to sign this off first? Happy to wait.",
+            knows={"email": rory.email, "role wanted": "viewer, read only"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=rory.email),
+            call("list_tickets", requester_id=rory.id),
+            call("get_resource", resource_id=PROPOSAL_TEMPLATES),
+            call("grant_access", employee_id=rory.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()
+    assert (grant.role, grant.expires_on) == ("viewer", None)
+    assert run.db.query(ApprovalRequest).count() == 0
+
+
+def test_case_CO003_002(tb):
+    """Editor on a template folder: approval goes to the folder owner, not to the employee's line manager."""
+    manager = EmployeeFactory(name="Aisha Kraus", grade="manager")
+    mei = EmployeeFactory(name="Mei Byrne", grade="senior_consultant", manager_id=manager.id)
+    ticket = TicketFactory(requester=mei, subject="Edit rights on delivery templates")
+
+    run = tb.run(
+        User(
+            says="I've rebuilt the steering-committee pack template and want to upload it. Can I get editor access "
+            "to the Delivery templates folder, RES-502? My manager Aisha is happy for me to do it.",
+            knows={"email": mei.email, "role wanted": "editor"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mei.email),
+            call("list_tickets", requester_id=mei.id),
+            call("get_resource", resource_id=DELIVERY_TEMPLATES),
+            call("list_approval_requests", employee_id=mei.id),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="folder_access",
+                employee_id=mei.id,
+                approver_id=KNOWLEDGE_MANAGER,
+                resource_id=DELIVERY_TEMPLATES,
+                requested_role="editor",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Editor on Delivery templates sent for approval to the folder owner, Tom Whitaker.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(ApprovalRequest).one().approver_id == KNOWLEDGE_MANAGER
+    assert run.db.query(AccessGrant).count() == 0
+
+
+def test_case_CO003_003(tb):
+    """Client folder of a client the consultant is not staffed on (only on Calloway): refuse, solved with a comment."""
+    tobias = EmployeeFactory(name="Tobias Mensah", department="Retail & Consumer")
+    AssignmentFactory(engagement=_calloway_engagement(), employee=tobias)
+    ComplianceRecordFactory(employee_id=tobias.id, client_id=CALLOWAY, completed_on=date(2025, 11, 28))
+    ticket = TicketFactory(requester=tobias, subject="Nordhavn folder access")
+
+    run = tb.run(
+        User(
+            says="I'm drafting a proposal for another bank and the Nordhavn deliverables would be a great starting "
+            "point. Can I get viewer access to the Nordhavn Bank engagement folder, RES-503?",
+            knows={"email": tobias.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=tobias.email),
+            call("list_tickets", requester_id=tobias.id),
+            call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call("list_assignments", employee_id=tobias.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: not staffed on any active Nordhavn Bank engagement; client folders need a current "
+                "assignment.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).count() == 0
+    assert run.db.get(Ticket, ticket.id).status == "solved"
+
+
+def test_case_CO003_004(tb):
+    """Editor on a client folder: approval goes to the engagement lead, not to the folder owner."""
+    chloe = EmployeeFactory(name="Chloe Alvarez", grade="senior_consultant", department="Retail & Consumer")
+    engagement = _calloway_engagement()
+    AssignmentFactory(engagement=engagement, employee=chloe, role="Workstream Lead")
+    ComplianceRecordFactory(employee_id=chloe.id, client_id=CALLOWAY, completed_on=date(2025, 11, 27))
+    ticket = TicketFactory(requester=chloe, subject="Calloway folder edit rights")
+
+    run = tb.run(
+        User(
+            says="I lead a workstream on the Calloway store operating model and need to save our drafts. Can you "
+            "give me editor access to the Calloway Retail engagement folder (RES-504)? Tom Whitaker owns the folder, "
+            "so I guess he approves.",
+            knows={"email": chloe.email, "role wanted": "editor"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=chloe.email),
+            call("list_tickets", requester_id=chloe.id),
+            call("get_resource", resource_id=CALLOWAY_FOLDER),
+            call("list_assignments", employee_id=chloe.id),
+            call("get_compliance_status", employee_id=chloe.id),
+            call("list_approval_requests", employee_id=chloe.id),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="folder_access",
+                employee_id=chloe.id,
+                approver_id=RETAIL_DIRECTOR,
+                resource_id=CALLOWAY_FOLDER,
+                requested_role="editor",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Editor on the Calloway engagement folder sent for approval to the engagement lead, "
+                "Ingrid Larsen.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.kind, approval.approver_id) == ("folder_access", RETAIL_DIRECTOR)
+    assert run.db.query(AccessGrant).count() == 0

@@ -1,0 +1,30 @@
+"""The neobank benchmark domain: a mobile bank's customer support desk.
+
+Customers with KYC levels and identity checks, current and savings accounts with
+balances and holds, cards, transactions, transfers and scheduled payments, card
+disputes, fees and fee refunds, fraud alerts, security locks and support
+tickets; about twenty-five MCP tools; and a written policy whose rules decide
+what the agent should do with them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_thinkingbox.domain import Domain
+
+from .clock import NOW
+from .models import Base
+from .seed import seed
+from .tools import tools as _toolset  # keep `domains.neobank.tools` the module
+
+DOMAIN = Domain(
+    name="neobank",
+    metadata=Base.metadata,
+    tools=_toolset,
+    policy=Path(__file__).with_name("policy.md"),
+    now=NOW,
+    seed=seed,
+)
+
+__all__ = ["DOMAIN"]

@@ -1,0 +1,297 @@
+"""Factories for the records a neobank task seeds on top of the KYC levels.
+
+Ids come from sequences (reset before every attempt), dates from the domain
+clock, so the same task body always writes the same rows. Related rows are
+passed as objects (``CardFactory(account=current)``); the owner of a card, a
+dispute or a fee refund follows from the account it hangs on. IBANs carry valid
+check digits (`make_iban`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+import factory
+
+from pytest_thinkingbox.factories import Factory
+
+from .clock import NOW, TODAY, days_ago
+from .models import (
+    Account,
+    Card,
+    Customer,
+    Dispute,
+    Fee,
+    FeeRefund,
+    FraudAlert,
+    Hold,
+    ScheduledPayment,
+    Ticket,
+    TicketComment,
+    Transaction,
+    Transfer,
+)
+
+KESTREL_BANK_CODE = "11022033"
+
+_FIRST = ["Lena", "Jonas", "Amira", "Felix", "Sofia", "Mateo", "Hanna", "Niklas", "Yara", "Emil"]
+_LAST = ["Schneider", "Okoye", "Brandt", "Kowalski", "Lehmann", "Demir", "Vogel", "Albers", "Petrov", "Richter"]
+_CITIES = [("Berlin", "10435"), ("Hamburg", "20255"), ("Leipzig", "04109"), ("Cologne", "50667"), ("Munich", "80331")]
+_STREETS = ["Kastanienallee", "Lindenstrasse", "Bergmannstrasse", "Rosenweg", "Schillerplatz"]
+
+
+def make_iban(bank_code: str, account_number: str, country: str = "DE") -> str:
+    """An IBAN with correct ISO 7064 mod-97 check digits for a bank code and account number."""
+    bban = bank_code + account_number
+    digits = "".join(str(int(ch, 36)) for ch in bban + country + "00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+def at(day: date | datetime, hour: int, minute: int = 0) -> datetime:
+    """A datetime on the day of `day` at hour:minute, for bookings that need a time of day."""
+    day = day.date() if isinstance(day, datetime) else day
+    return datetime.combine(day, time(hour, minute))
+
+
+def today_at(hour: int, minute: int = 0) -> datetime:
+    return at(TODAY, hour, minute)
+
+
+def identity(customer: Customer) -> dict[str, str]:
+    """What a genuine caller can tell the agent: email, date of birth and postal code (for `User.knows`)."""
+    return {
+        "email": customer.email,
+        "date of birth": customer.date_of_birth.isoformat(),
+        "postal code": customer.postal_code,
+    }
+
+
+def _spread(name: str, salt: int) -> int:
+    """A stable number derived from a name (no randomness), to vary birthdays and addresses between tasks."""
+    return sum((i + salt) * ord(ch) for i, ch in enumerate(name))
+
+
+class CustomerFactory(Factory):
+    """A customer whose birthday, street and city follow from their name, so every task's caller differs."""
+
+    class Meta:
+        model = Customer
+
+    id = factory.Sequence(lambda n: f"CU-{1001 + n}")
+    name = factory.Sequence(lambda n: f"{_FIRST[n % len(_FIRST)]} {_LAST[(n * 3) % len(_LAST)]}")
+    email = factory.LazyAttribute(lambda c: c.name.lower().replace(" ", ".") + "@mailbox.example")
+    phone = factory.Sequence(lambda n: f"+49 151 2304 {1100 + 37 * n}")
+    date_of_birth = factory.LazyAttribute(
+        lambda c: date(1966 + _spread(c.name, 1) % 38, 1 + _spread(c.name, 2) % 12, 1 + _spread(c.name, 3) % 28)
+    )
+    address_line = factory.LazyAttribute(
+        lambda c: f"{_STREETS[_spread(c.name, 4) % len(_STREETS)]} {1 + _spread(c.name, 5) % 90}"
+    )
+    city = factory.LazyAttribute(lambda c: _CITIES[_spread(c.name, 6) % len(_CITIES)][0])
+    postal_code = factory.LazyAttribute(lambda c: dict(_CITIES)[c.city])
+    country = "DE"
+    kyc_level = "standard"
+    joined_on = factory.LazyFunction(lambda: TODAY.replace(year=TODAY.year - 2))
+    security_locked = False
+    security_lock_reason = None
+    security_locked_at = None
+
+
+class AccountFactory(Factory):
+    """A current account with EUR 2,500.00 unless told otherwise (``kind="savings"`` for a savings account)."""
+
+    class Meta:
+        model = Account
+
+    id = factory.Sequence(lambda n: f"AC-{2001 + n}")
+    customer = factory.SubFactory(CustomerFactory)
+    kind = "current"
+    nickname = factory.LazyAttribute(lambda a: "Main account" if a.kind == "current" else "Savings")
+    iban = factory.Sequence(lambda n: make_iban(KESTREL_BANK_CODE, f"{7700412000 + 131 * n:010d}"))
+    currency = "EUR"
+    balance_cents = 250_000
+    status = "open"
+    opened_on = factory.LazyAttribute(lambda a: a.customer.joined_on)
+    closed_at = None
+
+
+class HoldFactory(Factory):
+    class Meta:
+        model = Hold
+
+    id = factory.Sequence(lambda n: f"HD-{3001 + n}")
+    account = factory.SubFactory(AccountFactory)
+    amount_cents = 4_590
+    reason = "card_authorisation"
+    description = "Card authorisation awaiting settlement"
+    status = "active"
+    placed_at = factory.LazyFunction(lambda: days_ago(2))
+    transfer_id = None
+
+
+class CardFactory(Factory):
+    """A physical debit card on an account, owned by the account's customer."""
+
+    class Meta:
+        model = Card
+
+    id = factory.Sequence(lambda n: f"CD-{4001 + n}")
+    account = factory.SubFactory(AccountFactory)
+    customer = factory.SelfAttribute("account.customer")
+    kind = "physical"
+    last4 = factory.Sequence(lambda n: f"{(4821 + 613 * n) % 10_000:04d}")
+    status = "active"
+    daily_limit_cents = 100_000
+    expires_on = date(2029, 3, 31)
+    issued_at = factory.LazyFunction(lambda: days_ago(400))
+    frozen_at = factory.LazyAttribute(lambda c: days_ago(3) if c.status == "frozen" else None)
+    blocked_at = None
+    block_reason = None
+    replaces = None
+
+
+class TransactionFactory(Factory):
+    """A posted booking; card payments pass ``card=`` and take the card's account."""
+
+    class Meta:
+        model = Transaction
+
+    id = factory.Sequence(lambda n: f"TX-{5001 + n}")
+    card = None
+    account = factory.LazyAttribute(lambda t: t.card.account if t.card is not None else AccountFactory())
+    kind = "card_payment"
+    direction = factory.LazyAttribute(
+        lambda t: "credit" if t.kind in ("transfer_in", "fee_refund", "interest", "card_refund") else "debit"
+    )
+    amount_cents = 2_450
+    description = "REWE Markt"
+    status = "posted"
+    booked_at = factory.LazyFunction(lambda: days_ago(3))
+
+
+class TransferFactory(Factory):
+    class Meta:
+        model = Transfer
+
+    id = factory.Sequence(lambda n: f"TR-{6001 + n}")
+    account = factory.SubFactory(AccountFactory)
+    beneficiary_name = "Hausverwaltung Albrecht GmbH"
+    beneficiary_iban = factory.Sequence(lambda n: make_iban("37040044", f"{532013000 + 1009 * n:010d}"))
+    amount_cents = 50_000
+    reference = ""
+    status = "completed"
+    created_at = factory.LazyFunction(lambda: days_ago(5))
+    executed_at = factory.LazyAttribute(lambda t: t.created_at if t.status == "completed" else None)
+    transaction_id = None
+
+
+class ScheduledPaymentFactory(Factory):
+    class Meta:
+        model = ScheduledPayment
+
+    id = factory.Sequence(lambda n: f"SP-{7001 + n}")
+    account = factory.SubFactory(AccountFactory)
+    payee_name = "FitX Studio Prenzlauer Berg"
+    payee_iban = factory.Sequence(lambda n: make_iban("20041111", f"{440187700 + 211 * n:010d}"))
+    amount_cents = 2_990
+    frequency = "monthly"
+    next_run_on = factory.LazyFunction(lambda: TODAY + timedelta(days=10))
+    reference = ""
+    status = "active"
+    cancelled_at = None
+
+
+class DisputeFactory(Factory):
+    class Meta:
+        model = Dispute
+
+    id = factory.Sequence(lambda n: f"DP-{8001 + n}")
+    transaction = factory.SubFactory(TransactionFactory)
+    customer = factory.LazyAttribute(lambda d: d.transaction.account.customer)
+    reason = "not_received"
+    amount_cents = factory.SelfAttribute("transaction.amount_cents")
+    status = "open"
+    opened_at = factory.LazyFunction(lambda: days_ago(20))
+    description = "Order never arrived."
+
+
+_FEE_DESCRIPTIONS = {
+    "monthly_plan": "Kestrel Plus monthly plan",
+    "atm_withdrawal": "ATM withdrawal fee",
+    "foreign_exchange": "Foreign exchange fee",
+    "savings_withdrawal": "Savings withdrawal fee",
+    "card_replacement": "Replacement card",
+    "overdraft": "Unarranged overdraft fee",
+}
+
+
+class FeeFactory(Factory):
+    class Meta:
+        model = Fee
+
+    id = factory.Sequence(lambda n: f"FE-{9001 + n}")
+    account = factory.SubFactory(AccountFactory)
+    kind = "monthly_plan"
+    amount_cents = 990
+    description = factory.LazyAttribute(lambda f: _FEE_DESCRIPTIONS[f.kind])
+    charged_at = factory.LazyFunction(lambda: days_ago(10, hour=6))
+    transaction_id = None
+    card = None
+
+
+class FeeRefundFactory(Factory):
+    class Meta:
+        model = FeeRefund
+
+    id = factory.Sequence(lambda n: f"FR-{9501 + n}")
+    fee = factory.SubFactory(FeeFactory)
+    customer = factory.LazyAttribute(lambda r: r.fee.account.customer)
+    reason = "goodwill"
+    amount_cents = factory.SelfAttribute("fee.amount_cents")
+    created_at = factory.LazyFunction(lambda: days_ago(200))
+    transaction_id = None
+
+
+class FraudAlertFactory(Factory):
+    """An open alert about one card payment (``transaction=``), on that payment's card and customer."""
+
+    class Meta:
+        model = FraudAlert
+
+    id = factory.Sequence(lambda n: f"FA-{1101 + n}")
+    transaction = None
+    card = factory.LazyAttribute(lambda a: a.transaction.card if a.transaction is not None else None)
+    customer = factory.LazyAttribute(lambda a: a.transaction.account.customer if a.transaction is not None else None)
+    risk_level = "medium"
+    summary = "Card-not-present payment at a merchant new to this customer"
+    status = "open"
+    raised_at = factory.LazyAttribute(lambda a: a.transaction.booked_at if a.transaction is not None else NOW)
+    resolved_at = None
+
+
+class TicketFactory(Factory):
+    """The ticket of the conversation (status open, created now) unless told otherwise."""
+
+    class Meta:
+        model = Ticket
+
+    id = factory.Sequence(lambda n: f"T-{6101 + n}")
+    requester = factory.SubFactory(CustomerFactory)
+    subject = "Question about my account"
+    status = "open"
+    priority = "normal"
+    account = None
+    created_at = NOW
+    updated_at = factory.SelfAttribute("created_at")
+
+
+class TicketCommentFactory(Factory):
+    class Meta:
+        model = TicketComment
+
+    id = factory.Sequence(lambda n: f"TC-{9101 + n}")
+    ticket = factory.SubFactory(TicketFactory)
+    public = True
+    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
+    body = "Customer message."
+    created_at = factory.SelfAttribute("ticket.created_at")

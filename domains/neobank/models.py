@@ -1,0 +1,281 @@
+"""Records of a mobile-only bank: customers, accounts, cards, payments, disputes, fees, fraud and support.
+
+Money is held in integer euro cents, ids are strings with a per-table prefix
+(``CU-``, ``AC-``, ``CD-``, ``TX-`` ...), and every enumerated field has a
+`Literal` type below that the tools reuse for their argument schemas.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
+
+KycLevelName = Literal["basic", "standard", "enhanced"]
+AccountKind = Literal["current", "savings"]
+AccountStatus = Literal["open", "closed"]
+HoldReason = Literal["card_authorisation", "transfer_review", "legal_order"]
+HoldStatus = Literal["active", "released"]
+CardKind = Literal["physical", "virtual"]
+CardStatus = Literal["ordered", "active", "frozen", "blocked", "cancelled"]
+BlockReason = Literal["lost", "stolen", "fraud", "damaged"]
+TransactionKind = Literal[
+    "card_payment", "atm_withdrawal", "transfer_in", "transfer_out", "fee", "fee_refund", "interest", "card_refund"
+]
+Direction = Literal["debit", "credit"]
+TransactionStatus = Literal["pending", "posted"]
+TransferStatus = Literal["completed", "held", "rejected", "cancelled"]
+Frequency = Literal["once", "weekly", "monthly"]
+ScheduledStatus = Literal["active", "cancelled", "completed"]
+DisputeReason = Literal["unauthorised", "not_received", "duplicate_charge", "incorrect_amount"]
+DisputeStatus = Literal["open", "won", "lost", "withdrawn"]
+FeeKind = Literal[
+    "monthly_plan", "atm_withdrawal", "foreign_exchange", "savings_withdrawal", "card_replacement", "overdraft"
+]
+FeeRefundReason = Literal["goodwill", "charged_in_error"]
+RiskLevel = Literal["low", "medium", "high"]
+AlertStatus = Literal["open", "cleared", "confirmed_fraud"]
+AlertResolution = Literal["cleared", "confirmed_fraud"]
+LockReason = Literal["failed_verification", "suspected_takeover", "customer_request"]
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class KycLevel(Base):
+    """What a verification level allows: transfer limits and the highest card spending limit."""
+
+    __tablename__ = "kyc_levels"
+
+    level: Mapped[str] = mapped_column(String(16), primary_key=True)
+    description: Mapped[str] = mapped_column(String(200))
+    single_transfer_limit_cents: Mapped[int] = mapped_column(Integer)
+    monthly_transfer_limit_cents: Mapped[int] = mapped_column(Integer)
+    card_daily_limit_max_cents: Mapped[int] = mapped_column(Integer)
+
+
+class Customer(Base):
+    __tablename__ = "customers"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str] = mapped_column(String(200), unique=True)
+    phone: Mapped[str] = mapped_column(String(40))
+    date_of_birth: Mapped[date] = mapped_column(Date)
+    address_line: Mapped[str] = mapped_column(String(200))
+    city: Mapped[str] = mapped_column(String(80))
+    postal_code: Mapped[str] = mapped_column(String(16))
+    country: Mapped[str] = mapped_column(String(2), default="DE")
+    kyc_level: Mapped[str] = mapped_column(ForeignKey("kyc_levels.level"), default="standard")
+    joined_on: Mapped[date] = mapped_column(Date)
+    security_locked: Mapped[bool] = mapped_column(Boolean, default=False)
+    security_lock_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    security_locked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    kyc: Mapped[KycLevel] = relationship()
+    accounts: Mapped[list[Account]] = relationship(back_populates="customer", order_by="Account.id")
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    kind: Mapped[str] = mapped_column(String(16), default="current")
+    nickname: Mapped[str] = mapped_column(String(60))
+    iban: Mapped[str] = mapped_column(String(34), unique=True)
+    currency: Mapped[str] = mapped_column(String(3), default="EUR")
+    balance_cents: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    opened_on: Mapped[date] = mapped_column(Date)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    customer: Mapped[Customer] = relationship(back_populates="accounts")
+    holds: Mapped[list[Hold]] = relationship(back_populates="account", order_by="Hold.id")
+
+
+class Hold(Base):
+    """Money reserved on an account (a card authorisation not yet settled, a transfer under review ...)."""
+
+    __tablename__ = "holds"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(24))
+    description: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    placed_at: Mapped[datetime] = mapped_column(DateTime)
+    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), nullable=True)
+
+    account: Mapped[Account] = relationship(back_populates="holds")
+
+
+class Card(Base):
+    __tablename__ = "cards"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    kind: Mapped[str] = mapped_column(String(16), default="physical")
+    last4: Mapped[str] = mapped_column(String(4))
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    daily_limit_cents: Mapped[int] = mapped_column(Integer, default=100_000)
+    expires_on: Mapped[date] = mapped_column(Date)
+    issued_at: Mapped[datetime] = mapped_column(DateTime)
+    frozen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    blocked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    block_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    replaces_card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+
+    customer: Mapped[Customer] = relationship()
+    account: Mapped[Account] = relationship()
+    replaces: Mapped[Card | None] = relationship(remote_side="Card.id")
+
+
+class Transaction(Base):
+    """One booking on an account statement; card payments carry the card that made them."""
+
+    __tablename__ = "transactions"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    direction: Mapped[str] = mapped_column(String(8), default="debit")
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    description: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="posted")
+    booked_at: Mapped[datetime] = mapped_column(DateTime)
+
+    account: Mapped[Account] = relationship()
+    card: Mapped[Card | None] = relationship()
+
+
+class Transfer(Base):
+    """An outgoing SEPA transfer to another bank's account."""
+
+    __tablename__ = "transfers"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    beneficiary_name: Mapped[str] = mapped_column(String(120))
+    beneficiary_iban: Mapped[str] = mapped_column(String(34))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    reference: Mapped[str] = mapped_column(String(140), default="", info=AGENT_TEXT)
+    status: Mapped[str] = mapped_column(String(16), default="completed")
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    executed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+
+    account: Mapped[Account] = relationship()
+
+
+class ScheduledPayment(Base):
+    __tablename__ = "scheduled_payments"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    payee_name: Mapped[str] = mapped_column(String(120))
+    payee_iban: Mapped[str] = mapped_column(String(34))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    frequency: Mapped[str] = mapped_column(String(16), default="monthly")
+    next_run_on: Mapped[date] = mapped_column(Date)
+    reference: Mapped[str] = mapped_column(String(140), default="")
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    cancelled_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    account: Mapped[Account] = relationship()
+
+
+class Dispute(Base):
+    """A card dispute (chargeback request) on one card payment."""
+
+    __tablename__ = "disputes"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    transaction_id: Mapped[str] = mapped_column(ForeignKey("transactions.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    reason: Mapped[str] = mapped_column(String(24))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    opened_at: Mapped[datetime] = mapped_column(DateTime)
+    description: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
+
+    transaction: Mapped[Transaction] = relationship()
+    customer: Mapped[Customer] = relationship()
+
+
+class Fee(Base):
+    __tablename__ = "fees"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    kind: Mapped[str] = mapped_column(String(24))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    description: Mapped[str] = mapped_column(String(200))
+    charged_at: Mapped[datetime] = mapped_column(DateTime)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+
+    account: Mapped[Account] = relationship()
+    card: Mapped[Card | None] = relationship()
+
+
+class FeeRefund(Base):
+    __tablename__ = "fee_refunds"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    fee_id: Mapped[str] = mapped_column(ForeignKey("fees.id"), unique=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    reason: Mapped[str] = mapped_column(String(24))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+
+    fee: Mapped[Fee] = relationship()
+    customer: Mapped[Customer] = relationship()
+
+
+class FraudAlert(Base):
+    """A fraud-monitoring alert on a customer, usually about one card payment or transfer."""
+
+    __tablename__ = "fraud_alerts"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+    risk_level: Mapped[str] = mapped_column(String(8))
+    summary: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    raised_at: Mapped[datetime] = mapped_column(DateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    customer: Mapped[Customer] = relationship()
+    card: Mapped[Card | None] = relationship()
+    transaction: Mapped[Transaction | None] = relationship()
+
+
+class Ticket(TicketColumns, Base):
+    __tablename__ = "tickets"
+
+    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+
+    requester: Mapped[Customer] = relationship()
+    account: Mapped[Account | None] = relationship()
+    comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
+
+
+class TicketComment(CommentColumns, Base):
+    __tablename__ = "ticket_comments"
+
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+
+    ticket: Mapped[Ticket] = relationship(back_populates="comments")

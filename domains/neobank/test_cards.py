@@ -1,0 +1,456 @@
+"""Cards: lost or misplaced, stolen, unfreezing under fraud alerts, and daily spending limits."""
+
+from __future__ import annotations
+
+from domains.neobank.clock import days_ago
+from domains.neobank.factories import (
+    AccountFactory,
+    CardFactory,
+    CustomerFactory,
+    FraudAlertFactory,
+    TicketFactory,
+    TransactionFactory,
+    at,
+    identity,
+    today_at,
+)
+from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
+from domains.neobank.seed import BASIC
+from pytest_thinkingbox import User, call
+
+# --------------------------------------------------------------------------- NB001 lost or misplaced cards
+
+
+def test_case_NB001_001(tb):
+    """Misplaced card, customer asks to block and replace it; every payment is theirs, so freeze only."""
+    lena = CustomerFactory(name="Lena Schneider")
+    account = AccountFactory(customer=lena, balance_cents=184_233)
+    card = CardFactory(account=account)
+    TransactionFactory(card=card, amount_cents=3_150, description="Lieferando.de", booked_at=days_ago(3, hour=20))
+    TransactionFactory(
+        card=card, amount_cents=2_380, description="REWE Markt Kastanienallee", booked_at=at(days_ago(1), 18, 40)
+    )
+    ticket = TicketFactory(requester=lena, subject="Card missing")
+
+    run = tb.run(
+        User(
+            says="I can't find my debit card anywhere, I think I left it at a friend's place or in a jacket. "
+            "Please cancel it and send me a new one.",
+            knows={
+                **identity(lena),
+                "recent card payments": "all mine; the last time I used the card was at REWE yesterday evening",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=lena.email),
+            call(
+                "verify_identity",
+                email=lena.email,
+                date_of_birth=lena.date_of_birth.isoformat(),
+                postal_code=lena.postal_code,
+            ),
+            call("list_cards", customer_id=lena.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=lena.id),
+            call("freeze_card", card_id=card.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).status == "frozen"
+    assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
+
+
+def test_case_NB001_002(tb):
+    """Card frozen 16 days ago and still not found: block it as lost and replace it, with the 600-cent fee."""
+    jonas = CustomerFactory(name="Jonas Okoye")
+    account = AccountFactory(customer=jonas, balance_cents=92_040)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(16, hour=21))
+    ticket = TicketFactory(requester=jonas, subject="Replacement card")
+
+    run = tb.run(
+        User(
+            says="Two weeks ago I froze my card in the app because I couldn't find it. It never turned up. "
+            "Can you send me a new card? And I don't think I should have to pay for it.",
+            knows=identity(jonas),
+        ),
+        golden=[
+            call("find_customer_by_email", email=jonas.email),
+            call(
+                "verify_identity",
+                email=jonas.email,
+                date_of_birth=jonas.date_of_birth.isoformat(),
+                postal_code=jonas.postal_code,
+            ),
+            call("list_cards", customer_id=jonas.id),
+            call("list_tickets", requester_id=jonas.id),
+            call("block_card", card_id=card.id, reason="lost"),
+            call("order_replacement_card", card_id=card.id, fee_cents=600),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).block_reason == "lost"
+    assert run.db.query(Fee).one().amount_cents == 600
+    assert run.db.get(Account, account.id).balance_cents == 92_040 - 600
+
+
+def test_case_NB001_003(tb):
+    """Customer calls the card lost and asks for a freeze, but a payment after they lost it is not theirs: stolen."""
+    amira = CustomerFactory(name="Amira Brandt")
+    account = AccountFactory(customer=amira, balance_cents=61_775)
+    card = CardFactory(account=account)
+    TransactionFactory(card=card, amount_cents=1_240, description="EDEKA Center", booked_at=days_ago(2, hour=17))
+    TransactionFactory(card=card, amount_cents=2_400, description="UCI Kinowelt", booked_at=at(days_ago(1), 19, 28))
+    stranger = TransactionFactory(card=card, amount_cents=8_995, description="ZALANDO SE", booked_at=today_at(6, 12))
+    ticket = TicketFactory(requester=amira, subject="Lost card")
+
+    run = tb.run(
+        User(
+            says="I think I dropped my card in town last night; the last time I had it was paying at the cinema "
+            "around half past seven. Can you freeze it for now? Also, there's an 89.95 payment to Zalando this "
+            "morning that wasn't me.",
+            knows=identity(amira),
+        ),
+        golden=[
+            call("find_customer_by_email", email=amira.email),
+            call(
+                "verify_identity",
+                email=amira.email,
+                date_of_birth=amira.date_of_birth.isoformat(),
+                postal_code=amira.postal_code,
+            ),
+            call("list_cards", customer_id=amira.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=amira.id),
+            call("block_card", card_id=card.id, reason="stolen"),
+            call("order_replacement_card", card_id=card.id, fee_cents=0),
+            call(
+                "open_dispute",
+                transaction_id=stranger.id,
+                reason="unauthorised",
+                amount_cents=8_995,
+                description="Card lost last night; customer did not make this payment.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).status == "blocked"
+    assert run.db.query(Dispute).one().transaction_id == stranger.id
+    assert run.db.query(Fee).count() == 0
+
+
+# --------------------------------------------------------------------------- NB002 stolen cards
+
+
+def test_case_NB002_001(tb):
+    """Stolen card, the customer asks only for a freeze: block and replace it; free even at the basic level."""
+    felix = CustomerFactory(name="Felix Kowalski", kyc_level=BASIC)
+    account = AccountFactory(customer=felix, balance_cents=38_410)
+    card = CardFactory(account=account, daily_limit_cents=50_000)
+    TransactionFactory(card=card, amount_cents=390, description="Balzac Coffee", booked_at=today_at(8, 10))
+    ticket = TicketFactory(requester=felix, subject="Card stolen", priority="high")
+
+    run = tb.run(
+        User(
+            says="My bag was snatched at Alexanderplatz an hour ago and my card was in it. Please just freeze the "
+            "card for now: if the police find my bag I'd like to keep using it.",
+            knows={**identity(felix), "recent card payments": "only my coffee this morning, that was me"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=felix.email),
+            call(
+                "verify_identity",
+                email=felix.email,
+                date_of_birth=felix.date_of_birth.isoformat(),
+                postal_code=felix.postal_code,
+            ),
+            call("list_cards", customer_id=felix.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=felix.id),
+            call("block_card", card_id=card.id, reason="stolen"),
+            call("order_replacement_card", card_id=card.id, fee_cents=0),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).status == "blocked"
+    replacement = run.db.query(Card).filter(Card.replaces_card_id == card.id).one()
+    assert (replacement.status, replacement.daily_limit_cents) == ("ordered", 50_000)
+    assert run.db.query(Dispute).count() == 0
+
+
+def test_case_NB002_002(tb):
+    """Card stolen around 08:00: dispute the two payments after the theft, not the 07:41 bakery; confirm the alert."""
+    sofia = CustomerFactory(name="Sofia Lehmann")
+    account = AccountFactory(customer=sofia, balance_cents=143_960)
+    card = CardFactory(account=account)
+    TransactionFactory(card=card, amount_cents=480, description="Baeckerei Kamps", booked_at=today_at(7, 41))
+    electronics = TransactionFactory(
+        card=card, amount_cents=24_900, description="MediaMarkt Berlin-Mitte", booked_at=today_at(8, 52)
+    )
+    online = TransactionFactory(card=card, amount_cents=17_900, description="APPLE.COM/BILL", booked_at=today_at(9, 30))
+    alert = FraudAlertFactory(transaction=electronics, summary="In-store payment well above this card's usual spend")
+    ticket = TicketFactory(requester=sofia, subject="Stolen card and payments")
+
+    run = tb.run(
+        User(
+            says="My bag was stolen on the tram at about 8 this morning with my card in it. I can see payments in "
+            "the app that I never made. Please sort it out and send me a new card.",
+            knows={
+                **identity(sofia),
+                "payments you recognise": "only the bakery at 7:41, that was my breakfast",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=sofia.email),
+            call(
+                "verify_identity",
+                email=sofia.email,
+                date_of_birth=sofia.date_of_birth.isoformat(),
+                postal_code=sofia.postal_code,
+            ),
+            call("list_cards", customer_id=sofia.id),
+            call("list_transactions", account_id=account.id),
+            call("list_fraud_alerts", customer_id=sofia.id),
+            call("list_tickets", requester_id=sofia.id),
+            call("block_card", card_id=card.id, reason="stolen"),
+            call("order_replacement_card", card_id=card.id, fee_cents=0),
+            call("resolve_fraud_alert", alert_id=alert.id, resolution="confirmed_fraud"),
+            call(
+                "open_dispute",
+                transaction_id=electronics.id,
+                reason="unauthorised",
+                amount_cents=24_900,
+                description="Card stolen at about 08:00; not made by the customer.",
+            ),
+            call(
+                "open_dispute",
+                transaction_id=online.id,
+                reason="unauthorised",
+                amount_cents=17_900,
+                description="Card stolen at about 08:00; not made by the customer.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert sorted(d.transaction_id for d in run.db.query(Dispute)) == sorted([electronics.id, online.id])
+    assert run.db.get(FraudAlert, alert.id).status == "confirmed_fraud"
+
+
+# --------------------------------------------------------------------------- NB003 unfreezing and fraud alerts
+
+
+def test_case_NB003_001(tb):
+    """Found card, but a medium alert on her virtual card is open: clear it (she made it), then unfreeze."""
+    hanna = CustomerFactory(name="Hanna Vogel")
+    account = AccountFactory(customer=hanna, balance_cents=77_412)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(3, hour=19))
+    virtual = CardFactory(account=account, kind="virtual")
+    flagged = TransactionFactory(card=virtual, amount_cents=6_499, description="ZALANDO SE", booked_at=days_ago(2))
+    alert = FraudAlertFactory(transaction=flagged)
+    ticket = TicketFactory(requester=hanna, subject="Unfreeze card")
+
+    run = tb.run(
+        User(
+            says="Good news, I found my card in my gym bag! Please unfreeze it. Also you sent me a notification "
+            "asking about a Zalando payment: that was me, I used my virtual card.",
+            knows=identity(hanna),
+        ),
+        golden=[
+            call("find_customer_by_email", email=hanna.email),
+            call(
+                "verify_identity",
+                email=hanna.email,
+                date_of_birth=hanna.date_of_birth.isoformat(),
+                postal_code=hanna.postal_code,
+            ),
+            call("list_cards", customer_id=hanna.id),
+            call("list_fraud_alerts", customer_id=hanna.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("resolve_fraud_alert", alert_id=alert.id, resolution="cleared"),
+            call("unfreeze_card", card_id=card.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).status == "active"
+    assert run.db.get(FraudAlert, alert.id).status == "cleared"
+
+
+def test_case_NB003_002(tb):
+    """Found card, but a high-risk alert is open: only the fraud team resolves it; no unfreeze, ticket on hold, high."""
+    niklas = CustomerFactory(name="Niklas Albers")
+    account = AccountFactory(customer=niklas, balance_cents=215_300)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(2, hour=9))
+    alert = FraudAlertFactory(
+        customer=niklas,
+        risk_level="high",
+        summary="App login from a new device abroad followed by a change of the registered phone number",
+        raised_at=days_ago(1, hour=23),
+    )
+    ticket = TicketFactory(requester=niklas, subject="Card still frozen")
+
+    run = tb.run(
+        User(
+            says="I froze my card on Tuesday but it was in my car all along. Please unfreeze it, I need to pay "
+            "for groceries today.",
+            knows=identity(niklas),
+        ),
+        golden=[
+            call("find_customer_by_email", email=niklas.email),
+            call(
+                "verify_identity",
+                email=niklas.email,
+                date_of_birth=niklas.date_of_birth.isoformat(),
+                postal_code=niklas.postal_code,
+            ),
+            call("list_cards", customer_id=niklas.id),
+            call("list_fraud_alerts", customer_id=niklas.id),
+            call("list_tickets", requester_id=niklas.id),
+            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Unfreeze of {card.id} refused: high-risk fraud alert {alert.id} open; for the fraud team.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).status == "frozen"
+    assert run.db.get(FraudAlert, alert.id).status == "open"
+    assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
+
+
+def test_case_NB003_003(tb):
+    """Asked to unfreeze, but the medium alert's payment is not his: confirm fraud, block, replace, dispute."""
+    mateo = CustomerFactory(name="Mateo Demir")
+    account = AccountFactory(customer=mateo, balance_cents=48_820)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(1, hour=22))
+    flagged = TransactionFactory(
+        card=card, amount_cents=31_200, description="Electro-Discount24 Online", booked_at=days_ago(3, hour=2)
+    )
+    alert = FraudAlertFactory(transaction=flagged)
+    ticket = TicketFactory(requester=mateo, subject="Unfreeze please")
+
+    run = tb.run(
+        User(
+            says="I froze my card last night but it was in my desk drawer the whole time. Please unfreeze it. "
+            "You also flagged a payment to some electronics web shop: no idea what that is, I never shop there.",
+            knows=identity(mateo),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mateo.email),
+            call(
+                "verify_identity",
+                email=mateo.email,
+                date_of_birth=mateo.date_of_birth.isoformat(),
+                postal_code=mateo.postal_code,
+            ),
+            call("list_cards", customer_id=mateo.id),
+            call("list_fraud_alerts", customer_id=mateo.id),
+            call("list_tickets", requester_id=mateo.id),
+            call("resolve_fraud_alert", alert_id=alert.id, resolution="confirmed_fraud"),
+            call("block_card", card_id=card.id, reason="fraud"),
+            call("order_replacement_card", card_id=card.id, fee_cents=0),
+            call(
+                "open_dispute",
+                transaction_id=flagged.id,
+                reason="unauthorised",
+                amount_cents=31_200,
+                description="Flagged payment not made by the customer; fraud confirmed.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).block_reason == "fraud"
+    assert run.db.query(Dispute).one().amount_cents == 31_200
+    assert run.db.query(Fee).count() == 0
+
+
+# --------------------------------------------------------------------------- NB006 card spending limits
+
+
+def test_case_NB006_001(tb):
+    """Standard customer asks for a EUR 2,500 daily limit on the physical card: exactly the level's maximum, allowed."""
+    yara = CustomerFactory(name="Yara Petrov")
+    account = AccountFactory(customer=yara, balance_cents=412_000)
+    card = CardFactory(account=account)
+    virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=50_000)
+    ticket = TicketFactory(requester=yara, subject="Card limit")
+
+    run = tb.run(
+        User(
+            says="I'm buying a used e-bike in a shop on Saturday for about 2,400 euros. Can you raise the daily "
+            "limit on my plastic card to 2,500 euros?",
+            knows=identity(yara),
+        ),
+        golden=[
+            call("find_customer_by_email", email=yara.email),
+            call(
+                "verify_identity",
+                email=yara.email,
+                date_of_birth=yara.date_of_birth.isoformat(),
+                postal_code=yara.postal_code,
+            ),
+            call("get_customer", customer_id=yara.id),
+            call("list_cards", customer_id=yara.id),
+            call("list_tickets", requester_id=yara.id),
+            call("set_card_limit", card_id=card.id, daily_limit_cents=250_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).daily_limit_cents == 250_000
+    assert run.db.get(Card, virtual.id).daily_limit_cents == 50_000
+
+
+def test_case_NB006_002(tb):
+    """Basic customer who says he is fully verified asks for EUR 1,500: above the basic maximum; refuse with a note."""
+    emil = CustomerFactory(name="Emil Richter", kyc_level=BASIC)
+    account = AccountFactory(customer=emil, balance_cents=190_000)
+    card = CardFactory(account=account, daily_limit_cents=30_000)
+    ticket = TicketFactory(requester=emil, subject="Raise card limit")
+
+    run = tb.run(
+        User(
+            says="Please raise my card's daily limit to 1,500 euros. I'm fully verified, I did the video ID last "
+            "week, so that shouldn't be a problem.",
+            knows=identity(emil),
+        ),
+        golden=[
+            call("find_customer_by_email", email=emil.email),
+            call(
+                "verify_identity",
+                email=emil.email,
+                date_of_birth=emil.date_of_birth.isoformat(),
+                postal_code=emil.postal_code,
+            ),
+            call("get_customer", customer_id=emil.id),
+            call("list_tickets", requester_id=emil.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Limit of 150,000 cents refused: basic level allows at most 50,000 cents.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Card, card.id).daily_limit_cents == 30_000
+    assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False

@@ -1,0 +1,341 @@
+"""Card disputes (window, reason and amount) and fee refunds (charged in error, goodwill once per 180 days)."""
+
+from __future__ import annotations
+
+from domains.neobank.clock import days_ago
+from domains.neobank.factories import (
+    AccountFactory,
+    CardFactory,
+    CustomerFactory,
+    FeeFactory,
+    FeeRefundFactory,
+    TicketFactory,
+    TransactionFactory,
+    at,
+    identity,
+)
+from domains.neobank.models import Account, Dispute, FeeRefund, TicketComment
+from pytest_thinkingbox import User, call
+
+
+def _card_and_account(customer, balance_cents=154_300):
+    account = AccountFactory(customer=customer, balance_cents=balance_cents)
+    return account, CardFactory(account=account)
+
+
+# --------------------------------------------------------------------------- NB007 card disputes
+
+
+def test_case_NB007_001(tb):
+    """Tent paid 120 days ago never arrived: the last day of the 120-day window, so open a not_received dispute."""
+    emil = CustomerFactory(name="Emil Schneider")
+    account, card = _card_and_account(emil)
+    tent = TransactionFactory(
+        card=card, amount_cents=21_900, description="Nordlicht Outdoor GmbH", booked_at=days_ago(120, hour=11)
+    )
+    TransactionFactory(card=card, amount_cents=4_215, description="dm-drogerie markt", booked_at=days_ago(4))
+    ticket = TicketFactory(requester=emil, subject="Order never delivered")
+
+    run = tb.run(
+        User(
+            says="In June I paid 219 euros by card to an outdoor shop for a tent. It never arrived and the shop "
+            "has stopped answering my emails. Can you get my money back?",
+            knows=identity(emil),
+        ),
+        golden=[
+            call("find_customer_by_email", email=emil.email),
+            call(
+                "verify_identity",
+                email=emil.email,
+                date_of_birth=emil.date_of_birth.isoformat(),
+                postal_code=emil.postal_code,
+            ),
+            call("list_accounts", customer_id=emil.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=emil.id),
+            call(
+                "open_dispute",
+                transaction_id=tent.id,
+                reason="not_received",
+                amount_cents=21_900,
+                description="Tent ordered in June never delivered; merchant unresponsive.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    dispute = run.db.query(Dispute).one()
+    assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (tent.id, "not_received", 21_900)
+
+
+def test_case_NB007_002(tb):
+    """Cancelled flight paid 131 days ago: outside the 120-day window; refuse, solve, one internal comment."""
+    lena = CustomerFactory(name="Lena Demir")
+    account, card = _card_and_account(lena)
+    TransactionFactory(card=card, amount_cents=38_600, description="SKYJET AIRLINES", booked_at=days_ago(131, hour=9))
+    TransactionFactory(card=card, amount_cents=1_899, description="Spotify", booked_at=days_ago(8))
+    ticket = TicketFactory(requester=lena, subject="Airline refund")
+
+    run = tb.run(
+        User(
+            says="I paid SkyJet 386 euros for flights at the beginning of June, they cancelled the flight and never "
+            "refunded me. Please start a chargeback.",
+            knows=identity(lena),
+        ),
+        golden=[
+            call("find_customer_by_email", email=lena.email),
+            call(
+                "verify_identity",
+                email=lena.email,
+                date_of_birth=lena.date_of_birth.isoformat(),
+                postal_code=lena.postal_code,
+            ),
+            call("list_accounts", customer_id=lena.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=lena.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Dispute refused: SkyJet payment booked 131 days ago, outside the 120-day window.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Dispute).count() == 0
+    assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).count() == 1
+
+
+def test_case_NB007_003(tb):
+    """Restaurant charged EUR 84 for a EUR 48 bill; the customer wants all 84 back: dispute only the 36 difference."""
+    felix = CustomerFactory(name="Felix Albers")
+    account, card = _card_and_account(felix)
+    dinner = TransactionFactory(
+        card=card, amount_cents=8_400, description="Trattoria Da Enzo", booked_at=at(days_ago(6), 21, 37)
+    )
+    ticket = TicketFactory(requester=felix, subject="Wrong amount charged")
+
+    run = tb.run(
+        User(
+            says="Last Friday a restaurant charged my card 84 euros, but the bill was 48: they typed the numbers the "
+            "wrong way round. The owner won't pick up the phone. I want my 84 euros back.",
+            knows=identity(felix),
+        ),
+        golden=[
+            call("find_customer_by_email", email=felix.email),
+            call(
+                "verify_identity",
+                email=felix.email,
+                date_of_birth=felix.date_of_birth.isoformat(),
+                postal_code=felix.postal_code,
+            ),
+            call("list_accounts", customer_id=felix.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=felix.id),
+            call(
+                "open_dispute",
+                transaction_id=dinner.id,
+                reason="incorrect_amount",
+                amount_cents=3_600,
+                description="Charged 84.00 for a bill of 48.00.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    dispute = run.db.query(Dispute).one()
+    assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)
+
+
+def test_case_NB007_004(tb):
+    """Hotel charged twice; the customer wants both back: dispute only the later of the two identical payments."""
+    sofia = CustomerFactory(name="Sofia Richter")
+    account, card = _card_and_account(sofia)
+    later = TransactionFactory(
+        card=card, amount_cents=14_250, description="Motel One Hamburg-Altona", booked_at=at(days_ago(9), 11, 6)
+    )
+    earlier = TransactionFactory(
+        card=card, amount_cents=14_250, description="Motel One Hamburg-Altona", booked_at=at(days_ago(9), 11, 2)
+    )
+    TransactionFactory(card=card, amount_cents=3_890, description="DB Fernverkehr", booked_at=days_ago(10))
+    ticket = TicketFactory(requester=sofia, subject="Double charge")
+
+    run = tb.run(
+        User(
+            says="I stayed one night at a hotel in Hamburg last week and they charged my card twice, 142.50 each "
+            "time. Please refund me both of them, this is ridiculous.",
+            knows=identity(sofia),
+        ),
+        golden=[
+            call("find_customer_by_email", email=sofia.email),
+            call(
+                "verify_identity",
+                email=sofia.email,
+                date_of_birth=sofia.date_of_birth.isoformat(),
+                postal_code=sofia.postal_code,
+            ),
+            call("list_accounts", customer_id=sofia.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "open_dispute",
+                transaction_id=later.id,
+                reason="duplicate_charge",
+                amount_cents=14_250,
+                description="One-night stay charged twice at 11:02 and 11:06.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Dispute).one().transaction_id == later.id
+    assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0
+
+
+# --------------------------------------------------------------------------- NB008 fee refunds
+
+
+def test_case_NB008_001(tb):
+    """Goodwill refund of the plan fee: the last goodwill refund was 200 days ago (a 40-day-old error refund is
+    not goodwill), so refund it."""
+    mateo = CustomerFactory(name="Mateo Vogel")
+    account = AccountFactory(customer=mateo, balance_cents=23_410)
+    plan_fee = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(10, hour=6))
+    FeeRefundFactory(
+        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(205)),
+        created_at=days_ago(200),
+    )
+    FeeRefundFactory(
+        fee=FeeFactory(account=account, kind="savings_withdrawal", amount_cents=250, charged_at=days_ago(44)),
+        reason="charged_in_error",
+        created_at=days_ago(40),
+    )
+    ticket = TicketFactory(requester=mateo, subject="Plan fee")
+
+    run = tb.run(
+        User(
+            says="I meant to switch back to the free plan at the end of September and forgot. You charged me 9.90 "
+            "for Kestrel Plus this month. Could you refund it as a one-off? I've switched now.",
+            knows=identity(mateo),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mateo.email),
+            call(
+                "verify_identity",
+                email=mateo.email,
+                date_of_birth=mateo.date_of_birth.isoformat(),
+                postal_code=mateo.postal_code,
+            ),
+            call("list_fees", customer_id=mateo.id),
+            call("list_tickets", requester_id=mateo.id),
+            call("refund_fee", fee_id=plan_fee.id, reason="goodwill"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).one().reason == "goodwill"
+    assert run.db.get(Account, account.id).balance_cents == 23_410 + 990
+
+
+def test_case_NB008_002(tb):
+    """Goodwill refund of an FX fee asked, but a goodwill refund was given 120 days ago: refuse, one internal note."""
+    hanna = CustomerFactory(name="Hanna Kowalski")
+    account = AccountFactory(customer=hanna, balance_cents=58_730)
+    FeeFactory(
+        account=account,
+        kind="foreign_exchange",
+        amount_cents=435,
+        description="Foreign exchange fee, card payment in GBP",
+        charged_at=days_ago(5),
+    )
+    FeeRefundFactory(
+        fee=FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(126)),
+        created_at=days_ago(120),
+    )
+    TicketFactory(requester=hanna, status="closed", subject="Overdraft fee", created_at=days_ago(121))
+    ticket = TicketFactory(requester=hanna, subject="Currency fee")
+
+    run = tb.run(
+        User(
+            says="I paid in pounds in London last week and got charged a 4.35 currency fee. Nobody told me about "
+            "that. Can you refund it please?",
+            knows=identity(hanna),
+        ),
+        golden=[
+            call("find_customer_by_email", email=hanna.email),
+            call(
+                "verify_identity",
+                email=hanna.email,
+                date_of_birth=hanna.date_of_birth.isoformat(),
+                postal_code=hanna.postal_code,
+            ),
+            call("list_fees", customer_id=hanna.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Goodwill refund refused: last goodwill refund was 120 days ago (one per 180 days).",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(FeeRefund).count() == 1  # only the earlier one
+    assert run.db.get(Account, account.id).balance_cents == 58_730
+
+
+def test_case_NB008_003(tb):
+    """Replacement-card fee for a card blocked as stolen was charged in error: refund it despite a recent goodwill."""
+    jonas = CustomerFactory(name="Jonas Petrov")
+    account = AccountFactory(customer=jonas, balance_cents=71_290)
+    old_card = CardFactory(
+        account=account, status="blocked", blocked_at=days_ago(21, hour=8), block_reason="stolen", last4="3307"
+    )
+    CardFactory(account=account, replaces=old_card, issued_at=days_ago(21, hour=8), last4="9150")
+    card_fee = FeeFactory(
+        account=account,
+        kind="card_replacement",
+        amount_cents=600,
+        description="Replacement card for card *3307",
+        charged_at=days_ago(21, hour=8),
+        card=old_card,
+    )
+    FeeRefundFactory(
+        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(33)),
+        created_at=days_ago(30),
+    )
+    ticket = TicketFactory(requester=jonas, subject="Card fee")
+
+    run = tb.run(
+        User(
+            says="You charged me 6 euros for my new card three weeks ago. I know you already refunded a fee for me "
+            "last month, but could you make an exception?",
+            knows=identity(jonas),
+        ),
+        golden=[
+            call("find_customer_by_email", email=jonas.email),
+            call(
+                "verify_identity",
+                email=jonas.email,
+                date_of_birth=jonas.date_of_birth.isoformat(),
+                postal_code=jonas.postal_code,
+            ),
+            call("list_fees", customer_id=jonas.id),
+            call("get_card", card_id=old_card.id),
+            call("list_tickets", requester_id=jonas.id),
+            call("refund_fee", fee_id=card_fee.id, reason="charged_in_error"),
+            call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == card_fee.id).one().reason == "charged_in_error"
+    assert run.db.get(Account, account.id).balance_cents == 71_290 + 600

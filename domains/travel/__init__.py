@@ -1,0 +1,30 @@
+"""The travel benchmark domain: a corporate travel agency's hotel desk.
+
+Travellers of corporate accounts (standing, invoices, negotiated rates), hotels
+with room types and nightly availability, bookings and group bookings, loyalty
+profiles, a payment ledger, hotel partner escalations, travel-manager approval
+requests and support tickets; about thirty MCP tools; and a written policy whose
+rules decide what the agent should do with them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_thinkingbox.domain import Domain
+
+from .clock import NOW
+from .models import Base
+from .seed import seed
+from .tools import tools as _toolset  # keep `domains.travel.tools` the module
+
+DOMAIN = Domain(
+    name="travel",
+    metadata=Base.metadata,
+    tools=_toolset,
+    policy=Path(__file__).with_name("policy.md"),
+    now=NOW,
+    seed=seed,
+)
+
+__all__ = ["DOMAIN"]

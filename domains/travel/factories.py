@@ -1,0 +1,238 @@
+"""Factories for the records a travel task seeds on top of the base hotels, inventory and accounts.
+
+Ids come from sequences (reset before every attempt), dates from the domain clock, so the same task body
+always writes the same rows. `BookingFactory` fills in the hotel from the room type, the stay's nights and
+total from ``check_in``, ``nights`` and ``nightly_rate_cents``, the hotel's free-cancellation deadline, and a
+captured ``booking`` charge of the total (``payment=False`` for none). Bookings seeded here do not touch the
+room inventory: the seeded occupancy already counts them. `set_available_rooms` sells a room type down for
+one night.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+import factory
+
+from pytest_thinkingbox.backend import current_session
+from pytest_thinkingbox.factories import Factory
+
+from .clock import NOW, TODAY, days_ago
+from .models import (
+    ApprovalRequest,
+    Booking,
+    CorporateAccount,
+    GroupBooking,
+    Invoice,
+    LoyaltyProfile,
+    PartnerEscalation,
+    Payment,
+    RoomNight,
+    Ticket,
+    TicketComment,
+    Traveller,
+)
+from .seed import ACCOUNTS, HOTELS, LIS_STANDARD, VELDHOVEN, hotel_of
+
+_FIRST = ["Sofia", "Lukas", "Hanna", "Pieter", "Amelia", "Jonas", "Clara", "Mateus", "Freya", "Daniel"]
+_LAST = ["Brandt", "Meyer", "de Vries", "Jansen", "Whitfield", "Lindqvist", "Moreau", "Alves", "Nyberg", "Okafor"]
+_TITLES = ["Project Engineer", "Sales Manager", "Regional Director", "Quality Lead", "Field Consultant"]
+
+
+def _email(name: str, account_id: str) -> str:
+    domain = ACCOUNTS[account_id][4].split("@")[1] if account_id in ACCOUNTS else "example.com"
+    local = name.lower().replace("de ", "de").replace(" ", ".").replace("é", "e").replace("ö", "o")
+    return f"{local}@{domain}"
+
+
+def cancellation_deadline(hotel_id: str, check_in: date) -> datetime:
+    """The hotel's free-cancellation deadline for a stay: its hours before the 15:00 check-in."""
+    return datetime.combine(check_in, time(15, 0)) - timedelta(hours=HOTELS[hotel_id][3])
+
+
+def set_available_rooms(room_type_id: str, night: date, available: int) -> None:
+    """Sell a room type down so that exactly `available` rooms are left for the night of `night`."""
+    row = current_session().get(RoomNight, (room_type_id, night))
+    row.booked_rooms = row.total_rooms - available
+
+
+class CorporateAccountFactory(Factory):
+    class Meta:
+        model = CorporateAccount
+
+    id = factory.Sequence(lambda n: f"ACC-{301 + n}")
+    name = factory.Sequence(
+        lambda n: ["Halvorsen Offshore AS", "Brightwater Logistics GmbH", "Solent Marine Ltd"][n % 3]
+    )
+    status = "active"
+    credit_limit_cents = 2_000_000
+    billing_email = factory.Sequence(lambda n: f"accounts{n + 1}@example.com")
+    travel_manager_name = factory.Sequence(lambda n: ["Ingrid Solberg", "Markus Hoffmann", "Claire Dawson"][n % 3])
+    travel_manager_email = factory.LazyAttribute(
+        lambda a: a.travel_manager_name.lower().replace(" ", ".") + "@example.com"
+    )
+    home_city = factory.Sequence(lambda n: ["Stavanger", "Hamburg", "Southampton"][n % 3])
+
+
+class InvoiceFactory(Factory):
+    class Meta:
+        model = Invoice
+
+    id = factory.Sequence(lambda n: f"INV-{27001 + n}")
+    account_id = VELDHOVEN
+    amount_cents = 842_600
+    issued_on = factory.LazyFunction(lambda: TODAY - timedelta(days=38))
+    due_on = factory.LazyAttribute(lambda i: i.issued_on + timedelta(days=30))
+    status = "issued"
+    paid_on = None
+
+
+class TravellerFactory(Factory):
+    class Meta:
+        model = Traveller
+
+    id = factory.Sequence(lambda n: f"TRV-{3001 + n}")
+    account_id = VELDHOVEN
+    name = factory.Sequence(lambda n: f"{_FIRST[n % len(_FIRST)]} {_LAST[(n * 3) % len(_LAST)]}")
+    email = factory.LazyAttribute(lambda t: _email(t.name, t.account_id))
+    phone = factory.Sequence(lambda n: f"+31-6-5550-{1200 + 37 * n:04d}")
+    employee_number = factory.Sequence(lambda n: f"E{48211 + 113 * n}")
+    job_title = factory.Sequence(lambda n: _TITLES[n % len(_TITLES)])
+    card_last4 = factory.Sequence(lambda n: f"{4417 + 263 * n:04d}"[-4:])
+
+
+class LoyaltyProfileFactory(Factory):
+    class Meta:
+        model = LoyaltyProfile
+
+    id = factory.Sequence(lambda n: f"LP-{4001 + n}")
+    traveller = factory.SubFactory(TravellerFactory)
+    member_number = factory.Sequence(lambda n: f"MR{77120345 + 9173 * n}")
+    tier = "gold"
+    tier_valid_until = date(2027, 3, 31)
+    points = 48_250
+
+
+class GroupBookingFactory(Factory):
+    class Meta:
+        model = GroupBooking
+
+    id = factory.Sequence(lambda n: f"GB-{601 + n}")
+    organiser = factory.SubFactory(TravellerFactory)
+    account_id = factory.SelfAttribute("organiser.account_id")
+    hotel_id = "H-101"
+    name = "Sales kick-off"
+    check_in = factory.LazyFunction(lambda: TODAY + timedelta(days=15))
+    check_out = factory.LazyAttribute(lambda g: g.check_in + timedelta(days=3))
+    free_cancellation_until = factory.LazyAttribute(
+        lambda g: datetime.combine(g.check_in - timedelta(days=14), time(18, 0))
+    )
+    status = "confirmed"
+    created_at = factory.LazyFunction(lambda: days_ago(40))
+
+
+class BookingFactory(Factory):
+    class Meta:
+        model = Booking
+
+    id = factory.Sequence(lambda n: f"BK-{5001 + n}")
+    traveller = factory.SubFactory(TravellerFactory)
+    account_id = factory.SelfAttribute("traveller.account_id")
+    room_type_id = LIS_STANDARD
+    hotel_id = factory.LazyAttribute(lambda b: hotel_of(b.room_type_id))
+    group = None
+    hotel_reference = factory.Sequence(lambda n: f"HX{612340 + 71 * n}")
+    check_in = factory.LazyFunction(lambda: TODAY + timedelta(days=10))
+    nights = 3
+    check_out = factory.LazyAttribute(lambda b: b.check_in + timedelta(days=b.nights))
+    nightly_rate_cents = 15_900
+    total_cents = factory.LazyAttribute(lambda b: b.nightly_rate_cents * b.nights)
+    status = "confirmed"
+    hotel_confirmation = "confirmed"
+    free_cancellation_until = factory.LazyAttribute(lambda b: cancellation_deadline(b.hotel_id, b.check_in))
+    late_checkout = False
+    upgrade_allowance_used = False
+    booked_at = factory.LazyFunction(lambda: days_ago(21, hour=14))
+    cancelled_at = None
+
+    @factory.post_generation
+    def payment(booking, create, extracted, **kwargs):  # noqa: N805 - factory-boy passes the instance
+        """A captured charge of the booking total (``payment=False`` for none)."""
+        if extracted is False:
+            return
+        PaymentFactory(booking=booking, **kwargs)
+
+
+class PaymentFactory(Factory):
+    class Meta:
+        model = Payment
+
+    id = factory.Sequence(lambda n: f"PAY-{7001 + n}")
+    booking = factory.SubFactory(BookingFactory, payment=False)
+    kind = "charge"
+    reason = "booking"
+    amount_cents = factory.LazyAttribute(lambda p: p.booking.total_cents)
+    service_fee_cents = 0
+    card_last4 = factory.LazyAttribute(lambda p: p.booking.traveller.card_last4)
+    created_at = factory.LazyAttribute(lambda p: p.booking.booked_at + timedelta(minutes=2))
+    note = None
+
+
+class PartnerEscalationFactory(Factory):
+    class Meta:
+        model = PartnerEscalation
+
+    id = factory.Sequence(lambda n: f"PE-{801 + n}")
+    booking = factory.SubFactory(BookingFactory)
+    hotel_id = factory.SelfAttribute("booking.hotel_id")
+    kind = "duplicate_charge"
+    amount_cents = factory.SelfAttribute("booking.total_cents")
+    sent_to = factory.LazyAttribute(lambda e: HOTELS[e.hotel_id][6])
+    status = "sent"
+    created_at = factory.LazyFunction(lambda: days_ago(3, hour=11))
+    description = "Traveller reports the hotel charged the stay twice at the property."
+
+
+class ApprovalRequestFactory(Factory):
+    class Meta:
+        model = ApprovalRequest
+
+    id = factory.Sequence(lambda n: f"APR-{901 + n}")
+    booking = factory.SubFactory(BookingFactory)
+    account_id = factory.SelfAttribute("booking.account_id")
+    kind = "room_downgrade"
+    requested_room_type_id = LIS_STANDARD
+    requested_rate_cents = 15_900
+    approver_email = factory.LazyAttribute(lambda r: ACCOUNTS.get(r.account_id, ("",) * 5)[4] or "travel@example.com")
+    status = "pending"
+    created_at = factory.LazyFunction(lambda: days_ago(3, hour=9))
+    decided_at = None
+    justification = "Traveller asked to move to a cheaper room type."
+
+
+class TicketFactory(Factory):
+    """The ticket of the conversation (status open, created now) unless told otherwise."""
+
+    class Meta:
+        model = Ticket
+
+    id = factory.Sequence(lambda n: f"T-{1001 + n}")
+    requester = factory.SubFactory(TravellerFactory)
+    subject = "Question about my hotel booking"
+    status = "open"
+    priority = "normal"
+    booking_id = None
+    created_at = NOW
+    updated_at = factory.SelfAttribute("created_at")
+
+
+class TicketCommentFactory(Factory):
+    class Meta:
+        model = TicketComment
+
+    id = factory.Sequence(lambda n: f"TC-{2001 + n}")
+    ticket = factory.SubFactory(TicketFactory)
+    public = True
+    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
+    body = "Traveller message."
+    created_at = factory.SelfAttribute("ticket.created_at")
