@@ -1,5 +1,10 @@
 """A fresh database per attempt, restored from an image built once per worker.
 
+`open_backend` picks the backend: SQLite in memory by default, PostgreSQL
+(`postgres.PostgresBackend`) when a URL is given. Both build an image once,
+restore it into a private database per attempt, dump a database for a scratch
+copy, and release it when the attempt ends.
+
 SQLite in memory: the domain's schema and base records are built once into an
 in-memory database, serialized to bytes (the image), and every attempt
 deserializes those bytes into a private connection: a new one, or one an
@@ -44,6 +49,15 @@ def bind_session(session: Session) -> Iterator[Session]:
         yield session
     finally:
         _current.reset(token)
+
+
+def open_backend(url: str | None) -> Any:
+    """The backend for a database URL: SQLite in memory when `url` is empty, else PostgreSQL."""
+    if not url:
+        return SQLiteBackend()
+    from .postgres import PostgresBackend
+
+    return PostgresBackend(url)
 
 
 @dataclass(frozen=True)
@@ -114,6 +128,9 @@ def _engine(session: Session) -> Engine:
     engine = session.get_bind()
     assert isinstance(engine, Engine)
     return engine
+
+    def close(self) -> None:
+        """Nothing outlives the process: in-memory databases vanish with their connections."""
 
 
 def _new_engine() -> Engine:

@@ -47,10 +47,22 @@ def tb_user(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
 
 
 @pytest.fixture(scope="session")
-def _tb_worker() -> Iterator[Any]:
+def tb_db_url(pytestconfig: pytest.Config) -> str | None:
+    """The database server for attempts (from --tb-db); None means SQLite in memory."""
+    return setting(pytestconfig, "tb_db") or None
+
+
+@pytest.fixture(scope="session")
+def _tb_worker(tb_db_url: str | None) -> Iterator[Any]:
+    from .backend import open_backend
+    from .errors import HarnessError
     from .harness import WorkerCache
 
-    cache = WorkerCache()
+    try:
+        databases = open_backend(tb_db_url)
+    except Exception as exc:
+        raise HarnessError("backend", f"opening the database backend failed: {type(exc).__name__}: {exc}") from exc
+    cache = WorkerCache(databases=databases)
     yield cache
     cache.close()
 

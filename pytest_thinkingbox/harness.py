@@ -42,12 +42,12 @@ from .tools import ToolSession
 class WorkerCache:
     """Per-worker work done once: database images, golden end states, the event loop."""
 
-    databases: backend.SQLiteBackend = field(default_factory=backend.SQLiteBackend)
+    databases: Any = field(default_factory=backend.SQLiteBackend)  # SQLiteBackend or PostgresBackend
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
-    images: dict[str, backend.Image] = field(default_factory=dict)
+    images: dict[str, Any] = field(default_factory=dict)  # the backend's image of each domain
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
 
-    def image(self, domain: Domain) -> backend.Image:
+    def image(self, domain: Domain) -> Any:
         if domain.name not in self.images:
             try:
                 self.images[domain.name] = self.databases.build_image(domain.metadata, domain.seed)
@@ -60,6 +60,7 @@ class WorkerCache:
 
     def close(self) -> None:
         self.runner.close()
+        self.databases.close()
 
 
 class Run:

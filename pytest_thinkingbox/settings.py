@@ -100,9 +100,17 @@ def add_options(parser: pytest.Parser) -> None:
         default=300,
         help="Wall-clock seconds per episode before it ends. Default: 300.",
     )
+    group.addoption(
+        "--tb-db",
+        dest="tb_db",
+        metavar="URL",
+        help="PostgreSQL server for the attempts' databases (postgresql://user@host:port/dbname; used only to "
+        "create and drop per-run databases). Default: ini tb_db, else SQLite in memory.",
+    )
     parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
     parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
     parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
+    parser.addini("tb_db", "Default database server URL (see --tb-db).", default="")
 
 
 def setting(config: pytest.Config, name: str) -> str:
@@ -125,3 +133,22 @@ def check(config: pytest.Config) -> None:
     if user not in USERS:
         raise pytest.UsageError(f"--tb-user {user!r} is not a simulated user; choose one of: {', '.join(USERS)}")
     repeat(config)
+    url = setting(config, "tb_db")
+    if url:
+        check_database(url)
+
+
+def check_database(url: str) -> None:
+    """Refuse a URL that is not PostgreSQL, a missing driver, an unreachable server or a role without CREATEDB."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise pytest.UsageError(
+            "--tb-db needs the PostgreSQL driver psycopg: pip install 'pytest-thinkingbox[postgres]'"
+        ) from None
+    from .postgres import PostgresError, check_server, server_url
+
+    try:
+        check_server(server_url(url))
+    except (ValueError, PostgresError) as exc:
+        raise pytest.UsageError(f"--tb-db: {exc}") from None

@@ -1,0 +1,198 @@
+"""The PostgreSQL backend (--tb-db): the same isolation guarantees as SQLite, on a real server.
+
+These tests need a server: TB_TEST_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres.
+Without one they are skipped, except under CI (CI=true), where a missing server fails the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+URL = os.environ.get("TB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def server() -> str:
+    """The server URL, once it has answered; skips (or fails under CI) when there is none."""
+    try:
+        from pytest_thinkingbox.postgres import check_server, server_url
+
+        check_server(server_url(URL))
+    except Exception as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but no usable PostgreSQL server at {URL}: {exc}")
+        pytest.skip(f"no usable PostgreSQL server at {URL} ({exc}); start one or set TB_TEST_POSTGRES_URL")
+    return URL
+
+
+def _admin(url: str):
+    return create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
+
+
+def _stale(url: str) -> list[str]:
+    """Databases of runs that are no longer connected (what a run must not leave behind)."""
+    with _admin(url).connect() as c:
+        names = c.scalars(text(r"SELECT datname FROM pg_database WHERE datname LIKE 'thinkingbox\_%'")).all()
+        alive = set(c.scalars(text("SELECT application_name FROM pg_stat_activity")).all())
+    return [n for n in names if "_".join(n.split("_")[:2]) not in alive]
+
+
+MARKER_DOMAIN = """
+import datetime as dt
+from sqlalchemy import Integer
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from pytest_thinkingbox import Domain, ToolSet
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Marker(Base):
+    __tablename__ = "markers"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    attempt: Mapped[int]
+    via: Mapped[str]
+
+
+tools = ToolSet("markers")
+
+
+@tools.write
+def add_marker(db: Session, attempt: int) -> dict:
+    '''Insert a marker through the session, and one through a second connection that stays open,
+    holding a lock, as a careless tool might.'''
+    db.add(Marker(attempt=attempt, via="session"))
+    db.flush()
+    extra = db.get_bind().connect()
+    extra.exec_driver_sql("INSERT INTO markers (attempt, via) VALUES (%s, 'extra')", (attempt,))
+    extra.commit()
+    extra.exec_driver_sql("SELECT * FROM markers FOR UPDATE")  # open transaction left behind
+    LEAKED.append(extra)
+    return {"ok": True}
+
+
+LEAKED = []
+DOMAIN = Domain(name="markers", metadata=Base.metadata, tools=tools, policy="Add a marker.",
+                now=dt.datetime(2026, 1, 1))
+"""
+
+MARKER_TASK = """
+from sqlalchemy import select
+from pytest_thinkingbox import User, call
+from markerdomain import Marker
+
+
+def test_case_PG001_001(tb, _tb_attempt):
+    run = tb.run(User(says="mark"), golden=[call("add_marker", attempt=_tb_attempt)])
+    run.expect_golden()
+    rows = run.db.execute(select(Marker.id, Marker.attempt, Marker.via).order_by(Marker.id)).all()
+    # the sequence starts afresh, and no other attempt's marker (nor its leaked connection) is visible
+    assert [tuple(r) for r in rows] == [(1, _tb_attempt, "session"), (2, _tb_attempt, "extra")]
+"""
+
+
+def test_every_attempt_sees_only_its_own_markers_under_four_workers(server, pytester, monkeypatch):
+    pytester.makepyfile(markerdomain=MARKER_DOMAIN, test_markers=MARKER_TASK)
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\ndef tb_domain():\n"
+        "    from markerdomain import DOMAIN\n    return DOMAIN\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    result = pytester.runpytest_subprocess("-n", "4", "--tb-repeat", "40", "--tb-db", server)
+    result.assert_outcomes(passed=40)
+    assert _stale(server) == [], "the run left databases behind"
+
+
+def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(server):
+    from pytest_thinkingbox.postgres import PostgresBackend
+
+    crashed = "thinkingbox_00000dead0_1"
+    with _admin(server).connect() as c:
+        c.execute(text(f"DROP DATABASE IF EXISTS {crashed}"))
+        c.execute(text(f"CREATE DATABASE {crashed}"))
+    live = PostgresBackend(server)
+    try:
+        live.build_image(__import__("toydomain").Base.metadata)
+        other = PostgresBackend(server)  # its start-up sweep runs now
+        other.close()
+        with _admin(server).connect() as c:
+            names = set(c.scalars(text("SELECT datname FROM pg_database")).all())
+        assert crashed not in names
+        assert f"thinkingbox_{live.run_id}_1" in names
+    finally:
+        live.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("mysql://root@127.0.0.1/test", "*--tb-db: 'mysql://root@127.0.0.1/test' is not a PostgreSQL URL*"),
+        ("not a url", "*--tb-db: 'not a url' is not a database URL*"),
+        ("postgresql://postgres@127.0.0.1:1/postgres", "*--tb-db: cannot connect to PostgreSQL at*127.0.0.1:1*"),
+    ],
+)
+def test_bad_urls_and_unreachable_servers_are_usage_errors(toy, url, message):
+    toy.makepyfile(test_nothing="def test_case_TY001_001(tb):\n    pass\n")
+    result = toy.runpytest("--tb-db", url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_role_that_may_not_create_databases_is_a_usage_error(server, toy):
+    with _admin(server).connect() as c:
+        if not c.scalar(text("SELECT 1 FROM pg_roles WHERE rolname = 'thinkingbox_nocreate'")):
+            c.execute(text("CREATE ROLE thinkingbox_nocreate LOGIN NOCREATEDB"))
+    url = server.replace("://postgres@", "://thinkingbox_nocreate@")
+    toy.makepyfile(test_nothing="def test_case_TY001_001(tb):\n    pass\n")
+    result = toy.runpytest("--tb-db", url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*may not create databases*ALTER ROLE thinkingbox_nocreate CREATEDB*"])
+
+
+def _domains(tmp_path: Path, name: str, *args: str) -> tuple[dict, list[dict]]:
+    results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "domains",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--tb-repeat",
+            "2",
+            "--tb-results",
+            str(results),
+            "--tb-aggregate",
+            str(aggregate),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    return json.loads(aggregate.read_text()), [json.loads(line) for line in results.read_text().splitlines()]
+
+
+def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(server, tmp_path):
+    on_sqlite, _ = _domains(tmp_path, "sqlite")
+    on_postgres, records = _domains(tmp_path, "postgres", "--tb-db", server)
+    assert on_postgres["per_task"] == on_sqlite["per_task"]
+    assert on_postgres["overall"]["pass@1"] == 1.0 and set(on_postgres["domains"]) == set(on_sqlite["domains"])
+    ends: dict[str, set[str]] = {}
+    for r in records:
+        ends.setdefault(r["task"], set()).add(r["end_hash"])
+    assert all(len(e) == 1 for e in ends.values()), "end states differ between attempts or workers"
