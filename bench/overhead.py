@@ -1,6 +1,6 @@
 """Harness overhead per attempt and sweep wall time, measured (not asserted).
 
-    python bench/overhead.py [DOMAIN_PATH] [--repeat N] [--rounds R]
+    python bench/overhead.py [DOMAIN_PATH] [--repeat N] [--rounds R] [--tb-db URL]
 
 1. Per-attempt overhead: runs the domain's tasks with the golden agent on one
    process and reads each attempt's ``duration_s`` (setup + call + teardown)
@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("domain", nargs="?", default="domains/retail")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="measurement rounds at -n 0 (default 3)")
+    parser.add_argument("--tb-db", metavar="URL", help="run on this PostgreSQL server instead of SQLite in memory")
     args = parser.parse_args()
+    backend = ("--tb-db", args.tb_db) if args.tb_db else ()
 
     rounds = []
     for _ in range(args.rounds):
@@ -64,6 +66,7 @@ def main() -> None:
                 "golden",
                 "--tb-results",
                 str(results),
+                *backend,
             )
             rounds.append([json.loads(line) for line in results.read_text().splitlines()])
     # A shared virtual machine adds noise that only ever slows a round down, so the
@@ -84,8 +87,8 @@ def main() -> None:
     show("  tb.run: golden episode over MCP + grading", [r["timing"]["run_s"] for r in records])
     show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
 
-    wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden")
-    print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden")
+    wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend)
+    print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden {' '.join(backend)}")
     print(f"  wall {wall:.1f} s for {tasks * args.repeat} attempts ({tasks * args.repeat / wall:.0f} attempts/s)")
 
 

@@ -110,13 +110,16 @@ class SQLiteBackend:
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return Image(self._schema_of[_engine(session)], _driver_connection(session).serialize())
+        return Image(self._schema_of[engine_of(session)], _driver_connection(session).serialize())
 
     def release(self, session: Session) -> None:
         """Close a session; its engine waits, idle, for the next restore of the same schema."""
-        engine = _engine(session)
+        engine = engine_of(session)
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def close(self) -> None:
+        """Nothing to drop: in-memory databases vanish with their connections."""
 
     def _engine(self, metadata: MetaData) -> Engine:
         engine = _new_engine()
@@ -124,13 +127,11 @@ class SQLiteBackend:
         return engine
 
 
-def _engine(session: Session) -> Engine:
+def engine_of(session: Session) -> Engine:
+    """The engine a session is bound to."""
     engine = session.get_bind()
     assert isinstance(engine, Engine)
     return engine
-
-    def close(self) -> None:
-        """Nothing outlives the process: in-memory databases vanish with their connections."""
 
 
 def _new_engine() -> Engine:

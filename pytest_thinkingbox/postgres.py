@@ -17,11 +17,13 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
+
+from .backend import engine_of
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -47,7 +49,7 @@ def server_url(url: str) -> URL:
 
 def check_server(url: URL) -> None:
     """Connect once and check the role may create databases; `PostgresError` saying why not."""
-    engine = create_engine(url, poolclass=_null_pool())
+    engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as connection:
             allowed = connection.scalar(
@@ -123,7 +125,7 @@ class PostgresBackend:
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        metadata = self._schema_of[_engine(session)]
+        metadata = self._schema_of[engine_of(session)]
         raw = session.connection().connection.driver_connection
         tables = []
         with raw.cursor() as cursor:
@@ -141,7 +143,7 @@ class PostgresBackend:
 
     def release(self, session: Session) -> None:
         """Close a session; its database waits, idle, for the next restore of the same schema."""
-        engine = _engine(session)
+        engine = engine_of(session)
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
 
@@ -208,20 +210,8 @@ def _load(session: Session, image: Image) -> None:
     session.commit()
 
 
-def _engine(session: Session) -> Engine:
-    engine = session.get_bind()
-    assert isinstance(engine, Engine)
-    return engine
-
-
 def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
-
-
-def _null_pool() -> Any:
-    from sqlalchemy.pool import NullPool
-
-    return NullPool
 
 
 def _first_line(exc: Exception) -> str:
