@@ -88,6 +88,8 @@ class SQLiteBackend:
         session = Session(self._engine(metadata))
         try:
             metadata.create_all(session.connection())
+            session.commit()
+            self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
             return self.dump(session)
@@ -118,6 +120,13 @@ class SQLiteBackend:
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
 
+    def defer_foreign_keys(self, session: Session) -> None:
+        """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
+        raw = _driver_connection(session)
+        if not raw.in_transaction:
+            raw.execute("BEGIN")  # the pragma lasts until the transaction ends: open it now, not at the first write
+        raw.execute("PRAGMA defer_foreign_keys = ON")
+
     def close(self) -> None:
         """Nothing to drop: in-memory databases vanish with their connections."""
 
@@ -136,6 +145,7 @@ def engine_of(session: Session) -> Engine:
 
 def _new_engine() -> Engine:
     connection = sqlite3.connect(":memory:", check_same_thread=False)
+    connection.execute("PRAGMA foreign_keys = ON")  # enforced as on PostgreSQL, so tasks stay portable
     return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 

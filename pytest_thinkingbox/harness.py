@@ -128,6 +128,7 @@ class Attempt:
         self._run: Run | None = None
         self._started = time.perf_counter()
         self.db = cache.databases.restore(cache.image(domain))
+        cache.databases.defer_foreign_keys(self.db)  # the arrange step may write children before parents
         self._bound = backend.bind_session(self.db)
         self._bound.__enter__()
         reset_factories(seed)

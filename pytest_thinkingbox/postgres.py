@@ -108,6 +108,7 @@ class PostgresBackend:
         """Create the schema and the base records once; return them as an image."""
         session = Session(self._database(metadata))
         try:
+            self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
             session.commit()
@@ -182,9 +183,24 @@ class PostgresBackend:
         engine = create_engine(
             self._url.set(database=name), pool_size=1, max_overflow=-1, connect_args=self._connect_args
         )
-        metadata.create_all(engine)
+        # Foreign keys are made deferrable (still checked per statement unless deferred), so that an
+        # attempt's arrange step may write rows in any order, as on SQLite.
+        immediate = [
+            fk for table in metadata.tables.values() for fk in table.foreign_key_constraints if not fk.deferrable
+        ]
+        for fk in immediate:
+            fk.deferrable = True
+        try:
+            metadata.create_all(engine)
+        finally:
+            for fk in immediate:
+                fk.deferrable = None
         self._schema_of[engine] = metadata
         return engine
+
+    def defer_foreign_keys(self, session: Session) -> None:
+        """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
+        session.execute(text("SET CONSTRAINTS ALL DEFERRED"))
 
     def _drop(self, name: str) -> None:
         self._admin.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))

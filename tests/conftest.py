@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest_thinkingbox.harness  # noqa: F401
 _SERVER = toydomain.tools.server  # builds the MCP server, importing the SDK
 
 HERE = Path(__file__).parent
+POSTGRES_URL = os.environ.get("TB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 TOY_CONFTEST = """
 import pytest
@@ -50,3 +52,20 @@ def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Py
     monkeypatch.setenv("PYTHONPATH", str(HERE))
     pytester.makeconftest(TOY_CONFTEST)
     return pytester
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """A PostgreSQL server URL (TB_TEST_POSTGRES_URL, else the local default), once it has answered.
+
+    Without a usable server the test is skipped, except under CI (CI=true), where that fails it.
+    """
+    try:
+        from pytest_thinkingbox.postgres import check_server, server_url
+
+        check_server(server_url(POSTGRES_URL))
+    except Exception as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but no usable PostgreSQL server at {POSTGRES_URL}: {exc}")
+        pytest.skip(f"no usable PostgreSQL server at {POSTGRES_URL} ({exc}); start one or set TB_TEST_POSTGRES_URL")
+    return POSTGRES_URL

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import toydomain
 from sqlalchemy import event
 
@@ -71,3 +72,38 @@ def test_a_worker_alternating_between_schemas_reads_each_correctly():
             db = sqlite.restore(image)
             assert db.execute(select(table)).one() == tuple(row)
             sqlite.release(db)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def databases(request):
+    """Each backend in turn (PostgreSQL only where a server answers)."""
+    if request.param == "sqlite":
+        yield backend.SQLiteBackend()
+        return
+    from pytest_thinkingbox.postgres import PostgresBackend
+
+    databases = PostgresBackend(request.getfixturevalue("postgres_server"))
+    yield databases
+    databases.close()
+
+
+def test_foreign_keys_are_enforced_but_the_arrange_step_may_write_children_first(databases):
+    from sqlalchemy import Column, ForeignKey, Integer, MetaData, Table, insert
+    from sqlalchemy.exc import IntegrityError
+
+    schema = MetaData()
+    parent = Table("parent", schema, Column("id", Integer, primary_key=True))
+    child = Table(
+        "child", schema, Column("id", Integer, primary_key=True), Column("parent_id", ForeignKey("parent.id"))
+    )
+    db = databases.restore(databases.build_image(schema))
+    databases.defer_foreign_keys(db)  # what the tb fixture does before the task's arrange step
+    db.execute(insert(child).values(id=1, parent_id=5))
+    db.execute(insert(parent).values(id=5))
+    db.commit()  # checked here, and satisfied
+    with pytest.raises(IntegrityError):  # after the arrange step: checked at once
+        db.execute(insert(child).values(id=2, parent_id=9))
+        db.commit()
+    db.rollback()
+    assert [tuple(r) for r in db.execute(child.select())] == [(1, 5)]
+    databases.release(db)

@@ -1,36 +1,19 @@
 """The PostgreSQL backend (--tb-db): the same isolation guarantees as SQLite, on a real server.
 
-These tests need a server: TB_TEST_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres.
-Without one they are skipped, except under CI (CI=true), where a missing server fails the run.
+These tests need a server (the `postgres_server` fixture in conftest.py says which, and skips without one).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 
-URL = os.environ.get("TB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def server() -> str:
-    """The server URL, once it has answered; skips (or fails under CI) when there is none."""
-    try:
-        from pytest_thinkingbox.postgres import check_server, server_url
-
-        check_server(server_url(URL))
-    except Exception as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but no usable PostgreSQL server at {URL}: {exc}")
-        pytest.skip(f"no usable PostgreSQL server at {URL} ({exc}); start one or set TB_TEST_POSTGRES_URL")
-    return URL
 
 
 def _admin(url: str):
@@ -100,31 +83,31 @@ def test_case_PG001_001(tb, _tb_attempt):
 """
 
 
-def test_every_attempt_sees_only_its_own_markers_under_four_workers(server, pytester, monkeypatch):
+def test_every_attempt_sees_only_its_own_markers_under_four_workers(postgres_server, pytester, monkeypatch):
     pytester.makepyfile(markerdomain=MARKER_DOMAIN, test_markers=MARKER_TASK)
     pytester.makeconftest(
         "import pytest\n\n@pytest.fixture(scope='session')\ndef tb_domain():\n"
         "    from markerdomain import DOMAIN\n    return DOMAIN\n"
     )
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
-    result = pytester.runpytest_subprocess("-n", "4", "--tb-repeat", "40", "--tb-db", server)
+    result = pytester.runpytest_subprocess("-n", "4", "--tb-repeat", "40", "--tb-db", postgres_server)
     result.assert_outcomes(passed=40)
-    assert _stale(server) == [], "the run left databases behind"
+    assert _stale(postgres_server) == [], "the run left databases behind"
 
 
-def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(server):
+def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(postgres_server):
     from pytest_thinkingbox.postgres import PostgresBackend
 
     crashed = "thinkingbox_00000dead0_1"
-    with _admin(server).connect() as c:
+    with _admin(postgres_server).connect() as c:
         c.execute(text(f"DROP DATABASE IF EXISTS {crashed}"))
         c.execute(text(f"CREATE DATABASE {crashed}"))
-    live = PostgresBackend(server)
+    live = PostgresBackend(postgres_server)
     try:
         live.build_image(__import__("toydomain").Base.metadata)
-        other = PostgresBackend(server)  # its start-up sweep runs now
+        other = PostgresBackend(postgres_server)  # its start-up sweep runs now
         other.close()
-        with _admin(server).connect() as c:
+        with _admin(postgres_server).connect() as c:
             names = set(c.scalars(text("SELECT datname FROM pg_database")).all())
         assert crashed not in names
         assert f"thinkingbox_{live.run_id}_1" in names
@@ -147,11 +130,11 @@ def test_bad_urls_and_unreachable_servers_are_usage_errors(toy, url, message):
     result.stderr.fnmatch_lines([message])
 
 
-def test_a_role_that_may_not_create_databases_is_a_usage_error(server, toy):
-    with _admin(server).connect() as c:
+def test_a_role_that_may_not_create_databases_is_a_usage_error(postgres_server, toy):
+    with _admin(postgres_server).connect() as c:
         if not c.scalar(text("SELECT 1 FROM pg_roles WHERE rolname = 'thinkingbox_nocreate'")):
             c.execute(text("CREATE ROLE thinkingbox_nocreate LOGIN NOCREATEDB"))
-    url = server.replace("://postgres@", "://thinkingbox_nocreate@")
+    url = make_url(postgres_server).set(username="thinkingbox_nocreate").render_as_string(hide_password=False)
     toy.makepyfile(test_nothing="def test_case_TY001_001(tb):\n    pass\n")
     result = toy.runpytest("--tb-db", url)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -187,9 +170,9 @@ def _domains(tmp_path: Path, name: str, *args: str) -> tuple[dict, list[dict]]:
     return json.loads(aggregate.read_text()), [json.loads(line) for line in results.read_text().splitlines()]
 
 
-def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(server, tmp_path):
+def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(postgres_server, tmp_path):
     on_sqlite, _ = _domains(tmp_path, "sqlite")
-    on_postgres, records = _domains(tmp_path, "postgres", "--tb-db", server)
+    on_postgres, records = _domains(tmp_path, "postgres", "--tb-db", postgres_server)
     assert on_postgres["per_task"] == on_sqlite["per_task"]
     assert on_postgres["overall"]["pass@1"] == 1.0 and set(on_postgres["domains"]) == set(on_sqlite["domains"])
     ends: dict[str, set[str]] = {}
