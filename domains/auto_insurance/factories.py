@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 import factory
 
+from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.factories import Factory
 
 from .clock import TODAY, days_ago
@@ -345,8 +346,8 @@ class DocumentFactory(Factory):
     status = "sent"
 
 
-class TicketFactory(Factory):
-    """The ticket of the conversation (status open, created now) unless told otherwise."""
+class TicketFactory(TicketFactoryBase):
+    """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
         model = Ticket
@@ -354,23 +355,17 @@ class TicketFactory(Factory):
     id = factory.Sequence(lambda n: f"T-{8101 + n}")
     requester = factory.SubFactory(CustomerFactory)
     subject = "Question about my policy"
-    status = "open"
-    priority = "normal"
     policy_id = None
     created_at = factory.LazyFunction(lambda: days_ago(0, hour=9))
-    updated_at = factory.SelfAttribute("created_at")
 
 
-class TicketCommentFactory(Factory):
+class TicketCommentFactory(CommentFactoryBase):
     class Meta:
         model = TicketComment
 
     id = factory.Sequence(lambda n: f"TC-{9101 + n}")
     ticket = factory.SubFactory(TicketFactory)
-    public = True
-    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
     body = "Customer message."
-    created_at = factory.SelfAttribute("ticket.created_at")
 
 
 # --------------------------------------------------------------------------- task helpers

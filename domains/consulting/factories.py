@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import factory
 
+from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.factories import Factory
 
 from .clock import NOW, TODAY, days_ago
@@ -192,8 +193,8 @@ class ExpenseLineFactory(Factory):
     reimbursable_cents = factory.LazyAttribute(lambda line: min(line.amount_cents, line.limit_cents))
 
 
-class TicketFactory(Factory):
-    """The ticket of the conversation (status open, created now) unless told otherwise."""
+class TicketFactory(TicketFactoryBase):
+    """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
         model = Ticket
@@ -202,19 +203,13 @@ class TicketFactory(Factory):
     requester = factory.SubFactory(EmployeeFactory)
     subject_employee_id = None
     subject = "Service desk request"
-    status = "open"
-    priority = "normal"
     created_at = NOW
-    updated_at = factory.SelfAttribute("created_at")
 
 
-class TicketCommentFactory(Factory):
+class TicketCommentFactory(CommentFactoryBase):
     class Meta:
         model = TicketComment
 
     id = factory.Sequence(lambda n: f"TC-{8801 + n}")
     ticket = factory.SubFactory(TicketFactory)
-    public = True
-    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
     body = "Employee message."
-    created_at = factory.SelfAttribute("ticket.created_at")

@@ -13,6 +13,7 @@ from datetime import date, datetime, time, timedelta
 
 import factory
 
+from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.factories import Factory
 
 from .clock import NOW, TODAY, days_ago
@@ -269,8 +270,8 @@ class FraudAlertFactory(Factory):
     resolved_at = None
 
 
-class TicketFactory(Factory):
-    """The ticket of the conversation (status open, created now) unless told otherwise."""
+class TicketFactory(TicketFactoryBase):
+    """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
         model = Ticket
@@ -278,20 +279,14 @@ class TicketFactory(Factory):
     id = factory.Sequence(lambda n: f"T-{6101 + n}")
     requester = factory.SubFactory(CustomerFactory)
     subject = "Question about my account"
-    status = "open"
-    priority = "normal"
     account = None
     created_at = NOW
-    updated_at = factory.SelfAttribute("created_at")
 
 
-class TicketCommentFactory(Factory):
+class TicketCommentFactory(CommentFactoryBase):
     class Meta:
         model = TicketComment
 
     id = factory.Sequence(lambda n: f"TC-{9101 + n}")
     ticket = factory.SubFactory(TicketFactory)
-    public = True
-    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
     body = "Customer message."
-    created_at = factory.SelfAttribute("ticket.created_at")

@@ -13,6 +13,7 @@ from datetime import datetime, time, timedelta
 
 import factory
 
+from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.backend import current_session
 from pytest_thinkingbox.factories import Factory
 
@@ -253,8 +254,8 @@ class PointsAdjustmentFactory(Factory):
     note = "Courtesy for an earlier late delivery."
 
 
-class TicketFactory(Factory):
-    """The ticket of the conversation (status open, created now) unless told otherwise."""
+class TicketFactory(TicketFactoryBase):
+    """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
         model = Ticket
@@ -262,20 +263,14 @@ class TicketFactory(Factory):
     id = factory.Sequence(lambda n: f"T-{7001 + n}")
     requester = factory.SubFactory(CustomerFactory)
     subject = "Question about my order"
-    status = "open"
-    priority = "normal"
     order_id = None
     created_at = NOW
-    updated_at = factory.SelfAttribute("created_at")
 
 
-class TicketCommentFactory(Factory):
+class TicketCommentFactory(CommentFactoryBase):
     class Meta:
         model = TicketComment
 
     id = factory.Sequence(lambda n: f"TC-{9001 + n}")
     ticket = factory.SubFactory(TicketFactory)
-    public = True
-    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
     body = "Customer message."
-    created_at = factory.SelfAttribute("ticket.created_at")

@@ -2,6 +2,7 @@
 
 - `clock`: a domain's fixed moment and the date helpers its seeds use;
 - `tickets`: support tickets and their comments (columns and MCP tools);
+- `factories`: the common part of every domain's ticket and comment factories;
 - `policy_search`: keyword search over a domain's written policy (an MCP tool);
 - `identity`: finding a person by email and verifying who they are (MCP tools).
 

@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 
 import factory
 
+from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.backend import current_session
 from pytest_thinkingbox.factories import Factory
 
@@ -210,8 +211,8 @@ class ApprovalRequestFactory(Factory):
     justification = "Traveller asked to move to a cheaper room type."
 
 
-class TicketFactory(Factory):
-    """The ticket of the conversation (status open, created now) unless told otherwise."""
+class TicketFactory(TicketFactoryBase):
+    """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
         model = Ticket
@@ -219,20 +220,14 @@ class TicketFactory(Factory):
     id = factory.Sequence(lambda n: f"T-{1001 + n}")
     requester = factory.SubFactory(TravellerFactory)
     subject = "Question about my hotel booking"
-    status = "open"
-    priority = "normal"
     booking_id = None
     created_at = NOW
-    updated_at = factory.SelfAttribute("created_at")
 
 
-class TicketCommentFactory(Factory):
+class TicketCommentFactory(CommentFactoryBase):
     class Meta:
         model = TicketComment
 
     id = factory.Sequence(lambda n: f"TC-{2001 + n}")
     ticket = factory.SubFactory(TicketFactory)
-    public = True
-    author = factory.LazyAttribute(lambda c: c.ticket.requester.name)
     body = "Traveller message."
-    created_at = factory.SelfAttribute("ticket.created_at")
