@@ -112,7 +112,7 @@ class SQLiteBackend:
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return Image(self._schema_of[engine_of(session)], _driver_connection(session).serialize())
+        return Image(self._schema_of[engine_of(session)], driver_connection(session).serialize())
 
     def release(self, session: Session) -> None:
         """Close a session; its engine waits, idle, for the next restore of the same schema."""
@@ -122,7 +122,7 @@ class SQLiteBackend:
 
     def defer_foreign_keys(self, session: Session) -> None:
         """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
-        raw = _driver_connection(session)
+        raw = driver_connection(session)
         if not raw.in_transaction:
             raw.execute("BEGIN")  # the pragma lasts until the transaction ends: open it now, not at the first write
         raw.execute("PRAGMA defer_foreign_keys = ON")
@@ -149,5 +149,6 @@ def _new_engine() -> Engine:
     return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
-def _driver_connection(session: Session) -> Any:
+def driver_connection(session: Session) -> Any:
+    """The database driver's own connection under a session (sqlite3's or psycopg's)."""
     return session.connection().connection.driver_connection

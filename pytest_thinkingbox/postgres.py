@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
-from .backend import engine_of
+from .backend import driver_connection, engine_of
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -127,7 +127,7 @@ class PostgresBackend:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
         metadata = self._schema_of[engine_of(session)]
-        raw = session.connection().connection.driver_connection
+        raw = driver_connection(session)
         tables = []
         with raw.cursor() as cursor:
             for table in metadata.sorted_tables:
@@ -208,7 +208,7 @@ class PostgresBackend:
 
 def _load(session: Session, image: Image) -> None:
     """Replace the whole content of the session's database with `image`, in one transaction."""
-    raw = session.connection().connection.driver_connection
+    raw = driver_connection(session)
     with raw.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
