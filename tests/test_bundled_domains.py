@@ -72,7 +72,7 @@ def test_every_task_fails_under_noop(tmp_path):
 
 
 def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(tmp_path):
-    args = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "5")
+    args = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "3")
     runs = [run_domains(tmp_path, "-n", n, *args, name=f"run{i}")[2] for i, n in enumerate(["2", "2", "0"])]
     assert runs[0]["per_task"] == runs[1]["per_task"] == runs[2]["per_task"]
     overall = runs[0]["overall"]

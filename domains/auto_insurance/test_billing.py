@@ -145,7 +145,7 @@ def _renewal_policy(customer):
 
 
 def test_case_AI005_001(tb):
-    """Two late payments on file, but one is 13 months old: only one in the last 12 months, so set up the plan."""
+    """Two late payments on file, but one was due in April 2025: only one in the last 12 months, so set up the plan."""
     theo = CustomerFactory(name="Theo Castillo", state="PA")
     policy, account = _renewal_policy(theo)
     BillFactory(

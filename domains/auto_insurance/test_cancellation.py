@@ -119,7 +119,14 @@ def test_case_AI006_003(tb):
         User(
             says="My insurance was cancelled a couple of weeks ago. I can pay $150 today and the rest when I get "
             "paid on Friday. Can you reinstate it now with the $150?",
-            knows=caller_knows(megan, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_knows(
+                megan,
+                **{
+                    "policy number": policy.id,
+                    "payment method": "card",
+                    "pay today": "$150 only; I cannot pay the full amount until Friday",
+                },
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=megan.email),
@@ -201,7 +208,14 @@ def test_case_AI008_002(tb):
         User(
             says="I can pay $100 today toward what I owe. Please take it and stop the cancellation, I'll pay the "
             "rest next month.",
-            knows=caller_knows(mei, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_knows(
+                mei,
+                **{
+                    "policy number": policy.id,
+                    "payment method": "card",
+                    "pay today": "$100 only; I cannot pay the rest until next month",
+                },
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=mei.email),

@@ -282,7 +282,13 @@ def test_case_AI002_002(tb):
             "as of right now, today.",
             knows=caller_knows(
                 brianna,
-                **{"policy number": policy.id, "VIN": RAV4, "purchase date": "2026-04-21", "model": "RAV4"},
+                **{
+                    "policy number": policy.id,
+                    "VIN": RAV4,
+                    "purchase date": "2026-04-21",
+                    "make": "Toyota",
+                    "model": "RAV4",
+                },
             ),
         ),
         golden=[

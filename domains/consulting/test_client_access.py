@@ -251,6 +251,7 @@ def test_case_CO002_001(tb):
             call("list_tickets", requester_id=hannah.id),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("list_assignments", employee_id=hannah.id),
+            call("list_access_grants", employee_id=hannah.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
             call(
                 "add_ticket_comment",

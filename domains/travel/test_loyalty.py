@@ -132,11 +132,11 @@ def test_case_TR008_004(tb):
     run = tb.run(
         User(
             says="I'm Platinum, so I'd like my complimentary upgrade to the Aldwych Suite for my London stay this "
-            "weekend, please.",
+            "weekend, please. I only want it if it's complimentary.",
             knows={
                 "email": victoria.email,
                 "booking reference": booking.id,
-                "pay for an upgrade": "no, I only want it if it's complimentary",
+                "paid upgrade": "no, I will not pay for an upgrade; I only want it if it's complimentary",
             },
         ),
         golden=[
