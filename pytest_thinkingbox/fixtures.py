@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from .outcomes import RECORD, new_record
-from .settings import setting
+from .settings import agent_name, setting
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +33,7 @@ def tb_agent(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
     """Builds the agent for each attempt (from --tb-agent). Override to test your own agent class."""
     from .agents import make_agent
 
-    name = setting(pytestconfig, "tb_agent")
+    name = agent_name(pytestconfig)
     return lambda context: make_agent(name, context)
 
 

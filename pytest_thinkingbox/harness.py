@@ -81,9 +81,10 @@ class Run:
         golden: tuple[Call, ...],
         before: Snapshot,
         after: Snapshot,
+        golden_end: Snapshot,
     ) -> None:
         self.db, self.episode, self.differences, self.golden = db, episode, differences, golden
-        self._before, self._after = before, after
+        self._before, self._after, self._golden_end = before, after, golden_end
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -134,6 +135,25 @@ class Attempt:
         reset_factories(seed)
         self._set_up = time.perf_counter()
 
+    @property
+    def last_run(self) -> Run | None:
+        """The `Run` of this attempt's episode, once `run` has been called."""
+        return self._run
+
+    def sibling(self, make_agent: Callable[[AgentContext], Agent]) -> Attempt:
+        """A fresh attempt of the same task, seed and user with another agent (for --tb-validate)."""
+        return Attempt(
+            task=self.task,
+            attempt=self.attempt,
+            seed=self.seed,
+            domain=self.domain,
+            cache=self._cache,
+            make_agent=make_agent,
+            make_user=self._make_user,
+            limits=self._limits,
+            record={},
+        )
+
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
         self._cache.databases.release(self.db)
@@ -164,7 +184,7 @@ class Attempt:
         episode = self._cache.runner.run(self._episode(agent, self._make_user(user)))
         after = snapshot(self.db, metadata)
         differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(self.db, episode, differences, golden, before, after)
+        self._run = Run(self.db, episode, differences, golden, before, after, golden_end)
         self.record.update(
             timing={
                 "setup_s": self._set_up - self._started,

@@ -14,7 +14,9 @@ import pytest
 
 from . import fixtures
 from .outcomes import ERROR, RECORD, classify, new_record
-from .settings import add_options, check, repeat, setting
+from .settings import add_options, agent_name, check, repeat, setting
+
+VALIDITY_MARKER = "tb_validity(reason): --tb-validate reports this task's surviving mutants without failing it."
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,12 +29,17 @@ def _tb_repeat_signature(n: int) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tb_repeat(n): run this task n attempts instead of --tb-repeat.")
+    config.addinivalue_line("markers", VALIDITY_MARKER)
     config.pluginmanager.register(fixtures, "thinkingbox-fixtures")
     check(config)
+    if config.getoption("tb_validate"):
+        from .validation import Validation
+
+        config.pluginmanager.register(Validation(), "thinkingbox-validation")
     if not hasattr(config, "workerinput"):
         from .results import Results
 
-        results = Results(config, repeat(config), setting(config, "tb_agent"), setting(config, "tb_user"))
+        results = Results(config, repeat(config), agent_name(config), setting(config, "tb_user"))
         config.pluginmanager.register(results, "thinkingbox-results")
 
 

@@ -30,6 +30,7 @@ class Results:
         self._results_path = Path(results) if results else None
         self._aggregate_path = Path(aggregate_path) if aggregate_path else None
         self._out: IO[str] | None = None
+        self.validity: list[str] = []  # the --tb-validate report, once the session has finished
         self.manifest = {
             "plugin_version": __version__,
             "agent": agent,
@@ -67,7 +68,13 @@ class Results:
     def aggregate(self) -> dict[str, Any]:
         return {**aggregate(self.records, self.k), "manifest": self.manifest}
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.config.getoption("tb_validate") and self.records:
+            from .report.validity import report_lines
+
+            self.validity, valid = report_lines(self.records, verbose=self.config.getoption("verbose") > 0)
+            if not valid and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED  # e.g. golden end states that differ
         if self._out:
             self._out.close()
         self.manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -81,3 +88,7 @@ class Results:
         from .report.terminal import write_summary
 
         write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
+        if self.validity:
+            terminalreporter.write_sep("=", "thinkingbox validity")
+            for line in self.validity:
+                terminalreporter.write_line(line)

@@ -13,6 +13,13 @@ import pytest
 from .agents import NAMES as AGENTS
 from .users import NAMES as USERS
 
+VALIDATE_REPEAT = 3  # golden attempts per task under --tb-validate, unless --tb-repeat says otherwise
+
+
+def agent_name(config: pytest.Config) -> str:
+    """The agent under test; --tb-validate runs the golden agent (and noop and mutants itself)."""
+    return "golden" if config.getoption("tb_validate") else setting(config, "tb_agent")
+
 
 def _positive_int(option: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
@@ -101,6 +108,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="Wall-clock seconds per episode before it ends. Default: 300.",
     )
     group.addoption(
+        "--tb-validate",
+        dest="tb_validate",
+        action="store_true",
+        help="Prove each selected task's checks: golden k times (3 unless --tb-repeat), noop, and every "
+        "single-step mutant of its golden calls; prints a validity report. Default: off.",
+    )
+    group.addoption(
         "--tb-db",
         dest="tb_db",
         metavar="URL",
@@ -121,7 +135,10 @@ def setting(config: pytest.Config, name: str) -> str:
 def repeat(config: pytest.Config) -> int:
     """The campaign's k: --tb-repeat, else the tb_repeat ini value."""
     value = config.getoption("tb_repeat")
-    return value if value is not None else _positive_int("tb_repeat (ini)")(config.getini("tb_repeat"))
+    if value is not None:
+        return value
+    ini = _positive_int("tb_repeat (ini)")(config.getini("tb_repeat"))
+    return max(ini, VALIDATE_REPEAT) if config.getoption("tb_validate") else ini
 
 
 def check(config: pytest.Config) -> None:
@@ -133,6 +150,10 @@ def check(config: pytest.Config) -> None:
     if user not in USERS:
         raise pytest.UsageError(f"--tb-user {user!r} is not a simulated user; choose one of: {', '.join(USERS)}")
     repeat(config)
+    if config.getoption("tb_validate") and config.getoption("tb_agent") not in (None, "golden"):
+        raise pytest.UsageError(
+            "--tb-validate runs the golden agent, the noop agent and the mutants itself; leave out --tb-agent"
+        )
     url = setting(config, "tb_db")
     if url:
         check_database(url)

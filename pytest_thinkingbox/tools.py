@@ -98,6 +98,10 @@ class ToolSet:
         self._functions[fn.__name__] = (fn, False)
         return fn
 
+    def writes(self) -> dict[str, Callable[..., Any]]:
+        """The tools that may change records, by name."""
+        return {name: fn for name, (fn, read_only) in self._functions.items() if not read_only}
+
     def __contains__(self, name: str) -> bool:
         return name in self._functions
 

@@ -78,3 +78,13 @@ def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(tmp
     overall = runs[0]["overall"]
     assert 0.0 < overall["pass@1"] < 1.0
     assert overall["all_k"] / overall["tasks"] < overall["pass@k"]
+
+
+def test_every_task_passes_its_own_validation(tmp_path):
+    done, records, _ = run_domains(tmp_path, "-n", "2", "--tb-validate", "--tb-repeat", "2")
+    assert done.returncode == 0, done.stdout[-5000:]
+    assert "every selected task can tell right from wrong" in done.stdout
+    validated = [r["validation"] for r in records if "validation" in r]
+    assert len(validated) == len({r["task"] for r in records}) >= 20 * len(DOMAINS)
+    assert all(v["noop"] == "failed" and v["mutants"] for v in validated)
+    assert not [m for v in validated for m in v["mutants"] if m["outcome"] == "survived"]

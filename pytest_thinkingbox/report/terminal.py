@@ -16,6 +16,11 @@ def table_lines(agg: dict[str, Any]) -> list[str]:
     head = ["domain", "tasks", "attempts", *[f.replace("k", str(k)) for f in figures], f"{k}/{k}", "errors"]
     rows = [[name, *_cells(s, figures)] for name, s in agg["domains"].items()]
     rows.append(["overall", *_cells(agg["overall"], figures)])
+    return format_table(head, rows)
+
+
+def format_table(head: list[str], rows: list[list[Any]]) -> list[str]:
+    """Aligned lines: the first column to the left, figures to the right."""
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
 
     def line(cells: list[Any]) -> str:
