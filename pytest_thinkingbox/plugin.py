@@ -14,7 +14,7 @@ import pytest
 
 from . import fixtures
 from .outcomes import ERROR, RECORD, classify, new_record
-from .settings import add_options, agent_name, check, repeat, setting
+from .settings import add_options, agent_name, check, repeat, selected_tasks, setting
 
 VALIDITY_MARKER = "tb_validity(reason): --tb-validate reports this task's surviving mutants without failing it."
 
@@ -59,6 +59,24 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.tb_repeat(n) needs n >= 1, got {n!r}")
     width = max(2, len(str(n)))
     metafunc.parametrize("_tb_attempt", range(1, n + 1), ids=[f"attempt{i:0{width}d}" for i in range(1, n + 1)])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    path = config.getoption("tb_tasks")
+    if not path:
+        return
+    wanted = selected_tasks(path)
+    keep = [item for item in items if getattr(item, "originalname", item.name) in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+    missing = wanted - {getattr(item, "originalname", item.name) for item in keep}
+    if missing:
+        config.issue_config_time_warning(
+            pytest.PytestWarning(
+                f"--tb-tasks {path}: {len(missing)} listed tasks were not collected, e.g. {sorted(missing)[:3]}"
+            ),
+            stacklevel=2,
+        )
 
 
 @pytest.hookimpl(wrapper=True)

@@ -108,6 +108,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="Wall-clock seconds per episode before it ends. Default: 300.",
     )
     group.addoption(
+        "--tb-tasks",
+        dest="tb_tasks",
+        metavar="FILE",
+        help="Run only the tasks a pool file lists under \"selected\" (thinkingbox select-pool --out). "
+        "Default: every collected task.",
+    )
+    group.addoption(
         "--tb-validate",
         dest="tb_validate",
         action="store_true",
@@ -157,6 +164,24 @@ def check(config: pytest.Config) -> None:
     url = setting(config, "tb_db")
     if url:
         check_database(url)
+
+
+def selected_tasks(path: str) -> set[str]:
+    """The task ids a pool file lists under "selected", or a usage error naming the file."""
+    import json
+    from pathlib import Path
+
+    try:
+        selected = json.loads(Path(path).read_text(encoding="utf-8"))["selected"]
+        if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
+            raise TypeError
+    except OSError as exc:
+        raise pytest.UsageError(f"--tb-tasks {path}: cannot read it ({exc.strerror})") from None
+    except (ValueError, KeyError, TypeError):
+        raise pytest.UsageError(
+            f'--tb-tasks {path}: expected JSON with a "selected" list of task ids (thinkingbox select-pool --out)'
+        ) from None
+    return set(selected)
 
 
 def check_database(url: str) -> None:

@@ -1,0 +1,110 @@
+"""Difficulty probing and pool selection: posterior bins, group statistics, the CLI and --tb-tasks."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from conftest import REFUND_TASK
+
+from pytest_thinkingbox.cli import main
+from pytest_thinkingbox.pool import Probe, beta_cdf, bin_mass, mixed_share, select_pool
+
+
+def test_beta_cdf_against_closed_forms():
+    assert beta_cdf(0.3, 1, 1) == pytest.approx(0.3)  # uniform
+    assert beta_cdf(0.5, 2, 2) == pytest.approx(0.5)  # symmetric
+    assert beta_cdf(0.2, 0.5, 0.5) == pytest.approx(2 / math.pi * math.asin(math.sqrt(0.2)))  # arcsine law
+    assert beta_cdf(0.9, 3.5, 5.5) == pytest.approx(1 - beta_cdf(0.1, 5.5, 3.5))
+
+
+def test_three_successes_in_eight_probes_land_in_the_hard_bin():
+    mass = bin_mass(3, 8)  # Beta(3.5, 5.5)
+    assert max(mass, key=mass.get) == "hard"
+    assert mass["hard"] == pytest.approx(0.5396, abs=1e-4)  # numeric integration of the density over [0.08, 0.40)
+    assert sum(mass.values()) == pytest.approx(1.0)
+    assert max(bin_mass(0, 20), key=bin_mass(0, 20).get) == "rarely"
+    assert max(bin_mass(20, 20), key=bin_mass(20, 20).get) == "almost_always"
+
+
+def test_share_of_mixed_groups_by_hand():
+    # no probes: Beta(1/2, 1/2), E[p^2] = (1/2)(3/2) / (1 * 2) = 3/8, so 1 - 2 * 3/8 = 1/4 of pairs are mixed
+    assert mixed_share(0, 0, 2) == pytest.approx(0.25)
+    assert mixed_share(4, 8, 8) > mixed_share(8, 8, 8)  # a task always solved wastes most groups
+
+
+def test_selection_keeps_the_chosen_bins_and_leaves_out_exclusions():
+    probes = {
+        "a": Probe("retail", 3, 8),  # hard
+        "b": Probe("retail", 8, 8),  # almost always
+        "c": Probe("travel", 4, 8),  # medium
+        "d": Probe("travel", 0, 8),  # rarely
+    }
+    pool = select_pool(probes, excluded={"c"}, group=4)
+    assert pool["bins"] == {"a": "hard", "b": "almost_always", "c": "medium", "d": "rarely"}
+    assert pool["selected"] == ["a"] and pool["excluded"] == ["c"]
+    assert pool["histogram"] == {"rarely": 1, "hard": 1, "medium": 0, "often": 0, "almost_always": 1}
+    assert pool["pool_mixed_share"] == pytest.approx(mixed_share(3, 8, 4), abs=1e-6)
+    with pytest.raises(ValueError, match="increasing edges"):
+        select_pool(probes, edges=(0.5, 0.4, 0.6, 0.9))
+    with pytest.raises(ValueError, match="unknown bins"):
+        select_pool(probes, keep=["easy"])
+
+
+def _write_probe(path, outcomes_by_task, markers=()):
+    lines = []
+    for task, outcomes in outcomes_by_task.items():
+        for i, outcome in enumerate(outcomes, 1):
+            record = {"task": task, "domain": "toy", "attempt": i, "outcome": outcome, "markers": list(markers)}
+            lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_select_pool_command_writes_the_pool_and_the_picture(tmp_path, capsys):
+    probe = tmp_path / "probe.jsonl"
+    _write_probe(probe, {"t_hard": ["passed"] * 3 + ["failed"] * 5, "t_easy": ["passed"] * 8 + ["error"]})
+    held_out = tmp_path / "heldout.jsonl"
+    _write_probe(held_out, {"t_bench": ["passed"] * 4 + ["failed"] * 4}, markers=["benchmark"])
+    out, plot = tmp_path / "pool.json", tmp_path / "hist.svg"
+    code = main(
+        [
+            "select-pool",
+            str(probe),
+            str(held_out),
+            "--out",
+            str(out),
+            "--plot",
+            str(plot),
+            "--exclude-marker",
+            "benchmark",
+        ]
+    )
+    assert code == 0
+    pool = json.loads(out.read_text())
+    assert pool["selected"] == ["t_hard"] and pool["excluded"] == ["t_bench"]
+    assert pool["bins"]["t_easy"] == "almost_always" and pool["system_errors_left_out"] == 1
+    assert set(pool["mass"]["t_hard"]) == {"rarely", "hard", "medium", "often", "almost_always"}
+    printed = capsys.readouterr().out
+    assert "3 tasks probed (24 graded attempts, 1 system errors left out); 1 excluded" in printed
+    assert "hard           [0.08, 0.40)     1  yes" in printed
+    assert plot.read_text().startswith("<svg") and plot.read_text().count("<rect") == 5
+
+
+def test_select_pool_names_the_bad_line(tmp_path, capsys):
+    probe = tmp_path / "probe.jsonl"
+    probe.write_text('{"task": "a", "outcome": "passed"}\n{"task": "a", "outc\n')
+    assert main(["select-pool", str(probe)]) == 2
+    assert f"{probe}:2: not an attempt record" in capsys.readouterr().err
+
+
+def test_tb_tasks_runs_exactly_the_selected_tasks(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK + REFUND_TASK.replace("TY001_001", "TY002_001").split("\n", 3)[3])
+    toy.path.joinpath("pool.json").write_text(json.dumps({"selected": ["test_case_TY002_001", "test_case_XX"]}))
+    result = toy.runpytest("--tb-tasks", "pool.json", "-W", "default")
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["*1 listed tasks were not collected*test_case_XX*"])
+    toy.path.joinpath("bad.json").write_text("[]")
+    bad = toy.runpytest("--tb-tasks", "bad.json")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(['*--tb-tasks bad.json: expected JSON with a "selected" list*'])
