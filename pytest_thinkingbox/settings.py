@@ -111,7 +111,7 @@ def add_options(parser: pytest.Parser) -> None:
         "--tb-tasks",
         dest="tb_tasks",
         metavar="FILE",
-        help="Run only the tasks a pool file lists under \"selected\" (thinkingbox select-pool --out). "
+        help='Run only the tasks a pool file lists under "selected" (thinkingbox select-pool --out). '
         "Default: every collected task.",
     )
     group.addoption(
