@@ -14,7 +14,7 @@ from .task import Call, User, call
 
 __version__ = "0.1.0"
 
-__all__ = ["Call", "Domain", "Factory", "ToolFailure", "ToolSet", "User", "call", "volatile"]
+__all__ = ["Call", "Domain", "Factory", "ToolFailure", "ToolSet", "User", "call", "reward", "volatile"]
 
 _LAZY = {
     "Domain": "domain",
@@ -22,6 +22,7 @@ _LAZY = {
     "ToolSet": "tools",
     "ToolFailure": "tools",
     "Factory": "factories",
+    "reward": "reward",
 }
 
 

@@ -1,0 +1,109 @@
+"""A task's executable checks as a 0/1 reward, for trainers that run episodes themselves.
+
+``reward("test_case_RT001_003", trajectory)`` finds the task function under a
+root folder (``domains`` by default), runs it on a fresh backend with an agent
+that replays the trajectory's tool calls, and returns 1 when its checks pass
+and 0 with the failure when they do not. A failure of the harness is raised
+(`HarnessError`), never turned into a 0. One call at a time per process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .errors import HarnessError, TaskDefinitionError
+from .task import Call
+
+
+@dataclass(frozen=True)
+class Reward:
+    """The reward of one trajectory: 1 or 0, and why."""
+
+    value: int
+    reason: str
+
+
+def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: str | Path = "domains") -> Reward:
+    """Grade `trajectory` (the tool calls an agent made, in order) with the checks of `task_id`.
+
+    Args:
+        task_id: the task's function name, e.g. ``test_case_RT001_003``.
+        trajectory: `Call` objects or ``{"tool": name, "arguments": {...}}`` dicts (``name`` is
+            accepted for ``tool``).
+        root: the folder whose packages hold the tasks; each task's package exports its ``DOMAIN``.
+    """
+    from .agents.golden import GoldenAgent
+    from .episode import Limits
+    from .harness import Attempt
+    from .users import make_user
+
+    function, domain = find_task(task_id, Path(root).resolve())
+    calls = [_as_call(step, i) for i, step in enumerate(trajectory, 1)]
+    try:
+        attempt = Attempt(
+            task=task_id,
+            attempt=1,
+            seed=0,
+            domain=domain,
+            cache=_worker(),
+            make_agent=lambda context: GoldenAgent(calls),
+            make_user=lambda brief: make_user("scripted", brief),
+            limits=Limits(max_steps=max(50, len(calls) + 1)),
+            record={},
+        )
+    except HarnessError:
+        raise
+    except Exception as exc:
+        raise HarnessError("backend", f"{task_id}: a fresh backend failed: {type(exc).__name__}: {exc}") from exc
+    arguments = {"tb": attempt, "_tb_attempt": 1}
+    wanted = inspect.signature(function).parameters
+    try:
+        function(**{name: arguments[name] for name in wanted})
+    except AssertionError as failure:
+        return Reward(0, str(failure) or "a check failed")
+    finally:
+        attempt.close()
+    return Reward(1, "every check passed")
+
+
+def _as_call(step: Call | Mapping[str, Any], position: int) -> Call:
+    if isinstance(step, Call):
+        return step
+    name = step.get("tool", step.get("name"))
+    arguments = step.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(arguments, Mapping):
+        raise ValueError(f"trajectory step {position} is {step!r}; give a tool name and an arguments mapping")
+    return Call(name, dict(arguments))
+
+
+@cache
+def _worker() -> Any:
+    from .harness import WorkerCache
+
+    return WorkerCache()
+
+
+def find_task(task_id: str, root: Path) -> tuple[Any, Any]:
+    """The task function called `task_id` under `root`, and the domain of its package."""
+    pattern = re.compile(rf"^def {re.escape(task_id)}\(", re.MULTILINE)
+    matches = [p for p in sorted(root.rglob("test_*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
+    if not matches:
+        raise LookupError(f"no task {task_id!r} under {root}")
+    if len(matches) > 1:
+        raise LookupError(f"task {task_id!r} is defined more than once under {root}: {', '.join(map(str, matches))}")
+    if str(root.parent) not in sys.path:
+        sys.path.insert(0, str(root.parent))
+    module_name = ".".join(matches[0].relative_to(root.parent).with_suffix("").parts)
+    module = importlib.import_module(module_name)
+    domain = getattr(importlib.import_module(module.__package__ or ""), "DOMAIN", None)
+    if domain is None:
+        raise TaskDefinitionError(f"{task_id}: its package {module.__package__!r} exports no DOMAIN")
+    return getattr(module, task_id), domain

@@ -1,0 +1,47 @@
+"""reward(task_id, trajectory): a task's checks as a 0/1 reward, outside pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_thinkingbox import call
+from pytest_thinkingbox.errors import HarnessError
+from pytest_thinkingbox.reward import _worker, reward
+
+DOMAINS = Path(__file__).resolve().parent.parent / "domains"
+
+#: What a good agent does in RT001_003 (an exception 8 days old counts as lost: refund in full, ticket solved).
+GOOD = [
+    call("find_customer_by_email", email="priya.nair@example.com"),
+    call("issue_refund", order_id="O-5001", amount_cents=19_899, reason="lost_parcel", method="original"),
+    {"name": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved"}},
+]
+
+
+def test_a_good_trajectory_earns_1_and_a_wrong_one_0_with_the_reason():
+    assert reward("test_case_RT001_003", GOOD, root=DOMAINS).value == 1
+    short = reward("test_case_RT001_003", GOOD[:1] + GOOD[2:], root=DOMAINS)  # solved without the refund
+    assert short.value == 0 and "missing refunds[RF-0001]: row not created" in short.reason
+    held = reward(
+        "test_case_RT001_003", GOOD[:1] + [call("update_ticket", ticket_id="T-7001", status="hold")], root=DOMAINS
+    )
+    assert held.value == 0 and "tickets[T-7001].status: expected 'solved', got 'hold'" in held.reason
+
+
+def test_unknown_tasks_and_malformed_steps_are_named():
+    with pytest.raises(LookupError, match="no task 'test_case_XX999_001'"):
+        reward("test_case_XX999_001", [], root=DOMAINS)
+    with pytest.raises(ValueError, match="trajectory step 1"):
+        reward("test_case_RT001_003", [{"arguments": {}}], root=DOMAINS)
+
+
+def test_a_backend_failure_is_a_system_error_not_a_zero(monkeypatch):
+    def broken(image):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(_worker().databases, "restore", broken)
+    with pytest.raises(HarnessError, match="a fresh backend failed: RuntimeError: disk full") as raised:
+        reward("test_case_RT001_003", GOOD, root=DOMAINS)
+    assert raised.value.stage == "backend"
