@@ -165,7 +165,42 @@ def parser() -> argparse.ArgumentParser:
     )
     pool.add_argument("--group-size", type=int, default=8, metavar="G", help="rollouts per group (default: 8)")
     pool.set_defaults(run=select_pool_command)
+
+    env = commands.add_parser(
+        "serve-env",
+        help="serve the tasks as an environment over HTTP (OpenEnv conventions: /reset, /step, /state)",
+        description="Serve the tasks under ROOT episode by episode: reset picks a task, each step is one agent "
+        "step, and the last step returns the task's 0/1 reward.",
+    )
+    env.add_argument(
+        "--root", type=Path, default=Path("domains"), help="folder of the task packages (default: domains)"
+    )
+    env.add_argument("--tasks", type=Path, help="serve only the tasks a pool file selects (select-pool --out)")
+    env.add_argument("--host", default="127.0.0.1")
+    env.add_argument("--port", type=int, default=8000)
+    env.set_defaults(run=serve_env_command)
     return root
+
+
+def serve_env_command(args: argparse.Namespace) -> int:
+    from .env_server import EnvServer, serve
+
+    tasks = None
+    if args.tasks:
+        try:
+            tasks = list(json.loads(args.tasks.read_text(encoding="utf-8"))["selected"])
+        except (OSError, ValueError, KeyError, TypeError):
+            raise CliError(f'{args.tasks}: expected JSON with a "selected" list of task ids') from None
+    env = EnvServer(args.root.resolve(), tasks)
+    if not env.tasks:
+        raise CliError(f"no tasks (test_case_... functions) under {args.root}")
+    http = serve(env, args.host, args.port)
+    print(f"serving {len(env.tasks)} tasks on http://{args.host}:{http.server_port} (Ctrl-C stops)")
+    try:
+        http.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,6 +91,13 @@ def _worker() -> Any:
     return WorkerCache()
 
 
+def task_ids(root: Path) -> list[str]:
+    """Every task id (``test_case_...`` function) under `root`."""
+    pattern = re.compile(r"^def (test_case_\w+)\(", re.MULTILINE)
+    return sorted({t for p in root.rglob("test_*.py") for t in pattern.findall(p.read_text(encoding="utf-8"))})
+
+
+@cache
 def find_task(task_id: str, root: Path) -> tuple[Any, Any]:
     """The task function called `task_id` under `root`, and the domain of its package."""
     pattern = re.compile(rf"^def {re.escape(task_id)}\(", re.MULTILINE)
