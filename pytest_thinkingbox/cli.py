@@ -189,7 +189,9 @@ def serve_env_command(args: argparse.Namespace) -> int:
     if args.tasks:
         try:
             tasks = list(json.loads(args.tasks.read_text(encoding="utf-8"))["selected"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except OSError as exc:
+            raise CliError(f"{args.tasks}: cannot read it ({exc.strerror})") from None
+        except (ValueError, KeyError, TypeError):
             raise CliError(f'{args.tasks}: expected JSON with a "selected" list of task ids') from None
     env = EnvServer(args.root.resolve(), tasks)
     if not env.tasks:
