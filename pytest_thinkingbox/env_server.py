@@ -16,7 +16,6 @@ state, the checks and the user's private facts stay on the server.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import queue
 import random
@@ -29,8 +28,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from .episode import AgentStep, AgentView
-from .errors import HarnessError, ThinkingboxError
-from .reward import find_task, task_ids
+from .errors import ThinkingboxError
+from .reward import find_task, run_task, task_ids
 from .task import Call
 
 STEP_TIMEOUT_S = 600.0  # an episode whose client goes quiet this long is ended as a system error
@@ -127,41 +126,21 @@ class EnvServer:
 
     def _run(self, episode: Episode) -> None:
         """The episode's thread: arrange the task, run its episode with the remote agent, grade it."""
-        from .episode import Limits
-        from .harness import Attempt, WorkerCache
-        from .users import make_user
+        from .harness import WorkerCache
 
         try:
             cache = self._caches.get_nowait()
         except queue.Empty:
             cache = WorkerCache()
-        attempt = None
         try:
             function, domain = find_task(episode.task, self.root)
             _arrange.acquire()
             episode.holds_arrange_lock = True
-            try:
-                attempt = Attempt(
-                    task=episode.task,
-                    attempt=1,
-                    seed=episode.seed,
-                    domain=domain,
-                    cache=cache,
-                    make_agent=lambda context: RemoteAgent(episode),
-                    make_user=lambda brief: make_user("scripted", brief),
-                    limits=Limits(),
-                    record={},
-                )
-            except HarnessError:
-                raise
-            except Exception as exc:
-                raise HarnessError("backend", f"a fresh backend failed: {type(exc).__name__}: {exc}") from exc
-            arguments = {"tb": attempt, "_tb_attempt": 1}
-            try:
-                function(**{name: arguments[name] for name in inspect.signature(function).parameters})
-                outcome: tuple[str, Any] = ("reward", (1, "every check passed"))
-            except AssertionError:  # what failed would tell the expected state: it stays here
-                outcome = ("reward", (0, "a check failed"))
+            passed, _ = run_task(
+                function, episode.task, domain, cache, lambda context: RemoteAgent(episode), episode.seed
+            )
+            # A failed check is not described: what failed would tell the expected state, which stays here.
+            outcome: tuple[str, Any] = ("reward", (1, "every check passed") if passed else (0, "a check failed"))
         except ThinkingboxError as exc:
             outcome = ("error", {"stage": getattr(exc, "stage", "task"), "message": str(exc)})
         except Exception as exc:  # the task's own code broke: not the agent's doing
@@ -170,8 +149,6 @@ class EnvServer:
             if episode.holds_arrange_lock:
                 episode.holds_arrange_lock = False
                 _arrange.release()
-            if attempt is not None:
-                attempt.close()
             self._caches.put(cache)
         episode.outbox.put(outcome)
 

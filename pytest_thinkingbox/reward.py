@@ -42,36 +42,49 @@ def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: s
     """
     from .agents.golden import GoldenAgent
     from .episode import Limits
-    from .harness import Attempt
-    from .users import make_user
 
     function, domain = find_task(task_id, Path(root).resolve())
     calls = [_as_call(step, i) for i, step in enumerate(trajectory, 1)]
+    limits = Limits(max_steps=max(50, len(calls) + 1))
+    passed, reason = run_task(function, task_id, domain, _worker(), lambda context: GoldenAgent(calls), limits=limits)
+    return Reward(int(passed), reason)
+
+
+def run_task(
+    function: Any, task_id: str, domain: Any, cache: Any, make_agent: Any, seed: int = 0, limits: Any = None
+) -> tuple[bool, str]:
+    """Run a task function once, outside pytest, on a fresh attempt whose agent `make_agent` builds.
+
+    Returns whether its checks passed and, if not, the failure. A harness failure raises `HarnessError`.
+    """
+    from .episode import Limits
+    from .harness import Attempt
+    from .users import make_user
+
     try:
         attempt = Attempt(
             task=task_id,
             attempt=1,
-            seed=0,
+            seed=seed,
             domain=domain,
-            cache=_worker(),
-            make_agent=lambda context: GoldenAgent(calls),
+            cache=cache,
+            make_agent=make_agent,
             make_user=lambda brief: make_user("scripted", brief),
-            limits=Limits(max_steps=max(50, len(calls) + 1)),
+            limits=limits or Limits(),
             record={},
         )
     except HarnessError:
         raise
     except Exception as exc:
-        raise HarnessError("backend", f"{task_id}: a fresh backend failed: {type(exc).__name__}: {exc}") from exc
+        raise HarnessError("backend", f"a fresh backend failed: {type(exc).__name__}: {exc}") from exc
     arguments = {"tb": attempt, "_tb_attempt": 1}
-    wanted = inspect.signature(function).parameters
     try:
-        function(**{name: arguments[name] for name in wanted})
+        function(**{name: arguments[name] for name in inspect.signature(function).parameters})
     except AssertionError as failure:
-        return Reward(0, str(failure) or "a check failed")
+        return False, str(failure) or "a check failed"
     finally:
         attempt.close()
-    return Reward(1, "every check passed")
+    return True, "every check passed"
 
 
 def _as_call(step: Call | Mapping[str, Any], position: int) -> Call:
