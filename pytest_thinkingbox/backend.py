@@ -68,7 +68,39 @@ class Image:
     data: bytes
 
 
-class SQLiteBackend:
+class ReusedDatabases:
+    """Databases kept per schema and reused: one is taken for a restore and given back on release.
+
+    A backend subclasses it and says how to make a new database (`_new_database`).
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[MetaData, list[Engine]] = {}
+        self._schema_of: dict[Engine, MetaData] = {}
+
+    def release(self, session: Session) -> None:
+        """Close a session; its database waits, idle, for the next restore of the same schema."""
+        engine = engine_of(session)
+        session.close()
+        self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def _take(self, metadata: MetaData) -> Engine:
+        idle = self._idle.get(metadata)
+        return idle.pop() if idle else self._add(metadata)
+
+    def _add(self, metadata: MetaData) -> Engine:
+        engine = self._new_database(metadata)
+        self._schema_of[engine] = metadata
+        return engine
+
+    def _schema(self, session: Session) -> MetaData:
+        return self._schema_of[engine_of(session)]
+
+    def _new_database(self, metadata: MetaData) -> Engine:
+        raise NotImplementedError
+
+
+class SQLiteBackend(ReusedDatabases):
     """In-memory SQLite databases for one worker, restored from images.
 
     Engines are kept and reused (each owns one connection), so SQLAlchemy's
@@ -79,13 +111,9 @@ class SQLiteBackend:
     number they would read the wrong pages.
     """
 
-    def __init__(self) -> None:
-        self._idle: dict[MetaData, list[Engine]] = {}
-        self._schema_of: dict[Engine, MetaData] = {}
-
     def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
         """Create the schema and the base records once; return the database as an image."""
-        session = Session(self._engine(metadata))
+        session = Session(self._add(metadata))
         try:
             metadata.create_all(session.connection())
             session.commit()
@@ -102,8 +130,7 @@ class SQLiteBackend:
         Only this session writes to its database, so committed objects need not
         be reloaded (``expire_on_commit=False``); a rollback still expires them.
         """
-        idle = self._idle.get(image.metadata)
-        engine = idle.pop() if idle else self._engine(image.metadata)
+        engine = self._take(image.metadata)
         with engine.connect() as connection:
             raw: Any = connection.connection.driver_connection
             raw.deserialize(image.data)
@@ -112,13 +139,7 @@ class SQLiteBackend:
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return Image(self._schema_of[engine_of(session)], driver_connection(session).serialize())
-
-    def release(self, session: Session) -> None:
-        """Close a session; its engine waits, idle, for the next restore of the same schema."""
-        engine = engine_of(session)
-        session.close()
-        self._idle.setdefault(self._schema_of[engine], []).append(engine)
+        return Image(self._schema(session), driver_connection(session).serialize())
 
     def defer_foreign_keys(self, session: Session) -> None:
         """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
@@ -130,10 +151,11 @@ class SQLiteBackend:
     def close(self) -> None:
         """Nothing to drop: in-memory databases vanish with their connections."""
 
-    def _engine(self, metadata: MetaData) -> Engine:
-        engine = _new_engine()
-        self._schema_of[engine] = metadata
-        return engine
+    def _new_database(self, metadata: MetaData) -> Engine:
+        # The schema arrives with the image (create_all in build_image, else deserialize).
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+        connection.execute("PRAGMA foreign_keys = ON")  # enforced as on PostgreSQL, so tasks stay portable
+        return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
 def engine_of(session: Session) -> Engine:
@@ -141,12 +163,6 @@ def engine_of(session: Session) -> Engine:
     engine = session.get_bind()
     assert isinstance(engine, Engine)
     return engine
-
-
-def _new_engine() -> Engine:
-    connection = sqlite3.connect(":memory:", check_same_thread=False)
-    connection.execute("PRAGMA foreign_keys = ON")  # enforced as on PostgreSQL, so tasks stay portable
-    return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)
 
 
 def driver_connection(session: Session) -> Any:

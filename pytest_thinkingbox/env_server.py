@@ -44,7 +44,7 @@ class RemoteAgent:
         self._episode = episode
 
     async def step(self, view: AgentView) -> AgentStep:
-        if _arrange.locked() and self._episode.holds_arrange_lock:
+        if self._episode.holds_arrange_lock:
             self._episode.holds_arrange_lock = False
             _arrange.release()  # the task has arranged its records and started its episode
         self._episode.outbox.put(("view", view))

@@ -23,7 +23,8 @@ from sqlalchemy.engine import URL
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
-from .backend import driver_connection, engine_of
+from .backend import ReusedDatabases, driver_connection
+from .state import quote_identifier
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -77,7 +78,7 @@ class Image:
     sequences: tuple[tuple[str, int, bool], ...]
 
 
-class PostgresBackend:
+class PostgresBackend(ReusedDatabases):
     """PostgreSQL databases for one worker, each restored from an image per attempt.
 
     Same contract as `SQLiteBackend`. A database is created (with the domain's
@@ -89,16 +90,14 @@ class PostgresBackend:
     """
 
     def __init__(self, url: str | URL) -> None:
+        super().__init__()
         self._url = server_url(str(url)) if isinstance(url, str) else url
         self.run_id = uuid.uuid4().hex[:10]
         self._connect_args = {
             "application_name": PREFIX + self.run_id,  # how a later run sees that this one is alive
             "options": "-c synchronous_commit=off",  # throwaway databases need no durable commits
         }
-        self._count = 0
         self._databases: list[str] = []
-        self._idle: dict[MetaData, list[Engine]] = {}
-        self._schema_of: dict[Engine, MetaData] = {}
         self._admin = create_engine(
             self._url, isolation_level="AUTOCOMMIT", pool_size=1, connect_args=self._connect_args
         ).connect()  # held open for the whole run
@@ -106,7 +105,7 @@ class PostgresBackend:
 
     def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
         """Create the schema and the base records once; return them as an image."""
-        session = Session(self._database(metadata))
+        session = Session(self._add(metadata))
         try:
             self.defer_foreign_keys(session)
             if seed is not None:
@@ -118,35 +117,28 @@ class PostgresBackend:
 
     def restore(self, image: Image) -> Session:
         """A session on a private database holding exactly `image`."""
-        idle = self._idle.get(image.metadata)
-        session = Session(idle.pop() if idle else self._database(image.metadata), expire_on_commit=False)
+        session = Session(self._take(image.metadata), expire_on_commit=False)
         _load(session, image)
         return session
 
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        metadata = self._schema_of[engine_of(session)]
+        metadata = self._schema(session)
         raw = driver_connection(session)
         tables = []
         with raw.cursor() as cursor:
             for table in metadata.sorted_tables:
-                with cursor.copy(f"COPY {_quote(table.name)} TO STDOUT") as copy:
+                with cursor.copy(f"COPY {quote_identifier(table.name)} TO STDOUT") as copy:
                     tables.append((str(table.name), b"".join(bytes(block) for block in copy)))
             cursor.execute("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()")
             sequences = []
             for (name,) in cursor.fetchall():
-                cursor.execute(f"SELECT last_value, is_called FROM {_quote(name)}")
+                cursor.execute(f"SELECT last_value, is_called FROM {quote_identifier(name)}")
                 last, called = cursor.fetchone()
                 sequences.append((name, last, called))
         session.commit()
         return Image(metadata, tuple(tables), tuple(sequences))
-
-    def release(self, session: Session) -> None:
-        """Close a session; its database waits, idle, for the next restore of the same schema."""
-        engine = engine_of(session)
-        session.close()
-        self._idle.setdefault(self._schema_of[engine], []).append(engine)
 
     def close(self) -> None:
         """Drop every database this run created and end the run."""
@@ -173,10 +165,9 @@ class PostgresBackend:
             self._drop(name)
         return stale
 
-    def _database(self, metadata: MetaData) -> Engine:
+    def _new_database(self, metadata: MetaData) -> Engine:
         """A new database with `metadata`'s schema, and an engine for it."""
-        self._count += 1
-        name = f"{PREFIX}{self.run_id}_{self._count}"
+        name = f"{PREFIX}{self.run_id}_{len(self._databases) + 1}"
         self._admin.execute(text(f"CREATE DATABASE {name}"))
         self._databases.append(name)
         # One pooled connection: a restore ends any other, so nothing an attempt opened outlives it.
@@ -195,7 +186,6 @@ class PostgresBackend:
         finally:
             for fk in immediate:
                 fk.deferrable = None
-        self._schema_of[engine] = metadata
         return engine
 
     def defer_foreign_keys(self, session: Session) -> None:
@@ -216,18 +206,14 @@ def _load(session: Session, image: Image) -> None:
         )
         # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
         for name, _ in reversed(image.tables):
-            cursor.execute(f"DELETE FROM {_quote(name)}")
+            cursor.execute(f"DELETE FROM {quote_identifier(name)}")
         for name, rows in image.tables:
             if rows:
-                with cursor.copy(f"COPY {_quote(name)} FROM STDIN") as copy:
+                with cursor.copy(f"COPY {quote_identifier(name)} FROM STDIN") as copy:
                     copy.write(rows)
         for name, last, called in image.sequences:
-            cursor.execute("SELECT setval(%s, %s, %s)", (_quote(name), last, called))
+            cursor.execute("SELECT setval(%s, %s, %s)", (quote_identifier(name), last, called))
     session.commit()
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _first_line(exc: Exception) -> str:

@@ -104,17 +104,26 @@ def _worker() -> Any:
     return WorkerCache()
 
 
+@cache
+def _test_files(root: Path) -> dict[str, list[Path]]:
+    """Every test function name under `root`, with the files that define it (read once per root)."""
+    pattern = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
+    index: dict[str, list[Path]] = {}
+    for path in sorted(root.rglob("test_*.py")):
+        for name in pattern.findall(path.read_text(encoding="utf-8")):
+            index.setdefault(name, []).append(path)
+    return index
+
+
 def task_ids(root: Path) -> list[str]:
     """Every task id (``test_case_...`` function) under `root`."""
-    pattern = re.compile(r"^def (test_case_\w+)\(", re.MULTILINE)
-    return sorted({t for p in root.rglob("test_*.py") for t in pattern.findall(p.read_text(encoding="utf-8"))})
+    return sorted(name for name in _test_files(root) if name.startswith("test_case_"))
 
 
 @cache
 def find_task(task_id: str, root: Path) -> tuple[Any, Any]:
     """The task function called `task_id` under `root`, and the domain of its package."""
-    pattern = re.compile(rf"^def {re.escape(task_id)}\(", re.MULTILINE)
-    matches = [p for p in sorted(root.rglob("test_*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
+    matches = _test_files(root).get(task_id, [])
     if not matches:
         raise LookupError(f"no task {task_id!r} under {root}")
     if len(matches) > 1:

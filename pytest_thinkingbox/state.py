@@ -60,13 +60,16 @@ def _plan(metadata: MetaData) -> list[tuple[str, str, list[str], list[int]]]:
         columns = [str(c.name) for c in table.columns]
         keys = [columns.index(str(c.name)) for c in table.primary_key.columns]
         sql = "SELECT {} FROM {} ORDER BY {}".format(
-            ", ".join(map(_quote, columns)), _quote(str(table.name)), ", ".join(_quote(columns[i]) for i in keys)
+            ", ".join(map(quote_identifier, columns)),
+            quote_identifier(str(table.name)),
+            ", ".join(quote_identifier(columns[i]) for i in keys),
         )
         plan.append((str(table.name), sql, columns, keys))
     return plan
 
 
-def _quote(identifier: str) -> str:
+def quote_identifier(identifier: str) -> str:
+    """An SQL identifier in double quotes (SQLite and PostgreSQL alike)."""
     return '"' + identifier.replace('"', '""') + '"'
 
 
