@@ -9,14 +9,15 @@ limit is reached; the reason is recorded. Nothing here knows about grading.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, overload
 
 from .errors import HarnessError, ThinkingboxError
 from .task import Call
-from .tools import ToolSession, ToolSpec
+from .tools import INVALID_ARGUMENT, ToolResult, ToolSession, ToolSpec, error_payload
 
 T = TypeVar("T")
 
@@ -30,11 +31,20 @@ class AgentView:
     messages: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class InvalidCall:
+    """A tool call written wrongly (arguments that are not a JSON object): answered with an error, never run."""
+
+    tool: str
+    arguments: str  # the raw text the agent wrote
+    problem: str
+
+
 @dataclass
 class AgentStep:
     """An agent's move: tool calls to make, a message to the user, and whether it is done."""
 
-    tool_calls: list[Call] = field(default_factory=list)
+    tool_calls: list[Call | InvalidCall] = field(default_factory=list)
     message: str | None = None
     end: bool = False
 
@@ -77,20 +87,30 @@ class Episode:
 
 
 async def run_episode(
-    agent: Agent, user: SimulatedUser, tools: ToolSession, policy: str, limits: Limits = Limits()
+    agent: Agent,
+    user: SimulatedUser,
+    tools: ToolSession,
+    policy: str,
+    limits: Limits = Limits(),
+    episode: Episode | None = None,
 ) -> Episode:
-    """Run one conversation to its end and return its transcript."""
-    messages: list[dict[str, Any]] = [{"role": "user", "content": user.opening()}]
-    episode = Episode(messages, end_reason="")
+    """Run one conversation to its end and return its transcript.
+
+    Pass `episode` to keep the transcript so far when a system error ends the
+    conversation early: it is filled in place.
+    """
+    episode = episode if episode is not None else Episode([], end_reason="")
+    messages = episode.messages
+    messages.append({"role": "user", "content": user.opening()})
     deadline = time.monotonic() + limits.time_limit_s
     while True:
         if episode.steps >= limits.max_steps:
             episode.end_reason = "max_steps"
             return episode
-        if time.monotonic() >= deadline:
+        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline)
+        if step is None:
             episode.end_reason = "time_limit"
             return episode
-        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))))
         episode.steps += 1
         if step.tool_calls:
             calls: list[dict[str, Any]] = [
@@ -98,8 +118,13 @@ async def run_episode(
                 for i, c in enumerate(step.tool_calls)
             ]
             messages.append({"role": "assistant", "content": None, "tool_calls": calls})
-            for entry in calls:
-                result = await _guarded("tools", tools.call(entry["tool"], entry["arguments"]))
+            for entry, c in zip(calls, step.tool_calls, strict=True):
+                if isinstance(c, InvalidCall):
+                    result = ToolResult(
+                        error_payload(INVALID_ARGUMENT, f"{c.problem}; nothing was run"), INVALID_ARGUMENT
+                    )
+                else:
+                    result = await _guarded("tools", tools.call(c.tool, c.arguments))
                 episode.tool_calls += 1
                 episode.tool_errors += not result.ok
                 messages.append(
@@ -121,7 +146,10 @@ async def run_episode(
         if episode.turns >= limits.max_turns:
             episode.end_reason = "max_turns"
             return episode
-        turn = await _guarded("user", user.reply(step.message))
+        turn = await _guarded("user", user.reply(step.message), deadline)
+        if turn is None:
+            episode.end_reason = "time_limit"
+            return episode
         episode.turns += 1
         messages.append({"role": "user", "content": turn.text})
         if turn.end:
@@ -129,10 +157,26 @@ async def run_episode(
             return episode
 
 
-async def _guarded(stage: str, pending: Awaitable[T]) -> T:
-    """Await a harness part; anything it raises becomes a system error of that stage."""
+@overload
+async def _guarded(stage: str, pending: Awaitable[T]) -> T: ...
+@overload
+async def _guarded(stage: str, pending: Awaitable[T], deadline: float) -> T | None: ...
+
+
+async def _guarded(stage: str, pending: Awaitable[T], deadline: float | None = None) -> T | None:
+    """Await a harness part; anything it raises becomes a system error of that stage.
+
+    With a `deadline` (a `time.monotonic()` value), None means the episode's
+    wall-clock limit ran out while waiting: the agent's time, not a system error.
+    """
     try:
-        return await pending
+        if deadline is None:
+            return await pending
+        return await asyncio.wait_for(pending, max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        raise HarnessError(stage, f"{stage} timed out") from None
     except ThinkingboxError:
         raise
     except Exception as exc:

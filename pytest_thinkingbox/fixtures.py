@@ -1,7 +1,7 @@
 """The fixtures a task uses, in layers that are easy to override.
 
-    tb_domain (session)  <- define it in the conftest.py beside your tasks
-    tb_agent, tb_user    <- how each attempt's agent and simulated user are built
+    tb_domain (session)          <- define it in the conftest.py beside your tasks
+    tb_agent, tb_user, tb_judge  <- how each attempt's agent, simulated user and judge are built
     _tb_attempt          <- the attempt number (parametrized by --tb-repeat)
     tb                   <- one attempt: fresh backend, factories bound, `tb.run(...)`
 
@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from .config import PREFIX
 from .outcomes import RECORD, new_record
-from .settings import agent_name, setting
+from .settings import MODELS, agent_name, role_name, setting
 
 
 @pytest.fixture(scope="session")
@@ -29,21 +30,44 @@ def tb_domain() -> Any:
 
 
 @pytest.fixture(scope="session")
-def tb_agent(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
-    """Builds the agent for each attempt (from --tb-agent). Override to test your own agent class."""
+def tb_agent(pytestconfig: pytest.Config, _tb_worker: Any) -> Callable[[Any], Any]:
+    """Builds the agent for each attempt (from --tb-agent or --tb-config). Override to test your own agent class."""
+    name = agent_name(pytestconfig)
+    if name.startswith(PREFIX):
+        from .agents.openai import OpenAIAgent
+
+        endpoint = _tb_worker.endpoint("agent")
+        return lambda context: OpenAIAgent(endpoint)
     from .agents import make_agent
 
-    name = agent_name(pytestconfig)
     return lambda context: make_agent(name, context)
 
 
 @pytest.fixture(scope="session")
-def tb_user(pytestconfig: pytest.Config) -> Callable[[Any], Any]:
-    """Builds the simulated user for each attempt (from --tb-user) from the task's `User(...)`."""
+def tb_user(pytestconfig: pytest.Config, _tb_worker: Any) -> Callable[[Any], Any]:
+    """Builds the simulated user for each attempt (from --tb-user or --tb-config) from the task's `User(...)`."""
+    name = role_name(pytestconfig, "user")
+    if name.startswith(PREFIX):
+        from .users.llm import LLMUser
+
+        endpoint = _tb_worker.endpoint("user")
+        return lambda brief: LLMUser(brief, endpoint)
     from .users import make_user
 
-    name = setting(pytestconfig, "tb_user")
     return lambda brief: make_user(name, brief)
+
+
+@pytest.fixture(scope="session")
+def tb_judge(pytestconfig: pytest.Config, _tb_worker: Any) -> Callable[[], Any]:
+    """Builds the judge that answers `run.rubric(...)` questions (from --tb-judge or --tb-config)."""
+    if role_name(pytestconfig, "judge").startswith(PREFIX):
+        from .judge import LLMJudge
+
+        endpoint = _tb_worker.endpoint("judge")
+        return lambda: LLMJudge(endpoint)
+    from .judge import PhraseJudge
+
+    return PhraseJudge
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +77,7 @@ def tb_db_url(pytestconfig: pytest.Config) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def _tb_worker(tb_db_url: str | None) -> Iterator[Any]:
+def _tb_worker(pytestconfig: pytest.Config, tb_db_url: str | None) -> Iterator[Any]:
     from .backend import open_backend
     from .errors import HarnessError
     from .harness import WorkerCache
@@ -62,7 +86,7 @@ def _tb_worker(tb_db_url: str | None) -> Iterator[Any]:
         databases = open_backend(tb_db_url)
     except Exception as exc:
         raise HarnessError("backend", f"opening the database backend failed: {type(exc).__name__}: {exc}") from exc
-    cache = WorkerCache(databases=databases)
+    cache = WorkerCache(databases=databases, models=pytestconfig.stash[MODELS])
     yield cache
     cache.close()
 
@@ -79,6 +103,7 @@ def tb(
     tb_domain: Any,
     tb_agent: Callable[[Any], Any],
     tb_user: Callable[[Any], Any],
+    tb_judge: Callable[[], Any],
     _tb_worker: Any,
 ) -> Iterator[Any]:
     """One attempt of a task: a fresh database and `tb.run(User(...), golden=[call(...)])`.
@@ -99,6 +124,7 @@ def tb(
         cache=_tb_worker,
         make_agent=tb_agent,
         make_user=tb_user,
+        make_judge=tb_judge,
         limits=Limits(
             max_steps=config.getoption("tb_max_steps"),
             max_turns=config.getoption("tb_max_turns"),

@@ -19,11 +19,14 @@ from sqlalchemy.orm import Session
 
 from . import backend
 from .agents import AgentContext
+from .config import Config
 from .domain import Domain
+from .endpoint import Endpoint
 from .episode import Agent, Episode, Limits, SimulatedUser, run_episode
 from .errors import HarnessError, TaskDefinitionError
 from .expect import expect_no_differences
 from .factories import reset_factories
+from .judge import Verdict
 from .state import (
     Change,
     Difference,
@@ -40,12 +43,20 @@ from .tools import ToolSession
 
 @dataclass
 class WorkerCache:
-    """Per-worker work done once: database images, golden end states, the event loop."""
+    """Per-worker work done once: database images, golden end states, the event loop, model clients."""
 
     databases: Any = field(default_factory=backend.SQLiteBackend)  # SQLiteBackend or PostgresBackend
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
     images: dict[str, Any] = field(default_factory=dict)  # the backend's image of each domain
     golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
+    models: Config = field(default_factory=Config)
+    endpoints: dict[str, Endpoint] = field(default_factory=dict)  # per role; clients keep their connections
+
+    def endpoint(self, role: str) -> Endpoint:
+        """The endpoint serving `role` (agent, user or judge), built once per worker."""
+        if role not in self.endpoints:
+            self.endpoints[role] = Endpoint(self.models.roles[role], stage=role)
+        return self.endpoints[role]
 
     def image(self, domain: Domain) -> Any:
         if domain.name not in self.images:
@@ -59,6 +70,8 @@ class WorkerCache:
         return self.images[domain.name]
 
     def close(self) -> None:
+        for endpoint in self.endpoints.values():
+            self.runner.run(endpoint.aclose())
         self.runner.close()
         self.databases.close()
 
@@ -82,9 +95,12 @@ class Run:
         before: Snapshot,
         after: Snapshot,
         golden_end: Snapshot,
+        ask: Callable[[str, tuple[str, ...]], Verdict],
+        record: dict[str, Any],
     ) -> None:
         self.db, self.episode, self.differences, self.golden = db, episode, differences, golden
         self._before, self._after, self._golden_end = before, after, golden_end
+        self._ask, self._record = ask, record
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -99,6 +115,28 @@ class Run:
         """Assert the end state equals the golden end state: nothing wrong, missing or extra."""
         __tracebackhide__ = True
         expect_no_differences(self.differences)
+
+    def rubric(self, question: str, *, phrases: Sequence[str] = (), expect: str = "yes") -> Verdict:
+        """Ask the judge a yes/no question about the conversation; fail unless it answers `expect`.
+
+        Args:
+            question: about what the agent said or did, e.g. "Did the agent give the refund's amount?".
+            phrases: what the offline judge looks for in the agent's messages; any one of them means yes.
+            expect: the answer a good agent earns, "yes" or "no".
+        """
+        __tracebackhide__ = True
+        if expect not in ("yes", "no"):
+            raise TaskDefinitionError(f"rubric {question!r}: expect must be 'yes' or 'no', got {expect!r}")
+        verdict = self._ask(question, tuple(phrases))
+        passed = verdict.answer == expect
+        entry = {"question": question, "answer": verdict.answer, "reason": verdict.reason, "passed": passed}
+        self._record.setdefault("rubric", []).append(entry)
+        if not passed:
+            raise AssertionError(
+                f"rubric failed: {question!r}: the judge answered {verdict.answer} ({verdict.reason}); "
+                f"expected {expect}"
+            )
+        return verdict
 
 
 class Attempt:
@@ -120,11 +158,13 @@ class Attempt:
         cache: WorkerCache,
         make_agent: Callable[[AgentContext], Agent],
         make_user: Callable[[User], SimulatedUser],
+        make_judge: Callable[[], Any],
         limits: Limits,
         record: dict[str, Any],
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
+        self._make_judge, self._judge = make_judge, None
         self.record = record
         self._run: Run | None = None
         self._started = time.perf_counter()
@@ -150,6 +190,7 @@ class Attempt:
             cache=self._cache,
             make_agent=make_agent,
             make_user=self._make_user,
+            make_judge=self._make_judge,
             limits=self._limits,
             record={},
         )
@@ -158,13 +199,15 @@ class Attempt:
         self._bound.__exit__(None, None, None)
         self._cache.databases.release(self.db)
 
-    def run(self, user: User, golden: Sequence[Call]) -> Run:
+    def run(self, user: User, golden: Sequence[Call], reply: str | None = None) -> Run:
         """Run the episode: the agent serves `user` with the domain's tools.
 
         Args:
             user: the simulated user's brief.
             golden: the reference calls; replayed on a copy of the start state
                 to get the golden end state the agent is compared with.
+            reply: the reference agent's closing message, for tasks whose rubric
+                questions judge what the agent tells the customer.
         """
         if self._run is not None:
             raise TaskDefinitionError(
@@ -180,11 +223,17 @@ class Attempt:
         before = snapshot(self.db, metadata)
         start = state_hash(before)
         golden_end = self._golden_end(start, golden)
-        agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden))
-        episode = self._cache.runner.run(self._episode(agent, self._make_user(user)))
+        agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply))
+        simulated = self._make_user(user)
+        episode = Episode([], end_reason="")
+        try:
+            self._cache.runner.run(self._episode(agent, simulated, episode))
+        finally:  # a system error keeps what was said and spent before it
+            self.record["transcript"] = episode.messages
+            self._add_usage(agent=agent, user=simulated)
         after = snapshot(self.db, metadata)
         differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(self.db, episode, differences, golden, before, after, golden_end)
+        self._run = Run(self.db, episode, differences, golden, before, after, golden_end, self._ask, self.record)
         self.record.update(
             timing={
                 "setup_s": self._set_up - self._started,
@@ -204,13 +253,28 @@ class Attempt:
             missing=sum(d.kind == "missing" for d in differences),
             extra=sum(d.kind == "extra" for d in differences),
             differences=[d.as_dict() for d in differences],
-            transcript=episode.messages,
         )
         return self._run
 
-    async def _episode(self, agent: Agent, user: SimulatedUser) -> Episode:
+    def _add_usage(self, **parts: Any) -> None:
+        """Record the token usage of each part that reached a model (`usage.<role>`)."""
+        for role, part in parts.items():
+            usage = getattr(part, "usage", None)
+            if usage is not None:
+                self.record.setdefault("usage", {})[role] = usage.as_dict()
+
+    def _ask(self, question: str, phrases: tuple[str, ...]) -> Verdict:
+        if self._judge is None:
+            self._judge = self._make_judge()
+        assert self._run is not None
+        try:
+            return self._cache.runner.run(self._judge.ask(question, self._run.messages, phrases))
+        finally:
+            self._add_usage(judge=self._judge)
+
+    async def _episode(self, agent: Agent, user: SimulatedUser, episode: Episode) -> Episode:
         async with ToolSession(self.domain.tools, self.db) as tools:
-            return await run_episode(agent, user, tools, self.domain.policy_text, self._limits)
+            return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)
 
     def _golden_end(self, start: str, golden: tuple[Call, ...]) -> Snapshot:
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end

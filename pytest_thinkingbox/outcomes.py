@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .errors import ThinkingboxError
-from .settings import agent_name, setting
+from .settings import agent_name, role_name
 
 #: The per-attempt record, kept on the item until the report carries it.
 RECORD = pytest.StashKey[dict[str, Any]]()
@@ -54,7 +54,8 @@ def new_record(item: pytest.Item, domain: str | None = None) -> dict[str, Any]:
         "attempt": callspec.params.get("_tb_attempt", 1) if callspec else 1,
         "nodeid": item.nodeid,
         "agent": agent_name(item.config),
-        "user": setting(item.config, "tb_user"),
+        "user": role_name(item.config, "user"),
+        "judge": role_name(item.config, "judge"),
         "seed": item.config.getoption("tb_seed"),
         "markers": sorted({m.name for m in item.iter_markers()} - {"parametrize"}),
         "wrong": 0,

@@ -14,7 +14,7 @@ import pytest
 
 from . import fixtures
 from .outcomes import ERROR, RECORD, classify, new_record
-from .settings import add_options, agent_name, check, repeat, selected_tasks, setting
+from .settings import add_options, agent_name, check, repeat, role_name, selected_tasks
 
 VALIDITY_MARKER = "tb_validity(reason): --tb-validate reports this task's surviving mutants without failing it."
 
@@ -39,7 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         from .results import Results
 
-        results = Results(config, repeat(config), agent_name(config), setting(config, "tb_user"))
+        results = Results(config, repeat(config), agent_name(config), role_name(config, "user"))
         config.pluginmanager.register(results, "thinkingbox-results")
 
 

@@ -59,6 +59,7 @@ def run_task(
     """
     from .episode import Limits
     from .harness import Attempt
+    from .judge import PhraseJudge
     from .users import make_user
 
     try:
@@ -70,6 +71,7 @@ def run_task(
             cache=cache,
             make_agent=make_agent,
             make_user=lambda brief: make_user("scripted", brief),
+            make_judge=PhraseJudge,
             limits=limits or Limits(),
             record={},
         )

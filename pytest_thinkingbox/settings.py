@@ -11,14 +11,26 @@ from collections.abc import Callable
 import pytest
 
 from .agents import NAMES as AGENTS
+from .config import PREFIX, Config
 from .users import NAMES as USERS
 
+JUDGES = ("phrases",)
 VALIDATE_REPEAT = 3  # golden attempts per task under --tb-validate, unless --tb-repeat says otherwise
+
+#: The model roles of this session (from --tb-config and the openai:MODEL shortcuts), read once at configure.
+MODELS = pytest.StashKey[Config]()
 
 
 def agent_name(config: pytest.Config) -> str:
     """The agent under test; --tb-validate runs the golden agent (and noop and mutants itself)."""
-    return "golden" if config.getoption("tb_validate") else setting(config, "tb_agent")
+    return "golden" if config.getoption("tb_validate") else role_name(config, "agent")
+
+
+def role_name(config: pytest.Config, role: str) -> str:
+    """``openai:MODEL`` when a model serves `role`, else the offline name from the option or ini."""
+    from .config import role_name as name
+
+    return name(config.stash[MODELS], role, setting(config, f"tb_{role}"))
 
 
 def _positive_int(option: str) -> Callable[[str], int]:
@@ -57,6 +69,27 @@ def add_options(parser: pytest.Parser) -> None:
         help=f"Simulated user: {', '.join(USERS)}. Default: ini tb_user, else scripted.",
     )
     group.addoption(
+        "--tb-judge",
+        dest="tb_judge",
+        metavar="NAME",
+        help="Rubric judge: phrases (offline, answers from the phrases a question declares) or openai:MODEL. "
+        "Default: ini tb_judge, else phrases.",
+    )
+    group.addoption(
+        "--tb-config",
+        dest="tb_config",
+        metavar="PATH",
+        help="YAML file naming the endpoint and model of the agent, user and judge (and prices). "
+        "Default: ini tb_config, else none (offline).",
+    )
+    group.addoption(
+        "--tb-base-url",
+        dest="tb_base_url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint for every model role (e.g. http://127.0.0.1:8000/v1); the key is read "
+        "from OPENAI_API_KEY unless --tb-config names another variable. Default: the config's, else api.openai.com.",
+    )
+    group.addoption(
         "--tb-repeat",
         dest="tb_repeat",
         metavar="N",
@@ -82,6 +115,27 @@ def add_options(parser: pytest.Parser) -> None:
         dest="tb_aggregate",
         metavar="PATH",
         help="Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.",
+    )
+    group.addoption(
+        "--tb-errors",
+        dest="tb_errors",
+        metavar="PATH",
+        help="Also write the records of system errors (endpoint, harness) to PATH, one JSON line each. "
+        "Default: not written.",
+    )
+    group.addoption(
+        "--tb-rerun-errors",
+        dest="tb_rerun_errors",
+        metavar="RESULTS",
+        help="Run only the attempts that ended in a system error in RESULTS (a --tb-results or --tb-errors file) "
+        "and append their new records to --tb-results. Default: off.",
+    )
+    group.addoption(
+        "--tb-resume",
+        dest="tb_resume",
+        metavar="RESULTS",
+        help="Continue an interrupted campaign: skip the attempts RESULTS already records and append the rest "
+        "to it, under the same run id. Default: off.",
     )
     group.addoption(
         "--tb-max-steps",
@@ -130,6 +184,8 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("tb_agent", "Default agent under test (see --tb-agent).", default="golden")
     parser.addini("tb_user", "Default simulated user (see --tb-user).", default="scripted")
+    parser.addini("tb_judge", "Default rubric judge (see --tb-judge).", default="phrases")
+    parser.addini("tb_config", "Default model configuration file (see --tb-config).", default="")
     parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
     parser.addini("tb_db", "Default database server URL (see --tb-db).", default="")
 
@@ -149,13 +205,18 @@ def repeat(config: pytest.Config) -> int:
 
 
 def check(config: pytest.Config) -> None:
-    """Refuse unknown agent or user names and a bad ini repeat count, before any task runs."""
-    agent = setting(config, "tb_agent")
-    if agent not in AGENTS:
-        raise pytest.UsageError(f"--tb-agent {agent!r} is not an agent; choose one of: {', '.join(AGENTS)}")
-    user = setting(config, "tb_user")
-    if user not in USERS:
-        raise pytest.UsageError(f"--tb-user {user!r} is not a simulated user; choose one of: {', '.join(USERS)}")
+    """Refuse unknown names, a bad model configuration or a bad ini repeat count, before any task runs."""
+    for role, kind, offline in (
+        ("agent", "an agent", AGENTS),
+        ("user", "a simulated user", USERS),
+        ("judge", "a judge", JUDGES),
+    ):
+        name = setting(config, f"tb_{role}")
+        if name not in offline and not name.startswith(PREFIX):
+            raise pytest.UsageError(
+                f"--tb-{role} {name!r} is not {kind}; choose one of: {', '.join(offline)}, or {PREFIX}MODEL"
+            )
+    config.stash[MODELS] = _models(config)
     repeat(config)
     if config.getoption("tb_validate") and config.getoption("tb_agent") not in (None, "golden"):
         raise pytest.UsageError(
@@ -164,6 +225,30 @@ def check(config: pytest.Config) -> None:
     url = setting(config, "tb_db")
     if url:
         check_database(url)
+
+
+def _models(config: pytest.Config) -> Config:
+    """The model roles, checked: a usage error for a bad file, a missing key or an unreachable endpoint."""
+    from .config import check_reachable, load_config, missing_keys, with_shortcuts
+
+    path = setting(config, "tb_config")
+    try:
+        models = load_config(path) if path else Config()
+        # An offline name given on the command line overrides the file's role; openai:MODEL sets its model.
+        names = {role: config.getoption(f"tb_{role}") for role in ("agent", "user", "judge")}
+        models = with_shortcuts(models, names, config.getoption("tb_base_url"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--tb-config {exc}" if path else str(exc)) from None
+    if models.roles and not config.getoption("tb_validate"):
+        problems = missing_keys(models)
+        if problems:
+            raise pytest.UsageError("model endpoints: " + "; ".join(problems))
+        if not hasattr(config, "workerinput"):  # once per session, on the controller
+            try:
+                check_reachable(models)
+            except ValueError as exc:
+                raise pytest.UsageError(f"model endpoints: {exc}") from None
+    return models
 
 
 def selected_tasks(path: str) -> set[str]:

@@ -78,8 +78,8 @@ def test_results_are_the_same_with_and_without_xdist(toy):
     ("args", "message"),
     [
         (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
-        (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky"),
-        (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted"),
+        (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, or openai:MODEL"),
+        (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted, or openai:MODEL"),
     ],
 )
 def test_bad_options_are_usage_errors(toy, args, message):

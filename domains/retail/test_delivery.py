@@ -66,12 +66,18 @@ def test_case_RT001_001(tb):
                 public=False,
             ),
         ],
+        reply="The carrier opened an investigation into your parcel 3 days ago, so I can't refund it yet. "
+        "I've put your ticket on hold with high priority and we'll follow up as soon as the carrier answers.",
     )
 
     run.expect_golden()
     held = run.db.get(Ticket, ticket.id)
     assert (held.status, held.priority) == ("hold", "high")
     assert run.db.query(Refund).count() == 0
+    run.rubric(
+        "Did the agent explain that the refund waits for the carrier's investigation?",
+        phrases=["investigation", "investigating"],
+    )
 
 
 def test_case_RT001_002(tb):
@@ -106,11 +112,18 @@ def test_case_RT001_002(tb):
                 public=False,
             ),
         ],
+        reply="FedEx is investigating the hold-up, so I can't send a replacement yet. Your ticket is on hold "
+        "with urgent priority and we'll contact you as soon as FedEx reports back.",
     )
 
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).priority == "urgent"
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
+    run.rubric(
+        "Did the agent promise to send a replacement now?",
+        phrases=["sending a replacement", "ship a new pair"],
+        expect="no",
+    )
 
 
 def test_case_RT001_003(tb):

@@ -26,6 +26,7 @@ class AgentContext:
     attempt: int
     seed: int
     golden: tuple[Call, ...]
+    reply: str | None = None  # the task's reference closing message, if it declares one
 
 
 def make_agent(name: str, context: AgentContext) -> Agent:
@@ -33,7 +34,7 @@ def make_agent(name: str, context: AgentContext) -> Agent:
     if name == "golden":
         from .golden import GoldenAgent
 
-        return GoldenAgent(context.golden)
+        return GoldenAgent(context.golden, context.reply)
     if name == "noop":
         from .noop import NoopAgent
 

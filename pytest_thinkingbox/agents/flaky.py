@@ -26,12 +26,13 @@ class FlakyAgent:
     def __init__(self, context: AgentContext) -> None:
         self._rng = random.Random(f"{context.seed}:{context.task}:{context.attempt}")
         self._golden = list(context.golden)
+        self._reply = context.reply
         self._inner: GoldenAgent | None = None
         self.fault: str | None = None
 
     async def step(self, view: AgentView) -> AgentStep:
         if self._inner is None:
-            self._inner = GoldenAgent(self._plan(view))
+            self._inner = GoldenAgent(self._plan(view), self._reply)
         return await self._inner.step(view)
 
     def _plan(self, view: AgentView) -> list[Call]:

@@ -1,0 +1,193 @@
+"""Model configuration: which endpoint and model serve the agent, the user and the judge.
+
+A YAML file (``--tb-config``) has an optional ``endpoint`` section of shared
+defaults, one section per role (``agent``, ``user``, ``judge``) and optional
+``prices``::
+
+    endpoint: {base_url: http://127.0.0.1:8000/v1, api_key_env: null}
+    agent: {model: my-model, api: chat, temperature: 0}
+    prices: {my-model: {input: 0.5, cached_input: 0.25, output: 1.5}}
+
+A role left out keeps its offline default. The command-line shortcuts
+``--tb-agent openai:MODEL`` (and the same for ``--tb-user`` and ``--tb-judge``)
+with ``--tb-base-url`` build the same objects without a file. Every mistake is a
+`ValueError` whose message names the file and the field, so the plugin can turn
+it into a usage error before any task runs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+ROLES = ("agent", "user", "judge")
+PREFIX = "openai:"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+APIS = ("chat", "responses")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """How one role reaches its model. `api_key_env` None means the endpoint needs no key."""
+
+    model: str
+    base_url: str | None = None  # None: the openai client's default (api.openai.com)
+    api_key_env: str | None = DEFAULT_KEY_ENV
+    api: str = "chat"
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def api_key(self) -> str:
+        """The key from the environment; endpoints without keys get a placeholder the client accepts."""
+        if self.api_key_env is None:
+            return "unused"
+        return os.environ.get(self.api_key_env, "")
+
+    def public(self) -> dict[str, Any]:
+        """What a results manifest may record: no key, only the name of its variable."""
+        return {"model": self.model, "base_url": self.base_url, "api": self.api, "api_key_env": self.api_key_env}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The model roles in use and the prices per model (USD per million tokens)."""
+
+    roles: dict[str, ModelConfig] = field(default_factory=dict)
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    source: str = "command line"
+
+
+_FIELDS = {f.name for f in fields(ModelConfig)}
+_PRICE_KEYS = {"input", "cached_input", "output"}
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check a YAML model configuration."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping with agent, user, judge, endpoint or prices sections")
+    unknown = set(data) - {*ROLES, "endpoint", "prices"}
+    if unknown:
+        raise ValueError(
+            f"{path}: unknown section {sorted(unknown)[0]!r}; sections are endpoint, agent, user, judge, prices"
+        )
+    shared = _section(path, "endpoint", data.get("endpoint") or {}, needs_model=False)
+    roles = {}
+    for role in ROLES:
+        if data.get(role) is not None:
+            roles[role] = _model_config(path, role, {**shared, **_section(path, role, data[role])})
+    return Config(roles, _prices(path, data.get("prices") or {}), source=str(path))
+
+
+def _section(path: str | Path, name: str, raw: Any, needs_model: bool = True) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: section {name!r} must be a mapping of fields")
+    for key in raw:
+        if key not in _FIELDS:
+            raise ValueError(f"{path}: unknown field {name}.{key}; fields are {', '.join(sorted(_FIELDS))}")
+    if needs_model is False and "model" in raw:
+        raise ValueError(f"{path}: endpoint.model is not shared; give each role its own model")
+    return dict(raw)
+
+
+def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConfig:
+    if not isinstance(raw.get("model"), str) or not raw["model"]:
+        raise ValueError(f"{path}: {role}.model is missing; name the model this role uses")
+    if raw.get("api", "chat") not in APIS:
+        raise ValueError(f"{path}: {role}.api is {raw['api']!r}; choose chat or responses")
+    if not isinstance(raw.get("extra_body", {}), dict):
+        raise ValueError(f"{path}: {role}.extra_body must be a mapping")
+    try:
+        config = ModelConfig(**raw)
+        for name in ("temperature", "top_p", "max_output_tokens", "timeout_s", "max_retries"):
+            value = getattr(config, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise TypeError(f"{role}.{name} must be a number of at least 0, got {value!r}")
+    except TypeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return config
+
+
+def _prices(path: str | Path, raw: Any) -> dict[str, dict[str, float]]:
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: prices must map each model to {{input, cached_input, output}}")
+    out = {}
+    for model, price in raw.items():
+        if not isinstance(price, dict) or set(price) - _PRICE_KEYS or not {"input", "output"} <= set(price):
+            raise ValueError(f"{path}: prices.{model} needs input and output (and optionally cached_input), in USD")
+        out[str(model)] = {k: float(v) for k, v in price.items()}
+    return out
+
+
+def with_shortcuts(config: Config, names: dict[str, str | None], base_url: str | None) -> Config:
+    """Apply the command line (``--tb-<role> NAME``, ``--tb-base-url``) on top of a file's configuration."""
+    roles = dict(config.roles)
+    for role, name in names.items():
+        if name and not name.startswith(PREFIX):
+            roles.pop(role, None)  # an offline name on the command line wins over the file
+        elif name:
+            model = name[len(PREFIX) :]
+            if not model:
+                raise ValueError(f"--tb-{role} {name!r} names no model; write openai:MODEL")
+            roles[role] = replace(roles[role], model=model) if role in roles else ModelConfig(model=model)
+    if base_url:
+        roles = {role: replace(c, base_url=base_url) for role, c in roles.items()}
+    return replace(config, roles=roles)
+
+
+def role_name(config: Config, role: str, offline: str) -> str:
+    """How records name a role: ``openai:MODEL`` when a model serves it, else the offline name."""
+    return f"{PREFIX}{config.roles[role].model}" if role in config.roles else offline
+
+
+def missing_keys(config: Config) -> list[str]:
+    """Lines naming each role whose key variable is unset."""
+    return [
+        f"{role}: the environment variable {c.api_key_env} holding the API key is not set"
+        for role, c in config.roles.items()
+        if c.api_key_env is not None and not os.environ.get(c.api_key_env)
+    ]
+
+
+def check_reachable(config: Config, timeout_s: float = 5.0) -> None:
+    """Ask each distinct endpoint for its model list; raise ValueError naming the one that does not answer.
+
+    An endpoint that answers with an error status is reachable: some servers do
+    not implement /models. A refused key (401 or 403) is reported, since every
+    request would fail the same way.
+    """
+    import openai
+
+    seen = set()
+    for role, c in config.roles.items():
+        if (c.base_url, c.api_key_env) in seen:
+            continue
+        seen.add((c.base_url, c.api_key_env))
+        client = openai.OpenAI(base_url=c.base_url, api_key=c.api_key(), timeout=timeout_s, max_retries=0)
+        try:
+            client.models.list()
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise ValueError(
+                f"{role}: {c.base_url or 'the OpenAI API'} refused the key in {c.api_key_env}: {exc}"
+            ) from None
+        except openai.APIStatusError:
+            pass
+        except openai.APIConnectionError as exc:
+            raise ValueError(
+                f"{role}: cannot reach {c.base_url or 'the OpenAI API'} ({exc}); is the server up?"
+            ) from None
+        finally:
+            client.close()
