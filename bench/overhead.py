@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from pytest_thinkingbox.report.campaign import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,7 +69,7 @@ def main() -> None:
                 str(results),
                 *backend,
             )
-            rounds.append([json.loads(line) for line in results.read_text().splitlines()])
+            rounds.append(read_records([results]))
     # A shared virtual machine adds noise that only ever slows a round down, so the
     # quietest round is the best estimate; every round's median is printed too.
     print(

@@ -1,6 +1,9 @@
 """The `thinkingbox` command: tools that work on results files, outside pytest.
 
+thinkingbox report RESULTS.jsonl [...] [--prices PATH] [--html PATH] [--json PATH] [--gate EXPR]...
+thinkingbox compare A.jsonl B.jsonl
 thinkingbox select-pool RESULTS.jsonl [...] [--out POOL.json] [--plot HIST.svg]
+thinkingbox serve-env [--root DIR] [--tasks POOL.json]
 """
 
 from __future__ import annotations
@@ -12,31 +15,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from .errors import ThinkingboxError
 from .pool import EDGES, KEEP, NAMES, Probe, select_pool
+from .report.campaign import ReportError, read_records
 
 
 class CliError(Exception):
     """Bad input, with a message that names the file, line or option."""
-
-
-def read_records(paths: list[Path]) -> list[dict[str, Any]]:
-    """Every attempt record of the given JSONL files."""
-    records = []
-    for path in paths:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise CliError(f"{path}: cannot read it ({exc.strerror})") from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                record["task"], record["outcome"]
-            except (ValueError, TypeError, KeyError):
-                raise CliError(f"{path}:{number}: not an attempt record (written by --tb-results?)") from None
-            records.append(record)
-    return records
 
 
 def probes(records: list[dict[str, Any]]) -> tuple[dict[str, Probe], int]:
@@ -166,6 +151,9 @@ def parser() -> argparse.ArgumentParser:
     pool.add_argument("--group-size", type=int, default=8, metavar="G", help="rollouts per group (default: 8)")
     pool.set_defaults(run=select_pool_command)
 
+    _report_parser(commands)
+    _compare_parser(commands)
+
     env = commands.add_parser(
         "serve-env",
         help="serve the tasks as an environment over HTTP (OpenEnv conventions: /reset, /step, /state)",
@@ -180,6 +168,118 @@ def parser() -> argparse.ArgumentParser:
     env.add_argument("--port", type=int, default=8000)
     env.set_defaults(run=serve_env_command)
     return root
+
+
+def _report_parser(commands: Any) -> None:
+    report = commands.add_parser(
+        "report",
+        help="the campaign report: reliability per domain, completeness, costs, failure signatures",
+        description="Read results files (shards of one run are merged by run id; several runs are shown side by "
+        "side) and print, per run, the per-domain table, completeness, cost figures and failure-signature "
+        "shares, then the cost frontier. Exit status: 0, 1 when a --gate fails or --require-complete finds "
+        "missing attempts, 2 on bad input.",
+    )
+    report.add_argument(
+        "results", nargs="+", metavar="RESULTS.jsonl", type=Path, help="JSONL files written by --tb-results"
+    )
+    report.add_argument(
+        "--prices",
+        type=Path,
+        metavar="PATH",
+        help="YAML or JSON {MODEL: {input, cached_input, output}} in USD per 1M tokens; "
+        "overrides the run manifest's prices model by model",
+    )
+    report.add_argument("--html", type=Path, metavar="PATH", help="write the self-contained HTML report here")
+    report.add_argument("--json", type=Path, metavar="PATH", help="write the report document as JSON here")
+    report.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="a CI gate checked on every run, e.g. pass^k>=0.6, k/k>=40, domain:retail:pass@1>=0.8 (repeatable)",
+    )
+    report.add_argument("--require-complete", action="store_true", help="exit 1 when a run has missing attempts")
+    report.add_argument(
+        "--allow-mixed-bundles", action="store_true", help="report runs of different bundles side by side"
+    )
+    report.set_defaults(run=report_command)
+
+
+def _compare_parser(commands: Any) -> None:
+    compare = commands.add_parser(
+        "compare",
+        help="paired per-task comparison of two runs on the same bundle",
+        description="Compare run B against run A task by task: tasks that gained or lost observed k/k, per-task "
+        "pass@1 changes, and the mean pass@1 difference with a 95% interval from the paired differences.",
+    )
+    compare.add_argument("a", metavar="A.jsonl", type=Path, help="results of the baseline run (one run per file)")
+    compare.add_argument("b", metavar="B.jsonl", type=Path, help="results of the run compared with it")
+    compare.add_argument("--allow-mixed-bundles", action="store_true", help="compare runs of different bundles")
+    compare.set_defaults(run=compare_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from .gate import parse_gate
+    from .report.campaign import build_report, load
+    from .report.campaign_terminal import report_lines
+    from .report.costs import load_prices
+
+    gates = []
+    for text in args.gate:
+        try:
+            gates.append(parse_gate(text))
+        except ValueError as exc:
+            raise CliError(f"--gate {text!r}: {exc}") from None
+    prices = load_prices(args.prices) if args.prices else None
+    document = build_report(load(args.results, args.allow_mixed_bundles), prices)
+    for line in report_lines(document):
+        print(line)
+    failed = False
+    if gates:
+        print()
+        for run in document["runs"]:
+            for gate in gates:
+                result = gate.evaluate(run["aggregate"])
+                failed |= not result.ok
+                print(f"{run['label']}: {result.line}")
+    incomplete = [run for run in document["runs"] if not run["complete"]]
+    if args.require_complete and incomplete:
+        failed = True
+        for run in incomplete:
+            what = f"{run['missing_count']} attempts missing" if run["missing_count"] else "no attempt records"
+            print(f"thinkingbox report: run {run['id']} is incomplete: {what} (--require-complete)", file=sys.stderr)
+    if args.json:
+        _write(args.json, json.dumps(document, indent=1, default=str) + "\n", "report document")
+    if args.html:
+        from .report.html import render_html
+
+        _write(args.html, render_html(document), "HTML report")
+    return 1 if failed else 0
+
+
+def _write(path: Path, text: str, what: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"{path}: cannot write the {what} ({exc.strerror})") from None
+    print(f"{what} written to {path}")
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from .report.campaign import load
+    from .report.compare import compare, compare_lines
+
+    runs = []
+    for path in (args.a, args.b):
+        found = load([path], allow_mixed_bundles=True)
+        if len(found) != 1:
+            ids = ", ".join(run.id for run in found) or "none"
+            raise ReportError(f"{path}: compare takes one run per file, found {len(found)} ({ids})")
+        runs.append(found[0])
+    for line in compare_lines(compare(*runs, allow_mixed_bundles=args.allow_mixed_bundles)):
+        print(line)
+    return 0
 
 
 def serve_env_command(args: argparse.Namespace) -> int:
@@ -209,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except CliError as exc:
+    except (CliError, ThinkingboxError) as exc:
         print(f"thinkingbox {args.command}: {exc}", file=sys.stderr)
         return 2
 

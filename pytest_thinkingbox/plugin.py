@@ -14,7 +14,8 @@ import pytest
 
 from . import fixtures
 from .outcomes import ERROR, RECORD, classify, new_record
-from .settings import add_options, agent_name, check, repeat, role_name, selected_tasks
+from .results import GATES
+from .settings import MODELS, add_options, agent_name, check, gates, repeat, role_name, selected_tasks
 
 VALIDITY_MARKER = "tb_validity(reason): --tb-validate reports this task's surviving mutants without failing it."
 
@@ -36,11 +37,29 @@ def pytest_configure(config: pytest.Config) -> None:
         from .validation import Validation
 
         config.pluginmanager.register(Validation(), "thinkingbox-validation")
+    config.stash[GATES] = gates(config)
     if not hasattr(config, "workerinput"):
         from .results import Results
 
-        results = Results(config, repeat(config), agent_name(config), role_name(config, "user"))
+        results = Results(config, repeat(config), manifest(config))
         config.pluginmanager.register(results, "thinkingbox-results")
+
+
+def manifest(config: pytest.Config) -> dict[str, Any]:
+    """What a results file says about its run: bundle, roles and models (no secrets), seed, k."""
+    from .bundle import bundle_hash, bundle_roots
+
+    models = config.stash[MODELS]
+    return {
+        "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
+        "agent": agent_name(config),
+        "user": role_name(config, "user"),
+        "judge": role_name(config, "judge"),
+        "models": {role: c.public() for role, c in models.roles.items()},
+        "prices": models.prices,
+        "seed": config.getoption("tb_seed"),
+        "k": repeat(config),
+    }
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -62,6 +81,28 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _select_pool_tasks(config, items)
+    _skip_recorded(config, items)
+
+
+def _skip_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--tb-resume and --tb-rerun-errors: leave out the attempts an earlier results file settles."""
+    from .results import skipped_keys
+
+    settled = skipped_keys(config)
+    if settled is None:
+        return
+    keep = [item for item in items if _key(item) not in settled]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
+def _key(item: pytest.Item) -> tuple[str, int]:
+    callspec = getattr(item, "callspec", None)
+    return getattr(item, "originalname", item.name), callspec.params.get("_tb_attempt", 1) if callspec else 1
+
+
+def _select_pool_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
     path = config.getoption("tb_tasks")
     if not path:
         return

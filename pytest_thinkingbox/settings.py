@@ -7,6 +7,7 @@ before any task runs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -138,6 +139,21 @@ def add_options(parser: pytest.Parser) -> None:
         "to it, under the same run id. Default: off.",
     )
     group.addoption(
+        "--tb-run",
+        dest="tb_run",
+        metavar="ID",
+        help="Run id written into the results (give shards of one campaign the same id). Default: time + random.",
+    )
+    group.addoption(
+        "--tb-gate",
+        dest="tb_gate",
+        metavar="EXPR",
+        action="append",
+        default=[],
+        help="Set the exit status from the aggregate instead of each attempt, e.g. 'pass^k>=0.6', 'k/k>=40', "
+        "'domain:retail:pass@1>=0.8'; repeatable. Default: none.",
+    )
+    group.addoption(
         "--tb-max-steps",
         dest="tb_max_steps",
         metavar="N",
@@ -225,6 +241,16 @@ def check(config: pytest.Config) -> None:
     url = setting(config, "tb_db")
     if url:
         check_database(url)
+
+
+def gates(config: pytest.Config) -> list[Any]:
+    """The --tb-gate expressions, parsed; a bad one is a usage error before any task runs."""
+    from .gate import parse_gate
+
+    try:
+        return [parse_gate(text) for text in config.getoption("tb_gate")]
+    except ValueError as exc:
+        raise pytest.UsageError(f"--tb-gate: {exc}") from None
 
 
 def _models(config: pytest.Config) -> Config:

@@ -68,7 +68,9 @@ def check(call_task: Callable[[Any], None], attempt: Any) -> dict[str, Any]:
     noop = "failed" if noop == "killed" else "passed"
     found = []
     for m in mutants(run.golden, attempt.domain.tools.writes(), ids):
-        outcome, differences = _outcome(call_task, attempt.sibling(lambda context, m=m: GoldenAgent(m.calls, context.reply)))
+        outcome, differences = _outcome(
+            call_task, attempt.sibling(lambda context, m=m: GoldenAgent(m.calls, context.reply))
+        )
         found.append(
             {"kind": m.kind, "call": m.index + 1, "change": m.change, "outcome": outcome, "differences": differences}
         )

@@ -12,6 +12,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from pytest_thinkingbox.report.campaign import read_records
+
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ["retail", "auto_insurance", "travel", "neobank", "consulting"]
 
@@ -40,7 +42,7 @@ def run_domains(
         capture_output=True,
         text=True,
     )
-    records = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+    records = read_records([results]) if results.exists() else []
     return done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}
 
 

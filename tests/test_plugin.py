@@ -7,6 +7,8 @@ import json
 import pytest
 from conftest import REFUND_TASK
 
+from pytest_thinkingbox.report.campaign import read_records
+
 
 def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):
     toy.makepyfile(test_tasks=REFUND_TASK)
@@ -44,8 +46,7 @@ def test_results_and_aggregate_files_and_summary(toy):
     result.stdout.fnmatch_lines(
         ["*thinkingbox*", "domain*pass@1*pass@3*pass^3*3/3*errors", "toy*1*3*1.000*1.000*1.000*1*0"]
     )
-    lines = (toy.path / "out/r.jsonl").read_text().splitlines()
-    records = [json.loads(line) for line in lines]
+    records = read_records([toy.path / "out/r.jsonl"])
     assert [r["attempt"] for r in records] == [1, 2, 3]
     for r in records:
         assert r["task"] == "test_case_TY001_001" and r["domain"] == "toy" and r["outcome"] == "passed"
@@ -67,7 +68,7 @@ def test_results_are_the_same_with_and_without_xdist(toy):
         toy.runpytest_subprocess(
             "-n", n, "--tb-repeat", "10", "--tb-agent", "flaky", "--tb-seed", "7", "--tb-results", f"r{n}.jsonl"
         )
-        records = [json.loads(line) for line in (toy.path / f"r{n}.jsonl").read_text().splitlines()]
+        records = read_records([toy.path / f"r{n}.jsonl"])
         counts.append(sorted((r["attempt"], r["outcome"], r["end_hash"], r["start_hash"]) for r in records))
     assert counts[0] == counts[1]
     outcomes = {o for _, o, _, _ in counts[0]}
@@ -78,7 +79,10 @@ def test_results_are_the_same_with_and_without_xdist(toy):
     ("args", "message"),
     [
         (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
-        (["--tb-agent", "gpt"], "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, or openai:MODEL"),
+        (
+            ["--tb-agent", "gpt"],
+            "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, or openai:MODEL",
+        ),
         (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted, or openai:MODEL"),
     ],
 )
@@ -101,7 +105,7 @@ def test_running_twice_in_one_task_is_an_error_not_a_failure(toy):
     result = toy.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_case_TY002_001 calls tb.run twice*"])
-    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    [record] = read_records([toy.path / "r.jsonl"])
     assert record["outcome"] == "error" and record["error"]["stage"] == "task"
 
 
@@ -153,7 +157,7 @@ def test_agent_tool_mistakes_and_tool_crashes_are_results_and_the_episode_goes_o
     toy.makeconftest((toy.path / "conftest.py").read_text() + AGENT_WITH_MISTAKES)
     result = toy.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(passed=1)
-    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    [record] = read_records([toy.path / "r.jsonl"])
     assert record["tool_calls"] == 6 and record["tool_errors"] == 3
     errors = [m["error"] for m in record["transcript"] if m["role"] == "tool"]
     assert errors == ["UNKNOWN_TOOL", "INVALID_ARGUMENT", "INTERNAL", None, None, None]
@@ -188,7 +192,7 @@ def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
     toy.makeconftest((toy.path / "conftest.py").read_text() + BROKEN_USER)
     result = toy.runpytest("--tb-results", "r.jsonl", "--tb-aggregate", "a.json")
     result.assert_outcomes(errors=1)
-    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    [record] = read_records([toy.path / "r.jsonl"])
     assert record["outcome"] == "error"
     assert record["error"]["stage"] == "user" and "user endpoint down" in record["error"]["message"]
     agg = json.loads((toy.path / "a.json").read_text())
@@ -205,7 +209,7 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
     result = pytester.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
-    [record] = [json.loads(line) for line in (pytester.path / "r.jsonl").read_text().splitlines()]
+    [record] = read_records([pytester.path / "r.jsonl"])
     assert (record["task"], record["attempt"], record["outcome"]) == ("test_case_X", 1, "error")
     assert record["error"]["stage"] == "setup" and "tb_domain" in record["error"]["message"]
 
@@ -259,5 +263,5 @@ def test_a_failing_seed_is_a_backend_error_naming_the_domain(toy):
     result.stdout.fnmatch_lines(
         ["*building the 'broken' database (schema and seed) failed: RuntimeError: catalogue file missing*"]
     )
-    [record] = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()]
+    [record] = read_records([toy.path / "r.jsonl"])
     assert record["error"]["stage"] == "backend"

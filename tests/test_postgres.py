@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
+from pytest_thinkingbox.report.campaign import read_records
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -167,7 +169,7 @@ def _domains(tmp_path: Path, name: str, *args: str) -> tuple[dict, list[dict]]:
         text=True,
     )
     assert done.returncode == 0, done.stdout[-3000:]
-    return json.loads(aggregate.read_text()), [json.loads(line) for line in results.read_text().splitlines()]
+    return json.loads(aggregate.read_text()), read_records([results])
 
 
 def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(postgres_server, tmp_path):

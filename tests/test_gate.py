@@ -1,0 +1,154 @@
+"""Quality gates against aggregates computed by hand, and the messages for bad expressions."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_thinkingbox.gate import METRICS, OPS, Gate, parse_gate
+from pytest_thinkingbox.metrics import aggregate
+
+
+def _records(task, domain, outcomes):
+    return [{"task": task, "domain": domain, "attempt": i + 1, "outcome": o} for i, o in enumerate(outcomes)]
+
+
+# k = 2. By hand, per task (pass@1, pass@2, pass^2, solved every time):
+#   a retail  passed passed   1    1    1    yes
+#   b retail  passed failed   0.5  1    0    no
+#   c retail  failed error    0    0    0    no   (1 system error)
+#   d travel  failed failed   0    0    0    no
+AGG = aggregate(
+    _records("a", "retail", ["passed", "passed"])
+    + _records("b", "retail", ["passed", "failed"])
+    + _records("c", "retail", ["failed", "error"])
+    + _records("d", "travel", ["failed", "failed"]),
+    k=2,
+)
+
+
+@pytest.mark.parametrize(
+    ("expr", "value", "line"),
+    [
+        ("pass@1>=0.3", 1.5 / 4, "gate pass@1>=0.3: 0.375 -> ok"),
+        ("pass@k>=0.6", 2 / 4, "gate pass@k>=0.6: 0.500 -> FAILED"),
+        ("pass^k>=0.6", 1 / 4, "gate pass^k>=0.6: 0.250 -> FAILED"),
+        ("k/k>=1", 1, "gate k/k>=1: 1 -> ok"),
+        ("k/k%>=0.3", 1 / 4, "gate k/k%>=0.3: 0.250 -> FAILED"),
+        ("retention>=0.5", (1 / 4) / (1.5 / 4), "gate retention>=0.5: 0.667 -> ok"),
+        ("errors<1", 1, "gate errors<1: 1 -> FAILED"),
+    ],
+)
+def test_each_metric_overall(expr, value, line):
+    result = parse_gate(expr).evaluate(AGG)
+    assert result.value == pytest.approx(value)
+    assert result.line == line
+    assert result.ok == line.endswith("-> ok")
+
+
+def test_every_metric_is_covered_above():
+    assert set(METRICS) == {"pass@1", "pass@k", "pass^k", "k/k", "k/k%", "retention", "errors"}
+
+
+@pytest.mark.parametrize(
+    ("op", "below", "equal", "above"),
+    [(">=", False, True, True), (">", False, False, True), ("<=", True, True, False), ("<", True, False, False)]
+    + [("==", False, True, False)],
+)
+def test_each_operator_at_below_and_above_the_figure(op, below, equal, above):
+    # overall pass@1 is 0.375: the threshold sits above it, on it, then below it
+    assert parse_gate(f"pass@1{op}0.5").evaluate(AGG).ok is below
+    assert parse_gate(f"pass@1{op}0.375").evaluate(AGG).ok is equal
+    assert parse_gate(f"pass@1{op}0.25").evaluate(AGG).ok is above
+    assert set(OPS) == {">=", ">", "<=", "<", "=="}
+
+
+def test_float_noise_counts_as_equal():
+    summary = {"tasks": 3, "pass@1": 0.1 + 0.2}  # 0.30000000000000004
+    noisy = {"overall": summary, "domains": {}}
+    assert parse_gate("pass@1==0.3").evaluate(noisy).ok
+    assert parse_gate("pass@1<=0.3").evaluate(noisy).ok
+    assert not parse_gate("pass@1>0.3").evaluate(noisy).ok
+
+
+def test_domain_prefix_uses_that_domains_figures():
+    # retail: pass@1 = (1 + 0.5 + 0) / 3 = 0.5, pass^2 = 1/3, solved every time 1 of 3, retention (1/3) / 0.5
+    assert parse_gate("domain:retail:pass@1==0.5").evaluate(AGG).ok
+    retail = parse_gate("domain:retail:pass^k>0.3").evaluate(AGG)
+    assert retail.ok and retail.value == pytest.approx(1 / 3)
+    assert retail.line == "gate domain:retail:pass^k>0.3: 0.333 -> ok"
+    assert parse_gate("domain:retail:k/k%>=0.33").evaluate(AGG).value == pytest.approx(1 / 3)
+    assert parse_gate("domain:retail:retention>=0.66").evaluate(AGG).value == pytest.approx(2 / 3)
+    assert parse_gate("domain:retail:errors==1").evaluate(AGG).ok
+    travel = parse_gate("domain:travel:k/k==0").evaluate(AGG)
+    assert travel.ok and travel.line == "gate domain:travel:k/k==0: 0 -> ok"
+
+
+def test_spaces_around_the_operator_and_the_canonical_text():
+    gate = parse_gate("  domain:retail:pass^k  >=  0.3 ")
+    assert gate == Gate(metric="pass^k", op=">=", threshold=0.3, domain="retail", number="0.3")
+    assert gate.text == "domain:retail:pass^k>=0.3"
+    assert parse_gate("k/k >= 40").threshold == 40.0
+
+
+def test_an_unknown_domain_fails_and_says_which_domains_there_are():
+    result = parse_gate("domain:banking:pass@1>=0.8").evaluate(AGG)
+    assert not result.ok and result.value is None
+    assert (
+        result.line
+        == "gate domain:banking:pass@1>=0.8: no domain 'banking' in the results (domains: retail, travel) -> FAILED"
+    )
+
+
+def test_an_undefined_figure_fails_instead_of_passing():
+    # travel's pass@1 is 0, so its retention is undefined: even a gate that any number would meet fails
+    result = parse_gate("domain:travel:retention>=0").evaluate(AGG)
+    assert not result.ok and result.value is None
+    assert "retention is undefined when pass@1 is 0 -> FAILED" in result.line
+    empty = parse_gate("errors<=5").evaluate(aggregate([], k=2))
+    assert not empty.ok and empty.line == "gate errors<=5: no tasks, so no figure -> FAILED"
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("pass@2>=0.5", "unknown metric 'pass@2'"),
+        ("PASS@1>=0.5", "unknown metric 'PASS@1'"),
+        ("domain:retail:passk>=0.5", "unknown metric 'passk'"),
+        ("pass@1=>0.5", "unknown operator '=>'"),
+        ("pass@1 = 0.5", "unknown operator '='"),
+        ("pass@1!=0.5", "unknown operator '!='"),
+    ],
+)
+def test_unknown_metric_or_operator_lists_the_valid_ones(expr, message):
+    with pytest.raises(ValueError) as excinfo:
+        parse_gate(expr)
+    text = str(excinfo.value)
+    assert text.startswith(f"bad gate expression {expr!r}: {message}")
+    assert "valid metrics: pass@1, pass@k, pass^k, k/k, k/k%, retention, errors" in text
+    assert "valid operators: >=, >, <=, <, ==" in text
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("", "expected [domain:NAME:]METRIC OP NUMBER"),
+        ("retail is fine", "expected [domain:NAME:]METRIC OP NUMBER"),
+        (">=0.5", "expected [domain:NAME:]METRIC OP NUMBER"),
+        ("pass @1>=0.5", "expected [domain:NAME:]METRIC OP NUMBER"),
+        ("pass@1>=", "'' is not a number"),
+        ("pass@1>=high", "'high' is not a number"),
+        ("pass@1>=0.5 or so", "'0.5 or so' is not a number"),
+        ("pass@1>=nan", "must be a finite number"),
+        ("pass^k>=60", "pass^k is a share between 0 and 1; did you mean 0.6?"),
+        ("k/k%>=-0.1", "k/k% is a share between 0 and 1"),
+        ("k/k>=-1", "k/k is a count of tasks, never negative"),
+        ("errors<-2", "errors is a count of attempts, never negative"),
+        ("domain:pass@1>=0.8", "a domain gate reads domain:NAME:METRIC OP NUMBER"),
+        ("domain::pass@1>=0.8", "a domain gate reads domain:NAME:METRIC OP NUMBER"),
+    ],
+)
+def test_garbage_is_refused_with_a_message_quoting_the_expression(expr, message):
+    with pytest.raises(ValueError, match="^bad gate expression ") as excinfo:
+        parse_gate(expr)
+    assert repr(expr) in str(excinfo.value)
+    assert message in str(excinfo.value)
