@@ -37,10 +37,13 @@ def bundle_hash(roots: Iterable[Path]) -> str:
     """sha256 (first 16 hex digits) over the plugin version and every bundled file, by path and content."""
     digest = hashlib.sha256(f"pytest-thinkingbox {__version__}\n".encode())
     for root in roots:
-        files = sorted(
-            p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file() and "__pycache__" not in p.parts
-        )
+        files = sorted(p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file() and _bundled(p, root))
         for path in files:
             digest.update(f"{root.name}/{path.relative_to(root).as_posix()}\n".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()[:16]
+
+
+def _bundled(path: Path, root: Path) -> bool:
+    """Sources only: caches (``__pycache__``, ``.pytest_cache``) and hidden folders change between runs."""
+    return not any(part == "__pycache__" or part.startswith(".") for part in path.relative_to(root).parts)

@@ -4,6 +4,7 @@ thinkingbox report RESULTS.jsonl [...] [--prices PATH] [--html PATH] [--json PAT
 thinkingbox compare A.jsonl B.jsonl
 thinkingbox select-pool RESULTS.jsonl [...] [--out POOL.json] [--plot HIST.svg]
 thinkingbox serve-env [--root DIR] [--tasks POOL.json]
+thinkingbox serve-model [--script RESULTS.jsonl] [--port N] [--latency S]
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ def parser() -> argparse.ArgumentParser:
 
     _report_parser(commands)
     _compare_parser(commands)
+    _serve_model_parser(commands)
 
     env = commands.add_parser(
         "serve-env",
@@ -203,6 +205,41 @@ def _report_parser(commands: Any) -> None:
         "--allow-mixed-bundles", action="store_true", help="report runs of different bundles side by side"
     )
     report.set_defaults(run=report_command)
+
+
+def _serve_model_parser(commands: Any) -> None:
+    model = commands.add_parser(
+        "serve-model",
+        help="a local OpenAI-compatible server with scripted replies, to try the model path offline",
+        description="Serve /v1/chat/completions, /v1/responses and /v1/models on the loopback interface. An agent "
+        "request replays the tool calls that a passed attempt with the same opening message made (from --script), "
+        "then closes; a judge request answers yes; a user request says thanks and stops.",
+    )
+    model.add_argument("--script", type=Path, action="append", default=[], metavar="RESULTS.jsonl",
+                       help="results of a golden run whose calls the agent replays (repeatable)")  # fmt: skip
+    model.add_argument("--port", type=int, default=8000)
+    model.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds to wait before each reply")
+    model.set_defaults(run=serve_model_command)
+
+
+def serve_model_command(args: argparse.Namespace) -> int:
+    from .model_server import ScriptedModelServer, scripts_from_results
+
+    scripts: dict[str, Any] = {}
+    for path in args.script:
+        try:
+            scripts.update(scripts_from_results(path))
+        except OSError as exc:
+            raise CliError(f"{path}: cannot read it ({exc.strerror})") from None
+        except (ValueError, KeyError, TypeError, IndexError):
+            raise CliError(f"{path}: not a results file written by --tb-results") from None
+    server = ScriptedModelServer(scripts, latency_s=args.latency, port=args.port)
+    print(f"serving a scripted model ({len(scripts)} scripted conversations) on {server.base_url} (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 def _compare_parser(commands: Any) -> None:

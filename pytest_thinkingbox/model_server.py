@@ -39,6 +39,15 @@ USER_STOP = "Thank you, that's all. ###STOP###"
 
 
 @dataclass
+class Script:
+    """What the scripted agent does for one opening message: these calls in order, then this reply."""
+
+    calls: list[dict[str, Any]]  # {"tool": name, "arguments": {...}}
+    reply: str = CLOSING
+    end: bool = True  # False: the reply goes to the user, who answers
+
+
+@dataclass
 class Fault:
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -53,7 +62,7 @@ class Conversation:
 
     system: str
     opening: str
-    tool_results: int
+    tool_results: int  # results that are not errors: the script's calls made so far
     has_tools: bool
     text: str  # the whole request, for token estimates
 
@@ -63,7 +72,7 @@ class ScriptedModelServer:
 
     def __init__(
         self,
-        scripts: dict[str, list[dict[str, Any]]] | None = None,
+        scripts: dict[str, Script] | None = None,
         *,
         latency_s: float = 0.0,
         calls_per_turn: int = 1,
@@ -82,6 +91,10 @@ class ScriptedModelServer:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._http.server_port}/v1"
+
+    def serve_forever(self) -> None:
+        """Serve in this thread (the command line); `start` serves from a background thread."""
+        self._http.serve_forever()
 
     def start(self) -> ScriptedModelServer:
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
@@ -114,24 +127,25 @@ class ScriptedModelServer:
             return USER_STOP, []
         if fault is not None and fault.malformed_arguments:
             return None, [("get_order", '{"order_id": ')]
-        calls = self.scripts.get(conversation.opening, [])
+        script = self.scripts.get(conversation.opening, Script([]))
         done = conversation.tool_results
-        if done < len(calls):
-            batch = calls[done : done + self.calls_per_turn]
+        if done < len(script.calls):
+            batch = script.calls[done : done + self.calls_per_turn]
             return None, [(c["tool"], json.dumps(c["arguments"])) for c in batch]
-        return CLOSING, [(END_TOOL, "{}")]
+        return script.reply, [(END_TOOL, "{}")] if script.end else []
 
 
-def scripts_from_results(path: str | Path) -> dict[str, list[dict[str, Any]]]:
-    """Opening message -> the tool calls of a passed attempt, from a --tb-results file (e.g. a golden run)."""
-    scripts: dict[str, list[dict[str, Any]]] = {}
+def scripts_from_results(path: str | Path) -> dict[str, Script]:
+    """Opening message -> the calls and last reply of a passed attempt, from a --tb-results file (a golden run)."""
+    scripts: dict[str, Script] = {}
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         record = json.loads(line) if line.strip() else {}
         if record.get("outcome") != "passed" or not record.get("transcript"):
             continue
         messages = record["transcript"]
-        calls = [c for m in messages if m.get("tool_calls") for c in m["tool_calls"]]
-        scripts.setdefault(messages[0]["content"], [{"tool": c["tool"], "arguments": c["arguments"]} for c in calls])
+        calls = [{"tool": c["tool"], "arguments": c["arguments"]} for m in messages for c in m.get("tool_calls") or []]
+        said = [m["content"] for m in messages if m["role"] == "assistant" and m.get("content")]
+        scripts.setdefault(messages[0]["content"], Script(calls, said[-1] if said else CLOSING))
     return scripts
 
 
@@ -139,15 +153,24 @@ def _read_chat(body: dict[str, Any]) -> Conversation:
     messages = body.get("messages", [])
     system = next((m["content"] for m in messages if m["role"] == "system"), "")
     opening = next((m["content"] for m in messages if m["role"] == "user"), "")
-    results = sum(m["role"] == "tool" for m in messages)
+    results = sum(m["role"] == "tool" and not _is_error(m["content"]) for m in messages)
     return Conversation(system, opening, results, bool(body.get("tools")), json.dumps(body))
 
 
 def _read_responses(body: dict[str, Any]) -> Conversation:
     items = body.get("input", [])
     opening = next((i["content"] for i in items if i.get("role") == "user"), "")
-    results = sum(i.get("type") == "function_call_output" for i in items)
+    results = sum(i.get("type") == "function_call_output" and not _is_error(i["output"]) for i in items)
     return Conversation(body.get("instructions", ""), opening, results, bool(body.get("tools")), json.dumps(body))
+
+
+def _is_error(content: str) -> bool:
+    """Whether a tool result is an error result (the plugin's `{"error": {...}}` payload)."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "error" in value
 
 
 def _tokens(text: str) -> int:

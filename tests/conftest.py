@@ -1,14 +1,22 @@
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 from pathlib import Path
 
+# Import the heavy modules once here: pytester's in-process runs drop modules first
+# imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
+import openai  # noqa: F401
 import pytest
 import toydomain
 
-# Import the heavy modules once here: pytester's in-process runs drop modules first
-# imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
 import pytest_thinkingbox.harness  # noqa: F401
+
+# The openai client imports its transport lazily; a re-import would make twins of its exception classes.
+for _transport in ("httpcore2", "httpcore"):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(_transport)
 
 _SERVER = toydomain.tools.server  # builds the MCP server, importing the SDK
 

@@ -1,0 +1,289 @@
+"""Real model roles through the real `openai` client, against a local scripted OpenAI-compatible server.
+
+The server (pytest_thinkingbox.model_server) listens on the loopback interface
+and replays scripted replies; faults (429, 500, slow replies, malformed
+arguments) are injected one request at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REFUND_TASK
+
+from pytest_thinkingbox.model_server import Fault, Script, ScriptedModelServer
+from pytest_thinkingbox.report.campaign import read_records
+
+ROOT = Path(__file__).parent.parent
+OPENING = "Please refund the 40 dollars you owe me."
+REFUND_SCRIPT = Script(
+    [
+        {"tool": "get_account", "arguments": {"account_id": "A-1"}},
+        {"tool": "issue_refund", "arguments": {"account_id": "A-1", "amount_cents": 4000}},
+        {"tool": "update_ticket", "arguments": {"ticket_id": "T-9", "status": "solved", "note": "refunded"}},
+    ],
+    reply="Your 40 dollars are refunded and your ticket is solved.",
+)
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModelServer]:
+    """A scripted model that solves the toy refund task."""
+    with ScriptedModelServer({OPENING: REFUND_SCRIPT}) as server:
+        yield server
+
+
+@pytest.fixture
+def models(toy: pytest.Pytester, model: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The toy project with the refund task and a model configuration pointing at the scripted server."""
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    write_config(toy, model.base_url)
+    return toy
+
+
+def write_config(where: pytest.Pytester, base_url: str, api: str = "chat", **endpoint: object) -> None:
+    shared = {"base_url": base_url, "api_key_env": None, "timeout_s": 5, "max_retries": 2, **endpoint}
+    config = {"endpoint": shared, "agent": {"model": "scripted", "api": api}, "judge": {"model": "scripted"}}
+    (where.path / "models.yaml").write_text(json.dumps(config))  # JSON is YAML
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(tmp_path, api):
+    golden = tmp_path / "golden.jsonl"
+    task = ["domains/retail", "-k", "RT001_003", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    done = subprocess.run([sys.executable, "-m", "pytest", *task, "--tb-results", str(golden)], cwd=ROOT)
+    assert done.returncode == 0
+    from pytest_thinkingbox.model_server import scripts_from_results
+
+    scripts = scripts_from_results(golden)
+    [script] = scripts.values()
+    assert len(script.calls) >= 4
+    results = tmp_path / "model.jsonl"
+    with ScriptedModelServer(scripts) as server:
+        config = tmp_path / "models.yaml"
+        config.write_text(
+            f"endpoint: {{base_url: '{server.base_url}', api_key_env: null}}\nagent: {{model: m, api: {api}}}\n"
+        )
+        args = [*task, "--tb-config", str(config), "--tb-repeat", "2", "--tb-results", str(results)]
+        done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:]
+    records = read_records([results])
+    assert [r["outcome"] for r in records] == ["passed", "passed"]
+    for r in records:
+        assert r["agent"] == "openai:m" and r["end_reason"] == "agent_end"
+        usage = r["usage"]["agent"]
+        assert usage["calls"] == len(script.calls) + 1  # one turn per call, then the closing turn
+        assert usage["input_tokens"] > usage["cached_tokens"] > 0 and usage["output_tokens"] > 0
+        assert usage["retries"] == 0 and usage["latency_s"] > 0 and usage["model"] == "m"
+        assert r["tool_calls"] == len(script.calls) and r["tool_errors"] == 0
+
+
+def test_malformed_arguments_come_back_to_the_model_as_error_results(models, model):
+    model.faults.append(Fault(malformed_arguments=True))
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    first, answer = record["transcript"][1], record["transcript"][2]
+    assert first["tool_calls"][0]["arguments"] == '{"order_id": '  # what the model wrote, kept as text
+    assert answer["error"] == "INVALID_ARGUMENT"
+    assert "not valid JSON" in json.loads(answer["content"])["error"]["message"]
+    assert record["tool_errors"] == 1 and record["tool_calls"] == 4
+
+
+def test_parallel_tool_calls_in_one_turn_run_in_order_and_are_all_answered(models, model):
+    model.calls_per_turn = 3
+    models.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl").assert_outcomes(passed=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    turn = record["transcript"][1]
+    assert [c["tool"] for c in turn["tool_calls"]] == ["get_account", "issue_refund", "update_ticket"]
+    answers = record["transcript"][2:5]
+    assert [a["call_id"] for a in answers] == [c["id"] for c in turn["tool_calls"]]
+    assert record["usage"]["agent"]["calls"] == 2
+
+
+def test_a_rate_limit_then_success_is_a_pass_with_the_retry_counted(models, model):
+    model.faults.append(Fault(status=429, headers={"retry-after": "0.2"}))
+    started = time.perf_counter()
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    assert record["usage"]["agent"]["retries"] == 1 and record["usage"]["agent"]["calls"] == 4
+    assert time.perf_counter() - started >= 0.2  # the server's retry-after was honoured
+    assert model.requests.count("/v1/chat/completions") == 5
+
+
+@pytest.mark.parametrize(
+    ("faults", "cause"),
+    [
+        ([Fault(status=500)] * 3, "InternalServerError"),
+        ([Fault(delay_s=2.0)] * 3, "APITimeoutError"),
+    ],
+    ids=["persistent-500", "timeouts"],
+)
+def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(models, model, faults, cause):
+    write_config(models, model.base_url, timeout_s=0.5)
+    model.faults.extend(faults)
+    options = ["--tb-config", "models.yaml", "--tb-repeat", "2", "-p", "no:randomly"]
+    result = models.runpytest(*options, "--tb-results", "r.jsonl", "--tb-errors", "errors.jsonl")
+    result.assert_outcomes(errors=1, passed=1)  # an error, not a failure
+    [error] = read_records([models.path / "errors.jsonl"])
+    assert error["attempt"] == 1 and error["outcome"] == "error" and error["signature"] is None
+    assert error["error"]["stage"] == "agent" and cause in error["error"]["message"]
+    assert "after 2 retries" in error["error"]["message"]
+    assert error["usage"]["agent"]["retries"] == 2 and error["transcript"][0]["content"] == OPENING
+
+    rerun = models.runpytest(*options, "--tb-rerun-errors", "r.jsonl", "--tb-results", "r.jsonl")
+    rerun.assert_outcomes(passed=1)
+    rerun.stdout.fnmatch_lines(["*1 deselected*", "*1 attempts come from r.jsonl*"])
+    records = read_records([models.path / "r.jsonl"])
+    assert [(r["attempt"], r["outcome"]) for r in records] == [(1, "error"), (2, "passed"), (1, "passed")]
+    assert len({r["run"] for r in records}) == 1
+    from pytest_thinkingbox.report.campaign import build_report, load
+
+    [run] = build_report(load([models.path / "r.jsonl"]))["runs"]
+    assert run["aggregate"]["overall"]["pass@1"] == 1.0 and run["complete"]
+
+
+def test_limits_end_the_episode_with_a_recorded_reason_not_a_system_error(models, model):
+    model.latency_s = 0.6
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-time-limit", "1", "--tb-results", "r.jsonl")
+    result.assert_outcomes(failed=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    assert record["end_reason"] == "time_limit" and record["signature"] == "limit_reached"
+
+
+def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
+    model.latency_s = 0.03
+    command = [sys.executable, "-m", "pytest", "--tb-config", "models.yaml", "--tb-repeat", "30", "-p", "no:randomly"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    campaign = subprocess.Popen([*command, "--tb-results", "r.jsonl"], cwd=models.path, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    results = models.path / "r.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < 6):
+        time.sleep(0.05)
+    campaign.send_signal(signal.SIGKILL)
+    campaign.wait()
+    before = read_records_forgiving(results)
+    assert 5 <= len(before) < 30, "the campaign should have been stopped part-way"
+    with results.open("a") as f:
+        f.write('{"task": "test_case_TY001_001", "attem')  # a line cut off as a kill can leave it
+
+    done = subprocess.run(
+        [*command, "--tb-resume", "r.jsonl"], cwd=models.path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    records = read_records([results])
+    assert sorted(r["attempt"] for r in records) == list(range(1, 31))
+    assert records[: len(before)] == before and len({r["run"] for r in records}) == 1
+
+
+def read_records_forgiving(path: Path) -> list[dict]:
+    """The complete record lines of a file a killed run may have cut off."""
+    text = path.read_text()
+    complete = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in complete.splitlines() if line and "manifest" not in json.loads(line)]
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("agent: {model: m, colour: red}", "models.yaml: unknown field agent.colour; fields are *"),
+        ("agent: {api: chat}", "models.yaml: agent.model is missing*"),
+        ("agents: {model: m}", "models.yaml: unknown section 'agents'*"),
+        ("agent: {model: m, api: completions}", "models.yaml: agent.api is 'completions'; choose chat or responses"),
+        ("agent: {model: m, api_key_env: TB_TEST_UNSET_KEY}", "*TB_TEST_UNSET_KEY holding the API key is not set"),
+        (
+            "agent: {model: m, base_url: 'http://127.0.0.1:9/v1', api_key_env: null}",
+            "*cannot reach http://127.0.0.1:9/v1*",
+        ),
+    ],
+    ids=["unknown-field", "no-model", "unknown-section", "bad-api", "missing-key", "unreachable"],
+)
+def test_configuration_mistakes_are_usage_errors_before_any_task_runs(toy, config, message):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    (toy.path / "models.yaml").write_text(config)
+    result = toy.runpytest("--tb-config", "models.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}"])
+
+
+def test_the_shortcut_needs_the_key_and_names_the_model(toy, model, monkeypatch):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = toy.runpytest("--tb-agent", "openai:scripted", "--tb-base-url", model.base_url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*agent: the environment variable OPENAI_API_KEY holding the API key is not set"])
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
+    result = toy.runpytest("--tb-agent", "openai:scripted", "--tb-base-url", model.base_url, "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = read_records([toy.path / "r.jsonl"])
+    assert record["agent"] == "openai:scripted" and record["usage"]["agent"]["model"] == "scripted"
+
+
+RUBRIC_TASK = REFUND_TASK.replace(
+    '    assert run.db.get(Ticket, "T-9").status == "solved"',
+    '    assert run.db.get(Ticket, "T-9").status == "solved"\n'
+    '    run.rubric("Did the agent say the money was refunded?", phrases=["refunded"])',
+).replace('note="refunded"),\n        ],', 'note="refunded"),\n        ],\n        reply="Done: 40 dollars refunded.",')
+
+
+def test_rubric_questions_are_recorded_and_a_no_is_the_agents_failure(toy, model, monkeypatch):
+    toy.makepyfile(test_tasks=RUBRIC_TASK)
+    result = toy.runpytest("--tb-repeat", "2", "--tb-results", "golden.jsonl")
+    result.assert_outcomes(passed=2)
+    [first, _] = read_records([toy.path / "golden.jsonl"])
+    assert first["rubric"] == [
+        {
+            "question": "Did the agent say the money was refunded?",
+            "answer": "yes",
+            "reason": "the agent said 'refunded'",
+            "passed": True,
+        }
+    ]
+    # A model that does the work but never tells the customer: the state is right, the rubric fails.
+    model.scripts[OPENING] = Script(REFUND_SCRIPT.calls, reply="Goodbye.")
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
+    result = toy.runpytest("--tb-agent", "openai:scripted", "--tb-base-url", model.base_url, "--tb-results", "r.jsonl")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*rubric failed: 'Did the agent say the money was refunded?'*"])
+    [record] = read_records([toy.path / "r.jsonl"])
+    assert record["rubric"][0]["answer"] == "no" and record["signature"] == "rubric_failed"
+
+
+def test_the_llm_judge_and_user_are_served_by_the_endpoint_with_their_usage(toy, model, monkeypatch):
+    toy.makepyfile(test_tasks=RUBRIC_TASK)
+    model.scripts[OPENING] = Script(REFUND_SCRIPT.calls, reply="Refunded. Anything else?", end=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
+    roles = [
+        "--tb-agent",
+        "openai:a",
+        "--tb-user",
+        "openai:u",
+        "--tb-judge",
+        "openai:j",
+        "--tb-base-url",
+        model.base_url,
+    ]
+    result = toy.runpytest(*roles, "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = read_records([toy.path / "r.jsonl"])
+    assert record["end_reason"] == "user_end"
+    assert record["transcript"][-1] == {"role": "user", "content": "Thank you, that's all."}  # the stop marker cut
+    assert record["rubric"][0] | {"reason": ""} == {
+        "question": "Did the agent say the money was refunded?",
+        "answer": "yes",
+        "reason": "",
+        "passed": True,
+    }
+    assert {role: u["calls"] for role, u in record["usage"].items()} == {"agent": 4, "user": 1, "judge": 1}
+    assert (record["agent"], record["user"], record["judge"]) == ("openai:a", "openai:u", "openai:j")
