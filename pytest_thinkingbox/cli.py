@@ -215,10 +215,24 @@ def _serve_model_parser(commands: Any) -> None:
         "request replays the tool calls that a passed attempt with the same opening message made (from --script), "
         "then closes; a judge request answers yes; a user request says thanks and stops.",
     )
-    model.add_argument("--script", type=Path, action="append", default=[], metavar="RESULTS.jsonl",
-                       help="results of a golden run whose calls the agent replays (repeatable)")  # fmt: skip
+    model.add_argument(
+        "--script",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RESULTS.jsonl",
+        help="results of a golden run whose calls the agent replays (repeatable)",
+    )
     model.add_argument("--port", type=int, default=8000)
     model.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds to wait before each reply")
+    model.add_argument(
+        "--sloppy",
+        action="append",
+        default=[],
+        metavar="MODEL=RATE",
+        help="make MODEL close early at RATE per turn, to mimic a less reliable model (repeatable)",
+    )
+    model.add_argument("--seed", type=int, default=0, help="seed of the sloppy models' slips (default: 0)")
     model.set_defaults(run=serve_model_command)
 
 
@@ -233,7 +247,14 @@ def serve_model_command(args: argparse.Namespace) -> int:
             raise CliError(f"{path}: cannot read it ({exc.strerror})") from None
         except (ValueError, KeyError, TypeError, IndexError):
             raise CliError(f"{path}: not a results file written by --tb-results") from None
-    server = ScriptedModelServer(scripts, latency_s=args.latency, port=args.port)
+    sloppy = {}
+    for text in args.sloppy:
+        name, _, rate = text.rpartition("=")
+        try:
+            sloppy[name] = float(rate)
+        except ValueError:
+            raise CliError(f"--sloppy {text!r}: expected MODEL=RATE, e.g. small=0.1") from None
+    server = ScriptedModelServer(scripts, latency_s=args.latency, sloppy=sloppy, seed=args.seed, port=args.port)
     print(f"serving a scripted model ({len(scripts)} scripted conversations) on {server.base_url} (Ctrl-C stops)")
     try:
         server.serve_forever()

@@ -107,8 +107,10 @@ async def run_episode(
         if episode.steps >= limits.max_steps:
             episode.end_reason = "max_steps"
             return episode
+        retried = _retries(agent)
         step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline)
         if step is None:
+            _check_endpoint("agent", agent, retried)
             episode.end_reason = "time_limit"
             return episode
         episode.steps += 1
@@ -146,8 +148,10 @@ async def run_episode(
         if episode.turns >= limits.max_turns:
             episode.end_reason = "max_turns"
             return episode
+        retried = _retries(user)
         turn = await _guarded("user", user.reply(step.message), deadline)
         if turn is None:
+            _check_endpoint("user", user, retried)
             episode.end_reason = "time_limit"
             return episode
         episode.turns += 1
@@ -155,6 +159,17 @@ async def run_episode(
         if turn.end:
             episode.end_reason = "user_end"
             return episode
+
+
+def _retries(part: object) -> int:
+    """Retries so far of a part served by a model endpoint (0 for offline parts)."""
+    return getattr(getattr(part, "usage", None), "retries", 0)
+
+
+def _check_endpoint(stage: str, part: object, retried: int) -> None:
+    """A time limit reached while an endpoint was failing is the endpoint's fault: a system error."""
+    if _retries(part) > retried:
+        raise HarnessError(stage, f"the time limit ran out while the {stage} endpoint was failing and being retried")
 
 
 @overload

@@ -18,7 +18,9 @@ Replies are scripted, not generated:
 ``Fault(status=429, headers={"retry-after": "0.1"})``, ``Fault(status=500)``,
 ``Fault(delay_s=5)`` (a slow reply), ``Fault(malformed_arguments=True)`` (a tool
 call whose arguments are not JSON) or ``Fault(garbage=True)`` (a 200 whose body
-is not a completion). `latency_s` delays every reply, for throughput benches.
+is not a completion). `latency_s` delays every reply, for throughput benches;
+`sloppy` (model name -> rate) makes a model close early at that rate per turn,
+from a seeded generator, to stand in for models of different reliability.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import collections
 import itertools
 import json
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -76,10 +79,14 @@ class ScriptedModelServer:
         *,
         latency_s: float = 0.0,
         calls_per_turn: int = 1,
+        sloppy: dict[str, float] | None = None,
+        seed: int = 0,
         port: int = 0,
     ) -> None:
         self.scripts = scripts or {}
         self.latency_s, self.calls_per_turn = latency_s, calls_per_turn
+        self.sloppy = sloppy or {}
+        self._rng = random.Random(seed)
         self.faults: collections.deque[Fault] = collections.deque()
         self.requests: list[str] = []  # the path of every request, in order
         self._lock = threading.Lock()
@@ -119,7 +126,9 @@ class ScriptedModelServer:
         with self._lock:
             return next(self._ids)
 
-    def reply(self, conversation: Conversation, fault: Fault | None) -> tuple[str | None, list[tuple[str, str]]]:
+    def reply(
+        self, conversation: Conversation, fault: Fault | None, model: str = ""
+    ) -> tuple[str | None, list[tuple[str, str]]]:
         """The scripted text and (tool, JSON arguments) calls for one request."""
         if not conversation.has_tools:
             if "grade" in conversation.system:
@@ -129,10 +138,16 @@ class ScriptedModelServer:
             return None, [("get_order", '{"order_id": ')]
         script = self.scripts.get(conversation.opening, Script([]))
         done = conversation.tool_results
-        if done < len(script.calls):
+        if done < len(script.calls) and not self._slips(model):
             batch = script.calls[done : done + self.calls_per_turn]
             return None, [(c["tool"], json.dumps(c["arguments"])) for c in batch]
         return script.reply, [(END_TOOL, "{}")] if script.end else []
+
+    def _slips(self, model: str) -> bool:
+        """A sloppy model closes early now and then, leaving the rest of its script undone."""
+        rate = self.sloppy.get(model, 0.0)
+        with self._lock:
+            return rate > 0 and self._rng.random() < rate
 
 
 def scripts_from_results(path: str | Path) -> dict[str, Script]:
@@ -292,7 +307,7 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 conversation, render = _read_responses(body), _responses_body
             else:
                 return self._send(404, b'{"error": {"message": "not found"}}')
-            text, calls = server.reply(conversation, fault)
+            text, calls = server.reply(conversation, fault, body.get("model", ""))
             try:
                 self._send(200, json.dumps(render(server, body.get("model", ""), conversation, text, calls)).encode())
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)

@@ -87,12 +87,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _skip_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--tb-resume and --tb-rerun-errors: leave out the attempts an earlier results file settles."""
-    from .results import skipped_keys
+    from .results import selection
 
-    settled = skipped_keys(config)
-    if settled is None:
+    chosen = selection(config)
+    if chosen is None:
         return
-    keep = [item for item in items if _key(item) not in settled]
+    how, keys = chosen
+    keep = [item for item in items if (_key(item) in keys) == (how == "keep")]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
 

@@ -77,16 +77,17 @@ def continued(config: pytest.Config) -> tuple[Path | None, str]:
     return None, ""
 
 
-def skipped_keys(config: pytest.Config) -> set[tuple[str, int]] | None:
-    """Attempts not to run again: those recorded (--tb-resume) or all but the errors (--tb-rerun-errors)."""
+def selection(config: pytest.Config) -> tuple[str, set[tuple[str, int]]] | None:
+    """Which attempts an earlier results file settles: ("skip", recorded) for --tb-resume,
+    ("keep", errored) for --tb-rerun-errors; None when the session continues nothing."""
     path, option = continued(config)
     if path is None:
         return None
     _, records, _ = read_results(path)
     latest = last_outcomes(records)
     if option == "--tb-resume":
-        return set(latest)
-    return {key for key, r in latest.items() if r["outcome"] != "error"}
+        return "skip", set(latest)
+    return "keep", {key for key, r in latest.items() if r["outcome"] == "error"}
 
 
 class Results:
@@ -102,9 +103,16 @@ class Results:
             results = results or str(self._continued)
             if Path(results).resolve() != self._continued.resolve():
                 raise pytest.UsageError(f"--tb-resume {self._continued} appends to that file; leave out --tb-results")
+        if self._continued and option == "--tb-rerun-errors" and not results:
+            raise pytest.UsageError(
+                f"--tb-rerun-errors {self._continued}: say where the new records go; --tb-results "
+                f"{self._continued} appends them to the campaign's file"
+            )
         self._results_path = Path(results) if results else None
         self._aggregate_path = Path(aggregate_path) if aggregate_path else None
         self._errors_path = Path(errors) if errors else None
+        if self._errors_path and self._continued and self._errors_path.resolve() == self._continued.resolve():
+            raise pytest.UsageError(f"--tb-errors {errors} is the file this session continues; name a new file")
         self._out: IO[str] | None = None
         self._errors: IO[str] | None = None
         self.validity: list[str] = []  # the --tb-validate report, once the session has finished
@@ -116,8 +124,9 @@ class Results:
             self._continue(option)
 
     def _continue(self, option: str) -> None:
+        """Take the earlier file's run id and check it graded the same bundle at the same k."""
         assert self._continued is not None
-        earlier, records, _ = read_results(self._continued)
+        earlier, _, _ = read_results(self._continued)
         if earlier is None:
             raise pytest.UsageError(f"{option} {self._continued}: it has no manifest line, so its run is unknown")
         if earlier.get("bundle") != self.manifest["bundle"]:
@@ -126,34 +135,29 @@ class Results:
                 f"are bundle {self.manifest['bundle']}; the tasks changed since, so start a new campaign"
             )
         if earlier.get("k") != self.k:
-            raise pytest.UsageError(
-                f"{option} {self._continued}: it asked for k = {earlier.get('k')}; pass --tb-repeat {earlier.get('k')}"
-            )
-        self.manifest["run"], self.manifest["started"] = (
-            earlier["run"],
-            earlier.get("started", self.manifest["started"]),
-        )
-        kept = last_outcomes(records)
-        self._earlier = [r for r in kept.values() if option == "--tb-resume" or r["outcome"] != "error"]
+            k = earlier.get("k")
+            raise pytest.UsageError(f"{option} {self._continued}: it asked for k = {k}; pass --tb-repeat {k}")
+        self.manifest["run"] = earlier["run"]
+        self.manifest["started"] = earlier.get("started", self.manifest["started"])
 
     def pytest_sessionstart(self) -> None:
-        appending = bool(
-            self._continued
-            and self._results_path
-            and self._results_path.exists()
-            and self._results_path.resolve() == self._continued.resolve()
-        )
         if self._results_path:
             self._results_path.parent.mkdir(parents=True, exist_ok=True)
-            if appending and self._results_path.exists():
-                _, _, complete = read_results(self._results_path)
+            # Continuing appends to an existing file, and never truncates what it recorded.
+            appending = bool(self._continued and self._results_path.exists())
+            if appending:
+                _, records, complete = read_results(self._results_path)
                 with self._results_path.open("r+b") as f:
                     f.truncate(complete)  # a line cut off by a killed run: that attempt runs again
+                rerun = selection(self.config) or ("skip", set())
+                again = rerun[1] if rerun[0] == "keep" else set()
+                self._earlier = [r for key, r in last_outcomes(records).items() if key not in again]
             self._out = self._results_path.open("a" if appending else "w", encoding="utf-8")
             self._line(self._out, {"manifest": self.manifest})
         if self._errors_path:
             self._errors_path.parent.mkdir(parents=True, exist_ok=True)
-            self._errors = self._errors_path.open("a" if appending else "w", encoding="utf-8")
+            self._errors = self._errors_path.open("w", encoding="utf-8")
+            self._line(self._errors, {"manifest": self.manifest})  # so --tb-rerun-errors can take this file
         self.records.extend(self._earlier)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

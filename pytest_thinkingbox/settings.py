@@ -128,8 +128,8 @@ def add_options(parser: pytest.Parser) -> None:
         "--tb-rerun-errors",
         dest="tb_rerun_errors",
         metavar="RESULTS",
-        help="Run only the attempts that ended in a system error in RESULTS (a --tb-results or --tb-errors file) "
-        "and append their new records to --tb-results. Default: off.",
+        help="Run only the attempts whose latest record in RESULTS (a --tb-results or --tb-errors file) is a "
+        "system error; their new records go to --tb-results (give RESULTS to append). Default: off.",
     )
     group.addoption(
         "--tb-resume",
@@ -253,6 +253,12 @@ def gates(config: pytest.Config) -> list[Any]:
         raise pytest.UsageError(f"--tb-gate: {exc}") from None
 
 
+def _shortcut(config: pytest.Config, role: str) -> str | None:
+    """The role's name from the command line, else an ini ``openai:MODEL`` (an ini offline name is a default)."""
+    ini = config.getini(f"tb_{role}")
+    return config.getoption(f"tb_{role}") or (ini if ini.startswith(PREFIX) else None)
+
+
 def _models(config: pytest.Config) -> Config:
     """The model roles, checked: a usage error for a bad file, a missing key or an unreachable endpoint."""
     from .config import check_reachable, load_config, missing_keys, with_shortcuts
@@ -260,8 +266,8 @@ def _models(config: pytest.Config) -> Config:
     path = setting(config, "tb_config")
     try:
         models = load_config(path) if path else Config()
-        # An offline name given on the command line overrides the file's role; openai:MODEL sets its model.
-        names = {role: config.getoption(f"tb_{role}") for role in ("agent", "user", "judge")}
+        # An offline name on the command line overrides the file's role; openai:MODEL (option or ini) sets it.
+        names = {role: _shortcut(config, role) for role in ("agent", "user", "judge")}
         models = with_shortcuts(models, names, config.getoption("tb_base_url"))
     except ValueError as exc:
         raise pytest.UsageError(f"--tb-config {exc}" if path else str(exc)) from None

@@ -5,7 +5,8 @@ The first rule that matches wins, in the order of `LABELS`:
 1. ``limit_reached``: the episode hit max_steps, max_turns or time_limit.
 2. ``precondition_unrecovered``: a PRECONDITION_FAILED or CONFLICT tool result the agent never got past.
 3. ``empty_lookup_unrecovered``: a NOT_FOUND or empty (``[]``, ``{}``, ``null``, blank) tool result the agent
-   never followed with a non-empty result of the same tool.
+   never followed with a non-empty result of the same tool. An empty success counts only when the attempt
+   fell short (a missing effect, or nothing written): "no earlier refunds" is often the right answer.
 4. ``tool_error_unrecovered``: any other tool error never followed by a success of the same tool.
 5. ``closed_without_write``: the agent left the database as it found it while the golden run changed it.
 6. ``wrong_value``: a field differs from the golden end state.
@@ -86,11 +87,12 @@ def signature(record: Mapping[str, Any]) -> str | None:
         return None
     if record.get("end_reason") in LIMITS:
         return "limit_reached"
-    tool_label = _unrecovered(record.get("transcript") or ())
+    start, end, golden = record.get("start_hash"), record.get("end_hash"), record.get("golden_hash")
+    unwritten = bool(start and end and golden and end == start and golden != start)
+    tool_label = _unrecovered(record.get("transcript") or (), empties_count=unwritten or _count(record, "missing") > 0)
     if tool_label:
         return tool_label
-    start, end, golden = record.get("start_hash"), record.get("end_hash"), record.get("golden_hash")
-    if start and end and golden and end == start and golden != start:
+    if unwritten:
         return "closed_without_write"
     for kind, label in (("wrong", "wrong_value"), ("missing", "missing_effect"), ("extra", "extra_effect")):
         if _count(record, kind):
@@ -100,10 +102,11 @@ def signature(record: Mapping[str, Any]) -> str | None:
     return "assertion_failed"
 
 
-def _unrecovered(transcript: Sequence[Any]) -> str | None:
+def _unrecovered(transcript: Sequence[Any], empties_count: bool) -> str | None:
     """The highest-ranked tool-handling label among the tool results nothing later made good.
 
     One backward pass: by the time a result is seen, the later results of each tool are known.
+    `empties_count` says whether an empty success may be the cause (the attempt fell short).
     """
     succeeded: set[Any] = set()  # tools with a later result without error
     answered: set[Any] = set()  # tools with a later non-empty result without error
@@ -116,7 +119,7 @@ def _unrecovered(transcript: Sequence[Any]) -> str | None:
         if error in PRECONDITION_CODES:
             if tool not in succeeded:
                 found.add("precondition_unrecovered")
-        elif error in LOOKUP_CODES or (not error and empty):
+        elif error in LOOKUP_CODES or (not error and empty and empties_count):
             if tool not in answered:
                 found.add("empty_lookup_unrecovered")
         elif error and tool not in succeeded:

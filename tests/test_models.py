@@ -141,9 +141,9 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     assert "after 2 retries" in error["error"]["message"]
     assert error["usage"]["agent"]["retries"] == 2 and error["transcript"][0]["content"] == OPENING
 
-    rerun = models.runpytest(*options, "--tb-rerun-errors", "r.jsonl", "--tb-results", "r.jsonl")
+    rerun = models.runpytest(*options, "--tb-rerun-errors", "errors.jsonl", "--tb-results", "r.jsonl")
     rerun.assert_outcomes(passed=1)
-    rerun.stdout.fnmatch_lines(["*1 deselected*", "*1 attempts come from r.jsonl*"])
+    rerun.stdout.fnmatch_lines(["*1 deselected*"])
     records = read_records([models.path / "r.jsonl"])
     assert [(r["attempt"], r["outcome"]) for r in records] == [(1, "error"), (2, "passed"), (1, "passed")]
     assert len({r["run"] for r in records}) == 1
@@ -151,6 +151,32 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
 
     [run] = build_report(load([models.path / "r.jsonl"]))["runs"]
     assert run["aggregate"]["overall"]["pass@1"] == 1.0 and run["complete"]
+
+
+def test_re_running_errors_needs_a_file_for_the_new_records(models):
+    models.runpytest("--tb-results", "r.jsonl").assert_outcomes(passed=1)
+    result = models.runpytest("--tb-rerun-errors", "r.jsonl")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tb-rerun-errors r.jsonl: say where the new records go; --tb-results r.jsonl*"])
+
+
+def test_a_time_limit_reached_while_the_endpoint_fails_is_a_system_error(models, model):
+    model.faults.extend([Fault(status=503, headers={"retry-after": "2"})] * 2)
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-time-limit", "1", "--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    assert (
+        record["error"]["stage"] == "agent"
+        and "time limit ran out while the agent endpoint" in record["error"]["message"]
+    )
+
+
+def test_an_ini_file_can_name_the_model(models, model, monkeypatch):
+    models.makeini("[pytest]\ntb_agent = openai:scripted\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
+    models.runpytest("--tb-base-url", model.base_url, "--tb-results", "r.jsonl").assert_outcomes(passed=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    assert record["agent"] == "openai:scripted" and record["usage"]["agent"]["calls"] == 4
 
 
 def test_limits_end_the_episode_with_a_recorded_reason_not_a_system_error(models, model):

@@ -49,7 +49,7 @@ ORDER = _tool("get_order", '{"id": "O-1"}')
 CASES = {
     "limit_reached": _record(ORDER, end_reason="max_turns"),
     "precondition_unrecovered": _record(ORDER, _tool("issue_refund", error="PRECONDITION_FAILED")),
-    "empty_lookup_unrecovered": _record(_tool("list_customer_orders", "[]")),
+    "empty_lookup_unrecovered": _record(_tool("list_customer_orders", "[]"), missing=1),
     "tool_error_unrecovered": _record(_tool("update_ticket", error="INVALID_ARGUMENT")),
     "closed_without_write": _record(ORDER, end_hash="s", missing=1),
     "wrong_value": _record(ORDER, wrong=1, missing=1, extra=1),
@@ -96,7 +96,15 @@ def test_an_empty_lookup_beats_a_generic_tool_error_and_not_found_counts_as_empt
 
 @pytest.mark.parametrize("content", ["[]", "{}", "null", "", "   ", " [ ] "])
 def test_every_empty_form_is_an_empty_lookup(content):
-    assert signature(_record(_tool("find_customer_by_email", content), wrong=1)) == "empty_lookup_unrecovered"
+    assert signature(_record(_tool("find_customer_by_email", content), missing=1)) == "empty_lookup_unrecovered"
+
+
+def test_an_empty_answer_is_a_cause_only_when_the_attempt_fell_short():
+    # "No earlier refunds" is often the right answer: with every effect made, the wrong value is the cause.
+    assert signature(_record(_tool("list_refunds", "[]"), wrong=1)) == "wrong_value"
+    assert signature(_record(_tool("list_refunds", "[]"), extra=1)) == "extra_effect"
+    assert signature(_record(_tool("list_refunds", "[]"), end_hash="s")) == "empty_lookup_unrecovered"
+    assert signature(_record(_tool("get_order", error="NOT_FOUND"), wrong=1)) == "empty_lookup_unrecovered"
 
 
 def test_content_that_only_looks_empty_is_not():
@@ -126,9 +134,13 @@ def test_recovery_needs_the_same_tool_and_a_later_call():
 
 
 def test_an_empty_success_recovers_an_error_but_not_an_empty_lookup():
-    retried_empty = _record(_tool("search_bookings", error="INVALID_ARGUMENT"), _tool("search_bookings", "[]"))
+    retried_empty = _record(
+        _tool("search_bookings", error="INVALID_ARGUMENT"), _tool("search_bookings", "[]"), missing=1
+    )
     assert signature(retried_empty) == "empty_lookup_unrecovered"
-    precondition_then_empty = _record(_tool("cancel_order", error="PRECONDITION_FAILED"), _tool("cancel_order", "{}"))
+    precondition_then_empty = _record(
+        _tool("cancel_order", error="PRECONDITION_FAILED"), _tool("cancel_order", "{}"), missing=1
+    )
     assert signature(precondition_then_empty) == "empty_lookup_unrecovered"
 
 
