@@ -82,6 +82,21 @@ def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(tmp
     assert overall["all_k"] / overall["tasks"] < overall["pass@k"]
 
 
+def test_the_report_of_a_flaky_campaign_prints_the_tables_and_writes_the_html(tmp_path, capsys):
+    from pytest_thinkingbox.cli import main
+
+    run_domains(tmp_path, "-n", "2", "--tb-agent", "flaky", "--tb-repeat", "2", name="flaky")
+    html = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "flaky.jsonl"), "--html", str(html), "--gate", "pass@1>=0.5"]) == 0
+    out = capsys.readouterr().out
+    for name in [*DOMAINS, "overall"]:
+        assert any(line.startswith(name + " ") for line in out.splitlines()), name
+    assert f"complete: {len(read_records([tmp_path / 'flaky.jsonl'])) // 2} tasks x 2 attempts" in out
+    assert "failure signatures" in out and "gate pass@1>=0.5" in out
+    page = html.read_text()
+    assert all(f'id="{part}"' in page for part in ("chart-reliability", "chart-domains", "signatures", "grid-1"))
+
+
 def test_every_task_passes_its_own_validation(tmp_path):
     done, records, _ = run_domains(tmp_path, "-n", "2", "--tb-validate", "--tb-repeat", "2")
     assert done.returncode == 0, done.stdout[-5000:]
