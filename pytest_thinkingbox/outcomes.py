@@ -28,11 +28,14 @@ def classify(excinfo: pytest.ExceptionInfo[BaseException] | None, stage: str = "
     exc = excinfo.value
     if isinstance(exc, AssertionError):
         return {"outcome": FAILED, "error": None, "failure": _first_lines(str(exc))}
+    kind = type(exc).__name__
     if isinstance(exc, ThinkingboxError):
         stage = getattr(exc, "stage", stage)
+        if exc.__cause__ is not None:  # the endpoint's or the harness part's own error says more
+            kind = type(exc.__cause__).__name__
     return {
         "outcome": ERROR,
-        "error": {"stage": stage, "type": type(exc).__name__, "message": _first_lines(str(exc))},
+        "error": {"stage": stage, "type": kind, "message": _first_lines(str(exc))},
         "failure": None,
     }
 
