@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -370,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, ThinkingboxError) as exc:
         print(f"thinkingbox {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush is quiet too
+        return 0
 
 
 if __name__ == "__main__":
