@@ -336,7 +336,7 @@ def compare_command(args: argparse.Namespace) -> int:
             ids = ", ".join(run.id for run in found) or "none"
             raise ReportError(f"{path}: compare takes one run per file, found {len(found)} ({ids})")
         runs.append(found[0])
-    for line in compare_lines(compare(*runs, allow_mixed_bundles=args.allow_mixed_bundles)):
+    for line in compare_lines(compare(runs[0], runs[1], allow_mixed_bundles=args.allow_mixed_bundles)):
         print(line)
     return 0
 

@@ -191,7 +191,8 @@ def _read_chat(response: Any) -> Reply:
 
 
 def _read_responses(response: Any) -> Reply:
-    texts, calls = [], []
+    texts: list[str] = []
+    calls: list[ToolCallRequest] = []
     for item in response.output:
         if item.type == "function_call":
             calls.append(ToolCallRequest(item.call_id, item.name, item.arguments or ""))
@@ -234,7 +235,7 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     """A tool call's JSON arguments as a dict; ValueError with the reason when they are not one."""
     try:
         value = json.loads(raw or "{}")
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise ValueError(f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(value, dict):
         raise ValueError(f"the arguments must be a JSON object, got {type(value).__name__}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, overload
 
@@ -44,7 +44,7 @@ class InvalidCall:
 class AgentStep:
     """An agent's move: tool calls to make, a message to the user, and whether it is done."""
 
-    tool_calls: list[Call | InvalidCall] = field(default_factory=list)
+    tool_calls: Sequence[Call | InvalidCall] = field(default_factory=list)
     message: str | None = None
     end: bool = False
 

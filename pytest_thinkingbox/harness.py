@@ -164,7 +164,8 @@ class Attempt:
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
-        self._make_judge, self._judge = make_judge, None
+        self._make_judge = make_judge
+        self._judge: Any = None  # built on the first rubric question
         self.record = record
         self._run: Run | None = None
         self._started = time.perf_counter()

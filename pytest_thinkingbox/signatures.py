@@ -69,7 +69,7 @@ _DESCRIPTIONS = {
 LIMITS = frozenset({"max_steps", "max_turns", "time_limit"})
 PRECONDITION_CODES = frozenset({"PRECONDITION_FAILED", "CONFLICT"})
 LOOKUP_CODES = frozenset({"NOT_FOUND"})
-_EMPTY = ([], {}, None)
+_EMPTY: tuple[Any, ...] = ([], {}, None)
 
 
 def describe(label: str) -> str:

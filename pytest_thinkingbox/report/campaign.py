@@ -275,7 +275,7 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
         prices: from ``--prices``; each of its models overrides the run manifest's price.
     """
     names = labels(runs)
-    out = []
+    out: list[dict[str, Any]] = []
     for run in runs:
         agg = aggregate(run.records, run.k)
         missing = run.missing()

@@ -39,7 +39,7 @@ def compare(a: Run, b: Run, allow_mixed_bundles: bool = False) -> dict[str, Any]
         check_same_bundle([a, b])
     ca, cb = count(a.records), count(b.records)
     common = sorted(set(ca) & set(cb))
-    per_task = []
+    per_task: list[dict[str, Any]] = []
     for task in common:
         ta, tb = ca[task], cb[task]
         pa, pb = ta.passed / ta.attempts, tb.passed / tb.attempts
@@ -58,7 +58,7 @@ def compare(a: Run, b: Run, allow_mixed_bundles: bool = False) -> dict[str, Any]
             }
         )
     mean, half = mean_interval([t["delta"] for t in per_task]) if per_task else (None, None)
-    interval = [mean - half, mean + half] if half is not None else None
+    interval = [mean - half, mean + half] if mean is not None and half is not None else None
     # Named by agent and run id; the same run id in both files (two older files, say) by file instead.
     names = {
         side: f"{labels([run])[run.id]} (" + (f"run {run.id}" if a.id != b.id else ", ".join(run.files)) + ")"

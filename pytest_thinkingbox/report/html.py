@@ -71,7 +71,8 @@ def render_html(document: Mapping[str, Any]) -> str:
 
 def _attempt_index(runs: Sequence[Mapping[str, Any]]) -> tuple[dict[tuple[int, str, int], int], list[dict]]:
     """The viewer's attempts as one list, and each (run number, task, attempt)'s place in it."""
-    index, attempts = {}, []
+    index: dict[tuple[int, str, int], int] = {}
+    attempts: list[dict[str, Any]] = []
     for n, run in enumerate(runs, 1):
         for record in run.get("records", []):
             index[n, record["task"], record["attempt"]] = len(attempts)
@@ -214,8 +215,9 @@ def _reliability_chart(runs: Sequence[Mapping[str, Any]]) -> str:
     points = []
     for n, run in enumerate(runs, 1):
         s = run["aggregate"]["overall"]
-        if s["pass@1"] is not None:
-            points.append((s["pass@1"], _kk_share(s), _label(run), n))
+        share = _kk_share(s)
+        if s["pass@1"] is not None and share is not None:
+            points.append((s["pass@1"], share, _label(run), n))
     axes = ("pass@1", "observed k/k share of tasks")
     svg = _scatter(points, 1.0, lambda x: f"{x:.1f}", axes, diagonal=True, tip_fmt=_num)
     return (
