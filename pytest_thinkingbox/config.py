@@ -89,7 +89,7 @@ def load_config(path: str | Path) -> Config:
     for role in ROLES:
         if data.get(role) is not None:
             roles[role] = _model_config(path, role, {**shared, **_section(path, role, data[role])})
-    return Config(roles, _prices(path, data.get("prices") or {}), source=str(path))
+    return Config(roles, parse_prices(data.get("prices") or {}, f"{path}: prices"), source=str(path))
 
 
 def _section(path: str | Path, name: str, raw: Any, needs_model: bool = True) -> dict[str, Any]:
@@ -121,15 +121,32 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
     return config
 
 
-def _prices(path: str | Path, raw: Any) -> dict[str, dict[str, float]]:
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: prices must map each model to {{input, cached_input, output}}")
-    out = {}
-    for model, price in raw.items():
-        if not isinstance(price, dict) or set(price) - _PRICE_KEYS or not {"input", "output"} <= set(price):
-            raise ValueError(f"{path}: prices.{model} needs input and output (and optionally cached_input), in USD")
-        out[str(model)] = {k: float(v) for k, v in price.items()}
-    return out
+def parse_prices(data: Any, source: str) -> dict[str, dict[str, float]]:
+    """``{MODEL: {input, cached_input, output}}`` in USD per 1M tokens, checked; ``cached_input`` defaults
+    to ``input``. The config's ``prices`` section, a run manifest's and a ``--prices`` file share this format."""
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{source}: prices should map each model to {{input, cached_input, output}} in USD per 1M tokens"
+        )
+    table = {}
+    for model, entry in data.items():
+        if not isinstance(entry, dict) or "input" not in entry or "output" not in entry:
+            raise ValueError(f"{source}: model {model!r} needs input and output prices (USD per 1M tokens)")
+        unknown = set(entry) - _PRICE_KEYS
+        if unknown:
+            raise ValueError(
+                f"{source}: model {model!r} has unknown price fields {', '.join(sorted(map(str, unknown)))}"
+            )
+        row = {
+            "input": entry["input"],
+            "cached_input": entry.get("cached_input", entry["input"]),
+            "output": entry["output"],
+        }
+        for name, value in row.items():
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{source}: model {model!r}: {name} should be a number >= 0, got {value!r}")
+        table[str(model)] = {name: float(value) for name, value in row.items()}
+    return table
 
 
 def with_shortcuts(config: Config, names: dict[str, str | None], base_url: str | None) -> Config:

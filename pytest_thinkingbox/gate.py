@@ -132,7 +132,7 @@ def _figure(summary: Mapping[str, Any], metric: str) -> tuple[float | None, str]
     if metric == "k/k":
         value = summary.get("all_k")
     elif metric == "k/k%":
-        value = summary.get("all_k", 0) / tasks
+        value = summary.get("all_k_share")
     else:
         value = summary.get(metric)
     if value is None:

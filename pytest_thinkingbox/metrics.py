@@ -57,6 +57,7 @@ def summarize(tasks: Iterable[TaskCounts], k: int) -> dict[str, Any]:
             "pass@k": None,
             "pass^k": None,
             "all_k": 0,
+            "all_k_share": None,
             "retention": None,
             "errors": 0,
         }
@@ -64,6 +65,7 @@ def summarize(tasks: Iterable[TaskCounts], k: int) -> dict[str, Any]:
     pk = sum(pass_at_k(t.attempts, t.passed, min(k, t.attempts)) for t in tasks) / len(tasks)
     hk = sum(pass_hat_k(t.attempts, t.passed, min(k, t.attempts)) for t in tasks) / len(tasks)
     all_k = sum(t.passed == t.attempts for t in tasks)
+    share = all_k / len(tasks)
     return {
         "tasks": len(tasks),
         "attempts": sum(t.attempts for t in tasks),
@@ -71,7 +73,8 @@ def summarize(tasks: Iterable[TaskCounts], k: int) -> dict[str, Any]:
         "pass@k": pk,
         "pass^k": hk,
         "all_k": all_k,
-        "retention": (all_k / len(tasks)) / p1 if p1 else None,
+        "all_k_share": share,
+        "retention": share / p1 if p1 else None,
         "errors": sum(t.errors for t in tasks),
     }
 

@@ -152,10 +152,11 @@ class ScriptedModelServer:
 
 def scripts_from_results(path: str | Path) -> dict[str, Script]:
     """Opening message -> the calls and last reply of a passed attempt, from a --tb-results file (a golden run)."""
+    from .report.campaign import read_records
+
     scripts: dict[str, Script] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        record = json.loads(line) if line.strip() else {}
-        if record.get("outcome") != "passed" or not record.get("transcript"):
+    for record in read_records([Path(path)]):
+        if record["outcome"] != "passed" or not record.get("transcript"):
             continue
         messages = record["transcript"]
         calls = [{"tool": c["tool"], "arguments": c["arguments"]} for m in messages for c in m.get("tool_calls") or []]

@@ -44,17 +44,23 @@ def _first_lines(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
+def item_key(item: pytest.Item) -> tuple[str, int]:
+    """The (task, attempt) an item runs: the key of its record."""
+    callspec = getattr(item, "callspec", None)
+    return getattr(item, "originalname", item.name), callspec.params.get("_tb_attempt", 1) if callspec else 1
+
+
 def new_record(item: pytest.Item, domain: str | None = None) -> dict[str, Any]:
     """The record of one attempt before it runs: which task and attempt, and zero counts.
 
     The `tb` fixture makes it at setup (with the domain); an attempt whose setup
     failed before that gets one from the report hook, so no attempt goes unrecorded.
     """
-    callspec = getattr(item, "callspec", None)
+    task, attempt = item_key(item)
     return {
-        "task": getattr(item, "originalname", item.name),
+        "task": task,
         "domain": domain,
-        "attempt": callspec.params.get("_tb_attempt", 1) if callspec else 1,
+        "attempt": attempt,
         "nodeid": item.nodeid,
         "agent": agent_name(item.config),
         "user": role_name(item.config, "user"),

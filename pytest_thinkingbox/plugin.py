@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from . import fixtures
-from .outcomes import ERROR, RECORD, classify, new_record
+from .outcomes import ERROR, RECORD, classify, item_key, new_record
 from .results import GATES
 from .settings import MODELS, add_options, agent_name, check, gates, repeat, role_name, selected_tasks
 
@@ -93,14 +93,9 @@ def _skip_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     if chosen is None:
         return
     how, keys = chosen
-    keep = [item for item in items if (_key(item) in keys) == (how == "keep")]
+    keep = [item for item in items if (item_key(item) in keys) == (how == "keep")]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
-
-
-def _key(item: pytest.Item) -> tuple[str, int]:
-    callspec = getattr(item, "callspec", None)
-    return getattr(item, "originalname", item.name), callspec.params.get("_tb_attempt", 1) if callspec else 1
 
 
 def _select_pool_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -108,10 +103,10 @@ def _select_pool_tasks(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not path:
         return
     wanted = selected_tasks(path)
-    keep = [item for item in items if getattr(item, "originalname", item.name) in wanted]
+    keep = [item for item in items if item_key(item)[0] in wanted]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
-    missing = wanted - {getattr(item, "originalname", item.name) for item in keep}
+    missing = wanted - {item_key(item)[0] for item in keep}
     if missing:
         config.issue_config_time_warning(
             pytest.PytestWarning(

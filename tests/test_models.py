@@ -21,6 +21,7 @@ from conftest import REFUND_TASK
 
 from pytest_thinkingbox.model_server import Fault, Script, ScriptedModelServer
 from pytest_thinkingbox.report.campaign import read_records
+from pytest_thinkingbox.results import read_results
 
 ROOT = Path(__file__).parent.parent
 OPENING = "Please refund the 40 dollars you owe me."
@@ -205,7 +206,7 @@ def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
         time.sleep(0.05)
     campaign.send_signal(signal.SIGKILL)
     campaign.wait()
-    before = read_records_forgiving(results)
+    before = read_results(results)[1]  # the complete lines of what the kill left
     assert 5 <= len(before) < 30, "the campaign should have been stopped part-way"
     with results.open("a") as f:
         f.write('{"task": "test_case_TY001_001", "attem')  # a line cut off as a kill can leave it
@@ -217,13 +218,6 @@ def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
     records = read_records([results])
     assert sorted(r["attempt"] for r in records) == list(range(1, 31))
     assert records[: len(before)] == before and len({r["run"] for r in records}) == 1
-
-
-def read_records_forgiving(path: Path) -> list[dict]:
-    """The complete record lines of a file a killed run may have cut off."""
-    text = path.read_text()
-    complete = text[: text.rfind("\n") + 1]
-    return [json.loads(line) for line in complete.splitlines() if line and "manifest" not in json.loads(line)]
 
 
 @pytest.mark.parametrize(

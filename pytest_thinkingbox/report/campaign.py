@@ -302,12 +302,12 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
                 {r["id"]: (r["cost"]["per_success"], r["aggregate"]["overall"]["pass@1"]) for r in out if r["cost"]}
             ),
             "per_dependable": frontier(
-                {r["id"]: (r["cost"]["per_dependable"], _all_k_share(r["aggregate"])) for r in out if r["cost"]}
+                {
+                    r["id"]: (r["cost"]["per_dependable"], r["aggregate"]["overall"]["all_k_share"])
+                    for r in out
+                    if r["cost"]
+                }
             ),
         },
         "signature_order": list(LABELS),
     }
-
-
-def _all_k_share(agg: dict[str, Any]) -> float | None:
-    return agg["overall"]["all_k"] / agg["tasks"] if agg["tasks"] else None

@@ -136,7 +136,7 @@ def frontier_lines(document: Mapping[str, Any]) -> list[str]:
         for rid in document["frontier"][key]:
             r = by_id[rid]
             agg = r["aggregate"]
-            acc = agg["overall"]["pass@1"] if key == "per_success" else agg["overall"]["all_k"] / agg["tasks"]
+            acc = agg["overall"]["pass@1"] if key == "per_success" else agg["overall"]["all_k_share"]
             parts.append(f"{r['label']} ({_usd(r['cost'][key])}, {figure} {acc:.3f})")
         lines.append(f"  cost {name} vs {figure}: " + ("; ".join(parts) or "no run has this figure"))
     return lines

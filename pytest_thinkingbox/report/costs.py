@@ -33,23 +33,13 @@ class Prices:
 
 
 def parse_prices(data: Any, source: str) -> Prices:
-    """Check a ``{MODEL: {input, cached_input, output}}`` mapping and fill in ``cached_input``."""
-    if not isinstance(data, Mapping):
-        raise _error(f"{source}: prices should map each model to {{input, cached_input, output}} in USD per 1M tokens")
-    table = {}
-    for model, entry in data.items():
-        if not isinstance(entry, Mapping) or "input" not in entry or "output" not in entry:
-            raise _error(f"{source}: model {model!r} needs input and output prices (USD per 1M tokens)")
-        unknown = set(entry) - {"input", "cached_input", "output"}
-        if unknown:
-            raise _error(f"{source}: model {model!r} has unknown price fields {', '.join(sorted(map(str, unknown)))}")
-        row = {"input": entry["input"], "cached_input": entry.get("cached_input", entry["input"])}
-        row["output"] = entry["output"]
-        for name, value in row.items():
-            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-                raise _error(f"{source}: model {model!r}: {name} should be a number >= 0, got {value!r}")
-        table[str(model)] = row
-    return Prices(table, source)
+    """Check a ``{MODEL: {input, cached_input, output}}`` mapping (the format of config.parse_prices)."""
+    from ..config import parse_prices as check
+
+    try:
+        return Prices(check(data, source), source)
+    except ValueError as exc:
+        raise _error(str(exc)) from None
 
 
 def load_prices(path: Path) -> Prices:

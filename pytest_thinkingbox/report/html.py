@@ -103,11 +103,6 @@ def _usd(value: float | None) -> str:
     return f"${value:,.0f}" if value >= 100 else f"${value:.2f}" if value >= 1 else f"${value:.3g}"
 
 
-def _kk_share(summary: Mapping[str, Any]) -> float | None:
-    """Observed k/k as a share of the tasks (the aggregate counts it)."""
-    return summary["all_k"] / summary["tasks"] if summary.get("tasks") else None
-
-
 def _label(run: Mapping[str, Any]) -> str:
     return str(run.get("label") or run.get("id") or "(unknown)")
 
@@ -158,7 +153,7 @@ def _table(agg: Mapping[str, Any]) -> str:
     body = "".join(
         f"<tr{' class=total' if name == 'overall' else ''}><th>{escape(name)}</th><td>{s['tasks']}</td>"
         f"<td>{s['attempts']}</td><td>{_num(s['pass@1'])}</td><td>{_num(s['pass@k'])}</td><td>{_num(s['pass^k'])}</td>"
-        f"<td>{s['all_k']} ({_pct(_kk_share(s))})</td><td>{_num(s['retention'])}</td><td>{s['errors']}</td></tr>"
+        f"<td>{s['all_k']} ({_pct(s['all_k_share'])})</td><td>{_num(s['retention'])}</td><td>{s['errors']}</td></tr>"
         for name, s in rows
     )
     return f'<table class="figures"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>{body}</table>'
@@ -215,7 +210,7 @@ def _reliability_chart(runs: Sequence[Mapping[str, Any]]) -> str:
     points = []
     for n, run in enumerate(runs, 1):
         s = run["aggregate"]["overall"]
-        share = _kk_share(s)
+        share = s["all_k_share"]
         if s["pass@1"] is not None and share is not None:
             points.append((s["pass@1"], share, _label(run), n))
     axes = ("pass@1", "observed k/k share of tasks")
@@ -239,7 +234,7 @@ def _cost_charts(runs: Sequence[Mapping[str, Any]], frontier: Mapping[str, Any])
         points = []
         for n, run in enumerate(runs, 1):
             s, x = run["aggregate"]["overall"], (run.get("cost") or {}).get(key)
-            y = s["pass@1"] if accuracy == "pass@1" else _kk_share(s)
+            y = s["pass@1"] if accuracy == "pass@1" else s["all_k_share"]
             if x is not None and y is not None:
                 points.append((x, y, _label(run), n))
         on = set(frontier.get(key) or [])
@@ -268,7 +263,7 @@ def _domain_chart(runs: Sequence[Mapping[str, Any]]) -> str:
         x0 = LEFT + d * group + (group - len(runs) * 2 * bar) / 2
         for r, run in enumerate(runs):
             s = run["aggregate"]["domains"].get(domain)
-            figures = (("pass@1", s["pass@1"]), ("k/k share", _kk_share(s))) if s else ()
+            figures = (("pass@1", s["pass@1"]), ("k/k share", s["all_k_share"])) if s else ()
             for j, (name, value) in enumerate(figures):
                 value, x = value or 0.0, x0 + (2 * r + j) * bar
                 tip = escape(f"{_label(run)}, {domain}: {name} {value:.3f}")
