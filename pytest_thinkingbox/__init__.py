@@ -1,6 +1,6 @@
 """pytest-thinkingbox: test tool-using agents by the records they leave behind.
 
-Task authors use `User` and `call`; domain authors use `Domain`, `ToolSet`,
+Task authors use `User`, `call` and `derived`; domain authors use `Domain`, `ToolSet`,
 `ToolFailure`, `Factory` and `volatile`. Heavy modules load on first use, so
 importing this package (as the pytest plugin does) costs nothing.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .task import Call, User, call
+from .task import Call, User, call, derived
 
 __version__ = "0.1.0"
 
-__all__ = ["Call", "Domain", "Factory", "ToolFailure", "ToolSet", "User", "call", "reward", "volatile"]
+__all__ = ["Call", "Domain", "Factory", "ToolFailure", "ToolSet", "User", "call", "derived", "reward", "volatile"]
 
 _LAZY = {
     "Domain": "domain",

@@ -84,6 +84,8 @@ class Run:
         episode: the transcript (`episode.messages`) and counters.
         differences: how the end state departs from the golden end state.
         golden: the golden calls.
+        traps: the careless writes the task declares it catches.
+        user: the simulated user's brief.
     """
 
     def __init__(
@@ -92,15 +94,20 @@ class Run:
         episode: Episode,
         differences: list[Difference],
         golden: tuple[Call, ...],
+        traps: tuple[Call, ...],
+        user: User,
         before: Snapshot,
         after: Snapshot,
         golden_end: Snapshot,
         ask: Callable[[str, tuple[str, ...]], Verdict],
         record: dict[str, Any],
     ) -> None:
-        self.db, self.episode, self.differences, self.golden = db, episode, differences, golden
+        self.db, self.episode, self.differences, self.golden, self.traps = db, episode, differences, golden, traps
+        self.user = user
         self._before, self._after, self._golden_end = before, after, golden_end
         self._ask, self._record = ask, record
+        self.golden_deferred = False  # --tb-validate grades the task's own checks apart from expect_golden
+        self.golden_checked = False
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -114,7 +121,9 @@ class Run:
     def expect_golden(self) -> None:
         """Assert the end state equals the golden end state: nothing wrong, missing or extra."""
         __tracebackhide__ = True
-        expect_no_differences(self.differences)
+        self.golden_checked = True
+        if not self.golden_deferred:
+            expect_no_differences(self.differences)
 
     def rubric(self, question: str, *, phrases: Sequence[str] = (), expect: str = "yes") -> Verdict:
         """Ask the judge a yes/no question about the conversation; fail unless it answers `expect`.
@@ -161,8 +170,10 @@ class Attempt:
         make_judge: Callable[[], Any],
         limits: Limits,
         record: dict[str, Any],
+        defer_golden: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
+        self._defer_golden = defer_golden
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self._make_judge = make_judge
         self._judge: Any = None  # built on the first rubric question
@@ -182,7 +193,11 @@ class Attempt:
         return self._run
 
     def sibling(self, make_agent: Callable[[AgentContext], Agent]) -> Attempt:
-        """A fresh attempt of the same task, seed and user with another agent (for --tb-validate)."""
+        """A fresh attempt of the same task, seed and user with another agent (for --tb-validate).
+
+        Its `run.expect_golden()` only notes that it was called, so that the
+        task's own checks and the end-state comparison are graded apart.
+        """
         return Attempt(
             task=self.task,
             attempt=self.attempt,
@@ -194,13 +209,14 @@ class Attempt:
             make_judge=self._make_judge,
             limits=self._limits,
             record={},
+            defer_golden=True,
         )
 
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
         self._cache.databases.release(self.db)
 
-    def run(self, user: User, golden: Sequence[Call], reply: str | None = None) -> Run:
+    def run(self, user: User, golden: Sequence[Call], reply: str | None = None, traps: Sequence[Call] = ()) -> Run:
         """Run the episode: the agent serves `user` with the domain's tools.
 
         Args:
@@ -209,22 +225,27 @@ class Attempt:
                 to get the golden end state the agent is compared with.
             reply: the reference agent's closing message, for tasks whose rubric
                 questions judge what the agent tells the customer.
+            traps: careless writes the task exists to catch (the refund the
+                policy forbids, the ticket marked solved instead of held);
+                ``--tb-validate`` makes each after the golden calls and
+                requires the task to fail.
         """
         if self._run is not None:
             raise TaskDefinitionError(
                 f"{self.task} calls tb.run twice; one attempt is one episode, so split it into two tasks"
             )
-        golden = tuple(golden)
-        for i, c in enumerate(golden, 1):
-            if not isinstance(c, Call):
-                raise TaskDefinitionError(f"{self.task}: golden entry {i} is {c!r}; build it with call('tool', ...)")
+        golden = self._checked_calls("golden", golden)
+        traps = self._checked_calls("trap", traps)
+        for i, c in enumerate(traps, 1):
+            if c.tool not in self.domain.tools.writes():
+                raise TaskDefinitionError(f"{self.task}: trap {i}, {c}, is not a write; a trap is a careless write")
         arranged = time.perf_counter()
         self.db.commit()
         metadata = self.domain.metadata
         before = snapshot(self.db, metadata)
         start = state_hash(before)
         golden_end = self._golden_end(start, golden)
-        agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply))
+        agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
         simulated = self._make_user(user)
         episode = Episode([], end_reason="")
         try:
@@ -234,7 +255,10 @@ class Attempt:
             self._add_usage(agent=agent, user=simulated)
         after = snapshot(self.db, metadata)
         differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(self.db, episode, differences, golden, before, after, golden_end, self._ask, self.record)
+        self._run = Run(
+            self.db, episode, differences, golden, traps, user, before, after, golden_end, self._ask, self.record
+        )
+        self._run.golden_deferred = self._defer_golden
         self.record.update(
             timing={
                 "setup_s": self._set_up - self._started,
@@ -256,6 +280,21 @@ class Attempt:
             differences=[d.as_dict() for d in differences],
         )
         return self._run
+
+    def _checked_calls(self, what: str, calls: Sequence[Call]) -> tuple[Call, ...]:
+        """`calls` as a tuple, each a `Call` of a tool of this domain with only arguments the tool declares."""
+        if isinstance(calls, Call) or not isinstance(calls, Sequence):
+            raise TaskDefinitionError(f"{self.task}: {what}= takes a list of call(...), got {calls!r}")
+        tools = self.domain.tools
+        for i, c in enumerate(calls, 1):
+            if not isinstance(c, Call):
+                raise TaskDefinitionError(f"{self.task}: {what} entry {i} is {c!r}; build it with call('tool', ...)")
+            if c.tool not in tools:
+                raise TaskDefinitionError(f"{self.task}: {what} call {i}, {c}: UNKNOWN_TOOL: no tool {c.tool!r}")
+            unknown = tools.unknown_arguments(c.tool, c.arguments)
+            if unknown is not None:
+                raise TaskDefinitionError(f"{self.task}: {what} call {i}, {c}: INVALID_ARGUMENT: {unknown}")
+        return tuple(calls)
 
     def _add_usage(self, **parts: Any) -> None:
         """Record the token usage of each part that reached a model (`usage.<role>`)."""

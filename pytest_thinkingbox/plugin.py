@@ -17,7 +17,10 @@ from .outcomes import ERROR, RECORD, classify, item_key, new_record
 from .results import GATES
 from .settings import MODELS, add_options, agent_name, check, gates, repeat, role_name, selected_tasks
 
-VALIDITY_MARKER = "tb_validity(reason): --tb-validate reports this task's surviving mutants without failing it."
+VALIDITY_MARKER = (
+    "tb_validity(reason=None, *, baseline_ok={name: reason}): --tb-validate reports this task's problems without "
+    "failing it (reason), or accepts that a policy-blind baseline's ending is the right one (baseline_ok)."
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

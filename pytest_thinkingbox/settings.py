@@ -188,8 +188,10 @@ def add_options(parser: pytest.Parser) -> None:
         "--tb-validate",
         dest="tb_validate",
         action="store_true",
-        help="Prove each selected task's checks: golden k times (3 unless --tb-repeat), noop, and every "
-        "single-step mutant of its golden calls; prints a validity report. Default: off.",
+        help="Prove each selected task tells a careful agent from a careless one: golden k times (3 unless "
+        "--tb-repeat), then noop, the policy-blind baselines, every single-step mutant of its golden calls and "
+        "its traps must fail, and golden values must be visible or declared derived; prints a validity report. "
+        "Default: off.",
     )
     group.addoption(
         "--tb-db",

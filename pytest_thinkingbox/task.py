@@ -30,16 +30,43 @@ class User:
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call: a tool name and its arguments."""
+    """One tool call: a tool name and its arguments.
+
+    `derived` names the arguments whose values the agent computes rather than
+    reads (argument -> how), for the provenance check of ``--tb-validate``.
+    """
 
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    derived: dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
         return f"{self.tool}({args})"
 
 
+@dataclass(frozen=True)
+class Derived:
+    """A golden argument's value with the reason the agent can compute it (made by `derived`)."""
+
+    value: Any
+    reason: str
+
+
+def derived(value: Any, reason: str) -> Any:
+    """Mark a golden argument as computed, not read: ``amount_cents=derived(17_910, "price less the 10% fee")``.
+
+    ``--tb-validate`` requires every value a golden write uses to be visible to
+    the agent before the call (the user's words and facts, earlier tool results,
+    the policy); a value the agent must work out from those says how here.
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise TypeError(f"derived({value!r}, reason): give the reason as a non-empty string")
+    return Derived(value, reason)
+
+
 def call(tool: str, /, **arguments: Any) -> Call:
     """A golden tool call: ``call("update_ticket", ticket_id="T-20", status="hold")``."""
-    return Call(tool, dict(arguments))
+    plain = {k: v.value if isinstance(v, Derived) else v for k, v in arguments.items()}
+    how = {k: v.reason for k, v in arguments.items() if isinstance(v, Derived)}
+    return Call(tool, plain, how)

@@ -105,6 +105,15 @@ class ToolSet:
     def __contains__(self, name: str) -> bool:
         return name in self._functions
 
+    def unknown_arguments(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """Why `arguments` do not fit tool `name` (an argument it does not declare), or None when they fit."""
+        declared = _parameters(self._functions[name][0])
+        unknown = [a for a in arguments if a not in declared]
+        if not unknown:
+            return None
+        listed = ", ".join(repr(a) for a in unknown)
+        return f"{name} has no argument {listed}; its arguments are: {', '.join(declared) or 'none'}"
+
     @functools.cached_property
     def server(self) -> Any:
         """The MCP server for these tools; built once per process."""
@@ -120,6 +129,12 @@ class ToolSet:
                 structured_output=False,
             )
         return server
+
+
+@functools.cache
+def _parameters(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The arguments a tool function declares (its leading `db` parameter aside)."""
+    return tuple(list(inspect.signature(fn).parameters)[1:])
 
 
 def _served(fn: Callable[..., Any], read_only: bool) -> Callable[..., Any]:
@@ -229,11 +244,18 @@ class ToolSession:
             self._bound.__exit__(exc_type, exc, tb)
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
-        """Call a tool; unknown names and malformed arguments come back as error results."""
+        """Call a tool; unknown names, unknown arguments and malformed arguments come back as error results.
+
+        The SDK's argument models ignore names a tool does not declare; an
+        argument dropped silently would let a misspelt one pass, so it is refused here.
+        """
         if name not in self._toolset:
             known = ", ".join(sorted(s.name for s in self.specs))
             return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
         if not isinstance(arguments, dict):
             message = f"arguments must be a JSON object, got {type(arguments).__name__}"
             return ToolResult(error_payload(INVALID_ARGUMENT, message), INVALID_ARGUMENT)
+        unknown = self._toolset.unknown_arguments(name, arguments)
+        if unknown is not None:
+            return ToolResult(error_payload(INVALID_ARGUMENT, f"{unknown}; nothing was run"), INVALID_ARGUMENT)
         return _normalize(await self._client.call_tool(name, arguments))

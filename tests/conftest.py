@@ -41,7 +41,7 @@ def test_case_TY001_001(tb):
     account = AccountFactory(balance_cents=500)
     TicketFactory(id="T-9", account_id=account.id)
     run = tb.run(
-        User(says="Please refund the 40 dollars you owe me.", knows={"account id": account.id}),
+        User(says="Please refund the 40 dollars you owe me.", knows={"account id": account.id, "ticket": "T-9"}),
         golden=[
             call("get_account", account_id=account.id),
             call("issue_refund", account_id=account.id, amount_cents=4000),

@@ -100,8 +100,13 @@ def test_the_report_of_a_flaky_campaign_prints_the_tables_and_writes_the_html(tm
 def test_every_task_passes_its_own_validation(tmp_path):
     done, records, _ = run_domains(tmp_path, "-n", "2", "--tb-validate", "--tb-repeat", "2")
     assert done.returncode == 0, done.stdout[-5000:]
-    assert "every selected task can tell right from wrong" in done.stdout
-    validated = [r["validation"] for r in records if "validation" in r]
+    assert "every selected task tells a careful agent from a careless one" in done.stdout
+    validated = {r["task"]: r["validation"] for r in records if "validation" in r}
     assert len(validated) == len({r["task"] for r in records}) >= 20 * len(DOMAINS)
-    assert all(v["noop"] == "failed" and v["mutants"] for v in validated)
-    assert not [m for v in validated for m in v["mutants"] if m["outcome"] == "survived"]
+    assert all(v["noop"] == "failed" and v["mutants"] and v["exempt"] is None for v in validated.values())
+    assert not [m for v in validated.values() for m in v["mutants"] if m["outcome"] == "survived"]
+    blind_passes = [(t, b) for t, v in validated.items() for b, o in v["baselines"].items() if o["outcome"] == "passed"]
+    assert all(validated[t]["baselines"][b]["ok"] for t, b in blind_passes), "a baseline passes without a reason"
+    traps = [trap for v in validated.values() for trap in v["traps"]]
+    assert len(traps) >= 50 and all(trap["outcome"].startswith("caught") for trap in traps)
+    assert not [f for v in validated.values() for f in v["provenance"] if f["kind"] != "derived"]

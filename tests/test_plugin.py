@@ -31,10 +31,11 @@ def test_golden_passes_noop_fails_with_explanation(toy):
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "*end state differs from the golden end state: 0 wrong, 3 missing, 0 extra",
+            "*end state differs from the golden end state: 0 wrong, 4 missing, 0 extra",
             "*missing accounts[[]A-1[]].balance_cents: expected 4500, got 500",
             "*missing refunds[[]RF-0001[]]: row not created*",
             "*missing tickets[[]T-9[]].status: expected 'solved', got 'open'",
+            "*missing tickets[[]T-9[]].updated_at: expected '2026-01-05 12:00:00.000000', got None",
         ]
     )
 
@@ -81,7 +82,8 @@ def test_results_are_the_same_with_and_without_xdist(toy):
         (["--tb-repeat", "0"], "--tb-repeat expects a whole number of at least 1, got '0'"),
         (
             ["--tb-agent", "gpt"],
-            "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, or openai:MODEL",
+            "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, blind:solve, blind:hold, "
+            "blind:pending, blind:refuse, blind:comply, or openai:MODEL",
         ),
         (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted, or openai:MODEL"),
     ],

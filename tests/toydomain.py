@@ -37,6 +37,7 @@ class Ticket(Base):
     account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
     status: Mapped[str] = mapped_column(default="open")
     note: Mapped[str] = mapped_column(Text, default="", info=volatile("free text written by the agent"))
+    updated_at: Mapped[dt.datetime | None] = mapped_column(default=None)  # a stamp of the clock
 
 
 class Refund(Base):
@@ -72,7 +73,7 @@ def issue_refund(db: Session, account_id: str, amount_cents: int) -> dict:
 def update_ticket(db: Session, ticket_id: str, status: Literal["open", "hold", "solved"], note: str = "") -> dict:
     """Set a ticket's status, with an optional note."""
     ticket = get_or_fail(db, Ticket, ticket_id, "ticket")
-    ticket.status, ticket.note = status, note
+    ticket.status, ticket.note, ticket.updated_at = status, note, NOW
     return row_dict(ticket)
 
 

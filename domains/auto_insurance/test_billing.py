@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
@@ -14,7 +16,7 @@ from domains.auto_insurance.factories import (
     caller_knows,
 )
 from domains.auto_insurance.models import Bill, InstalmentPlan, PaymentExtension, Ticket
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def _verify(customer):
@@ -57,16 +59,32 @@ def test_case_AI004_001(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=aisha.id),
-            call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-28"),
+            call(
+                "grant_payment_extension",
+                bill_id=bill.id,
+                new_due_on=derived(
+                    "2026-05-28",
+                    "the bill's original_due_on 2026-05-18 plus the 10-day limit, since the 1 June the customer "
+                    "asks for is 14 days after it",
+                ),
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-06-01")],  # the date she asked for
     )
 
     run.expect_golden()
-    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 28)
+    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 28)  # policy: at most 10 days, not 1 June
     assert run.db.query(PaymentExtension).one().new_due_on == date(2026, 5, 28)
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "March's extension has term_start 2026-02-01, the policy's current term, so a second one is "
+        "refused with nothing changed and the ticket solved, which is all the solve ending does; the "
+        "grant_payment_extension trap catches the agent who grants the five days asked for"
+    }
+)
 def test_case_AI004_002(tb):
     """An extension was already granted in March, in the current term: a second one is refused; ticket solved."""
     rafael = CustomerFactory(name="Rafael Whitfield", state="AZ")
@@ -93,10 +111,11 @@ def test_case_AI004_002(tb):
             call("list_tickets", requester_id=rafael.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-23")],  # the five days asked
     )
 
     run.expect_golden()
-    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 18)
+    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 18)  # policy: one extension per term
     assert run.db.query(PaymentExtension).count() == 1
 
 
@@ -125,7 +144,15 @@ def test_case_AI004_003(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=mei.id),
-            call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-25"),
+            call(
+                "grant_payment_extension",
+                bill_id=bill.id,
+                new_due_on=derived(
+                    "2026-05-25",
+                    "the 25th the customer asks for, of this month (May 2026, the bill is due 2026-05-18): 7 days "
+                    "after the original due date, inside the 10-day limit",
+                ),
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -186,6 +213,13 @@ def test_case_AI005_001(tb):
     assert plan.last_due_on == date(2026, 7, 29)
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "a payment returned_nsf on 27 November 2025 (received 24 November) is inside the last 12 months, "
+        "so the plan is declined with nothing set up and the ticket solved, which is all the solve ending does; "
+        "the set_up_instalment_plan trap catches the agent who takes 'never missed a payment' at its word"
+    }
+)
 def test_case_AI005_002(tb):
     """A payment bounced (NSF) in November, later made good: an NSF in the last 12 months declines the plan."""
     harper = CustomerFactory(name="Harper Nakamura", state="OH")
@@ -220,13 +254,21 @@ def test_case_AI005_002(tb):
             call("list_tickets", requester_id=harper.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=4)],  # the four instalments asked for
     )
 
     run.expect_golden()
-    assert run.db.query(InstalmentPlan).count() == 0
+    assert run.db.query(InstalmentPlan).count() == 0  # policy: an NSF return in the last 12 months declines it
     assert run.db.get(Bill, renewal.id).status == "open"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "April's 84.00 bill is missed and the account is past_due, so the plan is declined with nothing "
+        "set up and the ticket solved, which is all the solve ending does; the set_up_instalment_plan trap "
+        "catches the agent who takes 'basically spotless' at its word"
+    }
+)
 def test_case_AI005_003(tb):
     """A mid-term bill from April is still unpaid: the account is past due, so the plan is declined."""
     connor = CustomerFactory(name="Connor Lindgren", state="IL")
@@ -252,8 +294,9 @@ def test_case_AI005_003(tb):
             call("list_tickets", requester_id=connor.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=3)],  # the three payments asked for
     )
 
     run.expect_golden()
-    assert run.db.query(InstalmentPlan).count() == 0
+    assert run.db.query(InstalmentPlan).count() == 0  # policy: a delinquent account is declined
     assert run.db.get(Bill, renewal.id).status == "open"

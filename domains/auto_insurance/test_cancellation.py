@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
@@ -80,6 +82,13 @@ def test_case_AI006_001(tb):
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the policy was cancelled on 8 April 2026, 34 days ago and past the 30-day window, so the policy "
+        "takes no payment, reinstates nothing and closes the ticket as solved (a new policy is a sales quote); "
+        "the record_payment and reinstate_policy traps catch the agent who does what the customer offers"
+    }
+)
 def test_case_AI006_002(tb):
     """Cancelled 34 days ago: past the 30-day window, so no reinstatement and no payment taken; ticket solved."""
     dwayne = CustomerFactory(name="Dwayne Abbott", state="NY")
@@ -100,10 +109,14 @@ def test_case_AI006_002(tb):
             call("list_tickets", requester_id=dwayne.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "I can pay the whole past-due amount today. Can you reinstate it?"
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=15_800, method="card"),
+            call("reinstate_policy", policy_id=policy.id),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Policy, policy.id).status == "cancelled"
+    assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: past 30 days, no reinstatement
     assert run.db.query(Payment).count() == 1  # only February's
 
 
@@ -143,11 +156,15 @@ def test_case_AI006_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # "Can you reinstate it now with the $150?"
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=15_000, method="card"),
+            call("reinstate_policy", policy_id=policy.id),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Policy, policy.id).status == "cancelled"
-    assert run.db.query(Payment).count() == 1
+    assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: no reinstatement without the full past due
+    assert run.db.query(Payment).count() == 1  # policy: a partial payment is not taken
     assert run.db.get(Ticket, ticket.id).status == "pending"
 
 
@@ -226,10 +243,11 @@ def test_case_AI008_002(tb):
             call("record_payment", billing_account_id=policy.account.id, amount_cents=10_000, method="card"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("rescind_cancellation", policy_id=policy.id)],  # "take it and stop the cancellation"
     )
 
     run.expect_golden()
-    assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"
+    assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"  # policy: a partial payment stops nothing
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 8_760
     assert run.db.query(Document).count() == 0
 
@@ -266,9 +284,13 @@ def test_case_AI008_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # "I'll pay the overdue amount by card right now, just make sure it doesn't get cancelled"
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=21_140, method="card"),
+            call("rescind_cancellation", policy_id=policy.id),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"
-    assert run.db.query(Payment).count() == 1
+    assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"  # policy: nothing without verification
+    assert run.db.query(Payment).count() == 1  # policy: no payment taken from an unverified caller
     assert run.db.query(TicketComment).one().public is False

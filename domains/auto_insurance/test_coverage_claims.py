@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.auto_insurance.factories import (
     ClaimFactory,
     CustomerFactory,
@@ -70,6 +72,13 @@ def test_case_AI003_001(tb):
     assert (collision.status, collision.changed_on) == ("removed", date(2026, 5, 12))
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the car's crash claim is open and major, so the deductible change waits for the claims team: hold, "
+        "priority high and one internal note is exactly the policy's ending here (the note's wording is free text); "
+        "the update_coverage trap catches the agent who raises the deductible as asked"
+    }
+)
 def test_case_AI003_002(tb):
     """Raise the collision deductible while the car's crash claim is open and major: no change; hold, high."""
     connor = CustomerFactory(name="Connor Delgado", state="IL")
@@ -104,10 +113,11 @@ def test_case_AI003_002(tb):
                 public=False,
             ),
         ],
+        traps=[call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=100_000)],
     )
 
     run.expect_golden()
-    assert _coverage(run.db, policy.id, "collision").deductible_cents == 50_000
+    assert _coverage(run.db, policy.id, "collision").deductible_cents == 50_000  # policy: blocked by the claim
     held = run.db.get(Ticket, ticket.id)
     assert (held.status, held.priority) == ("hold", "high")
 
@@ -261,20 +271,28 @@ def test_case_AI007_002(tb):
                 public=False,
             ),
         ],
+        traps=[call("update_claim", claim_id=new_claim, severity="minor")],  # "just a small bump, really"
     )
 
     run.expect_golden()
     claim = run.db.get(Claim, new_claim)
-    assert (claim.severity, claim.injuries) == ("major", True)
+    assert (claim.severity, claim.injuries) == ("major", True)  # policy: an injured passenger makes it major
     assert run.db.get(Ticket, ticket.id).status == "hold"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the F-150 was effective from 10 May 2026 and the deer hit it on 8 May, so the policy files no "
+        "claim, tells the customer it was not insured then and closes the ticket as solved; the file_claim trap "
+        "catches the agent who opens the claim because the truck is on the policy now"
+    }
+)
 def test_case_AI007_003(tb):
     """Deer hit with the new truck two days before it was added to the policy: not covered then; file nothing."""
     dwayne = CustomerFactory(name="Dwayne Nakamura", state="TX")
     policy = PolicyFactory(customer=dwayne)
     truck_vin = complete_vin("1FTEW1EP0NKD09318")
-    VehicleFactory(
+    truck = VehicleFactory(
         policy=policy,
         vin=truck_vin,
         year=2022,
@@ -308,8 +326,23 @@ def test_case_AI007_003(tb):
             call("list_tickets", requester_id=dwayne.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "I added the truck to my policy, so please open a claim"
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=truck.id,
+                loss_date="2026-05-08",
+                loss_type="animal",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Hit a deer at night; grille and a headlight smashed.",
+                estimated_damage_cents=320_000,
+                driver_id=policy.drivers[0].id,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Claim).count() == 0
+    assert run.db.query(Claim).count() == 0  # policy: the truck was not covered on the loss date
     assert run.db.get(Ticket, ticket.id).status == "solved"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.auto_insurance.factories import (
     CustomerFactory,
     LicenceRecordFactory,
@@ -13,7 +15,7 @@ from domains.auto_insurance.factories import (
 )
 from domains.auto_insurance.models import Document, Driver, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def _verify(customer, date_of_birth=None):
@@ -123,14 +125,33 @@ def test_case_AI001_002(tb):
                 public=False,
             ),
         ],
+        traps=[  # "he gets it back next month anyway, so please just add him now"
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Connor Brennan",
+                date_of_birth="2006-11-19",
+                licence_number="TR418207",
+                licence_state="OH",
+                relation_to_insured="child",
+                effective_on="2026-05-12",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Driver).filter_by(licence_number="TR418207").count() == 0
+    assert run.db.query(Driver).filter_by(licence_number="TR418207").count() == 0  # policy: suspended, never added
     assert run.db.query(Document).one().kind == "excluded_driver_form"
     assert run.db.get(Ticket, ticket.id).status == "pending"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "Grace Osei's GA licence record shows expired: the policy adds nobody, sends nothing and sets the "
+        "ticket solved, which is the whole golden ending; the add_driver trap catches the agent who takes 'her "
+        "licence is all in order' at its word"
+    }
+)
 def test_case_AI001_003(tb):
     """Mother's licence record shows expired although the customer says it is fine: add nobody, ticket solved."""
     harper = CustomerFactory(name="Harper Osei", state="GA")
@@ -169,10 +190,22 @@ def test_case_AI001_003(tb):
             call("list_tickets", requester_id=harper.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "her licence is all in order": added without reading the record's status
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Grace Osei",
+                date_of_birth="1956-02-27",
+                licence_number="058337421",
+                licence_state="GA",
+                relation_to_insured="parent",
+                effective_on="2026-05-12",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Driver).filter_by(licence_number="058337421").count() == 0
+    assert run.db.query(Driver).filter_by(licence_number="058337421").count() == 0  # policy: expired, not added
     assert run.db.query(Document).count() == 0
 
 
@@ -212,10 +245,22 @@ def test_case_AI001_004(tb):
                 public=False,
             ),
         ],
+        traps=[  # Tanya added as asked although the caller failed verification
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Tanya Kowalski",
+                date_of_birth="1981-01-05",
+                licence_number="19-442-8107",
+                licence_state="CO",
+                relation_to_insured="spouse",
+                effective_on="2026-05-12",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Driver).count() == 1  # only the named insured
+    assert run.db.query(Driver).count() == 1  # only the named insured: policy, no change without verification
     assert run.db.query(TicketComment).one().public is False
 
 
@@ -305,7 +350,11 @@ def test_case_AI002_002(tb):
                 make="Toyota",
                 model="RAV4",
                 acquired_on="2026-04-21",
-                effective_on="2026-05-13",
+                effective_on=derived(
+                    "2026-05-13",
+                    "CA is a next-day state and the RAV4 was bought on 21 April 2026, 21 days before today (not "
+                    "newly acquired): tomorrow, 13 May 2026, not today as the customer asks",
+                ),
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
@@ -388,8 +437,20 @@ def test_case_AI002_004(tb):
                 public=False,
             ),
         ],
+        traps=[  # the agent "fixes" the check digit itself and adds the car (PA: from tomorrow)
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=good,
+                year=2021,
+                make="Chevrolet",
+                model="Malibu",
+                acquired_on="2026-03-15",
+                effective_on="2026-05-13",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Vehicle).count() == 1
+    assert run.db.query(Vehicle).count() == 1  # policy: nothing added on an invalid VIN, no character guessed
     assert run.db.get(Ticket, ticket.id).status == "pending"

@@ -20,6 +20,7 @@ from domains.consulting.seed import (
     DOCK,
     HEADSET,
     MACBOOK_PRO,
+    MANAGING_PARTNER,
     MONITOR,
     PERFORMANCE_LAPTOP,
     RETAIL_DIRECTOR,
@@ -58,12 +59,22 @@ def test_case_CO006_001(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the sign-off she expects, though December's laptop was last year's budget
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="hardware_budget",
+                employee_id=lena.id,
+                approver_id=MANAGING_PARTNER,
+                hardware_request_id="HR-7003",
+            )
+        ],
     )
 
     run.expect_golden()
     new = run.db.query(HardwareRequest).filter_by(model_id=MACBOOK_PRO).one()
     assert (new.status, new.price_cents) == ("submitted", 239_900)
-    assert run.db.query(ApprovalRequest).count() == 0
+    assert run.db.query(ApprovalRequest).count() == 0  # policy: within the 2026 budget, no approval
 
 
 def test_case_CO006_002(tb):
@@ -111,11 +122,14 @@ def test_case_CO006_002(tb):
                 public=False,
             ),
         ],
+        # closed on Ingrid's word (routing it to her as well the tools refuse: a duplicate of the pending request)
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
     )
 
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-0001").status == "awaiting_approval"
-    assert run.db.query(ApprovalRequest).one().approver_id == manager.id
+    assert run.db.query(ApprovalRequest).one().approver_id == manager.id  # policy: the line manager, not the lead
+    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: waiting for the approver's decision
 
 
 def test_case_CO006_003(tb):
@@ -164,11 +178,13 @@ def test_case_CO006_003(tb):
                 public=False,
             ),
         ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # "well within" his $3,000: closed
     )
 
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-7003").status == "awaiting_approval"
     assert run.db.query(ApprovalRequest).one().hardware_request_id == "HR-7003"
+    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: the year's spend is over budget; wait
 
 
 def _override_line(employee, report=None, **line):
@@ -247,12 +263,14 @@ def test_case_CO007_002(tb):
                 public=False,
             ),
         ],
+        # rejected and closed as for a late claim (approving it, as asked, the tools refuse once it is rejected)
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
     )
 
     run.expect_golden()
     rejected = run.db.get(ExpenseLine, line.id)
     assert (rejected.override_status, rejected.reimbursable_cents) == ("rejected", 7_500)
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: he may upload the itemised receipt
 
 
 def test_case_CO007_003(tb):
@@ -301,11 +319,14 @@ def test_case_CO007_003(tb):
                 public=False,
             ),
         ],
+        # closed on the lead's say-so; approving the line itself the tools refuse once it awaits the manager
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
     )
 
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == manager.id
     assert run.db.get(ExpenseLine, line.id).override_status == "awaiting_manager"
+    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: waiting for the line manager
 
 
 def test_case_CO007_004(tb):
@@ -342,8 +363,11 @@ def test_case_CO007_004(tb):
                 public=False,
             ),
         ],
+        # left pending as if she could resubmit (approving the line the tools refuse once it is rejected)
+        traps=[call("update_ticket", ticket_id=ticket.id, status="pending")],
     )
 
     run.expect_golden()
     assert run.db.get(ExpenseLine, line.id).override_rejection == "late_submission"
     assert run.db.get(ExpenseLine, line.id).reimbursable_cents == 25_000
+    assert run.db.get(Ticket, ticket.id).status == "solved"  # policy: a late submission is final, nothing waits

@@ -77,8 +77,10 @@ def test_case_CO008_002(tb):
     )
     crm = AccessGrantFactory(employee_id=chloe.id, resource_id=SALESFORCE)
     snowflake = AccessGrantFactory(employee_id=chloe.id, resource_id=CALLOWAY_SNOWFLAKE, expires_on=date(2026, 4, 30))
-    AccessGrantFactory(employee_id=chloe.id, resource_id=DELIVERY_TEMPLATES, role="editor", expires_on=date(2026, 2, 4))
-    LicenceSeatFactory(software_id=THINK_CELL, employee_id=chloe.id)
+    templates = AccessGrantFactory(
+        employee_id=chloe.id, resource_id=DELIVERY_TEMPLATES, role="editor", expires_on=date(2026, 2, 4)
+    )
+    seat = LicenceSeatFactory(software_id=THINK_CELL, employee_id=chloe.id)
     ticket = TicketFactory(requester=manager, subject_employee_id=chloe.id, subject="Leaver: Chloe Mehta")
 
     run = tb.run(
@@ -101,14 +103,19 @@ def test_case_CO008_002(tb):
                 public=False,
             ),
         ],
+        traps=[
+            call("revoke_access", grant_id=crm.id, reason="leaver"),  # "remove all her access right away"
+            call("release_licence", seat_id=seat.id),  # "and licences"
+            call("set_access_expiry", grant_id=templates.id, expires_on="2026-02-06"),  # ends earlier already
+        ],
     )
 
     run.expect_golden()
     grants = {g.resource_id: g for g in run.db.query(AccessGrant).filter_by(employee_id=chloe.id)}
-    assert {g.status for g in grants.values()} == {"active"}
+    assert {g.status for g in grants.values()} == {"active"}  # policy: revoke nothing before the last day
     assert grants[CALLOWAY_SNOWFLAKE].expires_on == date(2026, 2, 6)
-    assert grants[DELIVERY_TEMPLATES].expires_on == date(2026, 2, 4)
-    assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "active"
+    assert grants[DELIVERY_TEMPLATES].expires_on == date(2026, 2, 4)  # policy: an earlier expiry stays as it is
+    assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "active"  # released on the day
 
 
 def test_case_CO008_003(tb):
@@ -145,10 +152,12 @@ def test_case_CO008_003(tb):
                 public=False,
             ),
         ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed like a leaver due today
     )
 
     run.expect_golden()
     assert run.db.query(AccessGrant).filter_by(employee_id=mateo.id, status="active").count() == 0
+    assert run.db.get(LicenceSeat, acrobat.id).status == "released"  # policy: seats go too, as on the last day
     saved = run.db.get(Ticket, ticket.id)
-    assert (saved.status, saved.priority) == ("hold", "urgent")
+    assert (saved.status, saved.priority) == ("hold", "urgent")  # policy: late, so IT security reviews
     assert run.db.query(TicketComment).count() == 1

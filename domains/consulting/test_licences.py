@@ -59,12 +59,15 @@ def test_case_CO004_001(tb):
             call("assign_licence", software_id=TABLEAU, employee_id=kwame.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        # the hold of the waitlist he asks for (joining it the tools refuse once he holds the seat)
+        traps=[call("update_ticket", ticket_id=ticket.id, status="hold")],
     )
 
     run.expect_golden()
     seat = run.db.query(LicenceSeat).filter_by(employee_id=kwame.id).one()
     assert seat.status == "active"
-    assert run.db.query(LicenceSeat).filter_by(status="waitlisted").count() == 0
+    assert run.db.query(LicenceSeat).filter_by(status="waitlisted").count() == 0  # policy: a seat is free
+    assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
 def test_case_CO004_002(tb):
@@ -88,17 +91,18 @@ def test_case_CO004_002(tb):
             call("assign_licence", software_id=TABLEAU, employee_id=hannah.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("release_licence", seat_id=seats[1].id)],  # the other idle seat (64 days) reclaimed as well
     )
 
     run.expect_golden()
     assert run.db.get(LicenceSeat, seats[2].id).status == "released"
-    assert run.db.get(LicenceSeat, seats[1].id).status == "active"
+    assert run.db.get(LicenceSeat, seats[1].id).status == "active"  # policy: release one seat only
     assert run.db.query(LicenceSeat).filter_by(employee_id=hannah.id).one().status == "active"
 
 
 def test_case_CO004_003(tb):
     """Pool full and the most idle seat was used 59 days ago (not idle): waitlist, ticket on hold, release nothing."""
-    _tableau_pool([5, 52, 59, 30, 1])
+    seats = _tableau_pool([5, 52, 59, 30, 1])
     mateo = EmployeeFactory(name="Mateo Gallagher", grade="senior_consultant")
     ticket = TicketFactory(requester=mateo, subject="Tableau Creator")
 
@@ -122,10 +126,11 @@ def test_case_CO004_003(tb):
                 public=False,
             ),
         ],
+        traps=[call("release_licence", seat_id=seats[2].id)],  # "take one back": the seat unused for 59 days
     )
 
     run.expect_golden()
-    assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0
+    assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0  # policy: 59 days is not idle
     assert run.db.query(LicenceSeat).filter_by(employee_id=mateo.id).one().status == "waitlisted"
 
 
@@ -152,10 +157,11 @@ def test_case_CO005_001(tb):
                 public=False,
             ),
         ],
+        traps=[call("assign_licence", software_id=STATA, employee_id=arjun.id)],  # one of the free seats he sees
     )
 
     run.expect_golden()
-    assert run.db.query(LicenceSeat).count() == 0
+    assert run.db.query(LicenceSeat).count() == 0  # policy: analysts may not hold Stata/MP, whatever the need
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
@@ -193,11 +199,12 @@ def test_case_CO005_002(tb):
                 public=False,
             ),
         ],
+        traps=[call("assign_licence", software_id=ALTERYX, employee_id=felix.id)],  # seats are free, so assigned
     )
 
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == sofia.id
-    assert run.db.query(LicenceSeat).count() == 0
+    assert run.db.query(LicenceSeat).count() == 0  # policy: no seat until the line manager approves
 
 
 def test_case_CO005_003(tb):
@@ -233,8 +240,9 @@ def test_case_CO005_003(tb):
                 public=False,
             ),
         ],
+        traps=[call("assign_licence", software_id=BURP_SUITE, employee_id=dev.id)],  # on the manager's emailed OK
     )
 
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == IT_SECURITY_LEAD
-    assert run.db.query(LicenceSeat).count() == 0
+    assert run.db.query(LicenceSeat).count() == 0  # policy: an emailed OK is no approval; no seat yet

@@ -167,7 +167,7 @@ class Transfer(Base):
     beneficiary_name: Mapped[str] = mapped_column(String(120))
     beneficiary_iban: Mapped[str] = mapped_column(String(34))
     amount_cents: Mapped[int] = mapped_column(Integer)
-    reference: Mapped[str] = mapped_column(String(140), default="", info=AGENT_TEXT)
+    reference: Mapped[str] = mapped_column(String(140), default="")  # graded: the customer's exact reference
     status: Mapped[str] = mapped_column(String(16), default="completed")
     created_at: Mapped[datetime] = mapped_column(DateTime)
     executed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

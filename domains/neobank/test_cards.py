@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -55,10 +57,11 @@ def test_case_NB001_001(tb):
             call("freeze_card", card_id=card.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("block_card", card_id=card.id, reason="lost")],  # cancels it, as she asks
     )
 
     run.expect_golden()
-    assert run.db.get(Card, card.id).status == "frozen"
+    assert run.db.get(Card, card.id).status == "frozen"  # policy: a misplaced card is frozen, not blocked
     assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
 
 
@@ -192,7 +195,7 @@ def test_case_NB002_002(tb):
     sofia = CustomerFactory(name="Sofia Lehmann")
     account = AccountFactory(customer=sofia, balance_cents=143_960)
     card = CardFactory(account=account)
-    TransactionFactory(card=card, amount_cents=480, description="Baeckerei Kamps", booked_at=today_at(7, 41))
+    bakery = TransactionFactory(card=card, amount_cents=480, description="Baeckerei Kamps", booked_at=today_at(7, 41))
     electronics = TransactionFactory(
         card=card, amount_cents=24_900, description="MediaMarkt Berlin-Mitte", booked_at=today_at(8, 52)
     )
@@ -240,9 +243,19 @@ def test_case_NB002_002(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # disputes every payment of the morning, the one before the theft too
+            call(
+                "open_dispute",
+                transaction_id=bakery.id,
+                reason="unauthorised",
+                amount_cents=480,
+                description="Card stolen this morning.",
+            )
+        ],
     )
 
     run.expect_golden()
+    # policy: only the payments after the theft are disputed; the 07:41 bakery stands
     assert sorted(d.transaction_id for d in run.db.query(Dispute)) == sorted([electronics.id, online.id])
     assert run.db.get(FraudAlert, alert.id).status == "confirmed_fraud"
 
@@ -288,6 +301,12 @@ def test_case_NB003_001(tb):
     assert run.db.get(FraudAlert, alert.id).status == "cleared"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "a high-risk fraud alert is open: the policy forbids resolving it or unfreezing the card and puts "
+        "the ticket on hold, priority high, with one internal note for the fraud team, which is the hold ending"
+    }
+)
 def test_case_NB003_002(tb):
     """Found card, but a high-risk alert is open: only the fraud team resolves it; no unfreeze, ticket on hold, high."""
     niklas = CustomerFactory(name="Niklas Albers")
@@ -326,11 +345,15 @@ def test_case_NB003_002(tb):
                 public=False,
             ),
         ],
+        traps=[
+            call("unfreeze_card", card_id=card.id),  # the card was in his car all along, so unfreeze it
+            call("resolve_fraud_alert", alert_id=alert.id, resolution="cleared"),  # takes his word for it
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Card, card.id).status == "frozen"
-    assert run.db.get(FraudAlert, alert.id).status == "open"
+    assert run.db.get(Card, card.id).status == "frozen"  # policy: no unfreeze while a high-risk alert is open
+    assert run.db.get(FraudAlert, alert.id).status == "open"  # policy: high-risk alerts are the fraud team's
     assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
 
 
@@ -452,8 +475,12 @@ def test_case_NB006_002(tb):
                 public=False,
             ),
         ],
+        traps=[
+            call("set_card_limit", card_id=card.id, daily_limit_cents=150_000),  # "I'm fully verified"
+            call("set_card_limit", card_id=card.id, daily_limit_cents=50_000),  # the basic maximum instead
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Card, card.id).daily_limit_cents == 30_000
+    assert run.db.get(Card, card.id).daily_limit_cents == 30_000  # policy: above the level's maximum, no change
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False

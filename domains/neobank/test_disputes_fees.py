@@ -15,7 +15,7 @@ from domains.neobank.factories import (
     identity,
 )
 from domains.neobank.models import Account, Dispute, FeeRefund, TicketComment
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def _card_and_account(customer, balance_cents=154_300):
@@ -73,7 +73,9 @@ def test_case_NB007_002(tb):
     """Cancelled flight paid 131 days ago: outside the 120-day window; refuse, solve, one internal comment."""
     lena = CustomerFactory(name="Lena Demir")
     account, card = _card_and_account(lena)
-    TransactionFactory(card=card, amount_cents=38_600, description="SKYJET AIRLINES", booked_at=days_ago(131, hour=9))
+    flight = TransactionFactory(
+        card=card, amount_cents=38_600, description="SKYJET AIRLINES", booked_at=days_ago(131, hour=9)
+    )
     TransactionFactory(card=card, amount_cents=1_899, description="Spotify", booked_at=days_ago(8))
     ticket = TicketFactory(requester=lena, subject="Airline refund")
 
@@ -102,10 +104,19 @@ def test_case_NB007_002(tb):
                 public=False,
             ),
         ],
+        traps=[  # starts the chargeback she asks for without checking the booking date
+            call(
+                "open_dispute",
+                transaction_id=flight.id,
+                reason="not_received",
+                amount_cents=38_600,
+                description="Flight cancelled by SkyJet, never refunded.",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Dispute).count() == 0
+    assert run.db.query(Dispute).count() == 0  # policy: 131 days is outside the 120-day window
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).count() == 1
 
 
@@ -139,7 +150,7 @@ def test_case_NB007_003(tb):
                 "open_dispute",
                 transaction_id=dinner.id,
                 reason="incorrect_amount",
-                amount_cents=3_600,
+                amount_cents=derived(3_600, "the 8,400-cent payment less the 48.00 bill the customer agreed to pay"),
                 description="Charged 84.00 for a bill of 48.00.",
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
@@ -148,7 +159,7 @@ def test_case_NB007_003(tb):
 
     run.expect_golden()
     dispute = run.db.query(Dispute).one()
-    assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)
+    assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)  # policy: only the difference
 
 
 def test_case_NB007_004(tb):
@@ -190,11 +201,20 @@ def test_case_NB007_004(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # disputes both payments, as she asks
+            call(
+                "open_dispute",
+                transaction_id=earlier.id,
+                reason="duplicate_charge",
+                amount_cents=14_250,
+                description="One-night stay charged twice.",
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.query(Dispute).one().transaction_id == later.id
-    assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0
+    assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0  # policy: it stands
 
 
 # --------------------------------------------------------------------------- NB008 fee refunds
@@ -247,7 +267,7 @@ def test_case_NB008_002(tb):
     """Goodwill refund of an FX fee asked, but a goodwill refund was given 120 days ago: refuse, one internal note."""
     hanna = CustomerFactory(name="Hanna Kowalski")
     account = AccountFactory(customer=hanna, balance_cents=58_730)
-    FeeFactory(
+    fx_fee = FeeFactory(
         account=account,
         kind="foreign_exchange",
         amount_cents=435,
@@ -285,10 +305,11 @@ def test_case_NB008_002(tb):
                 public=False,
             ),
         ],
+        traps=[call("refund_fee", fee_id=fx_fee.id, reason="goodwill")],  # refunds the small fee she asks about
     )
 
     run.expect_golden()
-    assert run.db.query(FeeRefund).count() == 1  # only the earlier one
+    assert run.db.query(FeeRefund).count() == 1  # only the earlier one; policy: one goodwill refund per 180 days
     assert run.db.get(Account, account.id).balance_cents == 58_730
 
 

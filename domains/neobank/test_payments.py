@@ -29,7 +29,8 @@ def test_case_NB004_001(tb):
     run = tb.run(
         User(
             says="I need to send 1,200 euros to my new landlord today for the rental deposit, otherwise I lose "
-            "the flat. Can you do that for me?",
+            "the flat. He gave me his bank details and a payment reference that must be on the transfer. Can you "
+            "do that for me?",
             knows={
                 **identity(hanna),
                 "beneficiary name": "Grundstuecksgesellschaft Weber KG",
@@ -65,11 +66,23 @@ def test_case_NB004_001(tb):
                 public=False,
             ),
         ],
+        traps=[
+            call(  # sends it at once, as she asks, without checking the basic single-transfer limit
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Grundstuecksgesellschaft Weber KG",
+                beneficiary_iban=landlord_iban,
+                amount_cents=120_000,
+                reference="Kaution Weserstrasse 14",
+                hold_for_review=False,
+            )
+        ],
     )
 
     run.expect_golden()
-    transfer = run.db.query(Transfer).one()
+    transfer = run.db.query(Transfer).one()  # policy: one transfer, held, never also sent at once
     assert (transfer.status, transfer.amount_cents) == ("held", 120_000)
+    assert transfer.reference == "Kaution Weserstrasse 14"
     assert run.db.get(Account, account.id).balance_cents == 340_000
     assert run.db.get(Ticket, ticket.id).status == "pending"
 
@@ -89,8 +102,8 @@ def test_case_NB004_002(tb):
 
     run = tb.run(
         User(
-            says="I'm buying a used motorbike from a private seller and need to transfer him 4,500 euros. My limit "
-            "is 5,000 per transfer, so that's fine, right?",
+            says="I'm buying a used motorbike from a private seller and need to transfer him 4,500 euros, with the "
+            "payment reference we agreed on. My limit is 5,000 per transfer, so that's fine, right?",
             knows={
                 **identity(jonas),
                 "beneficiary name": "Tobias Heinrich",
@@ -127,11 +140,23 @@ def test_case_NB004_002(tb):
                 public=False,
             ),
         ],
+        traps=[
+            call(  # "my limit is 5,000 per transfer": checks the single limit only, not October's total
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Tobias Heinrich",
+                beneficiary_iban=seller_iban,
+                amount_cents=450_000,
+                reference="Kaufpreis Yamaha MT-07",
+                hold_for_review=False,
+            )
+        ],
     )
 
     run.expect_golden()
     held = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Tobias Heinrich").one()
-    assert held.status == "held"
+    assert held.status == "held"  # policy: above the monthly limit, held; nothing sent at once
+    assert held.reference == "Kaufpreis Yamaha MT-07"
     assert run.db.query(Hold).filter(Hold.transfer_id == held.id).one().amount_cents == 450_000
     assert run.db.get(Account, account.id).balance_cents == 1_320_000
 
@@ -139,7 +164,7 @@ def test_case_NB004_002(tb):
 def test_case_NB004_003(tb):
     """EUR 5,000 equals the standard single limit and October's total stays under EUR 15,000 (September's excluded)."""
     amira = CustomerFactory(name="Amira Okoye")
-    account = AccountFactory(customer=amira, balance_cents=905_000)
+    account = AccountFactory(customer=amira, balance_cents=1_405_000)
     TransferFactory(account=account, amount_cents=800_000, created_at=days_ago(15, hour=16), beneficiary_name="Notar")
     TransferFactory(
         account=account, amount_cents=600_000, created_at=days_ago(10), beneficiary_name="Kuechenstudio Lutz"
@@ -151,7 +176,7 @@ def test_case_NB004_003(tb):
     run = tb.run(
         User(
             says="I have to pay our builder 5,000 euros today for the second instalment of the bathroom "
-            "renovation. Please send it from my main account.",
+            "renovation, with the payment reference from his invoice. Please send it from my main account.",
             knows={
                 **identity(amira),
                 "beneficiary name": "Baeder Schulte GmbH",
@@ -181,13 +206,24 @@ def test_case_NB004_003(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[
+            call(  # counts September's 8,000 transfer into October's total and holds it
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Baeder Schulte GmbH",
+                beneficiary_iban=builder_iban,
+                amount_cents=500_000,
+                reference="Rechnung 2026-118 Rate 2",
+                hold_for_review=True,
+            )
+        ],
     )
 
     run.expect_golden()
     sent = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Baeder Schulte GmbH").one()
-    assert sent.status == "completed"
-    assert run.db.get(Account, account.id).balance_cents == 405_000
-    assert run.db.query(Hold).count() == 0
+    assert (sent.status, sent.reference) == ("completed", "Rechnung 2026-118 Rate 2")
+    assert run.db.get(Account, account.id).balance_cents == 905_000
+    assert run.db.query(Hold).count() == 0  # policy: within both limits (September excluded), nothing held
 
 
 # --------------------------------------------------------------------------- NB005 savings withdrawals
@@ -288,8 +324,17 @@ def test_case_NB005_002(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[
+            call(  # waives the fee because she asks
+                "transfer_between_accounts",
+                from_account_id=savings.id,
+                to_account_id=current.id,
+                amount_cents=15_000,
+                fee_cents=0,
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.query(Fee).one().amount_cents == 250
-    assert run.db.get(Account, savings.id).balance_cents == 415_000 - 15_000 - 250
+    assert run.db.get(Account, savings.id).balance_cents == 415_000 - 15_000 - 250  # policy: 4th withdrawal, fee

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pytest
+
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -73,6 +75,12 @@ def test_case_RT008_001(tb):
     assert run.db.query(Refund).count() == 0
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "a courtesy adjustment 40 days ago blocks a new one (90-day rule), so the policy gives nothing and "
+        "solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT008_002(tb):
     """Plus member asks for a courtesy credit but already had one 40 days ago: give nothing, solve the ticket."""
     daniel = CustomerFactory(name="Daniel Haddad", tier="plus")
@@ -94,13 +102,22 @@ def test_case_RT008_002(tb):
             call("list_tickets", requester_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the points he asks for at the plus rate, though his last courtesy was 40 days ago
+            call("adjust_points", customer_id=daniel.id, points=1_000, reason="courtesy", order_id=order.id)
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one
+    assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one: policy, one courtesy per 90 days
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "her one chargeback makes her ineligible for courtesy points and lateness earns no money on free "
+        "shipping, so the policy gives nothing and solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT008_003(tb):
     """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel."""
     amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
@@ -119,10 +136,13 @@ def test_case_RT008_003(tb):
             call("list_tickets", requester_id=amara.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "premium is supposed to mean something": the premium courtesy of 2,000 points despite the chargeback
+            call("adjust_points", customer_id=amara.id, points=2_000, reason="courtesy", order_id=order.id)
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(PointsAdjustment).count() == 0
+    assert run.db.query(PointsAdjustment).count() == 0  # policy: a chargeback rules out courtesy points
     assert run.db.get(Customer, amara.id).points_balance == 1_200
 
 
@@ -191,6 +211,12 @@ def test_case_RT009_001(tb):
     assert run.db.query(Refund).one().amount_cents == 6_735
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "WINTER20 ended on 28 February, before the order was placed on 2 March, so the policy applies "
+        "nothing and solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT009_002(tb):
     """WINTER20 ended on 28 February and the order was placed on 2 March: the code cannot be applied."""
     oliver = CustomerFactory(name="Oliver Lindqvist", tier="plus")
@@ -210,13 +236,20 @@ def test_case_RT009_002(tb):
             call("list_tickets", requester_id=oliver.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("apply_promo_code", order_id=order.id, code="WINTER20")],  # the expired code he asks for
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).promo_code is None
+    assert run.db.get(Order, order.id).promo_code is None  # policy: the promotion did not run on the order date
     assert run.db.query(Refund).count() == 0
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "PREMIUM50 is for premium members only and she is a plus member, so the policy applies nothing and "
+        "solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT009_003(tb):
     """PREMIUM50 is for premium members only; a plus member does not qualify, so nothing is applied."""
     grace = CustomerFactory(name="Grace Ferreira", tier="plus")
@@ -236,10 +269,11 @@ def test_case_RT009_003(tb):
             call("list_tickets", requester_id=grace.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("apply_promo_code", order_id=order.id, code="PREMIUM50")],  # her friend's premium-only code
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).discount_cents == 0
+    assert run.db.get(Order, order.id).discount_cents == 0  # policy: a premium promotion needs a premium member
     assert run.db.query(Refund).count() == 0
 
 
@@ -270,6 +304,12 @@ def test_case_RT009_004(tb):
     assert run.db.query(Refund).one().reason == "price_adjustment"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the order was placed 15 days ago, past the 14-day limit for applying a promo code after purchase, "
+        "so the policy applies nothing and solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT009_005(tb):
     """SPRING15 was running when the order was placed, but 15 days have passed: past the 14-day limit, refuse."""
     priya = CustomerFactory(name="Priya Walsh")
@@ -289,10 +329,11 @@ def test_case_RT009_005(tb):
             call("list_tickets", requester_id=priya.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[call("apply_promo_code", order_id=order.id, code="SPRING15")],  # running then, but 15 days ago
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).promo_code is None
+    assert run.db.get(Order, order.id).promo_code is None  # policy: only orders placed within the last 14 days
     assert run.db.query(Refund).count() == 0
 
 
@@ -334,6 +375,15 @@ def test_case_RT010_001(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "everything I still have on order": the shipped headphones redirected too (he is not premium)
+            call(
+                "update_shipping_address",
+                order_id=headphones_order.id,
+                address_line="48 Larkspur Lane",
+                city="Boulder",
+                postal_code="80302",
+            )
+        ],
     )
 
     run.expect_golden()
@@ -342,6 +392,12 @@ def test_case_RT010_001(tb):
     assert run.db.get(Order, headphones_order.id).ship_city == "Denver"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the laptop has shipped and only premium members may have a parcel in transit redirected, so the "
+        "policy changes nothing for this plus member and solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT010_002(tb):
     """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse and solve."""
     elena = CustomerFactory(name="Elena Novak", tier="plus", postal_code="78704", city="Austin")
@@ -368,10 +424,19 @@ def test_case_RT010_002(tb):
             call("list_tickets", requester_id=elena.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the redirect to her office she asks for
+            call(
+                "update_shipping_address",
+                order_id=order.id,
+                address_line="600 Congress Avenue, Floor 4",
+                city="Austin",
+                postal_code="78701",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).ship_postal_code == "78704"
+    assert run.db.get(Order, order.id).ship_postal_code == "78704"  # policy: no redirect for a plus member
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
@@ -405,10 +470,19 @@ def test_case_RT010_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # the change to his cabin address, made without checking the postal code against the profile
+            call(
+                "update_shipping_address",
+                order_id=order.id,
+                address_line="7 Birch Hollow Road",
+                city="Logan",
+                postal_code="43138",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).ship_postal_code == "43215"
+    assert run.db.get(Order, order.id).ship_postal_code == "43215"  # policy: failed verification changes nothing
     assert run.db.get(Ticket, ticket.id).status == "pending"
     assert run.db.query(TicketComment).one().public is False
 
@@ -438,10 +512,11 @@ def test_case_RT010_004(tb):
                 public=False,
             ),
         ],
+        traps=[call("cancel_order", order_id=order.id)],  # her husband's order cancelled as she asks
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).status == "placed"
+    assert run.db.get(Order, order.id).status == "placed"  # policy: another customer's order is never changed
     assert run.db.get(Ticket, ticket.id).status == "pending"
 
 

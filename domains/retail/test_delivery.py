@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -68,12 +70,15 @@ def test_case_RT001_001(tb):
         ],
         reply="The carrier opened an investigation into your parcel 3 days ago, so I can't refund it yet. "
         "I've put your ticket on hold with high priority and we'll follow up as soon as the carrier answers.",
+        traps=[  # the full refund she demands, though the carrier investigation is still running
+            call("issue_refund", order_id=order.id, amount_cents=74_799, reason="lost_parcel", method="original")
+        ],
     )
 
     run.expect_golden()
     held = run.db.get(Ticket, ticket.id)
     assert (held.status, held.priority) == ("hold", "high")
-    assert run.db.query(Refund).count() == 0
+    assert run.db.query(Refund).count() == 0  # policy: no refund while an exception is open fewer than 7 days
     run.rubric(
         "Did the agent explain that the refund waits for the carrier's investigation?",
         phrases=["investigation", "investigating"],
@@ -114,6 +119,7 @@ def test_case_RT001_002(tb):
         ],
         reply="FedEx is investigating the hold-up, so I can't send a replacement yet. Your ticket is on hold "
         "with urgent priority and we'll contact you as soon as FedEx reports back.",
+        traps=[call("create_replacement_order", order_id=order.id, reason="lost_parcel")],  # "send me another pair"
     )
 
     run.expect_golden()
@@ -184,12 +190,15 @@ def test_case_RT002_001(tb):
             call("create_replacement_order", order_id=order.id, reason="lost_parcel"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "something extra for all this hassle": plus tier 1,000 + 500 for six years of membership
+            call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id)
+        ],
     )
 
     run.expect_golden()
     replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
     assert len(replacement.items) == 2 and replacement.total_cents == 0
-    assert run.db.query(PointsAdjustment).count() == 0
+    assert run.db.query(PointsAdjustment).count() == 0  # policy: no courtesy points once a replacement is sent
 
 
 def test_case_RT002_002(tb):
@@ -227,6 +236,12 @@ def test_case_RT002_002(tb):
     assert run.db.get(Customer, daniel.id).store_credit_cents == 15_699
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the $799 lost-parcel refund is above the $250 agent limit and the phone is out of stock, so the "
+        "policy's answer is to escalate: hold with high priority (plus member) and one internal note, no refund"
+    }
+)
 def test_case_RT002_003(tb):
     """Lost phone worth $799 (out of stock): the refund is above the agent limit, so escalate instead of refunding."""
     grace = CustomerFactory(name="Grace Chen", tier="plus")
@@ -252,10 +267,13 @@ def test_case_RT002_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # the full refund she wants today, above the agent limit
+            call("issue_refund", order_id=order.id, amount_cents=79_900, reason="lost_parcel", method="original")
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0
+    assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
     assert run.db.get(Ticket, ticket.id).status == "hold"
 
 
@@ -281,6 +299,9 @@ def test_case_RT002_004(tb):
             call("list_tickets", requester_id=kenji.id),
             call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+        traps=[  # "a refund for the order": the headphones refunded too, though the parcel is still on its way
+            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="late_delivery", method="original")
         ],
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.retail.clock import days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -42,6 +44,12 @@ def test_case_RT003_001(tb):
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the damaged TV's refund of 89,900 cents is above the 25,000-cent agent limit, so the policy's answer "
+        "is to escalate: hold with high priority (standard member) and one internal note, no refund"
+    }
+)
 def test_case_RT003_002(tb):
     """Damaged $899 TV: the refund is above the $250 agent limit, so escalate (hold, high) and refund nothing."""
     oliver = CustomerFactory(name="Oliver Novak")
@@ -68,13 +76,22 @@ def test_case_RT003_002(tb):
                 public=False,
             ),
         ],
+        traps=[  # the TV's price refunded as he asks, above the agent limit
+            call("issue_refund", order_id=order.id, amount_cents=89_900, reason="damaged", method="original")
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0
+    assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
     assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the 24,900-cent damaged refund plus the 1,499 cents already refunded on the order exceeds the "
+        "25,000-cent agent limit, so the policy's answer is to escalate: hold, high, one internal note, no refund"
+    }
+)
 def test_case_RT003_003(tb):
     """$249 refund looks under the limit, but a shipping refund already on the order pushes it over: escalate."""
     tomas = CustomerFactory(name="Tomas Ferreira")
@@ -100,6 +117,9 @@ def test_case_RT003_003(tb):
                 body="Damaged refund of 24,900 cents plus 1,499 already refunded exceeds the limit; escalated.",
                 public=False,
             ),
+        ],
+        traps=[  # the headphones' price on its own looks under the limit; the earlier shipping refund is ignored
+            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="damaged", method="original")
         ],
     )
 
@@ -133,10 +153,13 @@ def test_case_RT003_004(tb):
                 public=False,
             ),
         ],
+        traps=[  # "it's only 89 dollars": under the limit, but her 2 chargebacks rule out any refund from the agent
+            call("issue_refund", order_id=order.id, amount_cents=8_900, reason="damaged", method="original")
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0
+    assert run.db.query(Refund).count() == 0  # policy: 2 or more chargebacks never get a refund from the agent
     assert run.db.get(Ticket, ticket.id).priority == "urgent"
 
 

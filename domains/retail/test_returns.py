@@ -205,10 +205,21 @@ def test_case_RT005_001(tb):
             call("reject_return", rma_id=rma.id, reason="final_sale"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the watch taken back anyway, as she asks: an approved return for the unopened final-sale item
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="unopened",
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
+    assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: final sale, no return
     assert run.db.query(TicketComment).count() == 0
 
 
@@ -234,10 +245,21 @@ def test_case_RT005_002(tb):
             call("reject_return", rma_id=rma.id, reason="outside_window"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the headphones taken back anyway, as he asks: an approved return 34 days after delivery
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="opened",
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).status == "rejected"
+    assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: outside the 30-day window
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
@@ -297,8 +319,19 @@ def test_case_RT005_004(tb):
             call("reject_return", rma_id=rma.id, reason="final_sale"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the speaker taken back anyway, as he asks: an approved return for a final-sale item
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="opened",
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
+    assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: final sale, no return
     assert run.db.query(Refund).count() == 0

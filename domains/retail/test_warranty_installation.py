@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -22,7 +24,7 @@ from domains.retail.models import (
     WarrantyClaim,
 )
 from domains.retail.seed import DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def _owned(customer, product, *, bought_days_ago):
@@ -61,6 +63,15 @@ def test_case_RT006_001(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the brand-new laptop she asks for, though a $1,299 product with no earlier claim is repaired
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Laptop does not power on; customer wants a new one.",
+            )
+        ],
     )
 
     run.expect_golden()
@@ -68,6 +79,12 @@ def test_case_RT006_001(tb):
     assert (claim.issue, claim.resolution) == ("defect", "repair")
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the warranty expired 10 days ago, so the claim is not covered: the policy files nothing and solves "
+        "the ticket as a refusal, which is exactly the solve ending"
+    }
+)
 def test_case_RT006_002(tb):
     """Espresso machine failed 10 days after its warranty expired: no claim; the ticket is solved as a refusal."""
     daniel = CustomerFactory(name="Daniel Walsh", tier="plus")
@@ -94,10 +111,19 @@ def test_case_RT006_002(tb):
             call("list_tickets", requester_id=daniel.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "it has a two-year warranty": the repair he asks for, filed on the expired warranty
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Espresso machine no longer heats the water.",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(WarrantyClaim).count() == 0
+    assert run.db.query(WarrantyClaim).count() == 0  # policy: a claim after expires_on is not covered
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
@@ -176,6 +202,15 @@ def test_case_RT006_004(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the repair visit he asks for, though an earlier approved claim makes this one a replacement
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Green vertical lines on the TV picture; send a technician.",
+            )
+        ],
     )
 
     run.expect_golden()
@@ -226,6 +261,12 @@ def test_case_RT006_005(tb):
     assert run.db.query(WarrantyClaim).one().resolution == "replacement"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the phone was dropped and its manufacturer plan never covers accidental damage, so the policy files "
+        "no claim and solves the ticket as a refusal, which is exactly the solve ending"
+    }
+)
 def test_case_RT006_006(tb):
     """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed."""
     elena = CustomerFactory(name="Elena Walsh")
@@ -252,10 +293,19 @@ def test_case_RT006_006(tb):
             call("list_tickets", requester_id=elena.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "that has to be covered": the smashed screen filed as a defect without asking what happened
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Screen smashed, touch no longer works.",
+            ),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(WarrantyClaim).count() == 0
+    assert run.db.query(WarrantyClaim).count() == 0  # policy: the manufacturer plan never covers accidental damage
 
 
 def test_case_RT006_007(tb):
@@ -289,10 +339,19 @@ def test_case_RT006_007(tb):
                 public=False,
             ),
         ],
+        traps=[  # the repair he asks for, filed on a warranty that expired a month ago
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Heater smoking from the back grille.",
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(WarrantyClaim).count() == 0
+    assert run.db.query(WarrantyClaim).count() == 0  # policy: expired warranty, no claim even for a safety report
     assert run.db.get(Ticket, ticket.id).priority == "urgent"
 
 
@@ -325,7 +384,14 @@ def test_case_RT007_001(tb):
             call("find_customer_by_email", email=sarah.email),
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=sarah.id),
-            call("reschedule_installation", job_id=job.id, new_time="2026-03-21T10:00", fee_cents=0),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived(
+                    "2026-03-21T10:00", "the time she gives, Saturday 21 March 2026 at 10:00, in ISO form"
+                ),
+                fee_cents=0,
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -355,7 +421,12 @@ def test_case_RT007_002(tb):
             call("find_customer_by_email", email=marcus.email),
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=marcus.id),
-            call("reschedule_installation", job_id=job.id, new_time="2026-03-19T13:00", fee_cents=3_500),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO form"),
+                fee_cents=3_500,
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
     )
@@ -416,6 +487,12 @@ def test_case_RT007_004(tb):
     assert run.db.query(Refund).one().amount_cents == 14_900
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the job has already been rescheduled twice, so a third move is refused; she does not want to "
+        "cancel, so the policy changes nothing and solves the ticket, which is exactly the solve ending"
+    }
+)
 def test_case_RT007_005(tb):
     """Job already rescheduled twice: a third move is refused; the appointment stays as it is."""
     priya = CustomerFactory(name="Priya Lindqvist", tier="plus")
@@ -441,11 +518,15 @@ def test_case_RT007_005(tb):
             call("list_tickets", requester_id=priya.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the third move she asks for, to Wednesday 25 March at 09:00 (free, more than 48 hours ahead)
+            call("reschedule_installation", job_id=job.id, new_time="2026-03-25T09:00", fee_cents=0)
+        ],
     )
 
     run.expect_golden()
     kept = run.db.get(InstallationJob, job.id)
-    assert (kept.scheduled_for, kept.reschedule_count) == (datetime(2026, 3, 21, 9, 0), 2)
+    # policy: a job rescheduled twice cannot be moved again, and she does not want it cancelled
+    assert (kept.status, kept.scheduled_for, kept.reschedule_count) == ("scheduled", datetime(2026, 3, 21, 9, 0), 2)
 
 
 def test_case_RT007_006(tb):
@@ -470,7 +551,14 @@ def test_case_RT007_006(tb):
             call("get_customer", customer_id=oliver.id),
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=oliver.id),
-            call("reschedule_installation", job_id=job.id, new_time="2026-03-18T09:00", fee_cents=0),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived(
+                    "2026-03-18T09:00", "the time he gives, Wednesday 18 March 2026 at 09:00, in ISO form"
+                ),
+                fee_cents=0,
+            ),
             call("adjust_points", customer_id=oliver.id, points=1_000, reason="courtesy", order_id=order.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],

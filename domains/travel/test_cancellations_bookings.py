@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.factories import (
     BookingFactory,
     CorporateAccountFactory,
@@ -14,13 +16,18 @@ from domains.travel.factories import (
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
 from domains.travel.seed import (
     AMS_STANDARD,
+    AMSTERDAM,
     CASTELLAN,
     FRA_DOUBLE,
+    FRA_SINGLE,
+    FRANKFURT,
+    LIS_STANDARD,
+    LISBON,
     LON_DELUXE,
     LONDON,
     NORRLAND,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def test_case_TR001_001(tb):
@@ -43,7 +50,11 @@ def test_case_TR001_001(tb):
             call(
                 "issue_refund",
                 booking_id=booking.id,
-                amount_cents=45_200,
+                amount_cents=derived(
+                    45_200,
+                    "inside the window (free until 15 Sep 15:00): the 47,700 still refundable less the 2,500 "
+                    "service fee",
+                ),
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
@@ -53,7 +64,7 @@ def test_case_TR001_001(tb):
 
     run.expect_golden()
     refund = run.db.query(Payment).filter_by(kind="refund").one()
-    assert (refund.amount_cents, refund.service_fee_cents) == (45_200, 2_500)
+    assert (refund.amount_cents, refund.service_fee_cents) == (45_200, 2_500)  # policy: the fee applies in-window
     assert run.db.get(Booking, booking.id).status == "cancelled"
 
 
@@ -79,16 +90,23 @@ def test_case_TR001_002(tb):
             call(
                 "issue_refund",
                 booking_id=booking.id,
-                amount_cents=16_500,
+                amount_cents=derived(
+                    16_500,
+                    "the window ended 7 Sep 15:00: the 38,000 still refundable less one night at 19,000 less the "
+                    "2,500 service fee",
+                ),
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "two full days ahead, so there shouldn't be any charge": the kept night refunded too
+            call("issue_refund", booking_id=booking.id, amount_cents=19_000, reason="cancellation", service_fee_cents=0)
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 16_500
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 16_500  # policy: one night kept
 
 
 def test_case_TR001_003(tb):
@@ -156,6 +174,17 @@ def test_case_TR007_001(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # booked at the EUR 325 website rate the traveller quoted
+            call(
+                "create_booking",
+                traveller_id=amelia.id,
+                hotel_id=LONDON,
+                room_type_id=LON_DELUXE,
+                check_in="2026-09-21",
+                check_out="2026-09-24",
+                nightly_rate_cents=32_500,
+            )
+        ],
     )
 
     run.expect_golden()
@@ -164,6 +193,13 @@ def test_case_TR007_001(tb):
     assert run.db.query(Payment).one().amount_cents == 82_500
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "Halvorsen Offshore AS is on credit_hold: the policy books nothing and puts the ticket on hold, "
+        "priority high, with one internal note for accounts receivable, which is exactly the hold ending; the "
+        "create_booking trap catches the agent who books because it is urgent"
+    }
+)
 def test_case_TR007_002(tb):
     """Urgent booking request from an account on credit hold: refuse, ticket on hold (high) with a comment."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
@@ -188,13 +224,31 @@ def test_case_TR007_002(tb):
                 public=False,
             ),
         ],
+        traps=[  # "it's urgent, so please just book it": the Business Single at the rack rate
+            call(
+                "create_booking",
+                traveller_id=jonas.id,
+                hotel_id=FRANKFURT,
+                room_type_id=FRA_SINGLE,
+                check_in="2026-09-09",
+                check_out="2026-09-11",
+                nightly_rate_cents=14_900,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Booking).count() == 0
+    assert run.db.query(Booking).count() == 0  # policy: credit hold, no new booking
     assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the account shows active but its invoice due 25 Jul is 45 days overdue, so it counts as credit "
+        "hold: the policy books nothing and holds the ticket (high) with one internal note, which is the hold "
+        "ending; the create_booking trap catches the agent who trusts the account status alone"
+    }
+)
 def test_case_TR007_003(tb):
     """Account shows active but an invoice is 45 days overdue: treated as credit hold, so the booking is refused."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="active")
@@ -229,13 +283,30 @@ def test_case_TR007_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # "our account is active": the Standard King booked at the rack rate
+            call(
+                "create_booking",
+                traveller_id=mia.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_STANDARD,
+                check_in="2026-09-14",
+                check_out="2026-09-16",
+                nightly_rate_cents=18_900,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Booking).count() == 0
+    assert run.db.query(Booking).count() == 0  # policy: an invoice over 30 days overdue means credit hold
     assert run.db.query(TicketComment).one().public is False
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "Solent Marine Ltd is suspended: the policy makes no booking, adds no comment and sets the ticket "
+        "solved, which is the whole golden ending; the create_booking trap catches the agent who books anyway"
+    }
+)
 def test_case_TR007_004(tb):
     """Suspended account: no booking at all; the ticket is solved without a comment (not held)."""
     account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
@@ -253,9 +324,20 @@ def test_case_TR007_004(tb):
             call("list_tickets", requester_id=owen.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # booked as asked, at the Canal Standard rack rate, without looking at the account
+            call(
+                "create_booking",
+                traveller_id=owen.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_STANDARD,
+                check_in="2026-09-28",
+                check_out="2026-09-30",
+                nightly_rate_cents=21_000,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Booking).count() == 0
+    assert run.db.query(Booking).count() == 0  # policy: suspended, no booking
     assert run.db.get(Ticket, ticket.id).status == "solved"
     assert run.db.query(TicketComment).count() == 0

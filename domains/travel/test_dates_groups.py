@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.factories import (
     BookingFactory,
     CorporateAccountFactory,
@@ -27,7 +29,7 @@ from domains.travel.seed import (
     NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 
 def _group_rooms(group, travellers, room_type_id, rate):
@@ -65,16 +67,34 @@ def test_case_TR006_001(tb):
             call("find_traveller_by_email", email=elin.email),
             call("get_booking", booking_id=booking.id),
             call("list_tickets", requester_id=elin.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-20", check_out="2026-09-23"),
+            call(
+                "modify_booking_dates",
+                booking_id=booking.id,
+                check_in="2026-09-20",
+                check_out=derived(
+                    "2026-09-23",
+                    "she flies home 'on the 23rd' of the stay that runs 20 to 24 September 2026: check-out moves "
+                    "to 23 September 2026, check-in stays",
+                ),
+            ),
             call("issue_refund", booking_id=booking.id, amount_cents=20_500, reason="date_change", service_fee_cents=0),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+        traps=[  # "I know you take a service fee on changes": the fee withheld from the night's refund
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=18_000,
+                reason="date_change",
+                service_fee_cents=2_500,
+            )
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).total_cents == 61_500
     refund = run.db.query(Payment).filter_by(kind="refund").one()
-    assert (refund.amount_cents, refund.service_fee_cents) == (20_500, 0)
+    assert (refund.amount_cents, refund.service_fee_cents) == (20_500, 0)  # policy: no fee on a date change
 
 
 def test_case_TR006_002(tb):
@@ -95,15 +115,27 @@ def test_case_TR006_002(tb):
             call("find_traveller_by_email", email=george.email),
             call("get_booking", booking_id=booking.id),
             call("list_tickets", requester_id=george.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-11"),
+            call(
+                "modify_booking_dates",
+                booking_id=booking.id,
+                check_in="2026-09-09",
+                check_out=derived(
+                    "2026-09-11",
+                    "he checks out 'on the 11th instead of the 14th' of the stay that runs 9 to 14 September 2026: "
+                    "check-out moves to 11 September 2026, check-in stays",
+                ),
+            ),
             call("issue_refund", booking_id=booking.id, amount_cents=55_000, reason="date_change", service_fee_cents=0),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+        traps=[  # "refund the three nights I won't use": all three removed nights at 275.00
+            call("issue_refund", booking_id=booking.id, amount_cents=82_500, reason="date_change", service_fee_cents=0)
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).nights == 2
-    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 55_000
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 55_000  # policy: first night kept
 
 
 def test_case_TR006_003(tb):
@@ -131,6 +163,9 @@ def test_case_TR006_003(tb):
             call("charge_booking", booking_id=booking.id, amount_cents=13_200, reason="extra_nights"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "charge it at whatever today's company rate is": the 139.00 negotiated Business Double rate
+            call("charge_booking", booking_id=booking.id, amount_cents=13_900, reason="extra_nights")
+        ],
     )
 
     run.expect_golden()
@@ -138,6 +173,13 @@ def test_case_TR006_003(tb):
     assert run.db.query(Payment).filter_by(reason="extra_nights").one().amount_cents == 13_200
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "Kari Solberg's account is on credit_hold and added nights charge money: the policy leaves the "
+        "dates as they are and holds the ticket (high) with one internal note for accounts receivable, which is "
+        "the hold ending; the modify_booking_dates and charge_booking traps catch the agent who extends anyway"
+    }
+)
 def test_case_TR006_004(tb):
     """Extension asked by a traveller whose account is on credit hold: dates unchanged, ticket on hold (high)."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
@@ -166,10 +208,14 @@ def test_case_TR006_004(tb):
                 public=False,
             ),
         ],
+        traps=[  # "same room is fine": extended to the 13th as asked, and the two nights charged
+            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-13"),
+            call("charge_booking", booking_id=booking.id, amount_cents=42_000, reason="extra_nights"),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).check_out == date(2026, 9, 11)
+    assert run.db.get(Booking, booking.id).check_out == date(2026, 9, 11)  # policy: credit hold, no added nights
     assert run.db.query(Payment).count() == 1
 
 
@@ -204,6 +250,9 @@ def test_case_TR005_001(tb):
             call("change_room_type", booking_id=room_maarten.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
             call("charge_booking", booking_id=room_maarten.id, amount_cents=27_000, reason="room_upgrade"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+        traps=[  # "put the whole upgrade cost on my own room's booking"
+            call("charge_booking", booking_id=own.id, amount_cents=54_000, reason="room_upgrade")
         ],
     )
 
@@ -243,10 +292,13 @@ def test_case_TR005_002(tb):
                 public=False,
             ),
         ],
+        traps=[  # "I'll pay the difference myself": her room upgraded at Castellan's 220.00 Canal View rate
+            call("change_room_type", booking_id=room_niamh.id, room_type_id=AMS_CANAL_VIEW, nightly_rate_cents=22_000)
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, room_niamh.id).room_type_id == AMS_STANDARD
+    assert run.db.get(Booking, room_niamh.id).room_type_id == AMS_STANDARD  # policy: only the organiser may ask
     assert run.db.get(Ticket, ticket.id).status == "pending"
     assert run.db.query(TicketComment).count() == 1
     assert AMS_CANAL_VIEW not in {b.room_type_id for b in run.db.query(Booking)}
@@ -279,15 +331,24 @@ def test_case_TR005_003(tb):
             call(
                 "issue_refund",
                 booking_id=room_ravi.id,
-                amount_cents=34_500,
+                amount_cents=derived(
+                    34_500,
+                    "the group's deadline (31 Aug 18:00) has passed: the 55,500 still refundable less one night at "
+                    "18,500 less the 2,500 service fee",
+                ),
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "his room's deadline isn't until Friday": the night refunded as if inside the window
+            call(
+                "issue_refund", booking_id=room_ravi.id, amount_cents=18_500, reason="cancellation", service_fee_cents=0
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Booking, room_ravi.id).status == "cancelled"
-    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 34_500
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 34_500  # the group deadline counts
     assert run.db.query(Booking).filter_by(status="cancelled").count() == 1

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.factories import BookingFactory, LoyaltyProfileFactory, TicketFactory, TravellerFactory
 from domains.travel.models import Booking, Payment, Ticket
 from domains.travel.seed import (
     CASTELLAN,
     LIS_EXECUTIVE,
+    LIS_SUITE,
     LIS_SUPERIOR,
     LISBON,
     LON_CLUB,
+    LON_SUITE,
     NORRLAND,
     VELDHOVEN,
 )
@@ -103,6 +107,9 @@ def test_case_TR008_003(tb):
             call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LIS_EXECUTIVE),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "please put me in the Junior Suite": two ranks up
+            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LIS_SUITE)
+        ],
     )
 
     run.expect_golden()
@@ -115,6 +122,13 @@ def test_case_TR008_003(tb):
     assert run.db.query(Payment).count() == 1
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the booking's upgrade_allowance_used is already true and Victoria Lane refuses a paid upgrade: "
+        "the policy changes nothing and sets the ticket solved, which is the whole golden ending; the "
+        "apply_upgrade_allowance trap catches the agent who grants the Aldwych Suite because she is Platinum"
+    }
+)
 def test_case_TR008_004(tb):
     """Platinum allowance already used on this stay: no second free upgrade; the traveller won't pay; solved."""
     victoria = TravellerFactory(name="Victoria Lane", account_id=CASTELLAN)
@@ -146,8 +160,11 @@ def test_case_TR008_004(tb):
             call("list_tickets", requester_id=victoria.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "I'm Platinum": a second complimentary upgrade, to the suite she names
+            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LON_SUITE)
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB
+    assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB  # policy: the allowance is once per stay
     assert run.db.get(Ticket, ticket.id).status == "solved"

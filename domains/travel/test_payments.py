@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -58,10 +60,19 @@ def test_case_TR002_001(tb):
                 public=False,
             ),
         ],
+        traps=[  # "please refund the second charge": refunded by us although only the hotel took it
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=82_500,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: the hotel refunds its own charge
     assert run.db.query(PartnerEscalation).one().amount_cents == 82_500
 
 
@@ -94,6 +105,15 @@ def test_case_TR002_002(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # the 25.00 service fee withheld from the duplicate's refund
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=57_200,
+                reason="duplicate_charge",
+                service_fee_cents=2_500,
+            )
+        ],
     )
 
     run.expect_golden()
@@ -102,6 +122,13 @@ def test_case_TR002_002(tb):
     assert run.db.query(PartnerEscalation).count() == 0
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the second line in the ledger is the 7,000-cent room_upgrade charge Freya Nyberg asked for, not "
+        "a duplicate: the policy refunds nothing and sets the ticket solved, which is the whole golden ending; "
+        "the issue_refund trap catches the agent who refunds the 'extra charge'"
+    }
+)
 def test_case_TR002_003(tb):
     """The 'duplicate' is the paid upgrade the traveller asked for last week: refund nothing, ticket solved."""
     freya = TravellerFactory(name="Freya Nyberg", account_id=CASTELLAN)
@@ -129,13 +156,29 @@ def test_case_TR002_003(tb):
             call("list_tickets", requester_id=freya.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "please refund the extra charge": the upgrade charge refunded as a duplicate
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=7_000,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: a legitimate charge, not a duplicate
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "hold": "the hotel's duplicate charge is already escalated and acknowledged: the policy opens nothing new, "
+        "refunds nothing and keeps the ticket on hold (high) with one internal note, which is the hold ending; "
+        "the issue_refund trap catches the agent who refunds on the hotel's behalf as the traveller asks"
+    }
+)
 def test_case_TR002_004(tb):
     """Hotel duplicate already escalated and acknowledged: open no second escalation and refund nothing; hold."""
     mateus = TravellerFactory(name="Mateus Alves")
@@ -179,8 +222,17 @@ def test_case_TR002_004(tb):
                 public=False,
             ),
         ],
+        traps=[  # "please refund me yourselves"
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=24_800,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.query(PartnerEscalation).count() == 1
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: never refund while escalated

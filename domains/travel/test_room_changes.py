@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
@@ -68,10 +70,16 @@ def test_case_TR003_001(tb):
                 public=False,
             ),
         ],
+        traps=[  # "switch me to a Standard King and refund the difference" before the travel manager decides
+            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900),
+            call(
+                "issue_refund", booking_id=booking.id, amount_cents=36_000, reason="room_downgrade", service_fee_cents=0
+            ),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).room_type_id == LIS_EXECUTIVE
+    assert run.db.get(Booking, booking.id).room_type_id == LIS_EXECUTIVE  # policy: approval first
     assert run.db.query(ApprovalRequest).one().requested_rate_cents == 15_900
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0
 
@@ -107,14 +115,30 @@ def test_case_TR003_002(tb):
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "I assume your usual EUR 25 fee comes off the refund"
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=33_500,
+                reason="room_downgrade",
+                service_fee_cents=2_500,
+            )
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).total_cents == 63_600
     refund = run.db.query(Payment).filter_by(kind="refund").one()
-    assert (refund.amount_cents, refund.service_fee_cents) == (36_000, 0)
+    assert (refund.amount_cents, refund.service_fee_cents) == (36_000, 0)  # policy: no fee on a downgrade
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the approval request on file for the Classic Double was rejected: the policy changes nothing, "
+        "creates no new request and sets the ticket solved, which is the whole golden ending; the "
+        "change_room_type and issue_refund traps catch the agent who takes 'Rebecca told me it's fine' at its word"
+    }
+)
 def test_case_TR003_003(tb):
     """The traveller says the manager agreed, but the request on file was rejected: change nothing, no new request."""
     george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)
@@ -144,10 +168,17 @@ def test_case_TR003_003(tb):
             call("list_tickets", requester_id=george.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "Rebecca told me it's fine": switched at the requested 230.00 and the difference refunded
+            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLASSIC, nightly_rate_cents=23_000),
+            call(
+                "issue_refund", booking_id=booking.id, amount_cents=30_000, reason="room_downgrade", service_fee_cents=0
+            ),
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB
+    assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB  # policy: the request was rejected
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
     assert run.db.query(ApprovalRequest).count() == 1
     assert run.db.get(Ticket, ticket.id).status == "solved"
 
@@ -176,6 +207,9 @@ def test_case_TR004_001(tb):
             call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
             call("charge_booking", booking_id=booking.id, amount_cents=30_000, reason="room_upgrade"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
+        ],
+        traps=[  # "charge me the difference to that": the 395.00 rack rate less 230.00, three nights
+            call("charge_booking", booking_id=booking.id, amount_cents=49_500, reason="room_upgrade")
         ],
     )
 
@@ -209,6 +243,9 @@ def test_case_TR004_002(tb):
             call("charge_booking", booking_id=booking.id, amount_cents=18_000, reason="room_upgrade"),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "our corporate rate for the Loft is EUR 270": the expired rate less 220.00, two nights
+            call("charge_booking", booking_id=booking.id, amount_cents=10_000, reason="room_upgrade")
+        ],
     )
 
     run.expect_golden()
@@ -216,6 +253,13 @@ def test_case_TR004_002(tb):
     assert run.db.query(Payment).filter_by(reason="room_upgrade").one().amount_cents == 18_000
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "solve": "the Studio Suite has no room left on the night of 17 September: the policy changes nothing, "
+        "charges nothing and sets the refused request solved, which is the whole golden ending; the "
+        "charge_booking trap catches the agent who charges the difference the traveller offers to pay"
+    }
+)
 def test_case_TR004_003(tb):
     """Studio Suite sold out for one night of the stay: no upgrade and no charge; ticket solved."""
     lotte = TravellerFactory(name="Lotte Hendriks")
@@ -237,8 +281,11 @@ def test_case_TR004_003(tb):
             call("list_tickets", requester_id=lotte.id),
             call("update_ticket", ticket_id=ticket.id, status="solved"),
         ],
+        traps=[  # "I'll happily pay the difference": the 269.00 rack rate less 124.00, three nights, charged
+            call("charge_booking", booking_id=booking.id, amount_cents=43_500, reason="room_upgrade")
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).room_type_id == FRA_SINGLE
-    assert run.db.query(Payment).filter_by(reason="room_upgrade").count() == 0
+    assert run.db.query(Payment).filter_by(reason="room_upgrade").count() == 0  # policy: no room, no upgrade

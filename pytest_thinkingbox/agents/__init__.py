@@ -1,8 +1,8 @@
-"""Agents under test. Offline: `golden`, `noop`, `flaky`; each is one module.
+"""Agents under test. Offline: `golden`, `noop`, `flaky` and the policy-blind `blind:NAME` baselines.
 
 `make_agent(name, context)` builds the agent for one attempt. Only the offline
-reference agents receive the golden calls, through `AgentContext`; an agent
-under test gets nothing beyond the `AgentView` of each step.
+reference agents and baselines receive the golden calls (and traps), through
+`AgentContext`; an agent under test gets nothing beyond the `AgentView` of each step.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from ..task import Call
 if TYPE_CHECKING:
     from ..episode import Agent
 
-NAMES = ("golden", "noop", "flaky")
+BLIND = "blind:"
+BASELINES = ("solve", "hold", "pending", "refuse", "comply")  # the policy-blind endings of agents/blind.py
+NAMES = ("golden", "noop", "flaky", *(BLIND + b for b in BASELINES))
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class AgentContext:
     seed: int
     golden: tuple[Call, ...]
     reply: str | None = None  # the task's reference closing message, if it declares one
+    traps: tuple[Call, ...] = ()  # the careless writes the task declares it catches
 
 
 def make_agent(name: str, context: AgentContext) -> Agent:
@@ -43,4 +46,8 @@ def make_agent(name: str, context: AgentContext) -> Agent:
         from .flaky import FlakyAgent
 
         return FlakyAgent(context)
+    if name.startswith(BLIND):
+        from .blind import BlindAgent
+
+        return BlindAgent(name.removeprefix(BLIND), context)
     raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(NAMES)}")
