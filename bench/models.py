@@ -153,7 +153,7 @@ def run_pytest(*args: str, env: dict[str, str] | None = None) -> tuple[float, fl
 
 def golden_paths(results: Path) -> dict[str, int]:
     """Task -> number of tool calls of its passed golden attempt."""
-    from pytest_thinkingbox.report.campaign import read_records
+    from pytest_thinkingbox.campaign.runs import read_records
 
     return {
         r["task"]: sum(len(m.get("tool_calls") or []) for m in r["transcript"])
@@ -190,7 +190,7 @@ def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tup
     """One run at -n n; `extra` pytest arguments are for experiments (e.g. another -p plugin)."""
     import statistics
 
-    from pytest_thinkingbox.report.campaign import read_records
+    from pytest_thinkingbox.campaign.runs import read_records
 
     results, stamps = tmp / f"n{n}.jsonl", tmp / f"stamps{n}"
     stamps.mkdir()
@@ -261,7 +261,7 @@ def main() -> None:
     import argparse
     import tempfile
 
-    from pytest_thinkingbox.model_server import ScriptedModelServer, scripts_from_results
+    from pytest_thinkingbox.serve.model_server import ScriptedModelServer, scripts_from_results
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=0.5, help="seconds the server waits per reply (default 0.5)")

@@ -22,7 +22,7 @@ from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_thinkingbox.postgres import PostgresBackend, server_url  # noqa: E402
+from pytest_thinkingbox.core.backends.postgres import PostgresBackend, server_url  # noqa: E402
 
 
 def show(label: str, seconds: list[float]) -> None:

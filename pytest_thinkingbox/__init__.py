@@ -1,8 +1,17 @@
 """pytest-thinkingbox: test tool-using agents by the records they leave behind.
 
-Task authors use `User`, `call` and `derived`; domain authors use `Domain`, `ToolSet`,
-`ToolFailure`, `Factory` and `volatile`. Heavy modules load on first use, so
-importing this package (as the pytest plugin does) costs nothing.
+Task authors use `User`, `call` and `derived`. Domain authors use `Domain`,
+`volatile`, `ToolSet`, `ToolFailure` and its error codes, `Factory`,
+`current_session` and the row helpers `get_or_fail`, `next_id`, `row_dict`.
+Agent authors use `AgentView` and `AgentStep`; trainers use `reward`.
+Heavy modules load on first use, so importing this package (as the pytest
+plugin does) costs nothing.
+
+The package is layered (see docs/architecture.md): `core` (tasks, domains,
+tools, state, episodes; no pytest), `roles` (agents, users, judges, model
+endpoints), `attempt` (one attempt of one task), `campaign` (results files and
+their figures), `serve` (reward, environment and model servers), `plugin`
+(pytest hooks and fixtures) and `cli`.
 """
 
 from __future__ import annotations
@@ -10,19 +19,50 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .task import Call, User, call, derived
+from .core.bundle import __version__
+from .core.task import Call, User, call, derived
 
-__version__ = "0.1.0"
-
-__all__ = ["Call", "Domain", "Factory", "ToolFailure", "ToolSet", "User", "call", "derived", "reward", "volatile"]
+__all__ = [
+    "CONFLICT",
+    "INVALID_ARGUMENT",
+    "NOT_FOUND",
+    "PRECONDITION_FAILED",
+    "AgentStep",
+    "AgentView",
+    "Call",
+    "Domain",
+    "Factory",
+    "ToolFailure",
+    "ToolSet",
+    "User",
+    "__version__",
+    "call",
+    "current_session",
+    "derived",
+    "get_or_fail",
+    "next_id",
+    "reward",
+    "row_dict",
+    "volatile",
+]
 
 _LAZY = {
-    "Domain": "domain",
-    "volatile": "domain",
-    "ToolSet": "tools",
-    "ToolFailure": "tools",
-    "Factory": "factories",
-    "reward": "reward",
+    "Domain": "core.domain",
+    "volatile": "core.domain",
+    "get_or_fail": "core.domain",
+    "next_id": "core.domain",
+    "row_dict": "core.domain",
+    "ToolSet": "core.tools",
+    "ToolFailure": "core.tools",
+    "NOT_FOUND": "core.tools",
+    "INVALID_ARGUMENT": "core.tools",
+    "PRECONDITION_FAILED": "core.tools",
+    "CONFLICT": "core.tools",
+    "Factory": "core.factories",
+    "current_session": "core.backends.base",
+    "AgentStep": "core.episode",
+    "AgentView": "core.episode",
+    "reward": "serve.reward",
 }
 
 

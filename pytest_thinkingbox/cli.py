@@ -17,9 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .errors import ThinkingboxError
-from .pool import EDGES, KEEP, NAMES, Probe, select_pool
-from .report.campaign import ReportError, read_records
+from .campaign.pools import EDGES, KEEP, NAMES, Probe, select_pool
+from .campaign.runs import ReportError, read_records
+from .core.errors import ThinkingboxError
 
 
 class CliError(Exception):
@@ -238,7 +238,7 @@ def _serve_model_parser(commands: Any) -> None:
 
 
 def serve_model_command(args: argparse.Namespace) -> int:
-    from .model_server import ScriptedModelServer, scripts_from_results
+    from .serve.model_server import ScriptedModelServer, scripts_from_results
 
     scripts: dict[str, Any] = {}
     for path in args.script:
@@ -273,10 +273,10 @@ def _compare_parser(commands: Any) -> None:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from .gate import parse_gate
-    from .report.campaign import build_report, load
-    from .report.campaign_terminal import report_lines
-    from .report.costs import load_prices
+    from .campaign.costs import load_prices
+    from .campaign.gates import parse_gate
+    from .campaign.runs import build_report, load
+    from .campaign.views.campaign_terminal import report_lines
 
     gates = []
     for text in args.gate:
@@ -305,7 +305,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.json:
         _write(args.json, json.dumps(document, indent=1, default=str) + "\n", "report document")
     if args.html:
-        from .report.html import render_html
+        from .campaign.views.html import render_html
 
         _write(args.html, render_html(document), "HTML report")
     return 1 if failed else 0
@@ -321,8 +321,8 @@ def _write(path: Path, text: str, what: str) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from .report.campaign import load
-    from .report.compare import compare, compare_lines
+    from .campaign.compare import compare, compare_lines
+    from .campaign.runs import load
 
     runs = []
     for path in (args.a, args.b):
@@ -337,7 +337,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def serve_env_command(args: argparse.Namespace) -> int:
-    from .env_server import EnvServer, serve
+    from .serve.env_server import EnvServer, serve
 
     tasks = None
     if args.tasks:

@@ -11,7 +11,7 @@ import openai  # noqa: F401
 import pytest
 import toydomain
 
-import pytest_thinkingbox.harness  # noqa: F401
+import pytest_thinkingbox.attempt  # noqa: F401
 
 # The openai client imports its transport lazily; a re-import would make twins of its exception classes.
 for _transport in ("httpcore2", "httpcore"):
@@ -69,7 +69,7 @@ def postgres_server() -> str:
     Without a usable server the test is skipped, except under CI (CI=true), where that fails it.
     """
     try:
-        from pytest_thinkingbox.postgres import check_server, server_url
+        from pytest_thinkingbox.core.backends.postgres import check_server, server_url
 
         check_server(server_url(POSTGRES_URL))
     except Exception as exc:

@@ -6,13 +6,13 @@ import pytest
 import toydomain
 from sqlalchemy import event
 
-from pytest_thinkingbox import backend
-from pytest_thinkingbox.harness import WorkerCache
-from pytest_thinkingbox.state import snapshot, state_hash
+from pytest_thinkingbox.attempt import WorkerCache
+from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+from pytest_thinkingbox.core.state import snapshot, state_hash
 
 
 def test_every_restore_starts_from_identical_state_and_writes_stay_private():
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     image = sqlite.build_image(toydomain.Base.metadata, toydomain.seed)
     first, second = sqlite.restore(image), sqlite.restore(image)
     try:
@@ -44,7 +44,7 @@ def test_image_is_built_once_per_worker_not_per_attempt():
 
 
 def test_dump_copies_committed_state_into_an_independent_database():
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     db = sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
     db.add(toydomain.Account(id="A-5", owner="y"))
     copy = sqlite.restore(sqlite.dump(db))
@@ -64,7 +64,7 @@ def test_a_worker_alternating_between_schemas_reads_each_correctly():
     Table("zones", first, Column("id", Integer, primary_key=True))
     Table("aisles", second, Column("n", Integer, primary_key=True))  # created first: takes the first root page
     items_2 = Table("items", second, Column("id", Integer, primary_key=True), Column("name", String))
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     one = sqlite.build_image(first, lambda db: db.execute(items_1.insert().values(id=1, name="lamp")))
     two = sqlite.build_image(second, lambda db: db.execute(items_2.insert().values(id=7, name="shelf")))
     for _ in range(3):
@@ -78,9 +78,9 @@ def test_a_worker_alternating_between_schemas_reads_each_correctly():
 def databases(request):
     """Each backend in turn (PostgreSQL only where a server answers)."""
     if request.param == "sqlite":
-        yield backend.SQLiteBackend()
+        yield SQLiteBackend()
         return
-    from pytest_thinkingbox.postgres import PostgresBackend
+    from pytest_thinkingbox.core.backends.postgres import PostgresBackend
 
     databases = PostgresBackend(request.getfixturevalue("postgres_server"))
     yield databases

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from test_report_cli import manifest, record, write
 
+from pytest_thinkingbox.campaign.compare import compare, compare_lines, mean_interval
+from pytest_thinkingbox.campaign.runs import ReportError, load
 from pytest_thinkingbox.cli import main
-from pytest_thinkingbox.report.campaign import ReportError, load
-from pytest_thinkingbox.report.compare import compare, compare_lines, mean_interval
 
 
 def run_file(path, run, outcomes, bundle="b1", k=2):

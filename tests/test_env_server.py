@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_thinkingbox.env_server import EnvServer, serve
+from pytest_thinkingbox.serve.env_server import EnvServer, serve
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 TASK = "test_case_RT001_003"  # an exception 8 days old counts as lost: refund 19,899 in full, ticket solved
@@ -90,7 +90,7 @@ def test_twenty_concurrent_episodes_see_only_their_own_writes(base_url):
 
 
 def test_a_backend_failure_is_a_system_error_with_its_stage_not_a_reward(base_url, monkeypatch):
-    from pytest_thinkingbox.backend import SQLiteBackend
+    from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
 
     def broken(self, image):
         raise RuntimeError("out of memory")

@@ -6,10 +6,11 @@ import asyncio
 
 import toydomain
 
-from pytest_thinkingbox import User, backend, call
-from pytest_thinkingbox.episode import AgentStep, Limits, run_episode
-from pytest_thinkingbox.tools import ToolSession
-from pytest_thinkingbox.users.scripted import ScriptedUser
+from pytest_thinkingbox import User, call
+from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+from pytest_thinkingbox.core.episode import AgentStep, Limits, run_episode
+from pytest_thinkingbox.core.tools import ToolSession
+from pytest_thinkingbox.roles.users.scripted import ScriptedUser
 
 
 class Looping:
@@ -25,7 +26,7 @@ class Looping:
 
 
 def _episode(agent, limits):
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     db = sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
 
     async def go():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_thinkingbox.gate import METRICS, OPS, Gate, parse_gate
-from pytest_thinkingbox.metrics import aggregate
+from pytest_thinkingbox.campaign.gates import METRICS, OPS, Gate, parse_gate
+from pytest_thinkingbox.campaign.metrics import aggregate
 
 
 def _records(task, domain, outcomes):

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_thinkingbox.metrics import aggregate
-from pytest_thinkingbox.report.html import render_html
+from pytest_thinkingbox.campaign.metrics import aggregate
+from pytest_thinkingbox.campaign.views.html import render_html
 
 CHROMIUM = "/usr/bin/chromium"
 HOSTILE = "</script><img src=x onerror=\"document.title='owned'\">"

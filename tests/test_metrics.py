@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_thinkingbox.metrics import aggregate, pass_at_k, pass_hat_k
+from pytest_thinkingbox.campaign.metrics import aggregate, pass_at_k, pass_hat_k
 
 
 def test_pass_at_k_and_pass_hat_k_by_hand():
@@ -67,7 +67,7 @@ def test_retention_is_undefined_when_nothing_passes():
 
 
 def test_summary_table_shows_pass_at_1_once_when_k_is_1():
-    from pytest_thinkingbox.report.terminal import table_lines
+    from pytest_thinkingbox.campaign.views.terminal import table_lines
 
     one = table_lines(aggregate(_records("a", "retail", ["passed"]), k=1))
     three = table_lines(aggregate(_records("a", "retail", ["passed", "failed", "passed"]), k=3))

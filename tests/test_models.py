@@ -1,6 +1,6 @@
 """Real model roles through the real `openai` client, against a local scripted OpenAI-compatible server.
 
-The server (pytest_thinkingbox.model_server) listens on the loopback interface
+The server (pytest_thinkingbox.serve.model_server) listens on the loopback interface
 and replays scripted replies; faults (429, 500, slow replies, malformed
 arguments) are injected one request at a time.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.model_server import Fault, Script, ScriptedModelServer
-from pytest_thinkingbox.report.campaign import read_records
-from pytest_thinkingbox.results import read_results
+from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.plugin.results import read_results
+from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 
 ROOT = Path(__file__).parent.parent
 OPENING = "Please refund the 40 dollars you owe me."
@@ -63,7 +63,7 @@ def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(tmp
     task = ["domains/retail", "-k", "RT001_003", "-p", "no:randomly", "-p", "no:cacheprovider"]
     done = subprocess.run([sys.executable, "-m", "pytest", *task, "--tb-results", str(golden)], cwd=ROOT)
     assert done.returncode == 0
-    from pytest_thinkingbox.model_server import scripts_from_results
+    from pytest_thinkingbox.serve.model_server import scripts_from_results
 
     scripts = scripts_from_results(golden)
     [script] = scripts.values()
@@ -154,7 +154,7 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     records = read_records([models.path / "r.jsonl"])
     assert [(r["attempt"], r["outcome"]) for r in records] == [(1, "error"), (2, "passed"), (1, "passed")]
     assert len({r["run"] for r in records}) == 1
-    from pytest_thinkingbox.report.campaign import build_report, load
+    from pytest_thinkingbox.campaign.runs import build_report, load
 
     [run] = build_report(load([models.path / "r.jsonl"]))["runs"]
     assert run["aggregate"]["overall"]["pass@1"] == 1.0 and run["complete"]

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.report.campaign import read_records
+from pytest_thinkingbox.campaign.runs import read_records
 
 
 def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):
@@ -141,7 +141,7 @@ def test_invalid_golden_calls_are_errors_naming_task_and_call(toy, golden, expec
 AGENT_WITH_MISTAKES = """
 import pytest
 from pytest_thinkingbox import call
-from pytest_thinkingbox.agents.golden import GoldenAgent
+from pytest_thinkingbox.roles.agents.golden import GoldenAgent
 
 class Clumsy(GoldenAgent):
     def __init__(self, golden):
@@ -180,8 +180,8 @@ def tb_user():
 
 @pytest.fixture(scope="session")
 def tb_agent():
-    from pytest_thinkingbox.agents.noop import NoopAgent
-    from pytest_thinkingbox.episode import AgentStep
+    from pytest_thinkingbox.roles.agents.noop import NoopAgent
+    from pytest_thinkingbox import AgentStep
     class Chatty(NoopAgent):
         async def step(self, view):
             return AgentStep(message="What is your account id?")

@@ -8,8 +8,8 @@ import math
 import pytest
 from conftest import REFUND_TASK
 
+from pytest_thinkingbox.campaign.pools import Probe, beta_cdf, bin_mass, mixed_share, select_pool
 from pytest_thinkingbox.cli import main
-from pytest_thinkingbox.pool import Probe, beta_cdf, bin_mass, mixed_share, select_pool
 
 
 def test_beta_cdf_against_closed_forms():

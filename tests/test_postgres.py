@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from pytest_thinkingbox.report.campaign import read_records
+from pytest_thinkingbox.campaign.runs import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,7 +98,7 @@ def test_every_attempt_sees_only_its_own_markers_under_four_workers(postgres_ser
 
 
 def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(postgres_server):
-    from pytest_thinkingbox.postgres import PostgresBackend
+    from pytest_thinkingbox.core.backends.postgres import PostgresBackend
 
     crashed = "thinkingbox_00000dead0_1"
     with _admin(postgres_server).connect() as c:

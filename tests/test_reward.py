@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from pytest_thinkingbox import call
-from pytest_thinkingbox.errors import HarnessError
-from pytest_thinkingbox.reward import _worker, reward
+from pytest_thinkingbox.core.errors import HarnessError
+from pytest_thinkingbox.serve.reward import _worker, reward
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 

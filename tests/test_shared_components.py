@@ -13,8 +13,8 @@ from domains.shared.clock import Clock
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import policy_sections, register_policy_search, search
 from domains.shared.tickets import CommentColumns, TicketColumns, register_ticket_tools
-from pytest_thinkingbox import backend
-from pytest_thinkingbox.tools import ToolSession, ToolSet
+from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+from pytest_thinkingbox.core.tools import ToolSession, ToolSet
 
 CLOCK = Clock(datetime(2026, 4, 1, 9, 30))
 POLICY = """# Policy
@@ -78,7 +78,7 @@ def _tools(tmp_path):
 
 
 def _calls(tmp_path, *calls):
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     db = sqlite.restore(sqlite.build_image(Base.metadata, _seed))
 
     async def go():

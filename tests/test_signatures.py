@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_thinkingbox.signatures import LABELS, describe, signature
+from pytest_thinkingbox.campaign.signatures import LABELS, describe, signature
 
 
 def _tool(tool, content="", error=None):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_thinkingbox.expect import explain
-from pytest_thinkingbox.state import compare, diff, state_hash
+from pytest_thinkingbox.core.expectations import explain
+from pytest_thinkingbox.core.state import compare, diff, state_hash
 
 BEFORE = {
     "tickets": {"T-1": {"id": "T-1", "status": "open", "note": ""}, "T-2": {"id": "T-2", "status": "open", "note": ""}},

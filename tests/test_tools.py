@@ -8,13 +8,13 @@ import logging
 
 import toydomain
 
-from pytest_thinkingbox import backend
-from pytest_thinkingbox.domain import next_id
-from pytest_thinkingbox.tools import ToolSession
+from pytest_thinkingbox import next_id
+from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+from pytest_thinkingbox.core.tools import ToolSession
 
 
 def _fresh():
-    sqlite = backend.SQLiteBackend()
+    sqlite = SQLiteBackend()
     return sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from pytest_thinkingbox import User, call
-from pytest_thinkingbox.agents import AgentContext, make_agent
-from pytest_thinkingbox.episode import AgentView
-from pytest_thinkingbox.tools import ToolSpec
-from pytest_thinkingbox.users.scripted import AGREE, UNKNOWN, ScriptedUser
+from pytest_thinkingbox import AgentView, User, call
+from pytest_thinkingbox.core.tools import ToolSpec
+from pytest_thinkingbox.roles.agents import AgentContext, make_agent
+from pytest_thinkingbox.roles.users.scripted import AGREE, UNKNOWN, ScriptedUser
 
 BRIEF = User(says="My parcel is late.", knows={"order id": "O-1001", "email": "sam@example.com"})
 

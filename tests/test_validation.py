@@ -9,7 +9,7 @@ import pytest
 from conftest import REFUND_TASK
 
 from pytest_thinkingbox import call
-from pytest_thinkingbox.mutants import mutants
+from pytest_thinkingbox.core.mutants import mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -233,14 +233,14 @@ def test_validate_a_golden_call_with_an_unknown_argument_is_a_task_definition_er
 
 
 def test_an_agent_call_with_an_unknown_argument_is_refused_and_the_episode_goes_on(toy):
-    from pytest_thinkingbox.report.campaign import read_records
+    from pytest_thinkingbox.campaign.runs import read_records
 
     toy.makepyfile(test_tasks=REFUND_TASK)
     toy.makeconftest(
         (toy.path / "conftest.py").read_text()
         + """
 from pytest_thinkingbox import call
-from pytest_thinkingbox.agents.golden import GoldenAgent
+from pytest_thinkingbox.roles.agents.golden import GoldenAgent
 
 @pytest.fixture(scope="session")
 def tb_agent():

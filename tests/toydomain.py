@@ -13,9 +13,17 @@ import factory
 from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from pytest_thinkingbox import Domain, Factory, ToolFailure, ToolSet, volatile
-from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict
-from pytest_thinkingbox.tools import INVALID_ARGUMENT
+from pytest_thinkingbox import (
+    INVALID_ARGUMENT,
+    Domain,
+    Factory,
+    ToolFailure,
+    ToolSet,
+    get_or_fail,
+    next_id,
+    row_dict,
+    volatile,
+)
 
 NOW = dt.datetime(2026, 1, 5, 12, 0)
 

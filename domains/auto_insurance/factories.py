@@ -16,7 +16,7 @@ from datetime import date, timedelta
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox.factories import Factory
+from pytest_thinkingbox import Factory
 
 from .clock import TODAY, days_ago
 from .models import (

@@ -21,14 +21,16 @@ from sqlalchemy.orm import Session
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
 from domains.shared.tickets import register_ticket_tools
-from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict
-from pytest_thinkingbox.tools import (
+from pytest_thinkingbox import (
     CONFLICT,
     INVALID_ARGUMENT,
     NOT_FOUND,
     PRECONDITION_FAILED,
     ToolFailure,
     ToolSet,
+    get_or_fail,
+    next_id,
+    row_dict,
 )
 
 from .clock import NOW, TODAY

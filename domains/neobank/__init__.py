@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_thinkingbox.domain import Domain
+from pytest_thinkingbox import Domain
 
 from .clock import NOW
 from .models import Base

@@ -15,8 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from pytest_thinkingbox.domain import row_dict
-from pytest_thinkingbox.tools import INVALID_ARGUMENT, NOT_FOUND, ToolFailure, ToolSet
+from pytest_thinkingbox import INVALID_ARGUMENT, NOT_FOUND, ToolFailure, ToolSet, row_dict
 
 _SECRETS = ("date_of_birth", "postal_code")
 

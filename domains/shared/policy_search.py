@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from pytest_thinkingbox.tools import INVALID_ARGUMENT, ToolFailure, ToolSet
+from pytest_thinkingbox import INVALID_ARGUMENT, ToolFailure, ToolSet
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(

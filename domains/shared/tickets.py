@@ -26,8 +26,16 @@ from typing import Any, Literal
 from sqlalchemy import Boolean, DateTime, String, Text, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict, volatile
-from pytest_thinkingbox.tools import INVALID_ARGUMENT, PRECONDITION_FAILED, ToolFailure, ToolSet
+from pytest_thinkingbox import (
+    INVALID_ARGUMENT,
+    PRECONDITION_FAILED,
+    ToolFailure,
+    ToolSet,
+    get_or_fail,
+    next_id,
+    row_dict,
+    volatile,
+)
 
 TicketStatus = Literal["new", "open", "pending", "hold", "solved", "closed"]
 AgentStatus = Literal["open", "pending", "hold", "solved"]  # new and closed are set by the system

@@ -15,8 +15,7 @@ from datetime import date, datetime, time, timedelta
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox.backend import current_session
-from pytest_thinkingbox.factories import Factory
+from pytest_thinkingbox import Factory, current_session
 
 from .clock import NOW, TODAY, days_ago
 from .models import (

@@ -9,9 +9,16 @@ import factory
 from sqlalchemy import ForeignKey
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from pytest_thinkingbox import Domain, Factory, ToolFailure, ToolSet
-from pytest_thinkingbox.domain import get_or_fail, next_id, row_dict
-from pytest_thinkingbox.tools import PRECONDITION_FAILED
+from pytest_thinkingbox import (
+    PRECONDITION_FAILED,
+    Domain,
+    Factory,
+    ToolFailure,
+    ToolSet,
+    get_or_fail,
+    next_id,
+    row_dict,
+)
 
 NOW = dt.datetime(2026, 6, 1, 9, 0)  # the domain's fixed clock
 

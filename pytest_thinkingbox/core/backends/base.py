@@ -1,0 +1,80 @@
+"""What every backend shares: the attempt's bound session and databases reused per schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from sqlalchemy import Engine, MetaData
+from sqlalchemy.orm import Session
+
+from ..errors import HarnessError
+
+_current: ContextVar[Session] = ContextVar("thinkingbox_session")
+
+
+def current_session() -> Session:
+    """The session of the attempt (or golden replay) running now."""
+    try:
+        return _current.get()
+    except LookupError:
+        raise HarnessError(
+            "backend",
+            "no attempt database is bound: use factories and tools inside a task that requests the `tb` fixture",
+        ) from None
+
+
+@contextmanager
+def bind_session(session: Session) -> Iterator[Session]:
+    """Make `session` the one that factories and tools use, for the block."""
+    token = _current.set(session)
+    try:
+        yield session
+    finally:
+        _current.reset(token)
+
+
+class ReusedDatabases:
+    """Databases kept per schema and reused: one is taken for a restore and given back on release.
+
+    A backend subclasses it and says how to make a new database (`_new_database`).
+    """
+
+    def __init__(self) -> None:
+        self._idle: dict[MetaData, list[Engine]] = {}
+        self._schema_of: dict[Engine, MetaData] = {}
+
+    def release(self, session: Session) -> None:
+        """Close a session; its database waits, idle, for the next restore of the same schema."""
+        engine = engine_of(session)
+        session.close()
+        self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def _take(self, metadata: MetaData) -> Engine:
+        idle = self._idle.get(metadata)
+        return idle.pop() if idle else self._add(metadata)
+
+    def _add(self, metadata: MetaData) -> Engine:
+        engine = self._new_database(metadata)
+        self._schema_of[engine] = metadata
+        return engine
+
+    def _schema(self, session: Session) -> MetaData:
+        return self._schema_of[engine_of(session)]
+
+    def _new_database(self, metadata: MetaData) -> Engine:
+        raise NotImplementedError
+
+
+def engine_of(session: Session) -> Engine:
+    """The engine a session is bound to."""
+    engine = session.get_bind()
+    assert isinstance(engine, Engine)
+    return engine
+
+
+def driver_connection(session: Session) -> Any:
+    """The database driver's own connection under a session (sqlite3's or psycopg's)."""
+    return session.connection().connection.driver_connection

@@ -1,0 +1,220 @@
+"""A fresh PostgreSQL database state per attempt, on databases a worker creates and reuses.
+
+The server named by ``--tb-db`` is used only to create and drop databases.
+Each worker creates its own databases (with the domain's schema) as it needs
+them and restores an image into one per attempt: every other connection to it
+is ended, every table emptied and the sequences reset, and the image's rows
+copied back, so commits, sequences and extra connections cannot leak from one
+attempt into the next. Names carry a per-process run id, and every connection
+of the run carries it as its application name: a later run drops the
+databases of runs that are no longer connected (a crash leaves nothing for
+long).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, MetaData, create_engine, make_url, text
+from sqlalchemy.engine import URL
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
+
+from ..values import quote_identifier
+from .base import ReusedDatabases, driver_connection
+
+PREFIX = "thinkingbox_"
+_RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
+
+
+class PostgresError(Exception):
+    """The server cannot serve the run: unreachable, or no permission to create databases."""
+
+
+def server_url(url: str) -> URL:
+    """`url` with the psycopg (3) driver, or a `ValueError` that says what is accepted."""
+    try:
+        parsed = make_url(url)
+    except Exception:
+        raise ValueError(f"{url!r} is not a database URL; use postgresql://user@host:port/dbname") from None
+    if parsed.get_backend_name() != "postgresql" or parsed.get_driver_name() not in ("psycopg", "psycopg2"):
+        raise ValueError(
+            f"{url!r} is not a PostgreSQL URL this plugin can use; use postgresql://user@host:port/dbname "
+            "(or postgresql+psycopg://...)"
+        )
+    return parsed.set(drivername="postgresql+psycopg")
+
+
+def check_server(url: URL) -> None:
+    """Connect once and check the role may create databases; `PostgresError` saying why not."""
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            allowed = connection.scalar(
+                text("SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user")
+            )
+    except Exception as exc:
+        raise PostgresError(
+            f"cannot connect to PostgreSQL at {url.render_as_string(hide_password=True)}: {_first_line(exc)}"
+        ) from None
+    finally:
+        engine.dispose()
+    if not allowed:
+        raise PostgresError(
+            f"the role {url.username!r} may not create databases on {url.host}:{url.port or 5432}; "
+            f"grant it with: ALTER ROLE {url.username} CREATEDB"
+        )
+
+
+@dataclass(frozen=True)
+class Image:
+    """A database state to restore: each table's rows as COPY text (parents first) and the sequences."""
+
+    metadata: MetaData
+    tables: tuple[tuple[str, bytes], ...]
+    sequences: tuple[tuple[str, int, bool], ...]
+
+
+class PostgresBackend(ReusedDatabases):
+    """PostgreSQL databases for one worker, each restored from an image per attempt.
+
+    Same contract as `SQLiteBackend`. A database is created (with the domain's
+    schema) once per concurrent use, then reused: restoring an image first
+    ends every other connection to it, then empties every table, resets its
+    sequences and copies the image's rows back in, all in one transaction.
+    That costs milliseconds, where ``CREATE DATABASE ... TEMPLATE`` costs
+    hundreds on a busy disk (bench/postgres.py measures both).
+    """
+
+    def __init__(self, url: str | URL) -> None:
+        super().__init__()
+        self._url = server_url(str(url)) if isinstance(url, str) else url
+        self.run_id = uuid.uuid4().hex[:10]
+        self._connect_args = {
+            "application_name": PREFIX + self.run_id,  # how a later run sees that this one is alive
+            "options": "-c synchronous_commit=off",  # throwaway databases need no durable commits
+        }
+        self._databases: list[str] = []
+        self._admin = create_engine(
+            self._url, isolation_level="AUTOCOMMIT", pool_size=1, connect_args=self._connect_args
+        ).connect()  # held open for the whole run
+        self.sweep()
+
+    def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
+        """Create the schema and the base records once; return them as an image."""
+        session = Session(self._add(metadata))
+        try:
+            self.defer_foreign_keys(session)
+            if seed is not None:
+                seed(session)
+            session.commit()
+            return self.dump(session)
+        finally:
+            self.release(session)
+
+    def restore(self, image: Image) -> Session:
+        """A session on a private database holding exactly `image`."""
+        session = Session(self._take(image.metadata), expire_on_commit=False)
+        _load(session, image)
+        return session
+
+    def dump(self, session: Session) -> Image:
+        """The committed state of a session's database as an image (for a scratch copy)."""
+        session.commit()
+        metadata = self._schema(session)
+        raw = driver_connection(session)
+        tables = []
+        with raw.cursor() as cursor:
+            for table in metadata.sorted_tables:
+                with cursor.copy(f"COPY {quote_identifier(table.name)} TO STDOUT") as copy:
+                    tables.append((str(table.name), b"".join(bytes(block) for block in copy)))
+            cursor.execute("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()")
+            sequences = []
+            for (name,) in cursor.fetchall():
+                cursor.execute(f"SELECT last_value, is_called FROM {quote_identifier(name)}")
+                last, called = cursor.fetchone()
+                sequences.append((name, last, called))
+        session.commit()
+        return Image(metadata, tuple(tables), tuple(sequences))
+
+    def close(self) -> None:
+        """Drop every database this run created and end the run."""
+        for engine in self._schema_of:
+            engine.dispose()
+        for name in self._databases:
+            self._drop(name)
+        self._databases.clear()
+        self._admin.close()
+
+    def sweep(self) -> list[str]:
+        """Drop the databases that runs which are no longer connected left behind; return their names."""
+        pattern = {"pattern": PREFIX.replace("_", r"\_") + "%"}
+        names = self._admin.scalars(
+            text("SELECT datname FROM pg_database WHERE datname LIKE :pattern ORDER BY datname"), pattern
+        ).all()
+        alive = set(
+            self._admin.scalars(
+                text("SELECT application_name FROM pg_stat_activity WHERE application_name LIKE :pattern"), pattern
+            ).all()
+        )
+        stale = [n for n in names if (m := _RUN_NAME.match(n)) and PREFIX + m.group(1) not in alive]
+        for name in stale:
+            self._drop(name)
+        return stale
+
+    def _new_database(self, metadata: MetaData) -> Engine:
+        """A new database with `metadata`'s schema, and an engine for it."""
+        name = f"{PREFIX}{self.run_id}_{len(self._databases) + 1}"
+        self._admin.execute(text(f"CREATE DATABASE {name}"))
+        self._databases.append(name)
+        # One pooled connection: a restore ends any other, so nothing an attempt opened outlives it.
+        engine = create_engine(
+            self._url.set(database=name), pool_size=1, max_overflow=-1, connect_args=self._connect_args
+        )
+        # Foreign keys are made deferrable (still checked per statement unless deferred), so that an
+        # attempt's arrange step may write rows in any order, as on SQLite.
+        immediate = [
+            fk for table in metadata.tables.values() for fk in table.foreign_key_constraints if not fk.deferrable
+        ]
+        for fk in immediate:
+            fk.deferrable = True
+        try:
+            metadata.create_all(engine)
+        finally:
+            for fk in immediate:
+                fk.deferrable = None
+        return engine
+
+    def defer_foreign_keys(self, session: Session) -> None:
+        """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
+        session.execute(text("SET CONSTRAINTS ALL DEFERRED"))
+
+    def _drop(self, name: str) -> None:
+        self._admin.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+def _load(session: Session, image: Image) -> None:
+    """Replace the whole content of the session's database with `image`, in one transaction."""
+    raw = driver_connection(session)
+    with raw.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
+        for name, _ in reversed(image.tables):
+            cursor.execute(f"DELETE FROM {quote_identifier(name)}")
+        for name, rows in image.tables:
+            if rows:
+                with cursor.copy(f"COPY {quote_identifier(name)} FROM STDIN") as copy:
+                    copy.write(rows)
+        for name, last, called in image.sequences:
+            cursor.execute("SELECT setval(%s, %s, %s)", (quote_identifier(name), last, called))
+    session.commit()
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,84 @@
+"""What a domain is, and the small helpers every domain's tools use.
+
+A domain is SQLAlchemy models (one `MetaData`), a `ToolSet`, a written policy,
+a fixed clock and an optional base seed (records every task starts from, such
+as a product catalogue). The helpers keep tools deterministic: ids come from
+the database state, times from the domain clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import MetaData, inspect, select
+from sqlalchemy.orm import Session
+
+from .tools import NOT_FOUND, ToolFailure, ToolSet
+from .values import jsonable
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A business domain the bundled or a user's tasks run against.
+
+    Args:
+        name: short identifier used in reports (``retail``).
+        metadata: the `MetaData` holding every table of the domain.
+        tools: the domain's `ToolSet`.
+        policy: the policy text the agent reads (a path to a Markdown file or the text).
+        now: the fixed clock; tools must use it instead of the wall clock.
+        seed: writes the base records every task starts from; run once per worker.
+    """
+
+    name: str
+    metadata: MetaData
+    tools: ToolSet
+    policy: str | Path
+    now: dt.datetime
+    seed: Callable[[Session], None] | None = None
+
+    @functools.cached_property
+    def policy_text(self) -> str:
+        return self.policy.read_text(encoding="utf-8") if isinstance(self.policy, Path) else self.policy
+
+
+def volatile(reason: str) -> dict[str, str]:
+    """Column ``info`` marking a field left out of golden comparison, with why.
+
+    ``body: Mapped[str] = mapped_column(info=volatile("free text written by the agent"))``
+    """
+    return {"volatile": reason}
+
+
+def next_id(db: Session, model: type, prefix: str, width: int = 4) -> str:
+    """The next id of the form ``<prefix><number>``, computed from the rows present.
+
+    Deterministic: the same start state and the same calls give the same ids.
+    """
+    column: Any = inspect(model).primary_key[0]
+    taken = db.scalars(select(column).where(column.like(f"{prefix}%"))).all()
+    numbers = [int(m.group(1)) for m in (re.fullmatch(re.escape(prefix) + r"(\d+)", v) for v in taken) if m]
+    return f"{prefix}{max(numbers, default=0) + 1:0{width}d}"
+
+
+def get_or_fail(db: Session, model: type[T], key: Any, what: str | None = None) -> T:
+    """The row with primary key `key`, or a ``NOT_FOUND`` tool failure naming it."""
+    row = db.get(model, key)
+    if row is None:
+        label = what or model.__name__.lower()
+        raise ToolFailure(NOT_FOUND, f"no {label} with id {key!r}")
+    return row
+
+
+def row_dict(row: Any, *exclude: str) -> dict[str, Any]:
+    """A model instance as a dict of its column values, for tool results."""
+    mapper = inspect(type(row))
+    return {c.key: jsonable(getattr(row, c.key)) for c in mapper.column_attrs if c.key not in exclude}

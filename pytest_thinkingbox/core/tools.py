@@ -1,0 +1,261 @@
+"""MCP plumbing for domains: declare tools once, serve them in-process per attempt.
+
+A domain writes plain functions whose first parameter is the attempt's
+SQLAlchemy session::
+
+    tools = ToolSet("retail")
+
+    @tools.write
+    def update_ticket(db: Session, ticket_id: str, status: TicketStatus) -> dict: ...
+
+`ToolSet.server` builds one official-SDK `MCPServer` per process (schemas are
+generated once); `ToolSession` opens an in-process client on it for one attempt,
+with the attempt's database bound, and turns every result into a `ToolResult`.
+Expected failures are `ToolFailure(code, message)`; a crash inside a tool is
+logged with its cause, rolled back, and reported to the agent as ``INTERNAL``.
+Either way the agent gets an error result and the episode goes on.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backends.base import bind_session, current_session
+
+logger = logging.getLogger("pytest_thinkingbox.tools")
+
+#: Stable error codes a tool result may carry.
+NOT_FOUND = "NOT_FOUND"
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
+PRECONDITION_FAILED = "PRECONDITION_FAILED"
+CONFLICT = "CONFLICT"
+UNKNOWN_TOOL = "UNKNOWN_TOOL"
+INTERNAL = "INTERNAL"
+
+
+class ToolFailure(Exception):
+    """An anticipated tool failure the agent should read and react to.
+
+    Args:
+        code: a stable code such as ``NOT_FOUND`` or ``PRECONDITION_FAILED``.
+        message: what went wrong, in words an agent can act on.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def error_payload(code: str, message: str) -> str:
+    return json.dumps({"error": {"code": code, "message": message}})
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What an agent sees of a tool: name, description, JSON schema, read-only flag."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+
+@dataclass
+class ToolResult:
+    """The normalized outcome of one tool call."""
+
+    text: str
+    error: str | None = None  # the stable code, None on success
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class ToolSet:
+    """The tools of one domain, declared with `read` and `write` decorators."""
+
+    name: str
+    _functions: dict[str, tuple[Callable[..., Any], bool]] = field(default_factory=dict)
+    specs: list[ToolSpec] | None = field(default=None, init=False)  # as listed over MCP, once per process
+
+    def read(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Declare a tool that only reads."""
+        self._functions[fn.__name__] = (fn, True)
+        return fn
+
+    def write(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Declare a tool that may change records."""
+        self._functions[fn.__name__] = (fn, False)
+        return fn
+
+    def writes(self) -> dict[str, Callable[..., Any]]:
+        """The tools that may change records, by name."""
+        return {name: fn for name, (fn, read_only) in self._functions.items() if not read_only}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._functions
+
+    def unknown_arguments(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """Why `arguments` do not fit tool `name` (an argument it does not declare), or None when they fit."""
+        declared = _parameters(self._functions[name][0])
+        unknown = [a for a in arguments if a not in declared]
+        if not unknown:
+            return None
+        listed = ", ".join(repr(a) for a in unknown)
+        return f"{name} has no argument {listed}; its arguments are: {', '.join(declared) or 'none'}"
+
+    @functools.cached_property
+    def server(self) -> Any:
+        """The MCP server for these tools; built once per process."""
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
+
+        server = MCPServer(self.name)
+        for name, (fn, read_only) in self._functions.items():
+            server.add_tool(
+                _served(fn, read_only),
+                name=name,
+                annotations=ToolAnnotations(read_only_hint=read_only, destructive_hint=not read_only),
+                structured_output=False,
+            )
+        return server
+
+
+@functools.cache
+def _parameters(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """The arguments a tool function declares (its leading `db` parameter aside)."""
+    return tuple(list(inspect.signature(fn).parameters)[1:])
+
+
+def _served(fn: Callable[..., Any], read_only: bool) -> Callable[..., Any]:
+    """Wrap a domain function as an async MCP tool bound to the current session.
+
+    The wrapper is async so the SDK calls it on the event loop (not a worker
+    thread), and its signature hides the leading `db` parameter from the schema.
+    A write is committed when it succeeds and rolled back when it fails, so a
+    failed call leaves nothing behind; a read has nothing to commit or undo.
+    """
+    signature = inspect.signature(fn, eval_str=True)
+    public = list(signature.parameters.values())[1:]
+
+    async def tool(**arguments: Any) -> Any:
+        db = current_session()
+        try:
+            result = fn(db, **arguments)
+            if not read_only:
+                db.commit()
+        except ToolFailure as failure:
+            if not read_only:
+                db.rollback()
+            return _error_result(failure.code, failure.message)
+        except Exception:
+            db.rollback()
+            logger.exception("tool %s crashed with arguments %r", fn.__name__, arguments)
+            return _error_result(INTERNAL, f"{fn.__name__} failed unexpectedly; nothing was changed")
+        return json.dumps(result, default=str)
+
+    tool.__name__ = fn.__name__
+    tool.__doc__ = inspect.getdoc(fn)
+    tool.__signature__ = signature.replace(parameters=public)  # type: ignore[attr-defined]
+    return tool
+
+
+def _error_result(code: str, message: str) -> Any:
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=error_payload(code, message))], is_error=True)
+
+
+_SDK_PREFIX = re.compile(r"^Error executing tool \S+(?::\s*)?")
+_PYDANTIC_URL = re.compile(r"\n\s*For further information visit \S+")
+
+
+def _normalize(result: Any) -> ToolResult:
+    text = "\n".join(getattr(block, "text", "") for block in result.content)
+    if not result.is_error:
+        return ToolResult(text)
+    try:
+        error = json.loads(text)["error"]
+        return ToolResult(text, error["code"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    # Errors the SDK raised itself: argument validation, or a failure outside the tool body.
+    detail = _PYDANTIC_URL.sub("", _SDK_PREFIX.sub("", text)).strip()
+    if "validation error" in detail:
+        return ToolResult(error_payload(INVALID_ARGUMENT, detail), INVALID_ARGUMENT)
+    return ToolResult(error_payload(INTERNAL, "the tool failed unexpectedly; try again or escalate"), INTERNAL)
+
+
+class ToolSession:
+    """An in-process MCP client session on a domain's tools for one database.
+
+    Use as ``async with ToolSession(toolset, db) as tools: await tools.call(name, args)``.
+    """
+
+    def __init__(self, toolset: ToolSet, db: Any) -> None:
+        self._toolset = toolset
+        self._db = db
+        self._client: Any = None
+        self.specs: list[ToolSpec] = []
+
+    async def __aenter__(self) -> ToolSession:
+        from mcp import Client
+        from mcp_types.version import LATEST_MODERN_VERSION
+
+        self._bound = bind_session(self._db)
+        self._bound.__enter__()
+        # Our own in-process server speaks the latest protocol: adopt it without a probe.
+        self._client = Client(self._toolset.server, mode=LATEST_MODERN_VERSION)
+        await self._client.__aenter__()
+        if self._toolset.specs is None:
+            # The schemas are the same for every session on this server: list them once.
+            listed = await self._client.list_tools()
+            self._toolset.specs = [
+                ToolSpec(
+                    name=t.name,
+                    description=t.description or "",
+                    input_schema=t.input_schema,
+                    read_only=bool(t.annotations and t.annotations.read_only_hint),
+                )
+                for t in listed.tools
+            ]
+        self.specs = self._toolset.specs
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            await self._client.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # The client's task group wraps an error raised in the block; let it
+            # propagate as itself so callers can tell a harness error from a failure.
+            if exc is None or group.subgroup(lambda e: e is exc) is None:
+                raise
+        finally:
+            self._bound.__exit__(exc_type, exc, tb)
+
+    async def call(self, name: str, arguments: Any) -> ToolResult:
+        """Call a tool; unknown names, unknown arguments and malformed arguments come back as error results.
+
+        The SDK's argument models ignore names a tool does not declare; an
+        argument dropped silently would let a misspelt one pass, so it is refused here.
+        """
+        if name not in self._toolset:
+            known = ", ".join(sorted(s.name for s in self.specs))
+            return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
+        if not isinstance(arguments, dict):
+            message = f"arguments must be a JSON object, got {type(arguments).__name__}"
+            return ToolResult(error_payload(INVALID_ARGUMENT, message), INVALID_ARGUMENT)
+        unknown = self._toolset.unknown_arguments(name, arguments)
+        if unknown is not None:
+            return ToolResult(error_payload(INVALID_ARGUMENT, f"{unknown}; nothing was run"), INVALID_ARGUMENT)
+        return _normalize(await self._client.call_tool(name, arguments))

@@ -1,1 +1,0 @@
-"""Human-readable views of results: the terminal summary (more to come)."""

@@ -1,0 +1,242 @@
+"""One model role's endpoint: requests in either API style, retries, usage.
+
+`Endpoint.complete` sends a conversation (chat-style messages plus function
+tools) to an OpenAI-compatible server with the official ``openai`` client, in
+the ``chat`` (chat completions) or ``responses`` style, and returns a `Reply`
+in one shape for both. Rate limits, 5xx, timeouts, connection failures and
+malformed responses are retried with exponential backoff, honouring
+``retry-after``; what still fails raises `HarnessError` with the role as its
+stage, so it is a system error and never the agent's failure.
+
+The client (and its connection pool) is shared by every attempt of a worker;
+`Usage` is counted per attempt by whoever owns the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..core.errors import HarnessError
+from .config import ModelConfig
+
+BACKOFF_S = 0.5  # first wait; doubles per retry
+MAX_WAIT_S = 30.0  # cap on a single wait, retry-after included
+
+
+@dataclass
+class Usage:
+    """Tokens, calls, retries and time spent by one role in one attempt."""
+
+    model: str = ""
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    calls: int = 0
+    retries: int = 0
+    latency_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "latency_s": round(self.latency_s, 6)}
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A function call as the model wrote it; `arguments` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Reply:
+    text: str | None
+    tool_calls: list[ToolCallRequest] = field(default_factory=list)
+
+
+class MalformedResponse(Exception):
+    """The server answered 2xx with something that is not a usable completion."""
+
+
+class Endpoint:
+    """A role's model behind an OpenAI-compatible API (one per worker and role)."""
+
+    def __init__(self, config: ModelConfig, stage: str) -> None:
+        self.config, self.stage = config, stage
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            # Retries are ours, so they can be counted and reported per attempt.
+            self._client = openai.AsyncOpenAI(
+                base_url=self.config.base_url,
+                api_key=self.config.api_key(),
+                timeout=self.config.timeout_s,
+                max_retries=0,
+            )
+        return self._client
+
+    async def complete(
+        self,
+        system: str,
+        messages: list[dict[str, Any]],
+        usage: Usage,
+        tools: list[dict[str, Any]] | None = None,
+    ) -> Reply:
+        """One model turn: `messages` are chat-style; `tools` are chat-style function tools."""
+        import openai
+
+        send = self._responses if self.config.api == "responses" else self._chat
+        usage.model = self.config.model
+        attempt = 0
+        while True:
+            started = time.perf_counter()
+            try:
+                response = await send(system, messages, tools or [])
+                reply = self._read(response, usage)
+                usage.latency_s += time.perf_counter() - started
+                usage.calls += 1
+                return reply
+            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
+                    MalformedResponse, openai.APIResponseValidationError) as exc:  # fmt: skip
+                usage.latency_s += time.perf_counter() - started
+                if attempt >= self.config.max_retries:
+                    raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
+                attempt += 1
+                usage.retries += 1
+                await asyncio.sleep(_wait(exc, attempt))
+            except openai.APIStatusError as exc:  # 400, 401, 404, ...: asking again will not help
+                raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
+
+    def _describe(self, exc: Exception, retries: int) -> str:
+        where = f"{self.config.model} at {self.config.base_url or 'the OpenAI API'}"
+        after = f" after {retries} retries" if retries else ""
+        return f"{self.stage} model {where} failed{after}: {type(exc).__name__}: {exc}"
+
+    async def _chat(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        c = self.config
+        options = _present(temperature=c.temperature, top_p=c.top_p, max_completion_tokens=c.max_output_tokens)
+        if tools:
+            options["tools"] = tools
+        return await self.client.chat.completions.create(
+            model=c.model,
+            messages=[{"role": "system", "content": system}, *messages],
+            extra_body=c.extra_body or None,
+            **options,
+        )
+
+    async def _responses(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        c = self.config
+        options = _present(temperature=c.temperature, top_p=c.top_p, max_output_tokens=c.max_output_tokens)
+        if tools:
+            options["tools"] = [{"type": "function", "strict": False, **t["function"]} for t in tools]
+        return await self.client.responses.create(
+            model=c.model,
+            instructions=system,
+            input=_response_items(messages),
+            store=False,
+            extra_body=c.extra_body or None,
+            **options,
+        )
+
+    def _read(self, response: Any, usage: Usage) -> Reply:
+        try:
+            reply = _read_responses(response) if self.config.api == "responses" else _read_chat(response)
+            _count(response.usage, usage)
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
+            raise MalformedResponse(f"the response has no usable completion ({type(exc).__name__}: {exc})") from exc
+        return reply
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+
+def _present(**options: Any) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _wait(exc: Exception, attempt: int) -> float:
+    """Seconds before the next try: the server's retry-after if it gave one, else backoff with jitter."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return min(MAX_WAIT_S, max(0.0, float(value) * scale))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value) if scale == 1.0 else None
+            if when is not None:
+                return min(MAX_WAIT_S, max(0.0, when.timestamp() - time.time()))
+    return min(MAX_WAIT_S, BACKOFF_S * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
+
+
+def _read_chat(response: Any) -> Reply:
+    message = response.choices[0].message
+    calls = [ToolCallRequest(c.id, c.function.name, c.function.arguments or "") for c in message.tool_calls or []]
+    if not calls and message.content is None:
+        raise MalformedResponse("the response has neither text nor tool calls")
+    return Reply(message.content, calls)
+
+
+def _read_responses(response: Any) -> Reply:
+    texts: list[str] = []
+    calls: list[ToolCallRequest] = []
+    for item in response.output:
+        if item.type == "function_call":
+            calls.append(ToolCallRequest(item.call_id, item.name, item.arguments or ""))
+        elif item.type == "message":
+            texts.extend(part.text for part in item.content if getattr(part, "type", "") == "output_text")
+    if not calls and not texts:
+        raise MalformedResponse("the response has neither text nor function calls")
+    return Reply("\n".join(texts) if texts else None, calls)
+
+
+def _count(reported: Any, usage: Usage) -> None:
+    """Add a response's token usage; chat and responses name the same figures differently."""
+    if reported is None:
+        return
+    data = reported.model_dump() if hasattr(reported, "model_dump") else dict(reported)
+    usage.input_tokens += data.get("prompt_tokens", data.get("input_tokens")) or 0
+    usage.output_tokens += data.get("completion_tokens", data.get("output_tokens")) or 0
+    inputs = data.get("prompt_tokens_details") or data.get("input_tokens_details") or {}
+    outputs = data.get("completion_tokens_details") or data.get("output_tokens_details") or {}
+    usage.cached_tokens += inputs.get("cached_tokens") or 0
+    usage.reasoning_tokens += outputs.get("reasoning_tokens") or 0
+
+
+def _response_items(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat-style messages as Responses input items."""
+    items: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "tool":
+            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"]})
+            continue
+        if m.get("content"):
+            items.append({"role": m["role"], "content": m["content"]})
+        for c in m.get("tool_calls") or []:
+            f = c["function"]
+            items.append({"type": "function_call", "call_id": c["id"], "name": f["name"], "arguments": f["arguments"]})
+    return items
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    """A tool call's JSON arguments as a dict; ValueError with the reason when they are not one."""
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"the arguments must be a JSON object, got {type(value).__name__}")
+    return value

@@ -1,0 +1,317 @@
+"""A local OpenAI-compatible server with scripted replies, for offline tests and benches.
+
+It speaks ``GET /v1/models``, ``POST /v1/chat/completions`` and ``POST
+/v1/responses`` on the loopback interface, so the real ``openai`` client (and
+the plugin's agent, user and judge) can be exercised with no network and no key.
+
+Replies are scripted, not generated:
+
+* an agent request (one that offers tools) replays the tool calls recorded for
+  the conversation's opening message (`scripts`, e.g. loaded from a golden
+  run's results file with `scripts_from_results`), `calls_per_turn` at a time,
+  then closes with a message and the end tool; an unknown opening gets a
+  closing message straight away;
+* a judge request (its system prompt asks to grade) answers yes;
+* any other request is the simulated user, who thanks the agent and stops.
+
+`faults` injects failures, one per request, before the script resumes:
+``Fault(status=429, headers={"retry-after": "0.1"})``, ``Fault(status=500)``,
+``Fault(delay_s=5)`` (a slow reply), ``Fault(malformed_arguments=True)`` (a tool
+call whose arguments are not JSON) or ``Fault(garbage=True)`` (a 200 whose body
+is not a completion). `latency_s` delays every reply, for throughput benches;
+`sloppy` (model name -> rate) makes a model close early at that rate per turn,
+from a seeded generator, to stand in for models of different reliability.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+END_TOOL = "end_conversation"
+CLOSING = "Your request has been handled. Goodbye."
+USER_STOP = "Thank you, that's all. ###STOP###"
+
+
+@dataclass
+class Script:
+    """What the scripted agent does for one opening message: these calls in order, then this reply."""
+
+    calls: list[dict[str, Any]]  # {"tool": name, "arguments": {...}}
+    reply: str = CLOSING
+    end: bool = True  # False: the reply goes to the user, who answers
+
+
+@dataclass
+class Fault:
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    malformed_arguments: bool = False
+    garbage: bool = False
+
+
+@dataclass
+class Conversation:
+    """What the server reads from a request, whichever API style it came in."""
+
+    system: str
+    opening: str
+    tool_results: int  # results that are not errors: the script's calls made so far
+    has_tools: bool
+    text: str  # the whole request, for token estimates
+
+
+class ScriptedModelServer:
+    """Start with `start()`, stop with `close()`; `base_url` is what a client points at."""
+
+    def __init__(
+        self,
+        scripts: dict[str, Script] | None = None,
+        *,
+        latency_s: float = 0.0,
+        calls_per_turn: int = 1,
+        sloppy: dict[str, float] | None = None,
+        seed: int = 0,
+        port: int = 0,
+    ) -> None:
+        self.scripts = scripts or {}
+        self.latency_s, self.calls_per_turn = latency_s, calls_per_turn
+        self.sloppy = sloppy or {}
+        self._rng = random.Random(seed)
+        self.faults: collections.deque[Fault] = collections.deque()
+        self.requests: list[str] = []  # the path of every request, in order
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self._http.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._http.server_port}/v1"
+
+    def serve_forever(self) -> None:
+        """Serve in this thread (the command line); `start` serves from a background thread."""
+        self._http.serve_forever()
+
+    def start(self) -> ScriptedModelServer:
+        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+
+    def __enter__(self) -> ScriptedModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def next_fault(self) -> Fault | None:
+        with self._lock:
+            return self.faults.popleft() if self.faults else None
+
+    def next_id(self) -> int:
+        with self._lock:
+            return next(self._ids)
+
+    def reply(
+        self, conversation: Conversation, fault: Fault | None, model: str = ""
+    ) -> tuple[str | None, list[tuple[str, str]]]:
+        """The scripted text and (tool, JSON arguments) calls for one request."""
+        if not conversation.has_tools:
+            if "grade" in conversation.system:
+                return json.dumps({"answer": "yes", "reason": "scripted judge"}), []
+            return USER_STOP, []
+        if fault is not None and fault.malformed_arguments:
+            return None, [("get_order", '{"order_id": ')]
+        script = self.scripts.get(conversation.opening, Script([]))
+        done = conversation.tool_results
+        if done < len(script.calls) and not self._slips(model):
+            batch = script.calls[done : done + self.calls_per_turn]
+            return None, [(c["tool"], json.dumps(c["arguments"])) for c in batch]
+        return script.reply, [(END_TOOL, "{}")] if script.end else []
+
+    def _slips(self, model: str) -> bool:
+        """A sloppy model closes early now and then, leaving the rest of its script undone."""
+        rate = self.sloppy.get(model, 0.0)
+        with self._lock:
+            return rate > 0 and self._rng.random() < rate
+
+
+def scripts_from_results(path: str | Path) -> dict[str, Script]:
+    """Opening message -> the calls and last reply of a passed attempt, from a --tb-results file (a golden run)."""
+    from ..campaign.runs import read_records
+
+    scripts: dict[str, Script] = {}
+    for record in read_records([Path(path)]):
+        if record["outcome"] != "passed" or not record.get("transcript"):
+            continue
+        messages = record["transcript"]
+        calls = [{"tool": c["tool"], "arguments": c["arguments"]} for m in messages for c in m.get("tool_calls") or []]
+        said = [m["content"] for m in messages if m["role"] == "assistant" and m.get("content")]
+        scripts.setdefault(messages[0]["content"], Script(calls, said[-1] if said else CLOSING))
+    return scripts
+
+
+def _read_chat(body: dict[str, Any]) -> Conversation:
+    messages = body.get("messages", [])
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    opening = next((m["content"] for m in messages if m["role"] == "user"), "")
+    results = sum(m["role"] == "tool" and not _is_error(m["content"]) for m in messages)
+    return Conversation(system, opening, results, bool(body.get("tools")), json.dumps(body))
+
+
+def _read_responses(body: dict[str, Any]) -> Conversation:
+    items = body.get("input", [])
+    opening = next((i["content"] for i in items if i.get("role") == "user"), "")
+    results = sum(i.get("type") == "function_call_output" and not _is_error(i["output"]) for i in items)
+    return Conversation(body.get("instructions", ""), opening, results, bool(body.get("tools")), json.dumps(body))
+
+
+def _is_error(content: str) -> bool:
+    """Whether a tool result is an error result (the plugin's `{"error": {...}}` payload)."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "error" in value
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)  # about four characters per token
+
+
+def _chat_body(server: ScriptedModelServer, model: str, c: Conversation, text: str | None, calls: list) -> dict:
+    tool_calls = [
+        {"id": f"call_{server.next_id()}", "type": "function", "function": {"name": name, "arguments": args}}
+        for name, args in calls
+    ]
+    output = _tokens((text or "") + "".join(a for _, a in calls))
+    return {
+        "id": f"chatcmpl-{server.next_id()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, **({"tool_calls": tool_calls} if calls else {})},
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": _tokens(c.text),
+            "completion_tokens": output,
+            "total_tokens": _tokens(c.text) + output,
+            "prompt_tokens_details": {"cached_tokens": _tokens(c.system)},  # a stable prefix a server would cache
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def _responses_body(server: ScriptedModelServer, model: str, c: Conversation, text: str | None, calls: list) -> dict:
+    output: list[dict[str, Any]] = []
+    if text is not None:
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{server.next_id()}",
+                "role": "assistant",
+                "status": "completed",
+                "content": content,
+            }
+        )
+    for name, args in calls:
+        n = server.next_id()
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": name,
+                "arguments": args,
+                "status": "completed",
+            }
+        )
+    produced = _tokens((text or "") + "".join(a for _, a in calls))
+    return {
+        "id": f"resp_{server.next_id()}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": "completed",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": _tokens(c.text),
+            "input_tokens_details": {"cached_tokens": _tokens(c.system)},
+            "output_tokens": produced,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": _tokens(c.text) + produced,
+        },
+    }
+
+
+def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            server.requests.append(self.path)
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(
+                    200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode()
+                )
+            else:
+                self._send(404, b'{"error": {"message": "not found"}}')
+
+        def do_POST(self) -> None:
+            server.requests.append(self.path)
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            fault = server.next_fault()
+            delay = server.latency_s + (fault.delay_s if fault else 0.0)
+            if delay:
+                time.sleep(delay)
+            if fault is not None and fault.status is not None:
+                message = {"error": {"message": f"scripted status {fault.status}", "type": "scripted"}}
+                return self._send(fault.status, json.dumps(message).encode(), fault.headers)
+            if fault is not None and fault.garbage:
+                return self._send(200, b'{"unexpected": true}')
+            if self.path.endswith("/chat/completions"):
+                conversation, render = _read_chat(body), _chat_body
+            elif self.path.endswith("/responses"):
+                conversation, render = _read_responses(body), _responses_body
+            else:
+                return self._send(404, b'{"error": {"message": "not found"}}')
+            text, calls = server.reply(conversation, fault, body.get("model", ""))
+            try:
+                self._send(200, json.dumps(render(server, body.get("model", ""), conversation, text, calls)).encode())
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
+                pass
+
+    return Handler
