@@ -153,7 +153,7 @@ def run_pytest(*args: str, env: dict[str, str] | None = None) -> tuple[float, fl
 
 def golden_paths(results: Path) -> dict[str, int]:
     """Task -> number of tool calls of its passed golden attempt."""
-    from pytest_thinkingbox.campaign.runs import read_records
+    from pytest_thinkingbox.campaign.records import read_records
 
     return {
         r["task"]: sum(len(m.get("tool_calls") or []) for m in r["transcript"])
@@ -190,7 +190,7 @@ def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tup
     """One run at -n n; `extra` pytest arguments are for experiments (e.g. another -p plugin)."""
     import statistics
 
-    from pytest_thinkingbox.campaign.runs import read_records
+    from pytest_thinkingbox.campaign.records import read_records
 
     results, stamps = tmp / f"n{n}.jsonl", tmp / f"stamps{n}"
     stamps.mkdir()

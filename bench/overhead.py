@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.campaign.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,6 +4,8 @@
 binds it for factories and tools, and runs the episode once through `run`.
 `WorkerCache` holds what a worker builds once: database images per domain,
 golden end states per (domain, start state, golden calls), and an event loop.
+`AttemptResult` is what the attempt did, frozen: the plugin turns it into the
+attempt's record, and nothing else writes one.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import functools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -68,6 +70,41 @@ class WorkerCache:
         self.databases.close()
 
 
+@dataclass(frozen=True)
+class RubricVerdict:
+    """One rubric question, the judge's answer and whether it is the answer a good agent earns."""
+
+    question: str
+    answer: str
+    reason: str
+    passed: bool
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """What one attempt did, as far as it got: an attempt that fails early leaves the rest empty.
+
+    The transcript and token usage survive a system error in the episode; the
+    hashes, counts and differences exist once the episode has ended.
+    """
+
+    transcript: tuple[dict[str, Any], ...] | None = None  # once the episode has started
+    usage: tuple[tuple[str, dict[str, int]], ...] = ()  # (role, token counts) of each role that reached a model
+    timing: tuple[tuple[str, float], ...] = ()  # (stage, seconds): setup, arrange, run
+    start_hash: str | None = None
+    end_hash: str | None = None
+    golden_hash: str | None = None
+    end_reason: str | None = None
+    steps: int | None = None
+    turns: int | None = None
+    tool_calls: int = 0
+    tool_errors: int = 0
+    fault: str | None = None  # the fault the flaky agent injected, if any
+    differences: tuple[Difference, ...] = ()
+    rubric: tuple[RubricVerdict, ...] = ()
+    ended: bool = False  # the episode ran to its end (the hashes and differences are known)
+
+
 class Run:
     """What one episode did: its transcript, its effects and how it compares with golden.
 
@@ -91,13 +128,12 @@ class Run:
         before: Snapshot,
         after: Snapshot,
         golden_end: Snapshot,
-        ask: Callable[[str, tuple[str, ...]], Verdict],
-        record: dict[str, Any],
+        ask: Callable[[str, tuple[str, ...], str], Verdict],
     ) -> None:
         self.db, self.episode, self.differences, self.golden, self.traps = db, episode, differences, golden, traps
         self.user = user
         self._before, self._after, self._golden_end = before, after, golden_end
-        self._ask, self._record = ask, record
+        self._ask = ask
         self.golden_deferred = False  # --tb-validate grades the task's own checks apart from expect_golden
         self.golden_checked = False
 
@@ -128,11 +164,8 @@ class Run:
         __tracebackhide__ = True
         if expect not in ("yes", "no"):
             raise TaskDefinitionError(f"rubric {question!r}: expect must be 'yes' or 'no', got {expect!r}")
-        verdict = self._ask(question, tuple(phrases))
-        passed = verdict.answer == expect
-        entry = {"question": question, "answer": verdict.answer, "reason": verdict.reason, "passed": passed}
-        self._record.setdefault("rubric", []).append(entry)
-        if not passed:
+        verdict = self._ask(question, tuple(phrases), expect)
+        if verdict.answer != expect:
             raise AssertionError(
                 f"rubric failed: {question!r}: the judge answered {verdict.answer} ({verdict.reason}); "
                 f"expected {expect}"
@@ -161,7 +194,6 @@ class Attempt:
         make_user: Callable[[User], SimulatedUser],
         make_judge: Callable[[], Any],
         limits: Limits,
-        record: dict[str, Any],
         defer_golden: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
@@ -169,8 +201,8 @@ class Attempt:
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self._make_judge = make_judge
         self._judge: Any = None  # built on the first rubric question
-        self.record = record
         self._run: Run | None = None
+        self._result = AttemptResult()
         self._started = time.perf_counter()
         self.db = cache.databases.restore(cache.image(domain))
         cache.databases.defer_foreign_keys(self.db)  # the arrange step may write children before parents
@@ -178,6 +210,11 @@ class Attempt:
         self._bound.__enter__()
         reset_factories(seed)
         self._set_up = time.perf_counter()
+
+    @property
+    def result(self) -> AttemptResult:
+        """What this attempt has done so far (complete once the episode has ended and the task returned)."""
+        return self._result
 
     @property
     def last_run(self) -> Run | None:
@@ -200,7 +237,6 @@ class Attempt:
             make_user=self._make_user,
             make_judge=self._make_judge,
             limits=self._limits,
-            record={},
             defer_golden=True,
         )
 
@@ -243,20 +279,19 @@ class Attempt:
         try:
             self._cache.runner.run(self._episode(agent, simulated, episode))
         finally:  # a system error keeps what was said and spent before it
-            self.record["transcript"] = episode.messages
+            self._result = replace(self._result, transcript=tuple(episode.messages))
             self._add_usage(agent=agent, user=simulated)
         after = snapshot(self.db, metadata)
         differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(
-            self.db, episode, differences, golden, traps, user, before, after, golden_end, self._ask, self.record
-        )
+        self._run = Run(self.db, episode, differences, golden, traps, user, before, after, golden_end, self._ask)
         self._run.golden_deferred = self._defer_golden
-        self.record.update(
-            timing={
-                "setup_s": self._set_up - self._started,
-                "arrange_s": arranged - self._set_up,
-                "run_s": time.perf_counter() - arranged,
-            },
+        self._result = replace(
+            self._result,
+            timing=(
+                ("setup_s", self._set_up - self._started),
+                ("arrange_s", arranged - self._set_up),
+                ("run_s", time.perf_counter() - arranged),
+            ),
             start_hash=start,
             end_hash=state_hash(after),
             golden_hash=state_hash(golden_end),
@@ -266,10 +301,8 @@ class Attempt:
             tool_calls=episode.tool_calls,
             tool_errors=episode.tool_errors,
             fault=getattr(agent, "fault", None),
-            wrong=sum(d.kind == "wrong" for d in differences),
-            missing=sum(d.kind == "missing" for d in differences),
-            extra=sum(d.kind == "extra" for d in differences),
-            differences=[d.as_dict() for d in differences],
+            differences=tuple(differences),
+            ended=True,
         )
         return self._run
 
@@ -289,20 +322,24 @@ class Attempt:
         return tuple(calls)
 
     def _add_usage(self, **parts: Any) -> None:
-        """Record the token usage of each part that reached a model (`usage.<role>`)."""
+        """Note the token usage of each part that reached a model (by role)."""
+        usage = dict(self._result.usage)
         for role, part in parts.items():
-            usage = getattr(part, "usage", None)
-            if usage is not None:
-                self.record.setdefault("usage", {})[role] = usage.as_dict()
+            if getattr(part, "usage", None) is not None:
+                usage[role] = part.usage.as_dict()
+        self._result = replace(self._result, usage=tuple(usage.items()))
 
-    def _ask(self, question: str, phrases: tuple[str, ...]) -> Verdict:
+    def _ask(self, question: str, phrases: tuple[str, ...], expect: str) -> Verdict:
         if self._judge is None:
             self._judge = self._make_judge()
         assert self._run is not None
         try:
-            return self._cache.runner.run(self._judge.ask(question, self._run.messages, phrases))
+            verdict: Verdict = self._cache.runner.run(self._judge.ask(question, self._run.messages, phrases))
         finally:
             self._add_usage(judge=self._judge)
+        entry = RubricVerdict(question, verdict.answer, verdict.reason, verdict.answer == expect)
+        self._result = replace(self._result, rubric=(*self._result.rubric, entry))
+        return verdict
 
     async def _episode(self, agent: Agent, user: SimulatedUser, episode: Episode) -> Episode:
         async with ToolSession(self.domain.tools, self.db) as tools:

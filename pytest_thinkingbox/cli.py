@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .campaign.pools import EDGES, KEEP, NAMES, Probe, select_pool
-from .campaign.runs import ReportError, read_records
+from .campaign.records import ReportError, read_records
 from .core.errors import ThinkingboxError
 
 
-class CliError(Exception):
+class CliError(ThinkingboxError):
     """Bad input, with a message that names the file, line or option."""
 
 
@@ -275,7 +275,8 @@ def _compare_parser(commands: Any) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from .campaign.costs import load_prices
     from .campaign.gates import parse_gate
-    from .campaign.runs import build_report, load
+    from .campaign.records import load
+    from .campaign.report import build_report
     from .campaign.views.campaign_terminal import report_lines
 
     gates = []
@@ -322,7 +323,7 @@ def _write(path: Path, text: str, what: str) -> None:
 
 def compare_command(args: argparse.Namespace) -> int:
     from .campaign.compare import compare, compare_lines
-    from .campaign.runs import load
+    from .campaign.records import load
 
     runs = []
     for path in (args.a, args.b):
@@ -363,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except (CliError, ThinkingboxError) as exc:
+    except ThinkingboxError as exc:  # CliError, ReportError and the harness's own
         print(f"thinkingbox {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (`| head`): not an error of ours

@@ -12,7 +12,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.campaign.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ["retail", "auto_insurance", "travel", "neobank", "consulting"]

@@ -6,7 +6,7 @@ import pytest
 from test_report_cli import manifest, record, write
 
 from pytest_thinkingbox.campaign.compare import compare, compare_lines, mean_interval
-from pytest_thinkingbox.campaign.runs import ReportError, load
+from pytest_thinkingbox.campaign.records import ReportError, load
 from pytest_thinkingbox.cli import main
 
 

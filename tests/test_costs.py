@@ -8,7 +8,8 @@ import pytest
 from test_report_cli import manifest, record, report, write
 
 from pytest_thinkingbox.campaign.costs import Prices, attempt_cost, frontier, load_prices, parse_prices
-from pytest_thinkingbox.campaign.runs import ReportError, build_report, load
+from pytest_thinkingbox.campaign.records import ReportError, load
+from pytest_thinkingbox.campaign.report import build_report
 
 PRICES = {"m1": {"input": 2.0, "cached_input": 0.5, "output": 8.0}, "m2": {"input": 1.0, "output": 2.0}}
 

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.campaign.runs import read_records
-from pytest_thinkingbox.plugin.results import read_results
+from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 
 ROOT = Path(__file__).parent.parent
@@ -154,7 +153,8 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     records = read_records([models.path / "r.jsonl"])
     assert [(r["attempt"], r["outcome"]) for r in records] == [(1, "error"), (2, "passed"), (1, "passed")]
     assert len({r["run"] for r in records}) == 1
-    from pytest_thinkingbox.campaign.runs import build_report, load
+    from pytest_thinkingbox.campaign.records import load
+    from pytest_thinkingbox.campaign.report import build_report
 
     [run] = build_report(load([models.path / "r.jsonl"]))["runs"]
     assert run["aggregate"]["overall"]["pass@1"] == 1.0 and run["complete"]
@@ -206,7 +206,7 @@ def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
         time.sleep(0.05)
     campaign.send_signal(signal.SIGKILL)
     campaign.wait()
-    before = read_results(results)[1]  # the complete lines of what the kill left
+    before = read_records([results], drop_cut_line=True)  # the complete lines of what the kill left
     assert 5 <= len(before) < 30, "the campaign should have been stopped part-way"
     with results.open("a") as f:
         f.write('{"task": "test_case_TY001_001", "attem')  # a line cut off as a kill can leave it

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.campaign.records import read_records
 
 
 def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.campaign.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from pytest_thinkingbox.campaign.runs import ReportError, build_report, labels, load, read_records
+from pytest_thinkingbox.campaign.records import ReportError, load, read_records
+from pytest_thinkingbox.campaign.report import build_report, labels
 from pytest_thinkingbox.cli import main
 
 

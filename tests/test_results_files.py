@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.campaign.runs import read_records
+from pytest_thinkingbox.campaign.records import read_records
 
 
 def lines(path) -> list[dict]:

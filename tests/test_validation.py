@@ -233,7 +233,7 @@ def test_validate_a_golden_call_with_an_unknown_argument_is_a_task_definition_er
 
 
 def test_an_agent_call_with_an_unknown_argument_is_refused_and_the_episode_goes_on(toy):
-    from pytest_thinkingbox.campaign.runs import read_records
+    from pytest_thinkingbox.campaign.records import read_records
 
     toy.makepyfile(test_tasks=REFUND_TASK)
     toy.makeconftest(

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .metrics import count
-from .runs import Run, check_same_bundle, labels
+from .records import Run, check_same_bundle
+from .report import labels
 
 Z95 = 1.959964  # two-sided 95% quantile of the normal distribution
 SHOWN = 20  # per-task changes listed in the terminal, largest first

@@ -12,16 +12,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .runs import Run
-
-
-def _error(message: str) -> Exception:
-    from .runs import ReportError
-
-    return ReportError(message)
+from .records import ReportError, Run
 
 
 @dataclass(frozen=True)
@@ -39,7 +32,7 @@ def parse_prices(data: Any, source: str) -> Prices:
     try:
         return Prices(check(data, source), source)
     except ValueError as exc:
-        raise _error(str(exc)) from None
+        raise ReportError(str(exc)) from None
 
 
 def load_prices(path: Path) -> Prices:
@@ -47,12 +40,12 @@ def load_prices(path: Path) -> Prices:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _error(f"{path}: cannot read the prices file ({getattr(exc, 'strerror', None) or exc})") from None
+        raise ReportError(f"{path}: cannot read the prices file ({getattr(exc, 'strerror', None) or exc})") from None
     if str(path).endswith(".json"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _error(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+            raise ReportError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     else:
         import yaml
 
@@ -61,7 +54,7 @@ def load_prices(path: Path) -> Prices:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}" if mark else str(path)
-            raise _error(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+            raise ReportError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
     return parse_prices(data, f"--prices {path}")
 
 
@@ -88,14 +81,16 @@ def attempt_cost(usage: Mapping[str, Any], prices: Prices, where: str) -> float:
     for role, use in usage.items():
         model = use.get("model")
         if model not in prices.table:
-            raise _error(
+            raise ReportError(
                 f"{prices.source}: no price for model {model!r}, which served the {role} at {where}; "
                 f"add {model}: {{input: ..., cached_input: ..., output: ...}} (USD per 1M tokens) to a --prices file"
             )
         price = prices.table[model]
         tokens_in, cached = use.get("input_tokens") or 0, use.get("cached_tokens") or 0
         if cached > tokens_in:
-            raise _error(f"{where}: {role} usage has more cached tokens ({cached}) than input tokens ({tokens_in})")
+            raise ReportError(
+                f"{where}: {role} usage has more cached tokens ({cached}) than input tokens ({tokens_in})"
+            )
         total += (
             (tokens_in - cached) * price["input"]
             + cached * price["cached_input"]

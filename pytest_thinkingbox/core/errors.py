@@ -4,6 +4,10 @@
   twice). The author of the test fixes it; the attempt is reported as an error.
 * `HarnessError`: the harness or a model endpoint failed (backend, tools,
   simulated user). Kept apart from agent failures and re-runnable.
+* Bad input elsewhere has its own subclass, named where it is raised:
+  `ReportError` (results files), `CliError` (the command line), `PostgresError`
+  (a server that cannot serve the run), `MalformedResponse` (an endpoint's
+  unusable answer, retried and then raised as a `HarnessError`).
 
 A failed check is never one of these: it is a plain `AssertionError`.
 """

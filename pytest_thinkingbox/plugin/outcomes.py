@@ -1,22 +1,34 @@
-"""Pass, fail or error: how an attempt's exception becomes its outcome.
+"""One attempt's record: its outcome (pass, fail or error) and what the attempt did, as JSON.
 
 An attempt passes when the test returns; an `AssertionError` is the agent's
 failure; a `ThinkingboxError` (harness, endpoint or task definition) and any
 other exception raised by the task's own code are errors, never counted as the
 agent's failure in diagnostics.
+
+`attempt_record` is the only place that writes a record's fields (on the
+process that ran the attempt); `finished_record` adds what only the controller
+knows (the run, the bundle, the summed phase durations) and the failure signature.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..core.errors import ThinkingboxError
-from .options import agent_name, role_name
+from .roles import agent_name, role_name
 
-#: The per-attempt record, kept on the item until the report carries it.
-RECORD = pytest.StashKey[dict[str, Any]]()
+if TYPE_CHECKING:
+    from ..attempt import Attempt, AttemptResult
+
+#: The domain of the item's task and its `tb` attempt, kept on the item until its record is made.
+DOMAIN = pytest.StashKey[str]()
+ATTEMPT: pytest.StashKey[Attempt] = pytest.StashKey()
+#: The --tb-validate verdict of the item's task (first attempts only).
+VALIDATION = pytest.StashKey[dict[str, Any]]()
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 
@@ -45,31 +57,89 @@ def _first_lines(text: str, limit: int = 2000) -> str:
 
 
 def item_key(item: pytest.Item) -> tuple[str, int]:
-    """The (task, attempt) an item runs: the key of its record."""
+    """The (task, attempt) an item runs, from its parametrization: the one source of the attempt number."""
     callspec = getattr(item, "callspec", None)
     return getattr(item, "originalname", item.name), callspec.params.get("_tb_attempt", 1) if callspec else 1
 
 
-def new_record(item: pytest.Item, domain: str | None = None) -> dict[str, Any]:
-    """The record of one attempt before it runs: which task and attempt, and zero counts.
+def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]:
+    """The JSON record of the attempt `item` runs: who ran it, the `AttemptResult`, the outcome.
 
-    The `tb` fixture makes it at setup (with the domain); an attempt whose setup
-    failed before that gets one from the report hook, so no attempt goes unrecorded.
+    An attempt whose setup failed before the `tb` fixture made its attempt gets
+    a record too (no domain, zero counts), so no attempt goes unrecorded.
     """
-    task, attempt = item_key(item)
-    return {
+    task, number = item_key(item)
+    config = item.config
+    attempt = item.stash.get(ATTEMPT, None)
+    result: AttemptResult | None = attempt.result if attempt is not None else None
+    differences = result.differences if result else ()
+    record: dict[str, Any] = {
         "task": task,
-        "domain": domain,
-        "attempt": attempt,
+        "domain": item.stash.get(DOMAIN, None),
+        "attempt": number,
         "nodeid": item.nodeid,
-        "agent": agent_name(item.config),
-        "user": role_name(item.config, "user"),
-        "judge": role_name(item.config, "judge"),
-        "seed": item.config.getoption("tb_seed"),
+        "agent": agent_name(config),
+        "user": role_name(config, "user"),
+        "judge": role_name(config, "judge"),
+        "seed": config.getoption("tb_seed"),
         "markers": sorted({m.name for m in item.iter_markers()} - {"parametrize"}),
-        "wrong": 0,
-        "missing": 0,
-        "extra": 0,
-        "tool_calls": 0,
-        "tool_errors": 0,
+        "wrong": sum(d.kind == "wrong" for d in differences),
+        "missing": sum(d.kind == "missing" for d in differences),
+        "extra": sum(d.kind == "extra" for d in differences),
+        "tool_calls": result.tool_calls if result else 0,
+        "tool_errors": result.tool_errors if result else 0,
     }
+    if result is not None and result.transcript is not None:
+        record["transcript"] = list(result.transcript)
+    if result is not None and result.usage:
+        record["usage"] = dict(result.usage)
+    if result is not None and result.ended:
+        record.update(
+            timing=dict(result.timing),
+            start_hash=result.start_hash,
+            end_hash=result.end_hash,
+            golden_hash=result.golden_hash,
+            end_reason=result.end_reason,
+            steps=result.steps,
+            turns=result.turns,
+            fault=result.fault,
+            differences=[d.as_dict() for d in differences],
+        )
+    if result is not None and result.rubric:
+        record["rubric"] = [vars(v).copy() for v in result.rubric]
+    if VALIDATION in item.stash:
+        record["validation"] = item.stash[VALIDATION]
+    record.update(outcome)
+    return record
+
+
+def finished_record(record: dict[str, Any], duration_s: float, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The record as the results file keeps it: with the phases' duration, the run, the bundle and the signature."""
+    from ..campaign.signatures import signature
+
+    final = {**record, "duration_s": round(duration_s, 6), "run": manifest["run"], "bundle": manifest["bundle"]}
+    final["signature"] = signature(final)
+    return final
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    if report.skipped or "_tb_attempt" not in getattr(item, "fixturenames", ()):
+        return report
+    if call.when == "call" or report.failed:
+        stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
+        # Plain JSON types only, which xdist can send to the controller.
+        report.tb_record = _plain(attempt_record(item, classify(call.excinfo, stage)))
+    return report
+
+
+def _plain(record: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(record, default=str))
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    record = getattr(report, "tb_record", None)
+    if record is not None and report.when == "call" and record["outcome"] == ERROR:
+        return "error", "E", "ERROR"
+    return None

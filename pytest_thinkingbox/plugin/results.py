@@ -1,16 +1,16 @@
-"""The controller's record keeper: per-attempt JSONL, the errors sidecar, the aggregate, the summary.
+"""The results files of a session and its summary: per-attempt JSONL, the errors file, the aggregate.
 
-Registered once, on the controller only (never on an xdist worker). Records
-arrive on test reports, whichever process ran the attempt, so the files and
-the summary are the same with and without ``-n``. Each JSONL line is written
-and flushed when the attempt's teardown report arrives, after the run id,
-bundle hash and failure signature are added.
+`Results` is registered once, on the controller only (never on an xdist
+worker). Records arrive on test reports, whichever process ran the attempt, so
+the files and the summary are the same with and without ``-n``. Each JSONL line
+is written and flushed when the attempt's teardown report arrives.
 
 A results file starts with a manifest line (``{"manifest": {...}}``) and gets
 another, with ``finished``, when the session ends. ``--tb-resume`` and
-``--tb-rerun-errors`` continue an earlier file under its run id: a line cut off
-by a killed run is dropped first (that attempt runs again), then new lines are
-appended, so nothing is lost or written twice.
+``--tb-rerun-errors`` continue an earlier file under its run id: it is read once
+per process at configure; a line cut off by a killed run is dropped (that
+attempt runs again), then new lines are appended, so nothing is lost or written
+twice. `campaign/records.py` reads and writes the format.
 """
 
 from __future__ import annotations
@@ -18,146 +18,209 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
-from ..campaign.metrics import aggregate
-from ..campaign.signatures import signature
+from ..campaign.records import ReportError, ResultsWriter, read_lines
 from ..core.bundle import __version__
+from .attempts import REPEAT
+from .gates import apply_gates
+from .options import group
+from .outcomes import ERROR, finished_record, item_key
+from .roles import MODELS, agent_name, role_name
+
+Key = tuple[str, int]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options = group(parser)
+    for option, metavar, text in (
+        ("--tb-results", "PATH", "Write one JSON line per attempt to PATH. Default: not written."),
+        (
+            "--tb-aggregate",
+            "PATH",
+            "Write the aggregate figures (overall, per domain, per task) as JSON to PATH. Default: not written.",
+        ),
+        (
+            "--tb-errors",
+            "PATH",
+            "Also write the records of system errors (endpoint, harness) to PATH, one JSON line each. "
+            "Default: not written.",
+        ),
+        (
+            "--tb-rerun-errors",
+            "RESULTS",
+            "Run only the attempts whose latest record in RESULTS (a --tb-results or --tb-errors file) is a "
+            "system error; their new records go to --tb-results (give RESULTS to append). Default: off.",
+        ),
+        (
+            "--tb-resume",
+            "RESULTS",
+            "Continue an interrupted campaign: skip the attempts RESULTS already records and append the rest "
+            "to it, under the same run id. Default: off.",
+        ),
+        (
+            "--tb-run",
+            "ID",
+            "Run id written into the results (give shards of one campaign the same id). Default: time + random.",
+        ),
+    ):
+        options.addoption(option, dest=option[2:].replace("-", "_"), metavar=metavar, help=text)
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """The earlier results file this session continues, read once: its last manifest and latest records."""
+
+    path: Path
+    option: str  # --tb-resume or --tb-rerun-errors
+    manifest: dict[str, Any] | None
+    latest: dict[Key, dict[str, Any]]  # the latest record of each attempt (a re-run replaces its error)
+
+    @property
+    def rerun(self) -> set[Key]:
+        """The attempts this session runs again: those whose latest record is a system error (--tb-rerun-errors)."""
+        if self.option == "--tb-resume":
+            return set()
+        return {key for key, r in self.latest.items() if r["outcome"] == ERROR}
+
+
+CONTINUATION = pytest.StashKey["Continuation | None"]()
+
+
+def _continuation(config: pytest.Config) -> Continuation | None:
+    for option in ("tb_resume", "tb_rerun_errors"):
+        value = config.getoption(option)
+        if value:
+            name = "--" + option.replace("_", "-")
+            return Continuation(Path(value), name, *_read(Path(value), name))
+    return None
+
+
+def _read(path: Path, option: str) -> tuple[dict[str, Any] | None, dict[Key, dict[str, Any]]]:
+    """A results file's last manifest and the latest record of each attempt (a cut-off last line dropped)."""
+    manifest, latest = None, {}
+    try:
+        for _, obj in read_lines([path], required=("task", "attempt", "outcome"), drop_cut_line=True):
+            if "manifest" in obj:
+                manifest = obj["manifest"]
+            else:
+                latest[(obj["task"], obj["attempt"])] = obj
+    except ReportError as exc:
+        raise pytest.UsageError(f"{option}: {exc}") from None
+    return manifest, latest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[CONTINUATION] = _continuation(config)
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Results(config), "thinkingbox-results")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--tb-resume and --tb-rerun-errors: leave out the attempts the earlier file settles."""
+    earlier = config.stash[CONTINUATION]
+    if earlier is None:
+        return
+    if earlier.option == "--tb-resume":
+        keep = [item for item in items if item_key(item) not in earlier.latest]
+    else:
+        rerun = earlier.rerun
+        keep = [item for item in items if item_key(item) in rerun]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
+def manifest(config: pytest.Config) -> dict[str, Any]:
+    """What a results file says about its run: bundle, roles and models (no secrets), seed, k."""
+    from ..core.bundle import bundle_hash, bundle_roots
+
+    models = config.stash[MODELS]
+    return {
+        "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
+        "agent": agent_name(config),
+        "user": role_name(config, "user"),
+        "judge": role_name(config, "judge"),
+        "models": {role: c.public() for role, c in models.roles.items()},
+        "prices": models.prices,
+        "seed": config.getoption("tb_seed"),
+        "k": config.stash[REPEAT],
+    }
 
 
 def new_run_id() -> str:
     return f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
 
 
-def read_results(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
-    """An earlier results file: its last manifest, its records, and the length of its complete lines.
-
-    Only a cut-off last line is forgiven (a killed run leaves one); any other
-    bad line is a usage error naming the file and line.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise pytest.UsageError(f"{path}: cannot read it ({exc.strerror})") from None
-    complete = data.rfind(b"\n") + 1
-    manifest, records = None, []
-    for number, line in enumerate(data[:complete].decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-            if "manifest" in item:
-                manifest = item["manifest"]
-            else:
-                item["task"], item["attempt"], item["outcome"]
-                records.append(item)
-        except (ValueError, TypeError, KeyError):
-            raise pytest.UsageError(f"{path}:{number}: not a line written by --tb-results") from None
-    return manifest, records, complete
-
-
-def attempt_key(record: dict[str, Any]) -> tuple[str, int]:
-    return record["task"], int(record["attempt"])
-
-
-def last_outcomes(records: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
-    """The latest record of each attempt (a re-run replaces the system error it re-ran)."""
-    return {attempt_key(r): r for r in records}
-
-
-def continued(config: pytest.Config) -> tuple[Path | None, str]:
-    """The earlier results file this session continues (--tb-resume or --tb-rerun-errors), and why."""
-    for option in ("tb_resume", "tb_rerun_errors"):
-        value = config.getoption(option)
-        if value:
-            return Path(value), "--" + option.replace("_", "-")
-    return None, ""
-
-
-def selection(config: pytest.Config) -> tuple[str, set[tuple[str, int]]] | None:
-    """Which attempts an earlier results file settles: ("skip", recorded) for --tb-resume,
-    ("keep", errored) for --tb-rerun-errors; None when the session continues nothing."""
-    path, option = continued(config)
-    if path is None:
-        return None
-    _, records, _ = read_results(path)
-    latest = last_outcomes(records)
-    if option == "--tb-resume":
-        return "skip", set(latest)
-    return "keep", {key for key, r in latest.items() if r["outcome"] == "error"}
-
-
 class Results:
-    def __init__(self, config: pytest.Config, k: int, manifest: dict[str, Any]) -> None:
+    def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.k = k
+        self.k = config.stash[REPEAT]
         self.records: list[dict[str, Any]] = []
         self._pending: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float] = {}
         results, aggregate_path, errors = (config.getoption(o) for o in ("tb_results", "tb_aggregate", "tb_errors"))
-        self._continued, option = continued(config)
-        if self._continued and option == "--tb-resume":
-            results = results or str(self._continued)
-            if Path(results).resolve() != self._continued.resolve():
-                raise pytest.UsageError(f"--tb-resume {self._continued} appends to that file; leave out --tb-results")
-        if self._continued and option == "--tb-rerun-errors" and not results:
+        self._continued = config.stash[CONTINUATION]
+        option = self._continued.option if self._continued else ""
+        path = self._continued.path if self._continued else None
+        if path and option == "--tb-resume":
+            results = results or str(path)
+            if Path(results).resolve() != path.resolve():
+                raise pytest.UsageError(f"--tb-resume {path} appends to that file; leave out --tb-results")
+        if path and option == "--tb-rerun-errors" and not results:
             raise pytest.UsageError(
-                f"--tb-rerun-errors {self._continued}: say where the new records go; --tb-results "
-                f"{self._continued} appends them to the campaign's file"
+                f"--tb-rerun-errors {path}: say where the new records go; --tb-results {path} appends them to the "
+                "campaign's file"
             )
         self._results_path = Path(results) if results else None
         self._aggregate_path = Path(aggregate_path) if aggregate_path else None
         self._errors_path = Path(errors) if errors else None
-        if self._errors_path and self._continued and self._errors_path.resolve() == self._continued.resolve():
+        if self._errors_path and path and self._errors_path.resolve() == path.resolve():
             raise pytest.UsageError(f"--tb-errors {errors} is the file this session continues; name a new file")
-        self._out: IO[str] | None = None
-        self._errors: IO[str] | None = None
+        self._out: ResultsWriter | None = None
+        self._errors: ResultsWriter | None = None
         self.validity: list[str] = []  # the --tb-validate report, once the session has finished
         self.gates: list[Any] = []  # GateResults, once the session has finished
-        self.manifest = {"run": config.getoption("tb_run") or new_run_id(), **manifest, "plugin_version": __version__}
+        self.manifest = {"run": config.getoption("tb_run") or new_run_id(), **manifest(config)}
+        self.manifest["plugin_version"] = __version__
         self.manifest["started"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         self._earlier: list[dict[str, Any]] = []
         if self._continued:
-            self._continue(option)
+            self._continue(self._continued)
 
-    def _continue(self, option: str) -> None:
+    def _continue(self, earlier: Continuation) -> None:
         """Take the earlier file's run id and check it graded the same bundle at the same k."""
-        assert self._continued is not None
-        earlier, _, _ = read_results(self._continued)
-        if earlier is None:
-            raise pytest.UsageError(f"{option} {self._continued}: it has no manifest line, so its run is unknown")
-        if earlier.get("bundle") != self.manifest["bundle"]:
+        option, path, manifest = earlier.option, earlier.path, earlier.manifest
+        if manifest is None:
+            raise pytest.UsageError(f"{option} {path}: it has no manifest line, so its run is unknown")
+        if manifest.get("bundle") != self.manifest["bundle"]:
             raise pytest.UsageError(
-                f"{option} {self._continued}: it graded bundle {earlier.get('bundle')}, but the tasks collected now "
+                f"{option} {path}: it graded bundle {manifest.get('bundle')}, but the tasks collected now "
                 f"are bundle {self.manifest['bundle']}; the tasks changed since, so start a new campaign"
             )
-        if earlier.get("k") != self.k:
-            k = earlier.get("k")
-            raise pytest.UsageError(f"{option} {self._continued}: it asked for k = {k}; pass --tb-repeat {k}")
-        self.manifest["run"] = earlier["run"]
-        self.manifest["started"] = earlier.get("started", self.manifest["started"])
+        if manifest.get("k") != self.k:
+            k = manifest.get("k")
+            raise pytest.UsageError(f"{option} {path}: it asked for k = {k}; pass --tb-repeat {k}")
+        self.manifest["run"] = manifest["run"]
+        self.manifest["started"] = manifest.get("started", self.manifest["started"])
 
     def pytest_sessionstart(self) -> None:
         if self._results_path:
-            self._results_path.parent.mkdir(parents=True, exist_ok=True)
-            # Continuing appends to an existing file, and never truncates what it recorded.
-            appending = bool(self._continued and self._results_path.exists())
-            if appending:
-                _, records, complete = read_results(self._results_path)
-                with self._results_path.open("r+b") as f:
-                    f.truncate(complete)  # a line cut off by a killed run: that attempt runs again
-                rerun = selection(self.config) or ("skip", set())
-                again = rerun[1] if rerun[0] == "keep" else set()
-                self._earlier = [r for key, r in last_outcomes(records).items() if key not in again]
-            self._out = self._results_path.open("a" if appending else "w", encoding="utf-8")
-            self._line(self._out, {"manifest": self.manifest})
+            # Continuing appends to the file it continues, and never truncates what it recorded.
+            continued = self._continued
+            appending = bool(continued and self._results_path.exists())
+            if appending and continued:
+                same = self._results_path.resolve() == continued.path.resolve()
+                latest = continued.latest if same else _read(self._results_path, "--tb-results")[1]
+                self._earlier = [r for key, r in latest.items() if key not in continued.rerun]
+            self._out = ResultsWriter(self._results_path, append=appending)
+            self._out.write({"manifest": self.manifest})
         if self._errors_path:
-            self._errors_path.parent.mkdir(parents=True, exist_ok=True)
-            self._errors = self._errors_path.open("w", encoding="utf-8")
-            self._line(self._errors, {"manifest": self.manifest})  # so --tb-rerun-errors can take this file
+            self._errors = ResultsWriter(self._errors_path)
+            self._errors.write({"manifest": self.manifest})  # so --tb-rerun-errors can take this file
         self.records.extend(self._earlier)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -170,24 +233,18 @@ class Results:
             self._pending[nodeid] = record
         if report.when != "teardown" or nodeid not in self._pending:
             return
-        final = self._pending.pop(nodeid)
-        final["duration_s"] = round(self._durations.pop(nodeid), 6)
-        final.update(run=self.manifest["run"], bundle=self.manifest["bundle"], signature=signature(final))
-        self._write(final)
+        self._write(finished_record(self._pending.pop(nodeid), self._durations.pop(nodeid), self.manifest))
 
     def _write(self, record: dict[str, Any]) -> None:
         self.records.append(record)
         if self._out:
-            self._line(self._out, record)
-        if self._errors and record["outcome"] == "error":
-            self._line(self._errors, record)
-
-    @staticmethod
-    def _line(out: IO[str], item: dict[str, Any]) -> None:
-        out.write(json.dumps(item, default=str) + "\n")
-        out.flush()
+            self._out.write(record)
+        if self._errors and record["outcome"] == ERROR:
+            self._errors.write(record)
 
     def aggregate(self) -> dict[str, Any]:
+        from ..campaign.metrics import aggregate
+
         return {**aggregate(self.records, self.k), "manifest": self.manifest}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -199,24 +256,14 @@ class Results:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # e.g. golden end states that differ
         self.manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         if self._out:
-            self._line(self._out, {"manifest": self.manifest})
+            self._out.write({"manifest": self.manifest})
             self._out.close()
         if self._errors:
             self._errors.close()
-        self._apply_gates(session)
+        self.gates = apply_gates(self.config, session, self.aggregate)
         if self._aggregate_path and self.records:
             self._aggregate_path.parent.mkdir(parents=True, exist_ok=True)
             self._aggregate_path.write_text(json.dumps(self.aggregate(), indent=2) + "\n", encoding="utf-8")
-
-    def _apply_gates(self, session: pytest.Session) -> None:
-        """With --tb-gate, the aggregate sets the exit status, not each single attempt."""
-        gates = self.config.stash.get(GATES, [])
-        if not gates or session.exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            return
-        figures = self.aggregate()
-        self.gates = [gate.evaluate(figures) for gate in gates]
-        passed = all(result.ok for result in self.gates)
-        session.exitstatus = pytest.ExitCode.OK if passed else pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.records:
@@ -225,8 +272,9 @@ class Results:
 
         write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
         if self._earlier:
+            assert self._continued is not None
             terminalreporter.write_line(
-                f"{len(self._earlier)} attempts come from {self._continued} (run {self.manifest['run']})."
+                f"{len(self._earlier)} attempts come from {self._continued.path} (run {self.manifest['run']})."
             )
         if self.validity:
             terminalreporter.write_sep("=", "thinkingbox validity")
@@ -236,7 +284,3 @@ class Results:
             terminalreporter.write_sep("=", "thinkingbox gates")
             for result in self.gates:
                 terminalreporter.write_line(result.line)
-
-
-#: The parsed --tb-gate expressions.
-GATES = pytest.StashKey[list[Any]]()

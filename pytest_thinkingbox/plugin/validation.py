@@ -32,6 +32,32 @@ from typing import Any
 import pytest
 
 from ..core.task import Call
+from .options import group
+from .outcomes import VALIDATION
+
+VALIDITY_MARKER = (
+    "tb_validity(reason=None, *, baseline_ok={name: reason}): --tb-validate reports this task's problems without "
+    "failing it (reason), or accepts that a policy-blind baseline's ending is the right one (baseline_ok)."
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group(parser).addoption(
+        "--tb-validate",
+        dest="tb_validate",
+        action="store_true",
+        help="Prove each selected task tells a careful agent from a careless one: golden k times (3 unless "
+        "--tb-repeat), then noop, the policy-blind baselines, every single-step mutant of its golden calls and "
+        "its traps must fail, and golden values must be visible or declared derived; prints a validity report. "
+        "Default: off.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", VALIDITY_MARKER)
+    if config.getoption("tb_validate"):
+        config.pluginmanager.register(Validation(), "thinkingbox-validation")
+
 
 #: How a variant of a task ends.
 EQUIVALENT = "equivalent"  # the golden end state, volatile fields included (stamps of the clock aside)
@@ -97,7 +123,7 @@ class Validation:
 
         verdict = check(call_task, attempt, baseline_ok)
         verdict["exempt"] = exempt
-        attempt.record["validation"] = verdict
+        pyfuncitem.stash[VALIDATION] = verdict
         problems = problem_lines(verdict)
         if problems and exempt is None:
             raise AssertionError(

@@ -22,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..core.errors import HarnessError
+from ..core.errors import HarnessError, ThinkingboxError
 from .config import ModelConfig
 
 BACKOFF_S = 0.5  # first wait; doubles per retry
@@ -61,7 +61,7 @@ class Reply:
     tool_calls: list[ToolCallRequest] = field(default_factory=list)
 
 
-class MalformedResponse(Exception):
+class MalformedResponse(ThinkingboxError):
     """The server answered 2xx with something that is not a usable completion."""
 
 

@@ -152,7 +152,7 @@ class ScriptedModelServer:
 
 def scripts_from_results(path: str | Path) -> dict[str, Script]:
     """Opening message -> the calls and last reply of a passed attempt, from a --tb-results file (a golden run)."""
-    from ..campaign.runs import read_records
+    from ..campaign.records import read_records
 
     scripts: dict[str, Script] = {}
     for record in read_records([Path(path)]):

@@ -73,7 +73,6 @@ def run_task(
             make_user=lambda brief: make_user("scripted", brief),
             make_judge=PhraseJudge,
             limits=limits or Limits(),
-            record={},
         )
     except HarnessError:
         raise

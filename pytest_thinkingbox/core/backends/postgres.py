@@ -23,6 +23,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
+from ..errors import ThinkingboxError
 from ..values import quote_identifier
 from .base import ReusedDatabases, driver_connection
 
@@ -30,7 +31,7 @@ PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
 
 
-class PostgresError(Exception):
+class PostgresError(ThinkingboxError):
     """The server cannot serve the run: unreachable, or no permission to create databases."""
 
 

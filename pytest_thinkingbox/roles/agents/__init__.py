@@ -7,29 +7,14 @@ reference agents and baselines receive the golden calls (and traps), through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...core.task import Call
+from .context import BASELINES, BLIND, NAMES, AgentContext
+
+__all__ = ["BASELINES", "BLIND", "NAMES", "AgentContext", "make_agent"]
 
 if TYPE_CHECKING:
     from ...core.episode import Agent
-
-BLIND = "blind:"
-BASELINES = ("solve", "hold", "pending", "refuse", "comply")  # the policy-blind endings of agents/blind.py
-NAMES = ("golden", "noop", "flaky", *(BLIND + b for b in BASELINES))
-
-
-@dataclass(frozen=True)
-class AgentContext:
-    """What the harness knows when it builds an agent for one attempt."""
-
-    task: str
-    attempt: int
-    seed: int
-    golden: tuple[Call, ...]
-    reply: str | None = None  # the task's reference closing message, if it declares one
-    traps: tuple[Call, ...] = ()  # the careless writes the task declares it catches
 
 
 def make_agent(name: str, context: AgentContext) -> Agent:

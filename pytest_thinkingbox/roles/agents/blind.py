@@ -28,7 +28,7 @@ from typing import Any
 from ...core.episode import AgentStep, AgentView
 from ...core.task import Call
 from ...core.tools import ToolSpec
-from . import BASELINES, AgentContext
+from .context import BASELINES, AgentContext
 
 NOTES = {
     "hold": (False, "Holding this ticket for review by the team."),

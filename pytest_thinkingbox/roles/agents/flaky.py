@@ -15,7 +15,7 @@ from typing import Any
 
 from ...core.episode import AgentStep, AgentView
 from ...core.task import Call
-from . import AgentContext
+from .context import AgentContext
 from .golden import GoldenAgent
 
 FAULT_RATE = 0.35

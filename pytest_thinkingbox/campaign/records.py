@@ -1,41 +1,42 @@
-"""Results files in, one campaign report document out.
+"""Results files: the one reader and writer of their JSON lines, and the runs they hold.
 
-A results file (``--tb-results``) holds manifest lines and attempt records. Shards
-of one campaign share a run id and are merged; runs of different models sit side
-by side. Bad input stops the report with a message naming the file and line:
-a figure computed from a cut-off file, a mixed-up bundle or a doubled attempt
-would be silently wrong, and a report is what people decide from.
+A results file (``--tb-results``, ``--tb-errors``) is JSON lines: manifest lines
+(``{"manifest": {...}}``) and attempt records. Every line is written whole,
+newline last, and flushed, so a killed run can leave only one kind of damage: a
+last line with no newline that is not JSON (cut off). The report refuses such a
+file, because figures from a cut-off campaign would be silently wrong; a resumed
+campaign drops the cut line and runs that attempt again. Any other bad line is an
+error naming the file and line. Shards of one campaign share a run id and are
+merged into one `Run`.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..core.errors import ThinkingboxError
-from .costs import Prices, frontier, run_cost
-from .metrics import aggregate
-from .signatures import LABELS, signature
+from .signatures import signature
 
 UNKNOWN_RUN = "(unknown)"  # records written before run ids existed
 OUTCOMES = ("passed", "failed", "error")
-MISSING_SHOWN = 50  # missing (task, attempt) keys listed in the document; all are counted
-EXAMPLES = 5  # example attempts kept per failure signature
 
 
 class ReportError(ThinkingboxError):
     """Bad input to a report: the message names the file and line, or the option, that fixes it."""
 
 
-def read_lines(paths: Sequence[Path], required: Sequence[str] = ("task", "outcome")) -> Iterator[tuple[str, dict]]:
+def read_lines(
+    paths: Sequence[Path], required: Sequence[str] = ("task", "outcome"), *, drop_cut_line: bool = False
+) -> Iterator[tuple[str, dict]]:
     """Every line of the results files as (``file:line``, object), checked one line at a time.
 
     A manifest line is ``{"manifest": {...}}``; any other line must be an attempt
-    record holding the `required` keys.
+    record holding the `required` keys. A cut-off last line is an error, or is
+    skipped with `drop_cut_line` (a resumed campaign runs that attempt again).
     """
     for path in paths:
         try:
@@ -51,7 +52,9 @@ def read_lines(paths: Sequence[Path], required: Sequence[str] = ("task", "outcom
             try:
                 obj = json.loads(line)
             except ValueError:
-                if number == last:
+                if number == last and not text.endswith("\n"):
+                    if drop_cut_line:
+                        continue
                     raise ReportError(
                         f"{where}: not an attempt record: the last line is cut off, so the file looks truncated "
                         "(an interrupted run?); finish the campaign with --tb-resume, or delete this line to "
@@ -89,9 +92,9 @@ def _check_record(where: str, record: dict, required: Sequence[str]) -> None:
         raise ReportError(f"{where}: attempt should be a whole number of at least 1, got {attempt!r}")
 
 
-def read_records(paths: Sequence[Path]) -> list[dict[str, Any]]:
+def read_records(paths: Sequence[Path], *, drop_cut_line: bool = False) -> list[dict[str, Any]]:
     """Every attempt record of the given files, manifest lines left out (select-pool reads these)."""
-    return [obj for _, obj in read_lines(paths) if "manifest" not in obj]
+    return [obj for _, obj in read_lines(paths, drop_cut_line=drop_cut_line) if "manifest" not in obj]
 
 
 @dataclass
@@ -217,97 +220,37 @@ def check_same_bundle(runs: Sequence[Run]) -> None:
         )
 
 
-def labels(runs: Sequence[Run]) -> dict[str, str]:
-    """A short name per run: the agent's model or name, plus the run id when two runs would share it."""
-    names = {}
-    for run in runs:
-        agent = (run.manifest or {}).get("agent") or next((r.get("agent") for r in run.records), None) or "?"
-        names[run.id] = agent.split(":", 1)[1] if agent.startswith("openai:") else agent
-    counts = Counter(names.values())
-    return {rid: f"{name} ({rid})" if counts[name] > 1 else name for rid, name in names.items()}
+def whole_length(path: Path) -> int:
+    """The bytes of `path` up to the end of its last whole line (a cut-off last line excluded)."""
+    data = path.read_bytes()
+    tail = data[data.rfind(b"\n") + 1 :]
+    if tail.strip():
+        try:
+            json.loads(tail)
+        except ValueError:
+            return len(data) - len(tail)
+    return len(data)
 
 
-def _manifest(run: Run) -> dict[str, Any]:
-    """The run's manifest; for older files, what the records tell about it."""
-    if run.manifest is not None:
-        return run.manifest
-    first = run.records[0] if run.records else {}
-    return {
-        "run": run.id,
-        "bundle": run.bundle,
-        "agent": first.get("agent"),
-        "user": first.get("user"),
-        "seed": first.get("seed"),
-        "k": run.k,
-    }
+class ResultsWriter:
+    """Appends lines to a results file, each written whole and flushed.
 
-
-def _signatures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    overall: Counter[str] = Counter()
-    domains: dict[str, Counter[str]] = {}
-    examples: dict[str, list[list[Any]]] = {}
-    for r in records:
-        label = r.get("signature")
-        if r["outcome"] != "failed" or not label:
-            continue
-        overall[label] += 1
-        domains.setdefault(r.get("domain") or "unknown", Counter())[label] += 1
-        shown = examples.setdefault(label, [])
-        if len(shown) < EXAMPLES:
-            shown.append([r["task"], r["attempt"]])
-    order = {label: i for i, label in enumerate(LABELS)}
-
-    def ordered(counts: Counter[str]) -> dict[str, int]:
-        return dict(sorted(counts.items(), key=lambda item: order.get(item[0], len(order))))
-
-    return {
-        "overall": ordered(overall),
-        "domains": {name: ordered(c) for name, c in sorted(domains.items())},
-        "examples": examples,
-    }
-
-
-def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str, Any]:
-    """The report document (plain JSON-able data) that the terminal, JSON and HTML views show.
-
-    Args:
-        runs: from `load`.
-        prices: from ``--prices``; each of its models overrides the run manifest's price.
+    Opening for append first removes a cut-off last line and ends a last line
+    that lacks its newline, so every line after it starts on its own line.
     """
-    names = labels(runs)
-    out: list[dict[str, Any]] = []
-    for run in runs:
-        agg = aggregate(run.records, run.k)
-        missing = run.missing()
-        out.append(
-            {
-                "id": run.id,
-                "label": names[run.id],
-                "manifest": _manifest(run),
-                "files": run.files,
-                "aggregate": agg,
-                "complete": bool(run.records) and not missing,
-                "missing": [list(key) for key in missing[:MISSING_SHOWN]],
-                "missing_count": len(missing),
-                "reruns": run.reruns,
-                "cost": run_cost(run, agg["overall"], prices),
-                "signatures": _signatures(run.records),
-                "records": run.records,
-            }
-        )
-    return {
-        "runs": out,
-        "frontier": {
-            "per_success": frontier(
-                {r["id"]: (r["cost"]["per_success"], r["aggregate"]["overall"]["pass@1"]) for r in out if r["cost"]}
-            ),
-            "per_dependable": frontier(
-                {
-                    r["id"]: (r["cost"]["per_dependable"], r["aggregate"]["overall"]["all_k_share"])
-                    for r in out
-                    if r["cost"]
-                }
-            ),
-        },
-        "signature_order": list(LABELS),
-    }
+
+    def __init__(self, path: Path, *, append: bool = False) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if append and path.exists():
+            with path.open("r+b") as f:
+                f.truncate(whole_length(path))
+                if f.seek(0, 2) and (f.seek(-1, 2), f.read(1))[1] != b"\n":
+                    f.write(b"\n")
+        self._out: IO[str] = path.open("a" if append else "w", encoding="utf-8")
+
+    def write(self, item: dict[str, Any]) -> None:
+        self._out.write(json.dumps(item, default=str) + "\n")
+        self._out.flush()
+
+    def close(self) -> None:
+        self._out.close()

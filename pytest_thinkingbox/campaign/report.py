@@ -1,0 +1,117 @@
+"""Runs in, one campaign report document out.
+
+`records.load` reads the results files into runs (shards merged by run id,
+bad input refused with the file and line); `build_report` puts the runs of
+different models side by side with their figures, costs, failure signatures
+and missing attempts, as plain data that the terminal, JSON and HTML views show.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from .costs import Prices, frontier, run_cost
+from .metrics import aggregate
+from .records import Run
+from .signatures import LABELS
+
+MISSING_SHOWN = 50  # missing (task, attempt) keys listed in the document; all are counted
+EXAMPLES = 5  # example attempts kept per failure signature
+
+
+def labels(runs: Sequence[Run]) -> dict[str, str]:
+    """A short name per run: the agent's model or name, plus the run id when two runs would share it."""
+    names = {}
+    for run in runs:
+        agent = (run.manifest or {}).get("agent") or next((r.get("agent") for r in run.records), None) or "?"
+        names[run.id] = agent.split(":", 1)[1] if agent.startswith("openai:") else agent
+    counts = Counter(names.values())
+    return {rid: f"{name} ({rid})" if counts[name] > 1 else name for rid, name in names.items()}
+
+
+def _manifest(run: Run) -> dict[str, Any]:
+    """The run's manifest; for older files, what the records tell about it."""
+    if run.manifest is not None:
+        return run.manifest
+    first = run.records[0] if run.records else {}
+    return {
+        "run": run.id,
+        "bundle": run.bundle,
+        "agent": first.get("agent"),
+        "user": first.get("user"),
+        "seed": first.get("seed"),
+        "k": run.k,
+    }
+
+
+def _signatures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    overall: Counter[str] = Counter()
+    domains: dict[str, Counter[str]] = {}
+    examples: dict[str, list[list[Any]]] = {}
+    for r in records:
+        label = r.get("signature")
+        if r["outcome"] != "failed" or not label:
+            continue
+        overall[label] += 1
+        domains.setdefault(r.get("domain") or "unknown", Counter())[label] += 1
+        shown = examples.setdefault(label, [])
+        if len(shown) < EXAMPLES:
+            shown.append([r["task"], r["attempt"]])
+    order = {label: i for i, label in enumerate(LABELS)}
+
+    def ordered(counts: Counter[str]) -> dict[str, int]:
+        return dict(sorted(counts.items(), key=lambda item: order.get(item[0], len(order))))
+
+    return {
+        "overall": ordered(overall),
+        "domains": {name: ordered(c) for name, c in sorted(domains.items())},
+        "examples": examples,
+    }
+
+
+def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str, Any]:
+    """The report document (plain JSON-able data) that the terminal, JSON and HTML views show.
+
+    Args:
+        runs: from `load`.
+        prices: from ``--prices``; each of its models overrides the run manifest's price.
+    """
+    names = labels(runs)
+    out: list[dict[str, Any]] = []
+    for run in runs:
+        agg = aggregate(run.records, run.k)
+        missing = run.missing()
+        out.append(
+            {
+                "id": run.id,
+                "label": names[run.id],
+                "manifest": _manifest(run),
+                "files": run.files,
+                "aggregate": agg,
+                "complete": bool(run.records) and not missing,
+                "missing": [list(key) for key in missing[:MISSING_SHOWN]],
+                "missing_count": len(missing),
+                "reruns": run.reruns,
+                "cost": run_cost(run, agg["overall"], prices),
+                "signatures": _signatures(run.records),
+                "records": run.records,
+            }
+        )
+    return {
+        "runs": out,
+        "frontier": {
+            "per_success": frontier(
+                {r["id"]: (r["cost"]["per_success"], r["aggregate"]["overall"]["pass@1"]) for r in out if r["cost"]}
+            ),
+            "per_dependable": frontier(
+                {
+                    r["id"]: (r["cost"]["per_dependable"], r["aggregate"]["overall"]["all_k_share"])
+                    for r in out
+                    if r["cost"]
+                }
+            ),
+        },
+        "signature_order": list(LABELS),
+    }

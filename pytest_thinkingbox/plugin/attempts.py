@@ -1,0 +1,171 @@
+"""Attempts: how many per task (--tb-repeat, ``tb_repeat(n)``), their seed and limits, and the fixtures.
+
+The fixtures come in layers that are easy to override:
+
+    tb_domain (session)          <- define it in the conftest.py beside your tasks
+    tb_agent, tb_user, tb_judge  <- how each attempt's agent, user and judge are built (plugin/roles.py)
+    tb_db_url (session)          <- where the databases live (plugin/database.py)
+    _tb_attempt                  <- the attempt number, parametrized here (never a fixture body)
+    tb                           <- one attempt: fresh backend, factories bound, `tb.run(...)`
+
+Nothing heavy is imported until a fixture is set up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from .options import group, positive_int
+from .outcomes import ATTEMPT, DOMAIN, item_key
+from .roles import MODELS
+
+VALIDATE_REPEAT = 3  # golden attempts per task under --tb-validate, unless --tb-repeat says otherwise
+
+#: The campaign's k (attempts per task), read once at configure.
+REPEAT = pytest.StashKey[int]()
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise pytest.UsageError(f"--tb-seed expects a whole number, got {text!r}") from None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options = group(parser)
+    options.addoption(
+        "--tb-repeat",
+        dest="tb_repeat",
+        metavar="N",
+        type=positive_int("--tb-repeat"),
+        help="Attempts per task, each from a clean backend. Default: ini tb_repeat, else 1.",
+    )
+    options.addoption(
+        "--tb-seed",
+        dest="tb_seed",
+        metavar="N",
+        type=_seed,
+        default=0,
+        help="Seed for factories and the flaky agent's faults. Default: 0.",
+    )
+    for name, default, what in (
+        ("max-steps", 50, "Agent steps per attempt before the episode ends."),
+        ("max-turns", 20, "Simulated-user turns per attempt before the episode ends."),
+        ("time-limit", 300, "Wall-clock seconds per episode before it ends."),
+    ):
+        options.addoption(
+            f"--tb-{name}",
+            dest="tb_" + name.replace("-", "_"),
+            metavar="SECONDS" if name == "time-limit" else "N",
+            type=positive_int(f"--tb-{name}"),
+            default=default,
+            help=f"{what} Default: {default}.",
+        )
+    parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
+
+
+@pytest.hookimpl(tryfirst=True)  # the results keeper writes k into its manifest at configure
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "tb_repeat(n): run this task n attempts instead of --tb-repeat.")
+    config.stash[REPEAT] = _repeat(config)
+
+
+def _repeat(config: pytest.Config) -> int:
+    """--tb-repeat, else the tb_repeat ini value (at least 3 under --tb-validate)."""
+    value = config.getoption("tb_repeat")
+    if value is not None:
+        return int(value)
+    ini = positive_int("tb_repeat (ini)")(config.getini("tb_repeat"))
+    return max(ini, VALIDATE_REPEAT) if config.getoption("tb_validate") else ini
+
+
+def _tb_repeat_signature(n: int) -> int:
+    return n
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "_tb_attempt" not in metafunc.fixturenames:
+        return
+    n = metafunc.config.stash[REPEAT]
+    marker = metafunc.definition.get_closest_marker("tb_repeat")
+    if marker is not None:
+        try:
+            n = _tb_repeat_signature(*marker.args, **marker.kwargs)
+        except TypeError as exc:
+            raise pytest.UsageError(
+                f"{metafunc.definition.nodeid}: tb_repeat marker takes one number n ({exc})"
+            ) from None
+        if not isinstance(n, int) or n < 1:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.tb_repeat(n) needs n >= 1, got {n!r}")
+    width = max(2, len(str(n)))
+    metafunc.parametrize("_tb_attempt", range(1, n + 1), ids=[f"attempt{i:0{width}d}" for i in range(1, n + 1)])
+
+
+@pytest.fixture(scope="session")
+def tb_domain() -> Any:
+    """The domain a task runs against. Override it in the conftest.py beside your tasks."""
+    raise pytest.UsageError(
+        "no domain for this task: define a session-scoped `tb_domain` fixture returning a "
+        "pytest_thinkingbox.Domain in the conftest.py beside your tasks (see docs/getting-started.md)"
+    )
+
+
+@pytest.fixture(scope="session")
+def _tb_worker(pytestconfig: pytest.Config, tb_db_url: str | None) -> Iterator[Any]:
+    from ..attempt import WorkerCache
+    from ..core.backends import open_backend
+    from ..core.errors import HarnessError
+
+    try:
+        databases = open_backend(tb_db_url)
+    except Exception as exc:
+        raise HarnessError("backend", f"opening the database backend failed: {type(exc).__name__}: {exc}") from exc
+    cache = WorkerCache(databases=databases, models=pytestconfig.stash[MODELS])
+    yield cache
+    cache.close()
+
+
+@pytest.fixture
+def tb(
+    request: pytest.FixtureRequest,
+    _tb_attempt: int,
+    tb_domain: Any,
+    tb_agent: Callable[[Any], Any],
+    tb_user: Callable[[Any], Any],
+    tb_judge: Callable[[], Any],
+    _tb_worker: Any,
+) -> Iterator[Any]:
+    """One attempt of a task: a fresh database and `tb.run(User(...), golden=[call(...)])`.
+
+    Factories write into this attempt's database; `run.db` reads it back.
+    """
+    from ..attempt import Attempt
+    from ..core.episode import Limits
+
+    config, item = request.config, request.node
+    item.stash[DOMAIN] = tb_domain.name
+    task, number = item_key(item)
+    attempt = Attempt(
+        task=task,
+        attempt=number,
+        seed=config.getoption("tb_seed"),
+        domain=tb_domain,
+        cache=_tb_worker,
+        make_agent=tb_agent,
+        make_user=tb_user,
+        make_judge=tb_judge,
+        limits=Limits(
+            max_steps=config.getoption("tb_max_steps"),
+            max_turns=config.getoption("tb_max_turns"),
+            time_limit_s=config.getoption("tb_time_limit"),
+        ),
+    )
+    item.stash[ATTEMPT] = attempt
+    try:
+        yield attempt
+    finally:
+        attempt.close()
