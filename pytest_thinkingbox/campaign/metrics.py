@@ -91,20 +91,23 @@ def count(records: Iterable[Mapping[str, Any]]) -> dict[str, TaskCounts]:
 
 
 def aggregate(records: Iterable[Mapping[str, Any]], k: int) -> dict[str, Any]:
-    """The aggregate document: overall, per domain and per task, at the campaign's k."""
-    counts = count(records)
+    """The aggregate document: overall, per domain and per task, at the campaign's k.
+
+    Tasks are summed in (domain, task) order, so the figures are the same to the
+    last bit whatever order the records arrived in (xdist workers finish in any order).
+    """
+    tasks = sorted(count(records).values(), key=lambda t: (t.domain, t.task))
     by_domain: dict[str, list[TaskCounts]] = {}
-    for t in counts.values():
+    for t in tasks:
         by_domain.setdefault(t.domain, []).append(t)
     return {
         "k": k,
-        "tasks": len(counts),
-        "attempts": sum(t.attempts for t in counts.values()),
-        "overall": summarize(counts.values(), k),
+        "tasks": len(tasks),
+        "attempts": sum(t.attempts for t in tasks),
+        "overall": summarize(tasks, k),
         "domains": {name: summarize(ts, k) for name, ts in sorted(by_domain.items())},
         "per_task": {
-            t.task: {"domain": t.domain, "passed": t.passed, "attempts": t.attempts, "errors": t.errors}
-            for t in sorted(counts.values(), key=lambda t: (t.domain, t.task))
+            t.task: {"domain": t.domain, "passed": t.passed, "attempts": t.attempts, "errors": t.errors} for t in tasks
         },
-        "incomplete": {t.task: t.attempts for t in counts.values() if t.attempts < k},
+        "incomplete": {t.task: t.attempts for t in tasks if t.attempts < k},
     }
