@@ -771,5 +771,43 @@ def update_claim(
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
-register_ticket_tools(tools, Ticket, TicketComment, requester=Customer, now=NOW)
+# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+TICKET_CATEGORIES = (
+    "driver",
+    "vehicle",
+    "coverage",
+    "payment",
+    "cancellation",
+    "reinstatement",
+    "claim",
+    "documents",
+    "other",
+)
+TICKET_REASONS = (
+    "identity_failed",
+    "not_eligible",
+    "underwriting_review",
+    "over_limit",
+    "outside_window",
+    "open_claim",
+    "suspended_licence",
+    "awaiting_documents",
+    "customer_request",
+)
+TICKET_QUEUES = (
+    "underwriting",
+    "claims",
+    "billing",
+)
+register_ticket_tools(
+    tools,
+    Ticket,
+    TicketComment,
+    requester=Customer,
+    now=NOW,
+    categories=TICKET_CATEGORIES,
+    reasons=TICKET_REASONS,
+    queues=TICKET_QUEUES,
+    link=("policy_id", Policy, "policy"),
+)
 register_policy_search(tools, POLICY_PATH, '"add driver suspended licence", "reinstatement window"')

@@ -660,5 +660,47 @@ def reject_expense_override(db: Session, line_id: str, reason: OverrideRejection
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Employee, "employee")
-register_ticket_tools(tools, Ticket, TicketComment, requester=Employee, now=NOW, requester_label="employee")
+# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+TICKET_CATEGORIES = (
+    "access",
+    "client_environment",
+    "roll_off",
+    "documents",
+    "internal_systems",
+    "approval",
+    "licence",
+    "hardware",
+    "expense",
+    "leaver",
+    "other",
+)
+TICKET_REASONS = (
+    "not_authorised",
+    "not_eligible",
+    "needs_approval",
+    "over_budget",
+    "pool_exhausted",
+    "engagement_ended",
+    "awaiting_client",
+    "security_risk",
+    "requester_request",
+)
+TICKET_QUEUES = (
+    "it_service_desk",
+    "security",
+    "finance",
+    "people_ops",
+)
+register_ticket_tools(
+    tools,
+    Ticket,
+    TicketComment,
+    requester=Employee,
+    now=NOW,
+    requester_label="employee",
+    categories=TICKET_CATEGORIES,
+    reasons=TICKET_REASONS,
+    queues=TICKET_QUEUES,
+    link=("subject_employee_id", Employee, "employee"),
+)
 register_policy_search(tools, POLICY_PATH, '"client environment NDA", "licence pool full", "expense override"')

@@ -729,5 +729,48 @@ def close_account(db: Session, account_id: str) -> dict:
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
-register_ticket_tools(tools, Ticket, TicketComment, requester=Customer, now=NOW)
+# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+TICKET_CATEGORIES = (
+    "security",
+    "kyc",
+    "transfer",
+    "savings",
+    "scheduled_payment",
+    "card_lost",
+    "card_stolen",
+    "card_replacement",
+    "fraud",
+    "card_limit",
+    "dispute",
+    "fees",
+    "closure",
+    "other",
+)
+TICKET_REASONS = (
+    "identity_failed",
+    "over_limit",
+    "not_eligible",
+    "outside_window",
+    "fraud_suspected",
+    "kyc_required",
+    "awaiting_merchant",
+    "balance_not_zero",
+    "customer_request",
+)
+TICKET_QUEUES = (
+    "fraud_ops",
+    "disputes",
+    "compliance",
+)
+register_ticket_tools(
+    tools,
+    Ticket,
+    TicketComment,
+    requester=Customer,
+    now=NOW,
+    categories=TICKET_CATEGORIES,
+    reasons=TICKET_REASONS,
+    queues=TICKET_QUEUES,
+    link=("account_id", Account, "account"),
+)
 register_policy_search(tools, POLICY_PATH, '"stolen card dispute", "savings withdrawal fee", "transfer limit held"')

@@ -661,5 +661,48 @@ def cancel_installation(db: Session, job_id: str, cancellation_fee_cents: int) -
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer")
-register_ticket_tools(tools, Ticket, TicketComment, requester=Customer, now=NOW)
+# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+TICKET_CATEGORIES = (
+    "delivery",
+    "refund",
+    "return",
+    "damage",
+    "warranty",
+    "safety",
+    "installation",
+    "loyalty",
+    "promotion",
+    "order_change",
+    "account",
+    "other",
+)
+TICKET_REASONS = (
+    "identity_failed",
+    "not_eligible",
+    "outside_window",
+    "over_limit",
+    "awaiting_carrier",
+    "awaiting_item",
+    "needs_specialist",
+    "safety_risk",
+    "customer_request",
+)
+TICKET_QUEUES = (
+    "refunds_team",
+    "carrier_claims",
+    "warranty_team",
+    "safety_team",
+    "installations",
+)
+register_ticket_tools(
+    tools,
+    Ticket,
+    TicketComment,
+    requester=Customer,
+    now=NOW,
+    categories=TICKET_CATEGORIES,
+    reasons=TICKET_REASONS,
+    queues=TICKET_QUEUES,
+    link=("order_id", Order, "order"),
+)
 register_policy_search(tools, POLICY_PATH, '"restocking fee opened laptop", "carrier exception refund"')

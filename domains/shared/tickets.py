@@ -13,13 +13,19 @@ order, a policy, a booking ...) and relationships::
         __tablename__ = "ticket_comments"
         ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
 
-`register_ticket_tools` then adds the same five ticket tools to its `ToolSet`.
-A ticket that ends a conversation in a refusal or a hold is the documented
-write the policies ask for, so a do-nothing agent cannot pass such a task.
+`register_ticket_tools` then adds the same five ticket tools to its `ToolSet`,
+with the domain's classification: the categories a ticket can have, the reason
+codes that say why a ticket is held, refused or escalated, and the queues an
+escalation can go to. The tools' schemas list the allowed values; the domain's
+policy says which applies when, and the tasks grade it. A ticket that ends a
+conversation in a refusal or a hold is the documented write the policies ask
+for, so a do-nothing agent cannot pass such a task.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -51,6 +57,9 @@ class TicketColumns:
     subject: Mapped[str] = mapped_column(String(200), info=AGENT_TEXT)
     status: Mapped[str] = mapped_column(String(16), default="open")
     priority: Mapped[str] = mapped_column(String(16), default="normal")
+    category: Mapped[str | None] = mapped_column(String(40), nullable=True)  # what the ticket is about
+    reason: Mapped[str | None] = mapped_column(String(40), nullable=True)  # why it is held, refused or escalated
+    queue: Mapped[str | None] = mapped_column(String(40), nullable=True)  # the team an escalation goes to
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -66,7 +75,17 @@ class CommentColumns:
 
 
 def register_ticket_tools(
-    tools: ToolSet, ticket: Any, comment: Any, requester: Any, now: datetime, requester_label: str = "customer"
+    tools: ToolSet,
+    ticket: Any,
+    comment: Any,
+    requester: Any,
+    now: datetime,
+    requester_label: str = "customer",
+    *,
+    categories: Sequence[str],
+    reasons: Sequence[str],
+    queues: Sequence[str] = (),
+    link: tuple[str, Any, str] | None = None,
 ) -> None:
     """Add ``get_ticket``, ``list_tickets``, ``create_ticket``, ``update_ticket`` and ``add_ticket_comment``.
 
@@ -77,7 +96,15 @@ def register_ticket_tools(
         requester: the model of the people who raise tickets (customers, travellers, employees ...).
         now: the domain clock's moment, stamped on every change.
         requester_label: what the agent calls a requester, for the tool descriptions.
+        categories: the ticket categories of the domain (``create_ticket`` requires one).
+        reasons: the reason codes for a hold, a refusal or an escalation.
+        queues: the teams an escalation can go to; none means the domain has one escalation team.
+        link: the ticket's link to a record of the domain, as (column, model, what the agent calls it),
+            e.g. ``("order_id", Order, "order")``; ``create_ticket`` takes it as an argument.
     """
+    Category = Literal[tuple(categories)]  # type: ignore[valid-type]
+    Reason = Literal[tuple(reasons)]  # type: ignore[valid-type]
+    Queue = Literal[tuple(queues)] if queues else None  # type: ignore[valid-type]
 
     def view(db: Session, row: Any, with_comments: bool) -> dict:
         comments = db.scalars(select(comment).where(comment.ticket_id == row.id).order_by(comment.id)).all()
@@ -101,33 +128,46 @@ def register_ticket_tools(
         ).all()
         return [view(db, row, with_comments=False) for row in rows]
 
-    def create_ticket(db: Session, requester_id: str, subject: str, priority: TicketPriority = "normal") -> dict:
+    def create_ticket(
+        db: Session, requester_id: str, subject: str, category: str, priority: TicketPriority = "normal", **linked: Any
+    ) -> dict:
         get_or_fail(db, requester, requester_id, requester_label)
         if not subject.strip():
             raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
+        links = {name: value for name, value in linked.items() if value is not None}
+        if link is not None and link[0] in links:
+            get_or_fail(db, link[1], links[link[0]], link[2])
         row = ticket(
             id=next_id(db, ticket, "T-"),
             requester_id=requester_id,
             subject=subject.strip(),
             status="open",
             priority=priority,
+            category=category,
             created_at=now,
             updated_at=now,
+            **links,
         )
         db.add(row)
         db.flush()
         return view(db, row, with_comments=False)
 
     def update_ticket(
-        db: Session, ticket_id: str, status: AgentStatus | None = None, priority: TicketPriority | None = None
+        db: Session,
+        ticket_id: str,
+        status: AgentStatus | None = None,
+        priority: TicketPriority | None = None,
+        category: str | None = None,
+        reason: str | None = None,
+        queue: str | None = None,
     ) -> dict:
         row = writable(db, ticket_id)
-        if status is None and priority is None:
-            raise ToolFailure(INVALID_ARGUMENT, "give a status, a priority or both")
-        if status is not None:
-            row.status = status
-        if priority is not None:
-            row.priority = priority
+        changes = {"status": status, "priority": priority, "category": category, "reason": reason, "queue": queue}
+        changes = {name: value for name, value in changes.items() if value is not None}
+        if not changes:
+            raise ToolFailure(INVALID_ARGUMENT, "give at least one of: status, priority, category, reason, queue")
+        for name, value in changes.items():
+            setattr(row, name, value)
         row.updated_at = now
         return view(db, row, with_comments=False)
 
@@ -153,12 +193,33 @@ def register_ticket_tools(
         f"All support tickets raised by a {requester_label} (requester_id is the {requester_label}'s id), newest "
         "first. The conversation you are in belongs to their ticket with status new or open."
     )
+    linked = f", linked to the {link[2]} it is about ({link[0]})" if link else ""
     create_ticket.__doc__ = (
-        f"Open a new ticket for a {requester_label} who has no new or open ticket for this conversation."
+        f"Open a new ticket for a {requester_label} who has no new or open ticket for this conversation, with its "
+        f"category{linked}."
     )
     update_ticket.__doc__ = (
-        "Set a ticket's status (open, pending, hold, solved) and/or priority (low, normal, high, urgent). new and "
-        "closed are set by the system, never by an agent."
+        "Set a ticket's status (open, pending, hold, solved), priority (low, normal, high, urgent), category, "
+        "reason code (why it is held, refused or escalated)"
+        + (" and queue (the team an escalation goes to)" if queues else "")
+        + "; give only what changes. new and closed are set by the system, never by an agent."
+    )
+    _declare(
+        create_ticket,
+        requester_id=(str, inspect.Parameter.empty),
+        subject=(str, inspect.Parameter.empty),
+        category=(Category, inspect.Parameter.empty),
+        priority=(TicketPriority, "normal"),
+        **({link[0]: (str | None, None)} if link else {}),
+    )
+    _declare(
+        update_ticket,
+        ticket_id=(str, inspect.Parameter.empty),
+        status=(AgentStatus | None, None),
+        priority=(TicketPriority | None, None),
+        category=(Category | None, None),
+        reason=(Reason | None, None),
+        **({"queue": (Queue | None, None)} if queues else {}),
     )
     add_ticket_comment.__doc__ = (
         "Add a comment to a ticket. Internal comments (public false) are notes for other teams; the policy says "
@@ -168,3 +229,13 @@ def register_ticket_tools(
         tools.read(read)
     for write in (create_ticket, update_ticket, add_ticket_comment):
         tools.write(write)
+
+
+def _declare(fn: Callable[..., Any], **parameters: tuple[Any, Any]) -> None:
+    """Give a tool function the signature its schema is built from: the domain's values, its link argument."""
+    params = [inspect.Parameter("db", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Session)]
+    params += [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=kind, default=default)
+        for name, (kind, default) in parameters.items()
+    ]
+    fn.__signature__ = inspect.Signature(params, return_annotation=dict)  # type: ignore[attr-defined]

@@ -654,5 +654,46 @@ def create_approval_request(
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Traveller, "traveller")
-register_ticket_tools(tools, Ticket, TicketComment, requester=Traveller, now=NOW, requester_label="traveller")
+# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+TICKET_CATEGORIES = (
+    "booking",
+    "cancellation",
+    "date_change",
+    "upgrade",
+    "downgrade",
+    "group_booking",
+    "late_checkout",
+    "loyalty",
+    "billing",
+    "partner_issue",
+    "other",
+)
+TICKET_REASONS = (
+    "identity_failed",
+    "account_on_hold",
+    "not_eligible",
+    "outside_window",
+    "needs_approval",
+    "over_budget",
+    "duplicate_charge",
+    "awaiting_partner",
+    "customer_request",
+)
+TICKET_QUEUES = (
+    "travel_managers",
+    "billing",
+    "partner_relations",
+)
+register_ticket_tools(
+    tools,
+    Ticket,
+    TicketComment,
+    requester=Traveller,
+    now=NOW,
+    requester_label="traveller",
+    categories=TICKET_CATEGORIES,
+    reasons=TICKET_REASONS,
+    queues=TICKET_QUEUES,
+    link=("booking_id", Booking, "booking"),
+)
 register_policy_search(tools, POLICY_PATH, '"cancellation service fee", "room downgrade approval"')

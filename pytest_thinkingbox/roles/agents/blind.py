@@ -13,8 +13,10 @@ tickets from those look-ups), and then ends the same way whatever the policy say
 * ``comply``: does what the customer asks without checking: the task's declared
   trap writes (``tb.run(..., traps=[...])``), nothing else.
 
-A task that one of them passes cannot tell that careless ending from a careful
-one. Tools are found by name and schema (``update_ticket``, ``add_ticket_comment``
+What a ticket is about (its ``category``, where the golden path sets one) is
+copied from the golden path: classifying the topic is mechanics, the ending and
+its reason are the decision. A task that one of them passes cannot tell that
+careless ending from a careful one. Tools are found by name and schema (``update_ticket``, ``add_ticket_comment``
 or a note argument, ``create_ticket``), so the baselines work on any domain that
 has tickets; a value a tool's schema does not allow is left out.
 """
@@ -82,13 +84,14 @@ class BlindAgent:
             if isinstance(created, dict) and created.get("id") not in (None, *tickets):
                 tickets.append(created["id"])
         for ticket in tickets or _open_tickets(golden, seen):
-            yield from _ending(self._ending, ticket, tools)
+            yield from _ending(self._ending, ticket, tools, _category(golden, ticket))
 
 
-def _ending(ending: str, ticket: str, tools: dict[str, ToolSpec]) -> Script:
+def _ending(ending: str, ticket: str, tools: dict[str, ToolSpec], category: Any = None) -> Script:
     """The ticket writes of one ending, with only what the domain's schemas allow."""
     update = tools.get("update_ticket")
-    fields = _allowed(update, _UPDATES[ending]) if update else {}
+    wanted = {**_UPDATES[ending], **({"category": category} if category is not None else {})}
+    fields = _allowed(update, wanted) if update else {}
     note = NOTES.get(ending)
     note_argument = next((a for a in _NOTE_ARGUMENTS if update and a in _properties(update)), None)
     if note is not None and note_argument is not None and fields:  # no status this domain allows: no update
@@ -124,6 +127,15 @@ def _enum(prop: dict[str, Any] | None) -> list[Any]:
     if "enum" in prop:
         return list(prop["enum"])
     return [v for option in prop.get("anyOf", []) for v in option.get("enum", [])]
+
+
+def _category(golden: tuple[Call, ...], ticket: str) -> Any:
+    """The category the golden path gives `ticket` last, if it gives one."""
+    found = None
+    for c in golden:
+        if c.tool == "update_ticket" and c.arguments.get("ticket_id") == ticket and "category" in c.arguments:
+            found = c.arguments["category"]
+    return found
 
 
 def _written_tickets(golden: tuple[Call, ...]) -> list[str]:
