@@ -45,6 +45,7 @@ class Member(Base):
 class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
     requester_id: Mapped[str] = mapped_column(ForeignKey("members.id"))
+    other_member_id: Mapped[str | None] = mapped_column(ForeignKey("members.id"), nullable=True)
 
 
 class TicketComment(CommentColumns, Base):
@@ -72,7 +73,18 @@ def _tools(tmp_path):
     policy.write_text(POLICY, encoding="utf-8")
     tools = ToolSet("shared-test")
     register_identity(tools, Member, "member", verify=True)
-    register_ticket_tools(tools, Ticket, TicketComment, requester=Member, now=CLOCK.now, requester_label="member")
+    register_ticket_tools(
+        tools,
+        Ticket,
+        TicketComment,
+        requester=Member,
+        now=CLOCK.now,
+        requester_label="member",
+        categories=("billing", "access"),
+        reasons=("not_eligible", "over_limit"),
+        queues=("finance",),
+        link=("other_member_id", Member, "member"),
+    )
     register_policy_search(tools, policy, '"refund limit"')
     return tools
 
@@ -119,8 +131,8 @@ def test_ticket_tools_write_with_the_domain_clock_and_refuse_closed_tickets(tmp_
         ("update_ticket", {"ticket_id": "T-1"}),
         ("update_ticket", {"ticket_id": "T-1", "status": "closed"}),
         ("add_ticket_comment", {"ticket_id": "T-2", "body": "reopen?"}),
-        ("create_ticket", {"requester_id": "M-1", "subject": "New question"}),
-        ("create_ticket", {"requester_id": "M-9", "subject": "Nobody"}),
+        ("create_ticket", {"requester_id": "M-1", "subject": "New question", "category": "billing"}),
+        ("create_ticket", {"requester_id": "M-9", "subject": "Nobody", "category": "billing"}),
         ("list_tickets", {"requester_id": "M-1"}),
         ("get_ticket", {"ticket_id": "T-1"}),
     )
@@ -137,6 +149,29 @@ def test_ticket_tools_write_with_the_domain_clock_and_refuse_closed_tickets(tmp_
     assert [t["id"] for t in listed] == ["T-0003", "T-1", "T-2"]
     assert listed[1]["comment_count"] == 1 and [c["id"] for c in full["comments"]] == ["TC-0001"]
     assert db.get(Ticket, "T-1").updated_at == CLOCK.now
+
+
+def test_ticket_classification_takes_only_the_domain_values(tmp_path):
+    db, results = _calls(
+        tmp_path,
+        ("update_ticket", {"ticket_id": "T-1", "status": "hold", "reason": "over_limit", "queue": "finance"}),
+        ("update_ticket", {"ticket_id": "T-1", "category": "shipping"}),
+        ("update_ticket", {"ticket_id": "T-1", "queue": "legal"}),
+        (
+            "create_ticket",
+            {"requester_id": "M-1", "subject": "Refund", "category": "billing", "other_member_id": "M-1"},
+        ),
+        ("create_ticket", {"requester_id": "M-1", "subject": "No category"}),
+        (
+            "create_ticket",
+            {"requester_id": "M-1", "subject": "Dangling", "category": "access", "other_member_id": "M-9"},
+        ),
+    )
+    held, bad_category, bad_queue, created, no_category, dangling = results
+    assert (held["status"], held["reason"], held["queue"], held["category"]) == ("hold", "over_limit", "finance", None)
+    assert [bad_category, bad_queue, no_category, dangling] == ["INVALID_ARGUMENT"] * 3 + ["NOT_FOUND"]
+    row = db.get(Ticket, created["id"])
+    assert (row.category, row.other_member_id, row.reason) == ("billing", "M-1", None)
 
 
 def test_policy_search_ranks_title_hits_first_and_rejects_empty_queries(tmp_path):
