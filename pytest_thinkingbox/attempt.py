@@ -262,6 +262,7 @@ class Attempt:
             raise TaskDefinitionError(
                 f"{self.task} calls tb.run twice; one attempt is one episode, so split it into two tasks"
             )
+        self._check_user(user)
         golden = self._checked_calls("golden", golden)
         traps = self._checked_calls("trap", traps)
         for i, c in enumerate(traps, 1):
@@ -305,6 +306,21 @@ class Attempt:
             ended=True,
         )
         return self._run
+
+    def _check_user(self, user: User) -> None:
+        """A brief the simulated user can play: an opening message, and facts as names and values."""
+        if not isinstance(user, User):
+            raise TaskDefinitionError(f"{self.task}: tb.run takes User(says=..., knows={{...}}), got {user!r}")
+        if not isinstance(user.says, str) or not user.says.strip():
+            raise TaskDefinitionError(f"{self.task}: User(says=...) needs the opening message, got {user.says!r}")
+        knows = user.knows
+        if not isinstance(knows, dict) or not all(isinstance(k, str) and k.strip() for k in knows):
+            raise TaskDefinitionError(
+                f"{self.task}: User(knows=...) takes a dict of fact names to values, e.g. "
+                f'{{"order id": "O-1001"}}; got {knows!r}'
+            )
+        if isinstance(user.rules, str) or not all(isinstance(r, str) for r in user.rules):
+            raise TaskDefinitionError(f"{self.task}: User(rules=...) takes a tuple of sentences, got {user.rules!r}")
 
     def _checked_calls(self, what: str, calls: Sequence[Call]) -> tuple[Call, ...]:
         """`calls` as a tuple, each a `Call` of a tool of this domain with only arguments the tool declares."""

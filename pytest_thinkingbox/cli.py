@@ -45,6 +45,17 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _whole(text: str) -> int:
+    """A whole number of at least 1 (argparse names the option in its error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def _edges(text: str) -> tuple[float, ...]:
     try:
         return tuple(float(x) for x in _names(text))
@@ -150,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
     pool.add_argument(
         "--exclude-marker", action="append", default=[], metavar="NAME", help="leave out tasks with this marker"
     )
-    pool.add_argument("--group-size", type=int, default=8, metavar="G", help="rollouts per group (default: 8)")
+    pool.add_argument("--group-size", type=_whole, default=8, metavar="G", help="rollouts per group (default: 8)")
     pool.set_defaults(run=select_pool_command)
 
     _report_parser(commands)
@@ -286,7 +297,11 @@ def report_command(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CliError(f"--gate {text!r}: {exc}") from None
     prices = load_prices(args.prices) if args.prices else None
-    document = build_report(load(args.results, args.allow_mixed_bundles), prices)
+    runs = load(args.results, args.allow_mixed_bundles)
+    if not any(run.records for run in runs):
+        names = ", ".join(map(str, args.results))
+        raise CliError(f"{names}: no attempt records (a results file written by --tb-results has one per attempt)")
+    document = build_report(runs, prices)
     for line in report_lines(document):
         print(line)
     failed = False

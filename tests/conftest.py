@@ -57,7 +57,7 @@ def test_case_TY001_001(tb):
 def toy(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """A pytester directory whose tasks run on the toy domain (tests/toydomain.py)."""
     pytester.syspathinsert(HERE)
-    monkeypatch.setenv("PYTHONPATH", str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])))
     pytester.makeconftest(TOY_CONFTEST)
     return pytester
 

@@ -123,10 +123,19 @@ class Run:
         return max((r["attempt"] for r in self.records), default=1)
 
     def missing(self) -> list[tuple[str, int]]:
-        """The (task, attempt) keys expected (every task seen x attempts 1..k) with no record."""
+        """The (task, attempt) keys expected with no record.
+
+        Expected: the attempts the manifest lists (every attempt collected when the
+        campaign started), so tasks never reached count too; for older files
+        without that list, every task seen x attempts 1..k.
+        """
         seen = {(r["task"], r["attempt"]) for r in self.records}
-        tasks = sorted({r["task"] for r in self.records})
-        return [(t, a) for t in tasks for a in range(1, self.k + 1) if (t, a) not in seen]
+        expected = (self.manifest or {}).get("expected")
+        if isinstance(expected, dict) and expected:
+            keys = [(t, a) for t, n in sorted(expected.items()) for a in range(1, int(n) + 1)]
+        else:
+            keys = [(t, a) for t in sorted({r["task"] for r in self.records}) for a in range(1, self.k + 1)]
+        return [key for key in keys if key not in seen]
 
     def describe(self) -> str:
         return f"{self.id} ({', '.join(self.files)})"
@@ -192,6 +201,12 @@ def _add_manifest(run: Run, manifest: dict[str, Any], where: str) -> None:
             )
         starts = [s for s in (run.manifest.get("started"), manifest.get("started")) if s]
         manifest = {**manifest, **({"started": min(starts)} if starts else {})}
+        # Shards expect their own attempts; the campaign expects all of them.
+        expected = {**(run.manifest.get("expected") or {})}
+        for task, n in (manifest.get("expected") or {}).items():
+            expected[task] = max(n, expected.get(task, 0))
+        if expected:
+            manifest["expected"] = dict(sorted(expected.items()))
     run.manifest, run.manifest_at = dict(manifest), where
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .options import group, positive_int
-from .outcomes import ATTEMPT, DOMAIN, item_key
+from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key
 from .roles import MODELS
 
 VALIDATE_REPEAT = 3  # golden attempts per task under --tb-validate, unless --tb-repeat says otherwise
@@ -169,3 +169,10 @@ def tb(
         yield attempt
     finally:
         attempt.close()
+    if attempt.last_run is None and item.stash.get(CALL_PASSED, False):
+        from ..core.errors import TaskDefinitionError
+
+        raise TaskDefinitionError(
+            f"{task} never calls tb.run, so no agent was tested; a task runs one episode: "
+            "run = tb.run(User(...), golden=[call(...)])"
+        )

@@ -13,6 +13,7 @@ knows (the run, the bundle, the summed phase durations) and the failure signatur
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 #: The domain of the item's task and its `tb` attempt, kept on the item until its record is made.
 DOMAIN = pytest.StashKey[str]()
 ATTEMPT: pytest.StashKey[Attempt] = pytest.StashKey()
+#: Whether the test function returned (the `tb` fixture checks at teardown that it ran an episode).
+CALL_PASSED = pytest.StashKey[bool]()
 #: The --tb-validate verdict of the item's task (first attempts only).
 VALIDATION = pytest.StashKey[dict[str, Any]]()
 
@@ -69,26 +72,20 @@ def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]
     a record too (no domain, zero counts), so no attempt goes unrecorded.
     """
     task, number = item_key(item)
-    config = item.config
     attempt = item.stash.get(ATTEMPT, None)
     result: AttemptResult | None = attempt.result if attempt is not None else None
     differences = result.differences if result else ()
-    record: dict[str, Any] = {
-        "task": task,
-        "domain": item.stash.get(DOMAIN, None),
-        "attempt": number,
-        "nodeid": item.nodeid,
-        "agent": agent_name(config),
-        "user": role_name(config, "user"),
-        "judge": role_name(config, "judge"),
-        "seed": config.getoption("tb_seed"),
-        "markers": sorted({m.name for m in item.iter_markers()} - {"parametrize"}),
-        "wrong": sum(d.kind == "wrong" for d in differences),
-        "missing": sum(d.kind == "missing" for d in differences),
-        "extra": sum(d.kind == "extra" for d in differences),
-        "tool_calls": result.tool_calls if result else 0,
-        "tool_errors": result.tool_errors if result else 0,
-    }
+    record = _identity(item.config, task, number, item.nodeid, item.stash.get(DOMAIN, None))
+    record["markers"] = sorted({m.name for m in item.iter_markers()} - {"parametrize"})
+    record.update(
+        {
+            "wrong": sum(d.kind == "wrong" for d in differences),
+            "missing": sum(d.kind == "missing" for d in differences),
+            "extra": sum(d.kind == "extra" for d in differences),
+            "tool_calls": result.tool_calls if result else 0,
+            "tool_errors": result.tool_errors if result else 0,
+        }
+    )
     if result is not None and result.transcript is not None:
         record["transcript"] = list(result.transcript)
     if result is not None and result.usage:
@@ -113,6 +110,40 @@ def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]
     return record
 
 
+def _identity(config: pytest.Config, task: str, number: int, nodeid: str, domain: str | None) -> dict[str, Any]:
+    """Which attempt a record is of, and who ran it."""
+    return {
+        "task": task,
+        "domain": domain,
+        "attempt": number,
+        "nodeid": nodeid,
+        "agent": agent_name(config),
+        "user": role_name(config, "user"),
+        "judge": role_name(config, "judge"),
+        "seed": config.getoption("tb_seed"),
+    }
+
+
+_NODE = re.compile(r"::(?P<task>[^:\[]+)\[(?:.*-)?attempt(?P<attempt>\d+)(?:-.*)?\]$")
+
+
+def key_of_nodeid(nodeid: str) -> tuple[str, int] | None:
+    """The (task, attempt) of an attempt's node id (as xdist reports them), or None for another test."""
+    match = _NODE.search(nodeid)
+    return (match["task"], int(match["attempt"])) if match else None
+
+
+def crash_record(config: pytest.Config, nodeid: str, message: str) -> dict[str, Any] | None:
+    """The error record of an attempt whose xdist worker died while running it (None for other tests)."""
+    key = key_of_nodeid(nodeid)
+    if key is None:
+        return None
+    record = _identity(config, *key, nodeid, None)
+    record.update(markers=[], wrong=0, missing=0, extra=0, tool_calls=0, tool_errors=0)
+    record.update(outcome=ERROR, error={"stage": "worker", "type": "WorkerCrashed", "message": message}, failure=None)
+    return record
+
+
 def finished_record(record: dict[str, Any], duration_s: float, manifest: dict[str, Any]) -> dict[str, Any]:
     """The record as the results file keeps it: with the phases' duration, the run, the bundle and the signature."""
     from ..campaign.signatures import signature
@@ -127,6 +158,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if report.skipped or "_tb_attempt" not in getattr(item, "fixturenames", ()):
         return report
+    if call.when == "call":
+        item.stash[CALL_PASSED] = report.passed
     if call.when == "call" or report.failed:
         stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
         # Plain JSON types only, which xdist can send to the controller.

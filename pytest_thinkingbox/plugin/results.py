@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ from ..core.bundle import __version__
 from .attempts import REPEAT
 from .gates import apply_gates
 from .options import group
-from .outcomes import ERROR, finished_record, item_key
+from .outcomes import ERROR, crash_record, finished_record, item_key, key_of_nodeid
 from .roles import MODELS, agent_name, role_name
 
 Key = tuple[str, int]
@@ -92,6 +94,10 @@ CONTINUATION = pytest.StashKey["Continuation | None"]()
 
 
 def _continuation(config: pytest.Config) -> Continuation | None:
+    if config.getoption("tb_resume") and config.getoption("tb_rerun_errors"):
+        raise pytest.UsageError(
+            "--tb-resume and --tb-rerun-errors cannot be combined: resume the campaign first, then re-run its errors"
+        )
     for option in ("tb_resume", "tb_rerun_errors"):
         value = config.getoption(option)
         if value:
@@ -151,6 +157,51 @@ def manifest(config: pytest.Config) -> dict[str, Any]:
     }
 
 
+#: The manifest fields that define a run: a session continues an earlier file only when all are equal.
+DEFINING = ("bundle", "k", "agent", "user", "judge", "seed", "models")
+
+
+def fingerprint(manifest: dict[str, Any]) -> str:
+    """A short hash of the fields that define a run (`DEFINING`)."""
+    import hashlib
+
+    text = json.dumps({name: manifest.get(name) for name in DEFINING}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def expected_attempts(keys: Iterable[Key]) -> dict[str, int]:
+    """The attempts a session runs, as {task: attempts}, tasks sorted."""
+    out: dict[str, int] = {}
+    for task, attempt in keys:
+        out[task] = max(out.get(task, 0), attempt)
+    return dict(sorted(out.items()))
+
+
+def check_paths(config: pytest.Config, continued: Path | None) -> None:
+    """Refuse output paths that are the same file or cannot be written, before the first attempt.
+
+    A missing folder is made when the file is first written, so only an
+    existing ancestor that is a file, or one without write permission, is refused.
+    """
+    paths = {option: config.getoption(option) for option in ("tb_results", "tb_aggregate", "tb_errors")}
+    seen: dict[Path, str] = {}
+    for option, value in paths.items():
+        if not value:
+            continue
+        flag, path = "--" + option.replace("_", "-"), Path(value)
+        resolved = path.resolve()
+        if resolved in seen:
+            raise pytest.UsageError(f"{flag} {value} is also {seen[resolved]}; give each output its own file")
+        seen[resolved] = flag
+        if option != "tb_results" and continued is not None and resolved == continued.resolve():
+            raise pytest.UsageError(f"{flag} {value} is the file this session continues; name a new file")
+        existing = next(folder for folder in resolved.parents if folder.exists())  # missing folders are made
+        if not existing.is_dir():
+            raise pytest.UsageError(f"{flag} {value}: {existing} is a file, so the folder cannot be made")
+        if path.is_dir() or not os.access(path if path.exists() else existing, os.W_OK):
+            raise pytest.UsageError(f"{flag} {value}: cannot write there (permission denied or a folder)")
+
+
 def new_run_id() -> str:
     return f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
 
@@ -175,11 +226,10 @@ class Results:
                 f"--tb-rerun-errors {path}: say where the new records go; --tb-results {path} appends them to the "
                 "campaign's file"
             )
+        check_paths(config, path)
         self._results_path = Path(results) if results else None
         self._aggregate_path = Path(aggregate_path) if aggregate_path else None
         self._errors_path = Path(errors) if errors else None
-        if self._errors_path and path and self._errors_path.resolve() == path.resolve():
-            raise pytest.UsageError(f"--tb-errors {errors} is the file this session continues; name a new file")
         self._out: ResultsWriter | None = None
         self._errors: ResultsWriter | None = None
         self.validity: list[str] = []  # the --tb-validate report, once the session has finished
@@ -187,7 +237,9 @@ class Results:
         self.manifest = {"run": config.getoption("tb_run") or new_run_id(), **manifest(config)}
         self.manifest["plugin_version"] = __version__
         self.manifest["started"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        self.manifest["fingerprint"] = fingerprint(self.manifest)
         self._earlier: list[dict[str, Any]] = []
+        self._collected: set[Key] | None = None  # the attempts collected, once collection has finished
         if self._continued:
             self._continue(self._continued)
 
@@ -204,6 +256,15 @@ class Results:
         if manifest.get("k") != self.k:
             k = manifest.get("k")
             raise pytest.UsageError(f"{option} {path}: it asked for k = {k}; pass --tb-repeat {k}")
+        differ = [name for name in DEFINING if manifest.get(name) != self.manifest.get(name)]
+        if differ:
+            then = ", ".join(f"{name} {manifest.get(name)!r}" for name in differ)
+            now = ", ".join(f"{name} {self.manifest.get(name)!r}" for name in differ)
+            raise pytest.UsageError(
+                f"{option} {path}: that run had {then}; this session has {now}. A continued campaign must be the "
+                "same run: pass the same options, or start a new results file"
+            )
+        self.manifest["expected"] = manifest.get("expected", {})
         self.manifest["run"] = manifest["run"]
         self.manifest["started"] = manifest.get("started", self.manifest["started"])
 
@@ -217,14 +278,43 @@ class Results:
                 latest = continued.latest if same else _read(self._results_path, "--tb-results")[1]
                 self._earlier = [r for key, r in latest.items() if key not in continued.rerun]
             self._out = ResultsWriter(self._results_path, append=appending)
-            self._out.write({"manifest": self.manifest})
         if self._errors_path:
             self._errors = ResultsWriter(self._errors_path)
-            self._errors.write({"manifest": self.manifest})  # so --tb-rerun-errors can take this file
         self.records.extend(self._earlier)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not hasattr(self.config, "workerinput") and not self.config.pluginmanager.has_plugin("dsession"):
+            self._collection_known(
+                item_key(item) for item in session.items if "_tb_attempt" in getattr(item, "fixturenames", ())
+            )
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if self._collected is None:  # every worker collects the same attempts
+            self._collection_known(key for key in map(key_of_nodeid, ids) if key is not None)
+
+    def _collection_known(self, keys: Iterable[Key]) -> None:
+        """Write the manifest line with the attempts this campaign expects, before any attempt's line."""
+        self._collected = set(keys)
+        expected = self.manifest.get("expected", {})
+        both = {(t, a) for t, n in expected.items() for a in range(1, n + 1)} | self._collected
+        self.manifest["expected"] = expected_attempts(both)
+        self._write_manifest()
+
+    def _write_manifest(self) -> None:
+        if self._out:
+            self._out.write({"manifest": self.manifest})
+        if self._errors:
+            self._errors.write({"manifest": self.manifest})  # so --tb-rerun-errors can take this file
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         nodeid = report.nodeid
+        if report.when == "???":  # xdist: the worker died running it
+            crashed = crash_record(self.config, nodeid, str(report.longrepr))
+            if crashed is not None:
+                self._pending.pop(nodeid, None)
+                self._write(finished_record(crashed, self._durations.pop(nodeid, 0.0), self.manifest))
+            return
         self._durations[nodeid] = self._durations.get(nodeid, 0.0) + report.duration
         record = getattr(report, "tb_record", None)
         if record is not None:
@@ -254,6 +344,9 @@ class Results:
             self.validity, valid = report_lines(self.records, verbose=self.config.getoption("verbose") > 0)
             if not valid and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # e.g. golden end states that differ
+        if self._collected is None:  # collection failed or found nothing: the start line still comes first
+            self._collected = set()
+            self._write_manifest()
         self.manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         if self._out:
             self._out.write({"manifest": self.manifest})

@@ -116,6 +116,14 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
             value = getattr(config, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise TypeError(f"{role}.{name} must be a number of at least 0, got {value!r}")
+        for name in ("max_output_tokens", "max_retries"):
+            value = getattr(config, name)
+            if value is not None and not isinstance(value, int):
+                raise TypeError(f"{role}.{name} must be a whole number, got {value!r}")
+        for name in ("base_url", "api_key_env"):
+            value = getattr(config, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise TypeError(f"{role}.{name} must be text (e.g. http://127.0.0.1:8000/v1), got {value!r}")
     except TypeError as exc:
         raise ValueError(f"{path}: {exc}") from None
     return config
