@@ -239,3 +239,4 @@ def _declare(fn: Callable[..., Any], **parameters: tuple[Any, Any]) -> None:
         for name, (kind, default) in parameters.items()
     ]
     fn.__signature__ = inspect.Signature(params, return_annotation=dict)  # type: ignore[attr-defined]
+    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": dict}  # what type hints read

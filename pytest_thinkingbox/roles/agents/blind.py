@@ -76,7 +76,8 @@ class BlindAgent:
             if c.tool in tools and tools[c.tool].read_only:
                 seen.append((yield c))
         if self._ending == "comply":
-            yield from self._context.traps
+            for trap in self._context.traps:  # one at a time: each result is sent back into this script
+                yield trap
             return
         tickets = _written_tickets(golden)
         for create in (c for c in golden if c.tool == "create_ticket"):  # opening a ticket is mechanics
