@@ -313,3 +313,43 @@ def test_the_llm_judge_and_user_are_served_by_the_endpoint_with_their_usage(toy,
     }
     assert {role: u["calls"] for role, u in record["usage"].items()} == {"agent": 4, "user": 1, "judge": 1}
     assert (record["agent"], record["user"], record["judge"]) == ("openai:a", "openai:u", "openai:j")
+
+
+def test_a_dead_endpoint_ends_a_campaign_quickly_in_error_records(models, model):
+    model.faults.extend([Fault(status=503)] * 2000)  # the endpoint goes down after the start-up check
+    write_config(models, model.base_url, max_retries=4)
+    started = time.monotonic()
+    result = models.runpytest_subprocess(
+        "--tb-config", "models.yaml", "--tb-repeat", "490", "-n", "2", "--tb-results", "r.jsonl", "-p", "no:randomly"
+    )
+    took = time.monotonic() - started
+    records = read_records([models.path / "r.jsonl"])
+    assert len(records) == 490 and {r["outcome"] for r in records} == {"error"}
+    kinds = {r["error"]["type"] for r in records}
+    assert kinds == {"InternalServerError", "EndpointDown"}  # each worker tries it, then the breaker holds
+    down = [r for r in records if r["error"]["type"] == "EndpointDown"]
+    assert len(down) >= 480 and all("scripted at http://127.0.0.1" in r["error"]["message"] for r in down)
+    assert took < 60, f"a campaign against a dead endpoint took {took:.0f} s"
+    assert result.stdout.str().count("The agent endpoint was down") == 1
+
+
+def test_an_endpoint_that_never_answers_is_a_system_error_whatever_the_time_limit(models, model):
+    model.faults.extend([Fault(delay_s=3.0)] * 3)  # no answer within the request's timeout
+    write_config(models, model.base_url, timeout_s=1)
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-time-limit", "1", "--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    message = record["error"]["message"]
+    assert record["error"]["stage"] == "agent" and "(scripted at http://127.0.0.1" in message
+    assert "time limit ran out while the agent endpoint" in message and "was failing" in message
+
+
+def test_a_body_that_is_not_json_is_retried_and_named(models, model):
+    model.faults.extend([Fault(not_json=True)] * 3)
+    write_config(models, model.base_url, max_retries=2)
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1)
+    [record] = read_records([models.path / "r.jsonl"])
+    message = record["error"]["message"]
+    assert record["usage"]["agent"]["retries"] == 2
+    assert "agent model scripted at http://127.0.0.1" in message and "after 2 retries" in message

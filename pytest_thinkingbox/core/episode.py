@@ -10,6 +10,7 @@ limit is reached; the reason is recorded. Nothing here knows about grading.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
@@ -108,7 +109,7 @@ async def run_episode(
             episode.end_reason = "max_steps"
             return episode
         retried = _retries(agent)
-        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline)
+        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline, agent)
         if step is None:
             _check_endpoint("agent", agent, retried)
             episode.end_reason = "time_limit"
@@ -149,7 +150,7 @@ async def run_episode(
             episode.end_reason = "max_turns"
             return episode
         retried = _retries(user)
-        turn = await _guarded("user", user.reply(step.message), deadline)
+        turn = await _guarded("user", user.reply(step.message), deadline, user)
         if turn is None:
             _check_endpoint("user", user, retried)
             episode.end_reason = "time_limit"
@@ -168,30 +169,50 @@ def _retries(part: object) -> int:
 
 def _check_endpoint(stage: str, part: object, retried: int) -> None:
     """A time limit reached while an endpoint was failing is the endpoint's fault: a system error."""
-    if _retries(part) > retried:
-        raise HarnessError(stage, f"the time limit ran out while the {stage} endpoint was failing and being retried")
+    retries = _retries(part) - retried
+    if retries > 0:
+        endpoint = getattr(getattr(part, "usage", None), "endpoint", None)
+        where = f" ({endpoint})" if endpoint else ""
+        raise HarnessError(
+            stage, f"the time limit ran out while the {stage} endpoint{where} was failing ({retries} retries)"
+        )
+
+
+def _waiting(part: object) -> bool:
+    """Whether a model request of `part` is in flight."""
+    return bool(getattr(getattr(part, "usage", None), "waiting", False))
 
 
 @overload
 async def _guarded(stage: str, pending: Awaitable[T]) -> T: ...
 @overload
-async def _guarded(stage: str, pending: Awaitable[T], deadline: float) -> T | None: ...
+async def _guarded(stage: str, pending: Awaitable[T], deadline: float, part: object) -> T | None: ...
 
 
-async def _guarded(stage: str, pending: Awaitable[T], deadline: float | None = None) -> T | None:
+async def _guarded(stage: str, pending: Awaitable[T], deadline: float | None = None, part: object = None) -> T | None:
     """Await a harness part; anything it raises becomes a system error of that stage.
 
     With a `deadline` (a `time.monotonic()` value), None means the episode's
     wall-clock limit ran out while waiting: the agent's time, not a system error.
+    A model request in flight at the deadline is not cut short: it ends by its
+    answer (a slow model: the time limit) or by its own `timeout_s` (an endpoint
+    that never answers: retried, then a system error), so a hung endpoint is
+    never counted as the agent's failure whatever the time limit.
     """
     try:
         if deadline is None:
             return await pending
-        return await asyncio.wait_for(pending, max(0.0, deadline - time.monotonic()))
-    except TimeoutError:
-        if deadline is not None and time.monotonic() >= deadline:
+        task = asyncio.ensure_future(pending)
+        done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
+        while not done and _waiting(part):
+            done, _ = await asyncio.wait({task}, timeout=0.05)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
             return None
-        raise HarnessError(stage, f"{stage} timed out") from None
+        result = task.result()
+        return None if time.monotonic() >= deadline else result
     except ThinkingboxError:
         raise
     except Exception as exc:

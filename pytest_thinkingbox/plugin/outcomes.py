@@ -12,6 +12,7 @@ knows (the run, the bundle, the summed phase durations) and the failure signatur
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Generator
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..core.errors import ThinkingboxError
+from ..core.errors import HarnessError, ThinkingboxError
 from .roles import agent_name, role_name
 
 if TYPE_CHECKING:
@@ -151,6 +152,25 @@ def finished_record(record: dict[str, Any], duration_s: float, manifest: dict[st
     final = {**record, "duration_s": round(duration_s, 6), "run": manifest["run"], "bundle": manifest["bundle"]}
     final["signature"] = signature(final)
     return final
+
+
+MODEL_STAGES = ("agent", "user", "judge")
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+def pytest_runtest_makereport_of_endpoints(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """A model endpoint's failure is reported by its message (role, model, endpoint, retries, cause).
+
+    Its traceback runs through the HTTP client and the event loop and says
+    nothing a user can act on; rendering it costs a fifth of a second per
+    attempt, which a campaign against a dead endpoint would pay hundreds of times.
+    """
+    excinfo = call.excinfo
+    if excinfo is None or not isinstance(excinfo.value, HarnessError) or excinfo.value.stage not in MODEL_STAGES:
+        return None
+    short = copy.copy(call)
+    short.excinfo = f"{excinfo.value.stage} endpoint error: {excinfo.value}"  # type: ignore[assignment]
+    return pytest.TestReport.from_item_and_call(item, short)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -19,6 +19,7 @@ import datetime as dt
 import json
 import os
 import secrets
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -364,6 +365,13 @@ class Results:
         from ..campaign.views.terminal import write_summary
 
         write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
+        errors = [r["error"] for r in self.records if r.get("error")]
+        down = Counter(e["stage"] for e in errors if e.get("type") == "EndpointDown")
+        for stage, count in sorted(down.items()):
+            terminalreporter.write_line(
+                f"The {stage} endpoint was down: {count} attempts were recorded as system errors without calling "
+                "it; re-run them with --tb-rerun-errors once it is back."
+            )
         if self._earlier:
             assert self._continued is not None
             terminalreporter.write_line(

@@ -41,6 +41,8 @@ class ModelConfig:
     max_output_tokens: int | None = None
     timeout_s: float = 60.0
     max_retries: int = 4
+    breaker_failures: int = 5  # consecutive failed requests that mark the endpoint down
+    breaker_cooldown_s: float = 30.0  # how long a down endpoint is not called before one request tries it again
     extra_body: dict[str, Any] = field(default_factory=dict)
 
     def api_key(self) -> str:
@@ -112,14 +114,16 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
         raise ValueError(f"{path}: {role}.extra_body must be a mapping")
     try:
         config = ModelConfig(**raw)
-        for name in ("temperature", "top_p", "max_output_tokens", "timeout_s", "max_retries"):
+        for name in ("temperature", "top_p", "max_output_tokens", "timeout_s", "max_retries", "breaker_cooldown_s"):
             value = getattr(config, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise TypeError(f"{role}.{name} must be a number of at least 0, got {value!r}")
-        for name in ("max_output_tokens", "max_retries"):
+        for name in ("max_output_tokens", "max_retries", "breaker_failures"):
             value = getattr(config, name)
-            if value is not None and not isinstance(value, int):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise TypeError(f"{role}.{name} must be a whole number, got {value!r}")
+        if config.breaker_failures < 1:
+            raise TypeError(f"{role}.breaker_failures must be at least 1, got {config.breaker_failures!r}")
         for name in ("base_url", "api_key_env"):
             value = getattr(config, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):

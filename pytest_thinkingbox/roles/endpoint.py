@@ -41,9 +41,12 @@ class Usage:
     calls: int = 0
     retries: int = 0
     latency_s: float = 0.0
+    endpoint: str | None = None  # the model and endpoint that served the role (for messages, not records)
+    waiting: bool = False  # a request is in flight (the episode's time limit may cancel it)
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "latency_s": round(self.latency_s, 6)}
+        counts = {k: v for k, v in asdict(self).items() if k not in ("endpoint", "waiting")}
+        return {**counts, "latency_s": round(self.latency_s, 6)}
 
 
 @dataclass(frozen=True)
@@ -65,12 +68,20 @@ class MalformedResponse(ThinkingboxError):
     """The server answered 2xx with something that is not a usable completion."""
 
 
+class EndpointDown(ThinkingboxError):
+    """The endpoint failed `breaker_failures` requests in a row; it is not called until its cool-down ends."""
+
+
 class Endpoint:
     """A role's model behind an OpenAI-compatible API (one per worker and role)."""
 
     def __init__(self, config: ModelConfig, stage: str) -> None:
         self.config, self.stage = config, stage
         self._client: Any = None
+        # The circuit breaker: consecutive failed requests, and until when the endpoint counts as down.
+        self._failures = 0
+        self._down_until = 0.0
+        self._last_failure = ""
 
     @property
     def client(self) -> Any:
@@ -97,19 +108,30 @@ class Endpoint:
         import openai
 
         send = self._responses if self.config.api == "responses" else self._chat
-        usage.model = self.config.model
+        usage.model, usage.endpoint = self.config.model, self.where
         attempt = 0
         while True:
+            self._check_up(attempt)
             started = time.perf_counter()
+            usage.waiting = True  # the episode's time limit lets a request in flight finish
             try:
-                response = await send(system, messages, tools or [])
+                try:
+                    response = await send(system, messages, tools or [])
+                except Exception:
+                    usage.waiting = False
+                    raise
+                usage.waiting = False
                 reply = self._read(response, usage)
                 usage.latency_s += time.perf_counter() - started
                 usage.calls += 1
+                self._failures = 0
                 return reply
             except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
-                    MalformedResponse, openai.APIResponseValidationError) as exc:  # fmt: skip
+                    MalformedResponse, openai.APIResponseValidationError, ValueError) as exc:  # fmt: skip
+                # ValueError: a 2xx whose body is not JSON at all (the client's json.JSONDecodeError)
                 usage.latency_s += time.perf_counter() - started
+                if not isinstance(exc, openai.RateLimitError):  # a 429 says the endpoint is up, only busy
+                    self._failed(exc)
                 if attempt >= self.config.max_retries:
                     raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
                 attempt += 1
@@ -118,10 +140,32 @@ class Endpoint:
             except openai.APIStatusError as exc:  # 400, 401, 404, ...: asking again will not help
                 raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
 
+    @property
+    def where(self) -> str:
+        """The model and endpoint, as messages name them."""
+        return f"{self.config.model} at {self.config.base_url or 'the OpenAI API'}"
+
+    def _failed(self, exc: Exception) -> None:
+        self._failures += 1
+        self._last_failure = f"{type(exc).__name__}: {exc}"
+        if self._failures >= self.config.breaker_failures:
+            self._down_until = time.monotonic() + self.config.breaker_cooldown_s
+
+    def _check_up(self, retries: int) -> None:
+        """Refuse at once while the endpoint is down; after the cool-down, one request may try it again."""
+        if self._failures < self.config.breaker_failures or time.monotonic() >= self._down_until:
+            return
+        cause = EndpointDown(
+            f"{self.stage} model {self.where} is down: {self._failures} requests in a row failed (last: "
+            f"{self._last_failure}); it is not called for {self.config.breaker_cooldown_s:g} s after the last "
+            f"failure, so this attempt was not run{f' (after {retries} retries)' if retries else ''}; "
+            "re-run it with --tb-rerun-errors once the endpoint is back"
+        )
+        raise HarnessError(self.stage, str(cause)) from cause
+
     def _describe(self, exc: Exception, retries: int) -> str:
-        where = f"{self.config.model} at {self.config.base_url or 'the OpenAI API'}"
         after = f" after {retries} retries" if retries else ""
-        return f"{self.stage} model {where} failed{after}: {type(exc).__name__}: {exc}"
+        return f"{self.stage} model {self.where} failed{after}: {type(exc).__name__}: {exc}"
 
     async def _chat(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         c = self.config

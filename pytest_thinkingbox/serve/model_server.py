@@ -17,8 +17,9 @@ Replies are scripted, not generated:
 `faults` injects failures, one per request, before the script resumes:
 ``Fault(status=429, headers={"retry-after": "0.1"})``, ``Fault(status=500)``,
 ``Fault(delay_s=5)`` (a slow reply), ``Fault(malformed_arguments=True)`` (a tool
-call whose arguments are not JSON) or ``Fault(garbage=True)`` (a 200 whose body
-is not a completion). `latency_s` delays every reply, for throughput benches;
+call whose arguments are not JSON), ``Fault(garbage=True)`` (a 200 whose body
+is not a completion) or ``Fault(not_json=True)`` (a 200 whose body is not
+JSON). `latency_s` delays every reply, for throughput benches;
 `sloppy` (model name -> rate) makes a model close early at that rate per turn,
 from a seeded generator, to stand in for models of different reliability.
 """
@@ -57,6 +58,7 @@ class Fault:
     delay_s: float = 0.0
     malformed_arguments: bool = False
     garbage: bool = False
+    not_json: bool = False
 
 
 @dataclass
@@ -302,6 +304,8 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 return self._send(fault.status, json.dumps(message).encode(), fault.headers)
             if fault is not None and fault.garbage:
                 return self._send(200, b'{"unexpected": true}')
+            if fault is not None and fault.not_json:
+                return self._send(200, b"<html>upstream proxy error</html>")
             if self.path.endswith("/chat/completions"):
                 conversation, render = _read_chat(body), _chat_body
             elif self.path.endswith("/responses"):
