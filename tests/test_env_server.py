@@ -19,7 +19,7 @@ REFUND = {
     "tool": "issue_refund",
     "arguments": {"order_id": "O-5001", "amount_cents": 19_899, "reason": "lost_parcel", "method": "original"},
 }
-SOLVE = {"tool": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved"}}
+SOLVE = {"tool": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved", "category": "delivery"}}
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 GOOD = [
     call("find_customer_by_email", email="priya.nair@example.com"),
     call("issue_refund", order_id="O-5001", amount_cents=19_899, reason="lost_parcel", method="original"),
-    {"name": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved"}},
+    {"name": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved", "category": "delivery"}},
 ]
 
 

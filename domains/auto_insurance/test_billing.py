@@ -1,10 +1,9 @@
-"""Billing: payment extensions (once per term, at most 10 days) and instalment plans (payment history rules)."""
+"""Billing: payment extensions (once per term, at most 10 days), instalment plans (payment history rules) and
+payments the customer disputes."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
-
-import pytest
 
 from domains.auto_insurance.factories import (
     BillFactory,
@@ -15,8 +14,17 @@ from domains.auto_insurance.factories import (
     TicketFactory,
     caller_knows,
 )
-from domains.auto_insurance.models import Bill, InstalmentPlan, PaymentExtension, Ticket
+from domains.auto_insurance.models import Bill, BillingAccount, Claim, InstalmentPlan, Payment, PaymentExtension, Ticket
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Payments",
+    "Payment extensions",
+    "Instalment plans",
+    "Claims: first notice of loss",
+    "Ticket status, classification and priority",
+)
 
 
 def _verify(customer):
@@ -49,8 +57,9 @@ def test_case_AI004_001(tb):
 
     run = tb.run(
         User(
-            says="My next insurance payment is due on the 18th but I don't get paid until the end of the month. "
-            "Can you move the due date to June 1st?",
+            says="My next insurance payment is due on the 18th, but with my new job I don't get paid until the end"
+            " of the month. Can you move the due date to June 1st? That's the first day I'll actually have "
+            "the money.",
             knows=caller_knows(aisha, **{"policy number": policy.id}),
         ),
         golden=[
@@ -68,23 +77,21 @@ def test_case_AI004_001(tb):
                     "asks for is 14 days after it",
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
         ],
+        reply="I can't move it as far as 1 June: an extension can be at most 10 days past the original due date. "
+        "I've moved your bill's due date to 28 May 2026, the latest date allowed.",
         traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-06-01")],  # the date she asked for
     )
 
     run.expect_golden()
     assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 28)  # policy: at most 10 days, not 1 June
     assert run.db.query(PaymentExtension).one().new_due_on == date(2026, 5, 28)
+    # granted up to the limit
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
+    run.rubric("Did the agent tell the customer the new due date, 28 May?", phrases=["28 May", "May 28"])
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "March's extension has term_start 2026-02-01, the policy's current term, so a second one is "
-        "refused with nothing changed and the ticket solved, which is all the solve ending does; the "
-        "grant_payment_extension trap catches the agent who grants the five days asked for"
-    }
-)
 def test_case_AI004_002(tb):
     """An extension was already granted in March, in the current term: a second one is refused; ticket solved."""
     rafael = CustomerFactory(name="Rafael Whitfield", state="AZ")
@@ -100,7 +107,8 @@ def test_case_AI004_002(tb):
 
     run = tb.run(
         User(
-            says="Could I have five more days to pay this month's bill? Money is tight until my paycheck clears.",
+            says="Could I have five more days to pay this month's bill? Money is tight until my paycheck clears, "
+            "and my car's in the shop too, so everything has landed at once. I'll pay the moment it's in.",
             knows=caller_knows(rafael, **{"policy number": policy.id}),
         ),
         golden=[
@@ -109,7 +117,7 @@ def test_case_AI004_002(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=rafael.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-23")],  # the five days asked
     )
@@ -117,6 +125,7 @@ def test_case_AI004_002(tb):
     run.expect_golden()
     assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 18)  # policy: one extension per term
     assert run.db.query(PaymentExtension).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
 def test_case_AI004_003(tb):
@@ -134,8 +143,8 @@ def test_case_AI004_003(tb):
 
     run = tb.run(
         User(
-            says="I had to push a payment back once last year, I know. Could you move this month's due date to the "
-            "25th? I'm waiting on a tax refund.",
+            says="I had to push a payment back once last year, I know. Could you move this month's due date to the"
+            " 25th? I'm waiting on a tax refund that should arrive the week before, so I'll be fine by then.",
             knows=caller_knows(mei, **{"policy number": policy.id}),
         ),
         golden=[
@@ -153,13 +162,124 @@ def test_case_AI004_003(tb):
                     "after the original due date, inside the 10-day limit",
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 25)
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 25)  # policy: last term's extension does not count
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
+
+
+def test_case_AI004_004(tb):
+    """Extension refused (one already granted this term), so the customer's fallback is granted: 3 instalments."""
+    luis = CustomerFactory(name="Luis Pruitt", state="AZ")
+    policy, account = _renewal_policy(luis)
+    BillFactory(account=account, due_on=date(2025, 11, 29), amount_cents=109_600, status="paid")
+    PaymentFactory(account=account, amount_cents=109_600, received_at=datetime(2025, 11, 24, 10, 0))
+    change = BillFactory(
+        account=account,
+        issued_on=date(2026, 2, 17),
+        due_on=date(2026, 3, 17),
+        original_due_on=date(2026, 3, 10),
+        amount_cents=8_400,
+        status="paid",
+    )
+    PaymentFactory(account=account, amount_cents=8_400, received_at=datetime(2026, 3, 16, 18, 20))
+    PaymentExtensionFactory(bill=change, new_due_on=date(2026, 3, 17))
+    renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=118_500)
+    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Renewal payment")
+
+    run = tb.run(
+        User(
+            says="My renewal bill is due on the 29th, but my commission check doesn't land until early June. Could "
+            "you push the due date to June 8th? If you can't do that, could I split the renewal into three monthly "
+            "payments instead?",
+            knows=caller_knows(luis, **{"policy number": policy.id}),
+            persona="A self-employed customer whose income arrives in lumps.",
+            rules=(
+                "Ask for the due date to move to 8 June first.",
+                "If the agent says no, ask for three monthly payments instead and accept them.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=luis.email),
+            _verify(luis),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_payments", billing_account_id=account.id),
+            call("list_tickets", requester_id=luis.id),
+            call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Bill, renewal.id).due_on == date(2026, 5, 29)  # policy: March's extension was this term
+    assert run.db.query(PaymentExtension).count() == 1
+    plan = run.db.query(InstalmentPlan).one()
+    assert (plan.instalments, plan.first_instalment_cents, plan.instalment_cents) == (3, 39_500, 39_500)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)  # the fallback, granted
+
+
+def test_case_AI004_005(tb):
+    """Glass claim filed as minor; the week's extension refused: April's bill is missed, the account past due."""
+    dwayne = CustomerFactory(name="Dwayne Brennan", state="FL")
+    policy = PolicyFactory(customer=dwayne)
+    _monthly_history(policy.account, (2026, 2), (2026, 3))
+    BillFactory(account=policy.account, due_on=date(2026, 4, 18), status="missed")
+    may = BillFactory(account=policy.account, due_on=date(2026, 5, 18))
+    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Windshield and bill")
+
+    run = tb.run(
+        User(
+            says="A gravel truck threw a stone at my windshield on the interstate yesterday and now there's a crack "
+            "right across it, so I need to start a claim. And while I have you: money is tight, could I have until "
+            "the 25th to pay this month's bill?",
+            knows=caller_knows(
+                dwayne,
+                **{
+                    "policy number": policy.id,
+                    "date of the loss": "2026-05-11",
+                    "injuries": "nobody was hurt",
+                    "drivable": "yes, I can still see fine to drive",
+                    "who was driving": "I was",
+                    "estimate": "the glass shop quoted $480",
+                    "new due date": "25 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dwayne.email),
+            _verify(dwayne),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=dwayne.id),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=policy.vehicles[0].id,
+                loss_date="2026-05-11",
+                loss_type="glass",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Stone thrown by a gravel truck on the interstate cracked the windshield.",
+                estimated_damage_cents=48_000,
+                driver_id=policy.drivers[0].id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+        ],
+        traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-25")],  # the week he asked for
+    )
+
+    run.expect_golden()
+    assert run.db.get(Bill, may.id).due_on == date(2026, 5, 18)  # policy: no extension while the account is past due
+    assert run.db.query(PaymentExtension).count() == 0
+    claim = run.db.query(Claim).one()
+    assert (claim.loss_type, claim.severity, claim.estimated_damage_cents) == ("glass", "minor", 48_000)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
 # --------------------------------------------------------------------------- AI005: instalment plans
@@ -190,8 +310,9 @@ def test_case_AI005_001(tb):
 
     run = tb.run(
         User(
-            says="My renewal bill is over eleven hundred dollars. Can I split it into three monthly payments? I know "
-            "I've been late a couple of times before.",
+            says="My renewal bill is over eleven hundred dollars, which is a lot to find in one go. Can I split it"
+            " into three monthly payments? I know I've been late a couple of times before, but I've always "
+            "paid in the end.",
             knows=caller_knows(theo, **{"policy number": policy.id}),
         ),
         golden=[
@@ -203,7 +324,7 @@ def test_case_AI005_001(tb):
             call("list_payments", billing_account_id=account.id),
             call("list_tickets", requester_id=theo.id),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
         ],
     )
 
@@ -211,15 +332,9 @@ def test_case_AI005_001(tb):
     plan = run.db.query(InstalmentPlan).one()
     assert (plan.instalments, plan.first_instalment_cents, plan.instalment_cents) == (3, 37_568, 37_566)
     assert plan.last_due_on == date(2026, 7, 29)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "a payment returned_nsf on 27 November 2025 (received 24 November) is inside the last 12 months, "
-        "so the plan is declined with nothing set up and the ticket solved, which is all the solve ending does; "
-        "the set_up_instalment_plan trap catches the agent who takes 'never missed a payment' at its word"
-    }
-)
 def test_case_AI005_002(tb):
     """A payment bounced (NSF) in November, later made good: an NSF in the last 12 months declines the plan."""
     harper = CustomerFactory(name="Harper Nakamura", state="OH")
@@ -241,8 +356,8 @@ def test_case_AI005_002(tb):
 
     run = tb.run(
         User(
-            says="I've never missed a payment with you. Could I pay my renewal in four instalments instead of all "
-            "at once?",
+            says="I've never missed a payment with you in all the years I've been a customer. This year money is a"
+            " bit tighter, so could I pay my renewal in four instalments instead of all at once?",
             knows=caller_knows(harper, **{"policy number": policy.id}),
         ),
         golden=[
@@ -252,7 +367,7 @@ def test_case_AI005_002(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_payments", billing_account_id=account.id),
             call("list_tickets", requester_id=harper.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=4)],  # the four instalments asked for
     )
@@ -260,15 +375,9 @@ def test_case_AI005_002(tb):
     run.expect_golden()
     assert run.db.query(InstalmentPlan).count() == 0  # policy: an NSF return in the last 12 months declines it
     assert run.db.get(Bill, renewal.id).status == "open"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "April's 84.00 bill is missed and the account is past_due, so the plan is declined with nothing "
-        "set up and the ticket solved, which is all the solve ending does; the set_up_instalment_plan trap "
-        "catches the agent who takes 'basically spotless' at its word"
-    }
-)
 def test_case_AI005_003(tb):
     """A mid-term bill from April is still unpaid: the account is past due, so the plan is declined."""
     connor = CustomerFactory(name="Connor Lindgren", state="IL")
@@ -283,7 +392,9 @@ def test_case_AI005_003(tb):
 
     run = tb.run(
         User(
-            says="Please split my renewal premium into three payments. My payment history is basically spotless.",
+            says="Please split my renewal premium into three payments, one a month. My payment history is "
+            "basically spotless, so I don't see why that would be a problem. The full amount in one go is "
+            "more than I have right now.",
             knows=caller_knows(connor, **{"policy number": policy.id}),
         ),
         golden=[
@@ -292,7 +403,7 @@ def test_case_AI005_003(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=connor.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=3)],  # the three payments asked for
     )
@@ -300,3 +411,109 @@ def test_case_AI005_003(tb):
     run.expect_golden()
     assert run.db.query(InstalmentPlan).count() == 0  # policy: a delinquent account is declined
     assert run.db.get(Bill, renewal.id).status == "open"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
+
+
+def test_case_AI005_004(tb):
+    """NSF payment received just before the 12-month window, one late bill: plan allowed, 4 instalments not 6."""
+    aisha = CustomerFactory(name="Aisha Castillo", state="GA")
+    policy, account = _renewal_policy(aisha)
+    BillFactory(account=account, due_on=date(2025, 5, 29), amount_cents=101_900, status="paid")
+    PaymentFactory(
+        account=account,
+        amount_cents=101_900,
+        method="bank_account",
+        received_at=datetime(2025, 5, 9, 9, 0),
+        status="returned_nsf",
+        returned_on=date(2025, 5, 14),
+    )
+    PaymentFactory(account=account, amount_cents=101_900, received_at=datetime(2025, 5, 20, 14, 30))
+    BillFactory(account=account, due_on=date(2025, 11, 29), amount_cents=103_200, status="paid_late")
+    PaymentFactory(account=account, amount_cents=103_200, received_at=datetime(2025, 12, 4, 12, 10))
+    renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=104_800)
+    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Spread my renewal")
+
+    run = tb.run(
+        User(
+            says="Could I spread my renewal payment over six months? Full disclosure: a payment of mine bounced "
+            "around this time last year and I paid one bill a few days late over the winter, so I'll understand "
+            "if you say no.",
+            knows=caller_knows(aisha, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=aisha.email),
+            _verify(aisha),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_payments", billing_account_id=account.id),
+            call("list_tickets", requester_id=aisha.id),
+            call("set_up_instalment_plan", bill_id=renewal.id, instalments=4),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+        ],
+    )
+
+    run.expect_golden()
+    plan = run.db.query(InstalmentPlan).one()  # policy: the NSF was received on 9 May 2025, before the window
+    assert (plan.instalments, plan.first_instalment_cents, plan.instalment_cents) == (4, 26_200, 26_200)
+    assert plan.last_due_on == date(2026, 8, 29)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)  # 4 of 6: granted
+
+
+# --------------------------------------------------------------------------- AI011: payments and disputed payments
+
+
+def test_case_AI011_001(tb):
+    """Pay May's bill now, and a double charge disputed: take the payment, hold the dispute for billing."""
+    harper = CustomerFactory(name="Harper Brennan", state="TX")
+    policy = PolicyFactory(customer=harper)
+    _monthly_history(policy.account, (2026, 2), (2026, 3), (2026, 4))
+    BillFactory(account=policy.account, due_on=date(2026, 5, 18))
+    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Charged twice?")
+
+    run = tb.run(
+        User(
+            says="Two things. First, my bank statement shows you took $169 from my card twice on April 15th, and I "
+            "want the second one looked into. Second, I'd like to pay May's bill now with the same card so I don't "
+            "forget.",
+            knows=caller_knows(
+                harper,
+                **{"policy number": policy.id, "payment method": "card", "charge date": "15 April 2026"},
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=harper.email),
+            _verify(harper),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_payments", billing_account_id=policy.account.id),
+            call("list_tickets", requester_id=harper.id),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=16_900, method="card"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="billing",
+                reason="payment_dispute",
+                queue="billing",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Customer reports a second card charge of 16900 cents on 2026-04-15; only one April payment is "
+                "on the account. Billing team to trace it. May's bill paid today.",
+                public=False,
+            ),
+        ],
+        reply="I've taken your card payment of $169.00 for May's bill. Our records show only one $169 payment on "
+        "15 April, so I've passed the second charge on your statement to our billing team to trace; they will "
+        "contact you.",
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed as if nothing were waiting
+    )
+
+    run.expect_golden()
+    account = run.db.get(BillingAccount, policy.account.id)
+    assert (account.balance_cents, run.db.query(Payment).count()) == (0, 4)  # May paid; nothing else recorded
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "payment_dispute", "billing")
+    run.rubric("Did the agent say the billing team will look into the double charge?", phrases=["billing team"])

@@ -1,10 +1,9 @@
-"""Cancellation for non-payment: reinstatement windows and full payment, and stopping a scheduled cancellation."""
+"""Cancellation: reinstatement windows and full payment, stopping a scheduled cancellation, and cancelling at the
+customer's request."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
-
-import pytest
 
 from domains.auto_insurance.factories import (
     BillFactory,
@@ -15,7 +14,18 @@ from domains.auto_insurance.factories import (
     caller_knows,
 )
 from domains.auto_insurance.models import BillingAccount, Document, Payment, Policy, Ticket, TicketComment
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Payments",
+    "Scheduled cancellation for non-payment",
+    "Cancelling at the customer's request",
+    "Reinstatement after cancellation",
+    "Documents",
+    "Ticket status, classification and priority",
+)
 
 
 def _verify(customer, date_of_birth=None):
@@ -55,8 +65,9 @@ def test_case_AI006_001(tb):
 
     run = tb.run(
         User(
-            says="I just found out my car insurance was cancelled because I missed payments. I can pay whatever I "
-            "owe right now by card. Please turn my policy back on.",
+            says="I just found out my car insurance was cancelled because I missed payments while I was in "
+            "hospital. I can pay whatever I owe right now by card. Please turn my policy back on, I need to "
+            "drive to work.",
             knows=caller_knows(brianna, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
@@ -68,8 +79,11 @@ def test_case_AI006_001(tb):
             call("record_payment", billing_account_id=policy.account.id, amount_cents=24_580, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="reinstatement"),
         ],
+        reply="I've taken your card payment of $245.80, the full past-due amount, and reinstated your policy from "
+        "today; the reinstatement notice is on its way to your email. Please note that from 2 May to 11 May 2026 "
+        "you had no coverage: those days are a lapse.",
     )
 
     run.expect_golden()
@@ -80,15 +94,13 @@ def test_case_AI006_001(tb):
         date(2026, 5, 11),
     )
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "reinstatement", None, None)
+    run.rubric(
+        "Did the agent tell the customer that she had no coverage during the lapse that ended on 11 May?",
+        phrases=["11 May", "May 11"],
+    )
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the policy was cancelled on 8 April 2026, 34 days ago and past the 30-day window, so the policy "
-        "takes no payment, reinstates nothing and closes the ticket as solved (a new policy is a sales quote); "
-        "the record_payment and reinstate_policy traps catch the agent who does what the customer offers"
-    }
-)
 def test_case_AI006_002(tb):
     """Cancelled 34 days ago: past the 30-day window, so no reinstatement and no payment taken; ticket solved."""
     dwayne = CustomerFactory(name="Dwayne Abbott", state="NY")
@@ -98,8 +110,9 @@ def test_case_AI006_002(tb):
 
     run = tb.run(
         User(
-            says="My policy got cancelled last month for non-payment. I have the money now and can pay the whole "
-            "past-due amount today. Can you reinstate it?",
+            says="My policy got cancelled last month because I fell behind on the bills. I have the money now and "
+            "can pay the whole overdue amount today by card. Can you put the same policy back in place "
+            "instead of me starting over?",
             knows=caller_knows(dwayne, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
@@ -107,9 +120,11 @@ def test_case_AI006_002(tb):
             _verify(dwayne),
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=dwayne.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="reinstatement", reason="outside_window"
+            ),
         ],
-        traps=[  # "I can pay the whole past-due amount today. Can you reinstate it?"
+        traps=[  # "I can pay the whole overdue amount today": take it and switch the policy back on
             call("record_payment", billing_account_id=policy.account.id, amount_cents=15_800, method="card"),
             call("reinstate_policy", policy_id=policy.id),
         ],
@@ -118,6 +133,7 @@ def test_case_AI006_002(tb):
     run.expect_golden()
     assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: past 30 days, no reinstatement
     assert run.db.query(Payment).count() == 1  # only February's
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "reinstatement", "outside_window", None)
 
 
 def test_case_AI006_003(tb):
@@ -147,7 +163,13 @@ def test_case_AI006_003(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=megan.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="reinstatement",
+                reason="insufficient_payment",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -156,6 +178,9 @@ def test_case_AI006_003(tb):
                 public=False,
             ),
         ],
+        reply="I can't reinstate the policy with a part payment, so I haven't taken the $150. To reinstate it you "
+        "need to pay the full past-due amount of $312.40 in one go, and you can do that until 24 May 2026; after "
+        "that date it can no longer be reinstated.",
         traps=[  # "Can you reinstate it now with the $150?"
             call("record_payment", billing_account_id=policy.account.id, amount_cents=15_000, method="card"),
             call("reinstate_policy", policy_id=policy.id),
@@ -165,7 +190,125 @@ def test_case_AI006_003(tb):
     run.expect_golden()
     assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: no reinstatement without the full past due
     assert run.db.query(Payment).count() == 1  # policy: a partial payment is not taken
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "reinstatement", "insufficient_payment", None)
+    run.rubric("Did the agent tell the customer the full amount she must pay, $312.40?", phrases=["312.40"])
+    run.rubric("Did the agent tell the customer the last day to reinstate, 24 May?", phrases=["24 May", "May 24"])
+
+
+def test_case_AI006_004(tb):
+    """The customer cancelled the policy herself and wants it back: only underwriting reinstates it; hold, high."""
+    aisha = CustomerFactory(name="Aisha Whitfield", state="CO")
+    policy = PolicyFactory(
+        customer=aisha,
+        status="cancelled",
+        cancellation_effective_on=date(2026, 5, 1),
+        cancellation_reason="customer_request",
+    )
+    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Undo my cancellation")
+
+    run = tb.run(
+        User(
+            says="I called at the end of April and cancelled my insurance because I thought I'd sold my car, but the "
+            "buyer backed out at the last minute. I still have the car and I need it insured again. Can you just "
+            "switch my old policy back on? I'll pay whatever it takes.",
+            knows=caller_knows(aisha, **{"policy number": policy.id, "payment method": "card"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=aisha.email),
+            _verify(aisha),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=aisha.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="reinstatement",
+                reason="underwriting_review",
+                queue="underwriting",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Policy cancelled on 2026-05-01 at the customer's request; she asks to reinstate it (sale fell "
+                "through). Underwriting to decide.",
+                public=False,
+            ),
+        ],
+        reply="Because the policy was cancelled at your request rather than for a missed payment, I can't switch it "
+        "back on myself: our underwriting team has to review it. I've passed your request to underwriting and "
+        "they will contact you.",
+        traps=[call("reinstate_policy", policy_id=policy.id)],  # "can you just switch my old policy back on?"
+    )
+
+    run.expect_golden()
+    assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: only underwriting reinstates this one
+    assert run.db.query(Payment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "reinstatement",
+        "underwriting_review",
+        "underwriting",
+    )
+    run.rubric("Did the agent tell the customer that underwriting must review it?", phrases=["underwriting"])
+
+
+def test_case_AI006_005(tb):
+    """Cancelled exactly 30 days ago, no open ticket: open one, take the full past due, reinstate, notice."""
+    dwayne = CustomerFactory(name="Dwayne Lindgren", state="PA")
+    policy = _lapsed_policy(dwayne, cancelled_on=date(2026, 4, 12), missed=[date(2026, 3, 20)], amount_cents=14_350)
+    old = TicketFactory(
+        requester=dwayne,
+        policy_id=policy.id,
+        subject="Cancellation notice",
+        status="solved",
+        created_at=datetime(2026, 4, 13, 11, 0),
+    )
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="My car insurance was cancelled last month after I missed the March payment. I've sorted my money "
+            "out and can pay everything I owe right now from my bank account. Is it too late to get the same "
+            "policy back?",
+            knows=caller_knows(dwayne, **{"policy number": policy.id, "payment method": "bank account"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dwayne.email),
+            _verify(dwayne),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=dwayne.id),
+            call(
+                "create_ticket",
+                requester_id=dwayne.id,
+                subject="Reinstate policy cancelled for non-payment",
+                category="reinstatement",
+                policy_id=policy.id,
+            ),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=14_350, method="bank_account"),
+            call("reinstate_policy", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+        reply="It isn't too late: the policy was cancelled on 12 April 2026, exactly 30 days ago, the last day it "
+        "can be reinstated. I've taken your payment of $143.50 from your bank account and reinstated it from "
+        "today; the notice is in your email. From 12 April to 11 May 2026 you had no coverage: those days are a "
+        "lapse.",
+    )
+
+    run.expect_golden()
+    back = run.db.get(Policy, policy.id)
+    assert (back.status, back.lapse_start, back.lapse_end) == ("active", date(2026, 4, 12), date(2026, 5, 11))
+    assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "reinstatement", None, None)
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"  # the old ticket is left alone
+    run.rubric(
+        "Did the agent tell the customer that the lapse with no coverage began on 12 April?",
+        phrases=["12 April", "April 12"],
+    )
 
 
 # --------------------------------------------------------------------------- AI008: scheduled cancellation
@@ -186,8 +329,9 @@ def test_case_AI008_001(tb):
 
     run = tb.run(
         User(
-            says="I got a letter saying my policy will be cancelled this weekend. I want to pay what's overdue right "
-            "now by card so I keep my coverage.",
+            says="I got a letter saying my policy will be cancelled this weekend because of a missed payment. I "
+            "want to pay what's overdue right now by card so I keep my coverage. I drive my kids to school "
+            "every day.",
             knows=caller_knows(rafael, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
@@ -199,7 +343,7 @@ def test_case_AI008_001(tb):
             call("record_payment", billing_account_id=policy.account.id, amount_cents=18_760, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
         ],
     )
 
@@ -207,6 +351,7 @@ def test_case_AI008_001(tb):
     kept = run.db.get(Policy, policy.id)
     assert (kept.status, kept.cancellation_effective_on) == ("active", None)
     assert run.db.get(BillingAccount, policy.account.id).balance_cents == 18_760  # May's bill is still open
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
 def test_case_AI008_002(tb):
@@ -223,8 +368,8 @@ def test_case_AI008_002(tb):
 
     run = tb.run(
         User(
-            says="I can pay $100 today toward what I owe. Please take it and stop the cancellation, I'll pay the "
-            "rest next month.",
+            says="I got the letter about my policy being cancelled. I can pay $100 today toward what I owe. Please"
+            " take it and stop the cancellation, I'll pay the rest next month when my hours go back up.",
             knows=caller_knows(
                 mei,
                 **{
@@ -241,8 +386,17 @@ def test_case_AI008_002(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=mei.id),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=10_000, method="card"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="cancellation",
+                reason="insufficient_payment",
+            ),
         ],
+        reply="I've taken your $100 payment, but it doesn't cover the full past-due amount, so the cancellation "
+        "still stands: your policy will be cancelled on 16 May 2026 unless the remaining $87.60 is paid before "
+        "then.",
         traps=[call("rescind_cancellation", policy_id=policy.id)],  # "take it and stop the cancellation"
     )
 
@@ -250,6 +404,9 @@ def test_case_AI008_002(tb):
     assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"  # policy: a partial payment stops nothing
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 8_760
     assert run.db.query(Document).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "insufficient_payment", None)
+    run.rubric("Did the agent tell the customer the remaining past-due amount, $87.60?", phrases=["87.60"])
+    run.rubric("Did the agent tell the customer the cancellation date, 16 May?", phrases=["16 May", "May 16"])
 
 
 def test_case_AI008_003(tb):
@@ -266,8 +423,9 @@ def test_case_AI008_003(tb):
 
     run = tb.run(
         User(
-            says="I'm calling for my policy that's about to be cancelled. I'll pay the overdue amount by card right "
-            "now, just make sure it doesn't get cancelled.",
+            says="I'm calling for my policy that's about to be cancelled; I had a letter last week. I'll pay the "
+            "overdue amount by card right now, just make sure it doesn't get cancelled. I can't be without "
+            "insurance.",
             knows=caller_knows(
                 theo, date_of_birth="1990-03-07", **{"policy number": policy.id, "payment method": "card"}
             ),
@@ -276,7 +434,13 @@ def test_case_AI008_003(tb):
             call("find_customer_by_email", email=theo.email),
             _verify(theo, date_of_birth="1990-03-07"),
             call("list_tickets", requester_id=theo.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="cancellation",
+                reason="identity_not_verified",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -294,3 +458,100 @@ def test_case_AI008_003(tb):
     assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"  # policy: nothing without verification
     assert run.db.query(Payment).count() == 1  # policy: no payment taken from an unverified caller
     assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "cancellation", "identity_not_verified", None)
+
+
+# --------------------------------------------------------------------------- AI010: cancelling on request
+
+
+def test_case_AI010_001(tb):
+    """Customer moving abroad cancels from 31 May; her only ticket is solved: open a new one and cancel from 31 May."""
+    mei = CustomerFactory(name="Mei Kowalski", state="NY")
+    policy = PolicyFactory(customer=mei)
+    old = TicketFactory(
+        requester=mei,
+        policy_id=policy.id,
+        subject="Copy of ID card",
+        status="solved",
+        created_at=datetime(2026, 3, 2, 15, 0),
+    )
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="I'm moving to Germany for work at the end of the month and I'm selling my car before I fly. I "
+            "need my car insurance to end on the 31st of May, the day after the buyer takes the car. Can you set "
+            "that up?",
+            knows=caller_knows(mei, **{"end date": "31 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mei.email),
+            _verify(mei),
+            call("list_customer_policies", customer_id=mei.id),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=mei.id),
+            call(
+                "create_ticket",
+                requester_id=mei.id,
+                subject="Cancel policy from 31 May (moving abroad)",
+                category="cancellation",
+                policy_id=policy.id,
+            ),
+            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    ending = run.db.get(Policy, policy.id)
+    assert (ending.status, ending.cancellation_effective_on, ending.cancellation_reason) == (
+        "cancellation_scheduled",
+        date(2026, 5, 31),
+        "customer_request",
+    )
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "cancellation", None, None)
+    assert (run.db.get(Ticket, new_ticket).requester_id, run.db.get(Ticket, new_ticket).policy_id) == (
+        mei.id,
+        policy.id,
+    )
+    assert run.db.get(Ticket, old.id).outcome == ("solved", "normal", None, None, None)  # the old ticket is not reused
+
+
+def test_case_AI010_002(tb):
+    """Customer wants the cancellation back-dated to 1 May, or else today: never back-dated, so cancelled from today."""
+    luis = CustomerFactory(name="Luis Whitfield", state="OH")
+    policy = PolicyFactory(customer=luis)
+    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Cancel my insurance")
+
+    run = tb.run(
+        User(
+            says="We moved to Toronto on May 1st and the car has sat in my brother's garage ever since, nobody has "
+            "driven it. Please cancel my insurance as of May 1st and give me back what I paid for these two weeks. "
+            "If you can't go back to the 1st, then cancel it today.",
+            knows=caller_knows(luis, **{"policy number": policy.id, "date moved": "1 May 2026"}),
+            persona="A customer who has already left the country and wants to be done with it.",
+            rules=(
+                "Ask once for the cancellation to start on 1 May.",
+                "Accept a cancellation from today when the agent explains that it cannot be back-dated.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=luis.email),
+            _verify(luis),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=luis.id),
+            call(
+                "schedule_cancellation",
+                policy_id=policy.id,
+                effective_on=derived("2026-05-12", "1 May is earlier than today, 12 May 2026: cancelled from today"),
+                reason="customer_request",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+    )
+
+    run.expect_golden()
+    ending = run.db.get(Policy, policy.id)
+    assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 12))
+    # granted, from today
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)

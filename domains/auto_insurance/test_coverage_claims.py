@@ -1,10 +1,9 @@
-"""Coverage changes blocked or not by open major claims, and first notice of loss with severity and cover dates."""
+"""Coverage changes blocked or not by open major claims, first notice of loss with severity and cover dates, and
+new facts on open claims."""
 
 from __future__ import annotations
 
 from datetime import date
-
-import pytest
 
 from domains.auto_insurance.factories import (
     ClaimFactory,
@@ -14,9 +13,24 @@ from domains.auto_insurance.factories import (
     VehicleFactory,
     caller_knows,
 )
-from domains.auto_insurance.models import Claim, Coverage, Ticket, TicketComment
+from domains.auto_insurance.models import Claim, Coverage, Document, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Coverage changes",
+    "Open major claims",
+    "Claims: first notice of loss",
+    "Claim severity",
+    "Adding a vehicle: the effective date",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+CX5 = complete_vin("JM3KFBCM0T1540217")  # 2026 Mazda CX-5
+TRUCK = complete_vin("1FTEW1EP0PKD33572")  # 2023 Ford F-150
 
 
 def _verify(customer):
@@ -53,7 +67,9 @@ def test_case_AI003_001(tb):
 
     run = tb.run(
         User(
-            says="I want to cut my premium. Please take collision coverage off my policy, I'll keep everything else.",
+            says="I want to cut my premium; it went up again this year. Please take collision coverage off my "
+            "policy, I'll keep everything else as it is. The car is paid off and I'd rather take the risk "
+            "myself.",
             knows=caller_knows(mei, **{"policy number": policy.id}),
         ),
         golden=[
@@ -63,22 +79,19 @@ def test_case_AI003_001(tb):
             call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=mei.id),
             call("remove_coverage", policy_id=policy.id, coverage="collision"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
         ],
     )
 
     run.expect_golden()
     collision = _coverage(run.db, policy.id, "collision")
-    assert (collision.status, collision.changed_on) == ("removed", date(2026, 5, 12))
+    assert (collision.status, collision.changed_on) == (
+        "removed",
+        date(2026, 5, 12),
+    )  # policy: a closed claim blocks nothing
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the car's crash claim is open and major, so the deductible change waits for the claims team: hold, "
-        "priority high and one internal note is exactly the policy's ending here (the note's wording is free text); "
-        "the update_coverage trap catches the agent who raises the deductible as asked"
-    }
-)
 def test_case_AI003_002(tb):
     """Raise the collision deductible while the car's crash claim is open and major: no change; hold, high."""
     connor = CustomerFactory(name="Connor Delgado", state="IL")
@@ -95,7 +108,9 @@ def test_case_AI003_002(tb):
 
     run = tb.run(
         User(
-            says="I'd like to raise my collision deductible to $1,000 starting today, the premium is too high.",
+            says="I'd like to raise my collision deductible to $1,000 starting today, the premium is too high. I "
+            "know the car is in the shop after the crash last month, but that shouldn't matter for a "
+            "deductible, should it?",
             knows=caller_knows(connor, **{"policy number": policy.id}),
         ),
         golden=[
@@ -104,7 +119,15 @@ def test_case_AI003_002(tb):
             call("get_policy", policy_id=policy.id),
             call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=connor.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="coverage",
+                reason="open_major_claim",
+                queue="claims",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -118,8 +141,7 @@ def test_case_AI003_002(tb):
 
     run.expect_golden()
     assert _coverage(run.db, policy.id, "collision").deductible_cents == 50_000  # policy: blocked by the claim
-    held = run.db.get(Ticket, ticket.id)
-    assert (held.status, held.priority) == ("hold", "high")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
 
 
 def test_case_AI003_003(tb):
@@ -138,8 +160,8 @@ def test_case_AI003_003(tb):
 
     run = tb.run(
         User(
-            says="Can I raise my comprehensive deductible to $1,000? I know I have a windshield claim going on, "
-            "does that stop me?",
+            says="Can I raise my comprehensive deductible to $1,000? I'm trying to bring my premium down. I know I"
+            " have a windshield claim going on at the moment, does that stop me from changing it?",
             knows=caller_knows(brianna, **{"policy number": policy.id}),
         ),
         golden=[
@@ -149,13 +171,116 @@ def test_case_AI003_003(tb):
             call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=brianna.id),
             call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=100_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
         ],
     )
 
     run.expect_golden()
-    assert _coverage(run.db, policy.id, "comprehensive").deductible_cents == 100_000
+    assert _coverage(run.db, policy.id, "comprehensive").deductible_cents == 100_000  # policy: a minor claim
     assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
+
+
+def test_case_AI003_004(tb):
+    """Liability to 'the legal minimum': Texas's recorded limits, not the customer's 25/50/25; med pay removed."""
+    theo = CustomerFactory(name="Theo Brennan", state="TX")
+    policy = PolicyFactory(customer=theo)
+    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Cheaper cover")
+
+    run = tb.run(
+        User(
+            says="I'm retired and barely drive any more. Please cut my liability cover down to the legal minimum "
+            "for Texas, which I believe is 25/50/25, and take the medical payments coverage off completely. "
+            "Leave everything else alone.",
+            knows=caller_knows(theo, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=theo.email),
+            _verify(theo),
+            call("get_policy", policy_id=policy.id),
+            call("get_state_requirements", state="TX"),
+            call("list_tickets", requester_id=theo.id),
+            call(
+                "update_coverage",
+                policy_id=policy.id,
+                coverage="bodily_injury_liability",
+                limit_cents=3_000_000,
+                limit_per_accident_cents=6_000_000,
+            ),
+            call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
+            call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+        ],
+        reply="Done. Texas's legal minimums are $30,000 per person and $60,000 per accident for bodily injury and "
+        "$25,000 for property damage, so those are your new liability limits from today, and medical payments "
+        "coverage is removed.",
+    )
+
+    run.expect_golden()
+    bodily = _coverage(run.db, policy.id, "bodily_injury_liability")
+    assert (bodily.limit_cents, bodily.limit_per_accident_cents) == (3_000_000, 6_000_000)  # TX's, not 25/50
+    assert _coverage(run.db, policy.id, "property_damage_liability").limit_cents == 2_500_000
+    assert _coverage(run.db, policy.id, "medical_payments").status == "removed"
+    assert _coverage(run.db, policy.id, "collision").status == "active"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
+    run.rubric(
+        "Did the agent tell the customer the new bodily injury limits, 30,000 and 60,000?",
+        phrases=["30,000", "30000", "$30k"],
+    )
+
+
+def test_case_AI003_005(tb):
+    """Declarations page sent; comprehensive removal held for claims, a hail claim is open and major."""
+    rafael = CustomerFactory(name="Rafael Osei", state="CO")
+    policy = PolicyFactory(customer=rafael)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 29),
+        loss_type="weather",
+        severity="major",
+        estimated_damage_cents=640_000,
+        description="Hailstorm dented the roof, hood and trunk and broke the rear window.",
+    )
+    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Dec page and comprehensive")
+
+    run = tb.run(
+        User(
+            says="Could you email me a copy of my declarations page? My lender wants it. And since the car is sitting "
+            "in the body shop after that hailstorm anyway, please take comprehensive off for now to save me some "
+            "money.",
+            knows=caller_knows(rafael, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rafael.email),
+            _verify(rafael),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=rafael.id),
+            call("send_document", policy_id=policy.id, kind="declarations_page"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="coverage",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to remove comprehensive; blocked by open major hail claim {claim.id}. "
+                "Declarations page sent. Claims team to review.",
+                public=False,
+            ),
+        ],
+        traps=[call("remove_coverage", policy_id=policy.id, coverage="comprehensive")],
+    )
+
+    run.expect_golden()
+    assert _coverage(run.db, policy.id, "comprehensive").status == "active"  # policy: blocked by the open claim
+    assert run.db.query(Document).one().kind == "declarations_page"
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
 
 
 # --------------------------------------------------------------------------- AI007: first notice of loss
@@ -171,7 +296,8 @@ def test_case_AI007_001(tb):
     run = tb.run(
         User(
             says="I backed into a concrete pole at the grocery store yesterday and dented my rear bumper and a "
-            "taillight. I need to open a claim.",
+            "taillight. Nobody else was involved, it was just me being careless. I need to open a claim for "
+            "the repair.",
             knows=caller_knows(
                 luis,
                 **{
@@ -202,13 +328,14 @@ def test_case_AI007_001(tb):
                 estimated_damage_cents=145_000,
                 driver_id=driver.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
         ],
     )
 
     run.expect_golden()
     claim = run.db.query(Claim).one()
     assert (claim.severity, claim.status, claim.estimated_damage_cents) == ("minor", "open", 145_000)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
 
 
 def test_case_AI007_002(tb):
@@ -230,8 +357,8 @@ def test_case_AI007_002(tb):
 
     run = tb.run(
         User(
-            says="Someone tapped my back bumper at a red light on Sunday. It's just a small bump, really, but I "
-            "should probably report it.",
+            says="Someone tapped my back bumper at a red light on Sunday. It's just a small bump, really, hardly a"
+            " scratch on the car, but the other driver gave me his details and I should probably report it.",
             knows=caller_knows(
                 harper,
                 **{
@@ -262,7 +389,15 @@ def test_case_AI007_002(tb):
                 description="Rear-ended at a red light; passenger (daughter) treated at urgent care for neck pain.",
                 driver_id=driver.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="claim",
+                reason="major_claim",
+                queue="claims",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -277,16 +412,9 @@ def test_case_AI007_002(tb):
     run.expect_golden()
     claim = run.db.get(Claim, new_claim)
     assert (claim.severity, claim.injuries) == ("major", True)  # policy: an injured passenger makes it major
-    assert run.db.get(Ticket, ticket.id).status == "hold"
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "claim", "major_claim", "claims")
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the F-150 was effective from 10 May 2026 and the deer hit it on 8 May, so the policy files no "
-        "claim, tells the customer it was not insured then and closes the ticket as solved; the file_claim trap "
-        "catches the agent who opens the claim because the truck is on the policy now"
-    }
-)
 def test_case_AI007_003(tb):
     """Deer hit with the new truck two days before it was added to the policy: not covered then; file nothing."""
     dwayne = CustomerFactory(name="Dwayne Nakamura", state="TX")
@@ -324,8 +452,11 @@ def test_case_AI007_003(tb):
             _verify(dwayne),
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=dwayne.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
         ],
+        reply="I'm sorry, I can't open a claim for Friday's deer collision: your F-150 has been covered on your "
+        "policy only from 10 May 2026, and the accident happened on 8 May, before that date, so the truck wasn't "
+        "insured with us then.",
         traps=[  # "I added the truck to my policy, so please open a claim"
             call(
                 "file_claim",
@@ -345,4 +476,420 @@ def test_case_AI007_003(tb):
 
     run.expect_golden()
     assert run.db.query(Claim).count() == 0  # policy: the truck was not covered on the loss date
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
+    run.rubric(
+        "Did the agent tell the customer that the truck was only covered from 10 May, after the accident?",
+        phrases=["10 May", "May 10"],
+    )
+
+
+def test_case_AI007_004(tb):
+    """Old car stolen, no open ticket: open one, file the theft as major, hold for the claims team."""
+    connor = CustomerFactory(name="Connor Whitfield", state="CO")
+    policy = PolicyFactory(
+        customer=connor,
+        vehicle__vin=complete_vin("2HGFG3B50CH512644"),
+        vehicle__year=2012,
+        vehicle__make="Honda",
+        vehicle__model="Civic",
+    )
+    old = TicketFactory(requester=connor, policy_id=policy.id, subject="Address change", status="solved")
+    new_ticket, new_claim = "T-8102", "CL-0001"
+
+    run = tb.run(
+        User(
+            says="Someone stole my car from outside my house last night. It's only an old 2012 Civic, not worth "
+            "much, so please don't make a big thing of it, I just need it on record for the police report and "
+            "whatever you can do.",
+            knows=caller_knows(
+                connor,
+                **{
+                    "policy number": policy.id,
+                    "date of the loss": "11 May 2026",
+                    "injuries": "no one was hurt",
+                    "drivable": "no, the car is gone",
+                    "who was driving": "nobody, it was parked",
+                    "estimate": "I don't have one",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=connor.email),
+            _verify(connor),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=connor.id),
+            call(
+                "create_ticket",
+                requester_id=connor.id,
+                subject="Stolen vehicle",
+                category="claim",
+                policy_id=policy.id,
+            ),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=policy.vehicles[0].id,
+                loss_date="2026-05-11",
+                loss_type="theft",
+                injuries=False,
+                drivable=False,
+                severity="major",
+                description="2012 Honda Civic stolen overnight from outside the customer's home.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=new_ticket,
+                status="hold",
+                priority="high",
+                reason="major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=new_ticket,
+                body=f"Theft claim {new_claim} filed (major). Claims team to call the customer within 24 hours.",
+                public=False,
+            ),
+        ],
+        traps=[call("update_claim", claim_id=new_claim, severity="minor")],  # "please don't make a big thing of it"
+    )
+
+    run.expect_golden()
+    claim = run.db.get(Claim, new_claim)
+    assert (claim.loss_type, claim.severity, claim.drivable) == ("theft", "major", False)  # policy: theft is major
+    assert run.db.get(Ticket, new_ticket).outcome == ("hold", "high", "claim", "major_claim", "claims")
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome == ("solved", "normal", None, None, None)
+
+
+def test_case_AI007_005(tb):
+    """Car bought 8 days ago (CA), bumped 3 days ago: newly acquired, added from purchase, claim filed."""
+    megan = CustomerFactory(name="Megan Lindgren", state="CA")
+    policy = PolicyFactory(customer=megan)
+    new_vehicle, new_claim = "V-3002", "CL-0001"
+    ticket = TicketFactory(requester=megan, policy_id=policy.id, subject="New car and a dent")
+
+    run = tb.run(
+        User(
+            says="I bought a Mazda CX-5 last Monday and haven't added it to my policy yet, so please add it. And "
+            "the annoying part: someone backed into it in a parking garage on Saturday, so I need to report that "
+            "too. Nobody was hurt and it drives fine.",
+            knows=caller_knows(
+                megan,
+                **{
+                    "policy number": policy.id,
+                    "VIN": CX5,
+                    "purchase date": "4 May 2026",
+                    "make": "Mazda",
+                    "model": "CX-5",
+                    "date of the accident": "9 May 2026",
+                    "injuries": "nobody was hurt",
+                    "drivable": "yes",
+                    "who was driving": "I was, I was parked and sitting in it",
+                    "estimate": "the body shop said about $2,300",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=megan.email),
+            _verify(megan),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=CX5),
+            call("list_tickets", requester_id=megan.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=CX5,
+                year=2026,
+                make="Mazda",
+                model="CX-5",
+                acquired_on="2026-05-04",
+                effective_on="2026-05-04",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=new_vehicle,
+                loss_date="2026-05-09",
+                loss_type="collision",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Another car backed into the parked CX-5 in a parking garage.",
+                estimated_damage_cents=230_000,
+                driver_id=policy.drivers[0].id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 4)  # policy: newly acquired, not tomorrow
+    claim = run.db.get(Claim, new_claim)
+    assert (claim.vehicle_id, claim.severity, claim.estimated_damage_cents) == (new_vehicle, "minor", 230_000)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+def test_case_AI007_006(tb):
+    """Truck bought 20 days ago (TX), crashed 6 days ago: added from today, so the crash is not covered."""
+    luis = CustomerFactory(name="Luis Delgado", state="TX")
+    policy = PolicyFactory(customer=luis)
+    new_vehicle = "V-3002"
+    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Truck and accident")
+
+    run = tb.run(
+        User(
+            says="I got a used F-150 about three weeks ago and never got round to adding it to my insurance. Last "
+            "Wednesday I scraped it along a concrete barrier in a car park. Can you add the truck and put a claim "
+            "in for the damage at the same time?",
+            knows=caller_knows(
+                luis,
+                **{
+                    "policy number": policy.id,
+                    "VIN": TRUCK,
+                    "purchase date": "22 April 2026",
+                    "make": "Ford",
+                    "model": "F-150",
+                    "date of the accident": "6 May 2026",
+                    "injuries": "no",
+                    "drivable": "yes",
+                    "who was driving": "me",
+                    "estimate": "about $1,900",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=luis.email),
+            _verify(luis),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=TRUCK),
+            call("list_tickets", requester_id=luis.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=TRUCK,
+                year=2023,
+                make="Ford",
+                model="F-150",
+                acquired_on="2026-04-22",
+                effective_on=derived(
+                    "2026-05-12",
+                    "bought on 22 April 2026, 20 days ago (more than 14, not newly acquired); TX is a same-day state",
+                ),
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+        ],
+        reply="I've added your F-150 to the policy, covered from today, 12 May 2026, and emailed its ID card. I "
+        "can't file a claim for the barrier scrape on 6 May, though: the truck wasn't insured with us on that date.",
+        traps=[
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=new_vehicle,
+                loss_date="2026-05-06",
+                loss_type="collision",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Scraped along a concrete barrier in a car park.",
+                estimated_damage_cents=190_000,
+                driver_id=policy.drivers[0].id,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 12)
+    assert run.db.query(Claim).count() == 0  # policy: not insured with us on 6 May
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
+    run.rubric(
+        "Did the agent tell the customer that the truck was not insured on the day of the accident, 6 May?",
+        phrases=["6 May", "May 6"],
+    )
+
+
+def test_case_AI007_007(tb):
+    """Caller reports a crash in his wife's car, which is on her own policy: not his policy, so no claim; solved."""
+    gabriel = CustomerFactory(name="Gabriel Nakamura", state="IL", date_of_birth=date(1979, 12, 3))
+    PolicyFactory(customer=gabriel)
+    sofia = CustomerFactory(name="Sofia Nakamura", state="IL", date_of_birth=date(1981, 6, 22))
+    her_policy = PolicyFactory(customer=sofia)
+    ticket = TicketFactory(requester=gabriel, subject="Accident report")
+
+    run = tb.run(
+        User(
+            says="My wife's car got rear-ended at a stoplight this morning while I was driving it. We're both with "
+            "you, she has her own policy for her car. She's at work and can't call, so I'll report it for her; I've "
+            "got her policy number here.",
+            knows=caller_knows(
+                gabriel,
+                **{
+                    "wife's policy number": her_policy.id,
+                    "date of the accident": "12 May 2026",
+                    "injuries": "nobody was hurt",
+                    "drivable": "yes",
+                    "estimate": "no estimate yet",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=gabriel.email),
+            _verify(gabriel),
+            call("list_customer_policies", customer_id=gabriel.id),
+            call("list_tickets", requester_id=gabriel.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_policyholder"),
+        ],
+        reply="I'm sorry, I can't take the report on your wife's policy: only the policyholder can report a loss on "
+        "it, so she will need to contact us herself. Nothing has been filed.",
+        traps=[
+            call(
+                "file_claim",
+                policy_id=her_policy.id,
+                vehicle_id=her_policy.vehicles[0].id,
+                loss_date="2026-05-12",
+                loss_type="collision",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Rear-ended at a stoplight.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Claim).count() == 0  # policy: a loss is reported by the policyholder only
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_policyholder", None)
+    run.rubric("Did the agent say the policyholder, his wife, must report it herself?", phrases=["policyholder"])
+
+
+# --------------------------------------------------------------------------- AI012: new facts on an open claim
+
+
+def test_case_AI012_001(tb):
+    """New facts make the Tucson's open claim major (not the Accord's glass claim): update it, hold."""
+    aisha = CustomerFactory(name="Aisha Nakamura", state="NY")
+    policy = PolicyFactory(customer=aisha)
+    accord = policy.vehicles[0]
+    tucson = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("KM8J3CA40KU104533"),
+        year=2019,
+        make="Hyundai",
+        model="Tucson",
+        acquired_on=date(2023, 4, 1),
+    )
+    glass = ClaimFactory(
+        vehicle=accord,
+        loss_date=date(2026, 5, 2),
+        loss_type="glass",
+        estimated_damage_cents=52_000,
+        description="Windshield cracked by a stone.",
+    )
+    bump = ClaimFactory(
+        vehicle=tucson,
+        loss_date=date(2026, 5, 6),
+        estimated_damage_cents=210_000,
+        description="Rear-ended in stop-and-go traffic; bumper and tailgate damaged.",
+    )
+    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Update on my claim")
+
+    run = tb.run(
+        User(
+            says="I'm calling about the claim for the Tucson, the one where I was rear-ended last week. The body "
+            "shop took the bumper off and found the frame is bent. They now say it's about $6,200 and that it isn't "
+            "safe to drive until it's fixed.",
+            knows=caller_knows(
+                aisha,
+                **{
+                    "policy number": policy.id,
+                    "new estimate": "$6,200",
+                    "drivable": "no, the shop says it isn't safe",
+                    "injuries": "no, nobody was hurt",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=aisha.email),
+            _verify(aisha),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=aisha.id),
+            call("update_claim", claim_id=bump.id, severity="major", drivable=False, estimated_damage_cents=620_000),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="claim",
+                reason="major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Claim {bump.id} updated: frame damage, not drivable, estimate 620000 cents; now major. Claims "
+                "team to call the customer within 24 hours.",
+                public=False,
+            ),
+        ],
+        traps=[  # the other open claim on the policy, the Accord's windshield
+            call("update_claim", claim_id=glass.id, severity="major", drivable=False, estimated_damage_cents=620_000)
+        ],
+    )
+
+    run.expect_golden()
+    updated = run.db.get(Claim, bump.id)
+    assert (updated.severity, updated.drivable, updated.estimated_damage_cents) == ("major", False, 620_000)
+    assert run.db.get(Claim, glass.id).severity == "minor"
+    assert run.db.query(Claim).count() == 2  # policy: new facts go on the open claim, not a second one
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "claim", "major_claim", "claims")
+
+
+def test_case_AI012_002(tb):
+    """New estimate of $4,950 on an open minor claim: record it; still under $5,000, so it stays minor; solved."""
+    mei = CustomerFactory(name="Mei Delgado", state="FL")
+    policy = PolicyFactory(customer=mei)
+    ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2025, 8, 30),
+        severity="major",
+        status="closed",
+        drivable=False,
+        estimated_damage_cents=910_000,
+        closed_on=date(2025, 11, 14),
+        description="Flooded in a storm surge; engine replaced.",
+    )
+    bump = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 4),
+        estimated_damage_cents=180_000,
+        description="Sideswiped while parked; driver-side doors scraped.",
+    )
+    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="New estimate for my claim")
+
+    run = tb.run(
+        User(
+            says="Quick update on my claim for the car that got sideswiped last week: the body shop found the "
+            "mirror motor and a door panel need replacing too, so their estimate went up to $4,950. The car still "
+            "drives fine. Can you put that on the claim?",
+            knows=caller_knows(mei, **{"policy number": policy.id, "new estimate": "$4,950"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mei.email),
+            _verify(mei),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=mei.id),
+            call("update_claim", claim_id=bump.id, estimated_damage_cents=495_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+        traps=[call("update_claim", claim_id=bump.id, severity="major")],  # 4,950 is under the 5,000 line
+    )
+
+    run.expect_golden()
+    updated = run.db.get(Claim, bump.id)
+    assert (updated.severity, updated.estimated_damage_cents) == ("minor", 495_000)  # policy: under 500,000 cents
+    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)

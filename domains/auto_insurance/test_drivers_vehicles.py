@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
 from domains.auto_insurance.factories import (
     CustomerFactory,
     LicenceRecordFactory,
@@ -16,6 +14,17 @@ from domains.auto_insurance.factories import (
 from domains.auto_insurance.models import Document, Driver, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Adding a driver",
+    "Suspended licences and excluded drivers",
+    "Adding a vehicle: the VIN",
+    "Adding a vehicle: the effective date",
+    "Documents",
+    "Ticket status, classification and priority",
+)
 
 
 def _verify(customer, date_of_birth=None):
@@ -70,13 +79,14 @@ def test_case_AI001_001(tb):
                 relation_to_insured="spouse",
                 effective_on="2026-05-12",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
         ],
     )
 
     run.expect_golden()
     added = run.db.query(Driver).filter_by(licence_number="42197730").one()
-    assert (added.effective_on, added.licence_status) == (date(2026, 5, 12), "valid")
+    assert (added.effective_on, added.licence_status) == (date(2026, 5, 12), "valid")  # policy: never back-dated
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
 
 
 def test_case_AI001_002(tb):
@@ -116,7 +126,7 @@ def test_case_AI001_002(tb):
             call("check_licence", licence_number=record.licence_number, licence_state="OH"),
             call("list_tickets", requester_id=luis.id),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="TR418207"),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -142,16 +152,9 @@ def test_case_AI001_002(tb):
     run.expect_golden()
     assert run.db.query(Driver).filter_by(licence_number="TR418207").count() == 0  # policy: suspended, never added
     assert run.db.query(Document).one().kind == "excluded_driver_form"
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "licence_not_valid", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "Grace Osei's GA licence record shows expired: the policy adds nobody, sends nothing and sets the "
-        "ticket solved, which is the whole golden ending; the add_driver trap catches the agent who takes 'her "
-        "licence is all in order' at its word"
-    }
-)
 def test_case_AI001_003(tb):
     """Mother's licence record shows expired although the customer says it is fine: add nobody, ticket solved."""
     harper = CustomerFactory(name="Harper Osei", state="GA")
@@ -169,8 +172,8 @@ def test_case_AI001_003(tb):
 
     run = tb.run(
         User(
-            says="My mother has moved in with us and will sometimes drive my car. Her licence is all in order. "
-            "Can you add her to my policy today?",
+            says="My mother has moved in with us and will sometimes drive my car, mostly to the shops and her "
+            "doctor. Her licence is all in order. Can you add her to my policy today so she's covered?",
             knows=caller_knows(
                 harper,
                 **{
@@ -188,8 +191,11 @@ def test_case_AI001_003(tb):
             call("get_policy", policy_id=policy.id),
             call("check_licence", licence_number=record.licence_number, licence_state="GA"),
             call("list_tickets", requester_id=harper.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="licence_not_valid"),
         ],
+        reply="I checked your mother's Georgia licence with the state: their record shows it expired on 27 February "
+        "2026, so I can't add her as a driver yet. Once she has renewed it and the record shows it as valid, call us "
+        "and we'll add her straight away.",
         traps=[  # "her licence is all in order": added without reading the record's status
             call(
                 "add_driver",
@@ -207,6 +213,11 @@ def test_case_AI001_003(tb):
     run.expect_golden()
     assert run.db.query(Driver).filter_by(licence_number="058337421").count() == 0  # policy: expired, not added
     assert run.db.query(Document).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "licence_not_valid", None)
+    run.rubric(
+        "Did the agent tell the customer that her mother's licence has expired and must be renewed first?",
+        phrases=["expired", "renew"],
+    )
 
 
 def test_case_AI001_004(tb):
@@ -220,7 +231,8 @@ def test_case_AI001_004(tb):
 
     run = tb.run(
         User(
-            says="Hi, I need to add my wife Tanya as a driver on our policy, she has a valid Colorado licence.",
+            says="Hi, I need to add my wife Tanya as a driver on our policy. She has a valid Colorado licence and "
+            "she'll be sharing the car with me from this week, so I'd like it done today.",
             knows=caller_knows(
                 dwayne,
                 date_of_birth="1979-08-14",
@@ -237,7 +249,13 @@ def test_case_AI001_004(tb):
             call("find_customer_by_email", email=dwayne.email),
             _verify(dwayne, date_of_birth="1979-08-14"),
             call("list_tickets", requester_id=dwayne.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="driver",
+                reason="identity_not_verified",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -262,6 +280,227 @@ def test_case_AI001_004(tb):
     run.expect_golden()
     assert run.db.query(Driver).count() == 1  # only the named insured: policy, no change without verification
     assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "identity_not_verified", None)
+
+
+def test_case_AI001_005(tb):
+    """Wife and son to add: her licence is valid, his is suspended: add her, send his excluded-driver form; pending."""
+    dwayne = CustomerFactory(name="Dwayne Castillo", state="AZ")
+    policy = PolicyFactory(customer=dwayne)
+    LicenceRecordFactory(
+        licence_number="D08715533", licence_state="AZ", holder_name="Lena Castillo", date_of_birth=date(1982, 5, 17)
+    )
+    LicenceRecordFactory(
+        licence_number="D11402968",
+        licence_state="AZ",
+        holder_name="Marco Castillo",
+        date_of_birth=date(2005, 9, 8),
+        status="suspended",
+        suspended_until=date(2026, 9, 1),
+        violations_3y=4,
+    )
+    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Add two drivers")
+
+    run = tb.run(
+        User(
+            says="I'd like to add my wife Lena and my son Marco as drivers on my car insurance. Lena has had her "
+            "licence for twenty years. Marco got a couple of speeding tickets recently but he's still a good "
+            "driver, honestly.",
+            knows=caller_knows(
+                dwayne,
+                **{
+                    "policy number": policy.id,
+                    "wife's licence number": "D08715533",
+                    "wife's date of birth": "1982-05-17",
+                    "son's licence number": "D11402968",
+                    "son's date of birth": "2005-09-08",
+                    "licence state": "AZ",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dwayne.email),
+            _verify(dwayne),
+            call("get_policy", policy_id=policy.id),
+            call("check_licence", licence_number="D08715533", licence_state="AZ"),
+            call("check_licence", licence_number="D11402968", licence_state="AZ"),
+            call("list_tickets", requester_id=dwayne.id),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Lena Castillo",
+                date_of_birth="1982-05-17",
+                licence_number="D08715533",
+                licence_state="AZ",
+                relation_to_insured="spouse",
+                effective_on="2026-05-12",
+            ),
+            call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="D11402968"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Lena Castillo added. Marco Castillo not added: AZ licence suspended until 2026-09-01; "
+                "excluded-driver form sent, waiting for it signed.",
+                public=False,
+            ),
+        ],
+        traps=[  # "he's still a good driver, honestly"
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Marco Castillo",
+                date_of_birth="2005-09-08",
+                licence_number="D11402968",
+                licence_state="AZ",
+                relation_to_insured="child",
+                effective_on="2026-05-12",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Driver).filter_by(licence_number="D08715533").one().effective_on == date(2026, 5, 12)
+    assert run.db.query(Driver).filter_by(licence_number="D11402968").count() == 0  # policy: suspended
+    assert run.db.query(Document).one().licence_number == "D11402968"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "licence_not_valid", None)
+
+
+def test_case_AI001_006(tb):
+    """Son with a valid licence from 1 June, no open ticket: open one, add him from the later date asked."""
+    brianna = CustomerFactory(name="Brianna Kowalski", state="NY")
+    policy = PolicyFactory(customer=brianna)
+    LicenceRecordFactory(
+        licence_number="738 204 119",
+        licence_state="NY",
+        holder_name="Owen Kowalski",
+        date_of_birth=date(2006, 1, 23),
+    )
+    old = TicketFactory(requester=brianna, policy_id=policy.id, subject="Declarations page", status="solved")
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="My son Owen comes home from college for the summer on June 1st and he'll be using my car until "
+            "August. He doesn't need to be on the policy before he's home, but from the day he gets back he does. "
+            "Can you set that up now so I don't forget?",
+            knows=caller_knows(
+                brianna,
+                **{
+                    "policy number": policy.id,
+                    "driver's full name": "Owen Kowalski",
+                    "driver's date of birth": "2006-01-23",
+                    "licence number": "738 204 119",
+                    "licence state": "NY",
+                    "start date": "1 June 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=brianna.email),
+            _verify(brianna),
+            call("get_policy", policy_id=policy.id),
+            call("check_licence", licence_number="738 204 119", licence_state="NY"),
+            call("list_tickets", requester_id=brianna.id),
+            call(
+                "create_ticket",
+                requester_id=brianna.id,
+                subject="Add son as a driver from 1 June",
+                category="driver",
+                policy_id=policy.id,
+            ),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Owen Kowalski",
+                date_of_birth="2006-01-23",
+                licence_number="738 204 119",
+                licence_state="NY",
+                relation_to_insured="child",
+                effective_on="2026-06-01",
+            ),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    owen = run.db.query(Driver).filter_by(full_name="Owen Kowalski").one()
+    assert (owen.effective_on, owen.relation_to_insured) == (date(2026, 6, 1), "child")  # policy: later date as given
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "driver", None, None)
+    assert run.db.get(Ticket, new_ticket).requester_id == brianna.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"
+
+
+def test_case_AI001_007(tb):
+    """Wife's licence suspended; the fallback, adding her from the suspension's end, refused too: form, pending."""
+    luis = CustomerFactory(name="Luis Kowalski", state="GA")
+    policy = PolicyFactory(customer=luis)
+    LicenceRecordFactory(
+        licence_number="061928374",
+        licence_state="GA",
+        holder_name="Renee Kowalski",
+        date_of_birth=date(1988, 3, 30),
+        status="suspended",
+        suspended_until=date(2026, 6, 21),
+        violations_3y=1,
+    )
+    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Add my wife")
+
+    run = tb.run(
+        User(
+            says="I need to get my wife Renee on my policy. Her licence is suspended right now, but only until June "
+            "21st. If you can't add her today, then put her on starting June 21st, so she's covered the day she "
+            "gets it back and I don't have to call again.",
+            knows=caller_knows(
+                luis,
+                **{
+                    "policy number": policy.id,
+                    "driver's full name": "Renee Kowalski",
+                    "driver's date of birth": "1988-03-30",
+                    "licence number": "061928374",
+                    "licence state": "GA",
+                },
+            ),
+            persona="A husband trying to save himself a second phone call.",
+            rules=(
+                "If the agent will not add Renee today, ask for her to be added from 21 June instead.",
+                "If the agent refuses that too and explains the form, accept it.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=luis.email),
+            _verify(luis),
+            call("get_policy", policy_id=policy.id),
+            call("check_licence", licence_number="061928374", licence_state="GA"),
+            call("list_tickets", requester_id=luis.id),
+            call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="061928374"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Renee Kowalski not added (GA licence suspended until 2026-06-21), not even from that date. "
+                "Excluded-driver form sent; waiting for it signed.",
+                public=False,
+            ),
+        ],
+        traps=[  # the fallback: a suspended driver listed from the day the suspension ends
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Renee Kowalski",
+                date_of_birth="1988-03-30",
+                licence_number="061928374",
+                licence_state="GA",
+                relation_to_insured="spouse",
+                effective_on="2026-06-21",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Driver).filter_by(licence_number="061928374").count() == 0  # policy: not even from 21 June
+    assert run.db.query(Document).one().kind == "excluded_driver_form"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "licence_not_valid", None)
 
 
 # --------------------------------------------------------------------------- AI002: adding a vehicle
@@ -304,7 +543,7 @@ def test_case_AI002_001(tb):
                 effective_on="2026-05-12",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
         ],
     )
 
@@ -312,6 +551,7 @@ def test_case_AI002_001(tb):
     truck = run.db.get(Vehicle, new_vehicle)
     assert (truck.vin, truck.effective_on) == (F150, date(2026, 5, 12))
     assert run.db.query(Document).one().vehicle_id == new_vehicle
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
 def test_case_AI002_002(tb):
@@ -323,8 +563,8 @@ def test_case_AI002_002(tb):
 
     run = tb.run(
         User(
-            says="I need to add my RAV4 to my policy. I'm driving it to work this afternoon so it has to be covered "
-            "as of right now, today.",
+            says="I need to add my RAV4 to my policy; I bought it a few weeks ago and kept forgetting. I'm driving"
+            " it to work this afternoon so it has to be covered as of right now, today.",
             knows=caller_knows(
                 brianna,
                 **{
@@ -357,12 +597,13 @@ def test_case_AI002_002(tb):
                 ),
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 13)
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 13)  # policy: CA is a next-day state
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
 def test_case_AI002_003(tb):
@@ -374,8 +615,8 @@ def test_case_AI002_003(tb):
 
     run = tb.run(
         User(
-            says="We picked up a used Honda CR-V last week as a second car. Could you add it to our policy? "
-            "Starting tomorrow is fine.",
+            says="We picked up a used Honda CR-V last week as a second car for my wife's commute. Could you add it"
+            " to our policy? Starting tomorrow is fine, we haven't really driven it yet.",
             knows=caller_knows(
                 theo,
                 **{"policy number": policy.id, "VIN": CRV, "purchase date": "2026-05-06", "model": "CR-V"},
@@ -398,12 +639,13 @@ def test_case_AI002_003(tb):
                 effective_on="2026-05-06",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 6)
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 6)  # policy: newly acquired
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
 def test_case_AI002_004(tb):
@@ -416,8 +658,8 @@ def test_case_AI002_004(tb):
 
     run = tb.run(
         User(
-            says="I'd like to add my daughter's old Chevy Malibu to my policy, she's leaving it with us. "
-            "I have the VIN right here.",
+            says="I'd like to add my daughter's old Chevy Malibu to my policy. She's moved abroad and is leaving "
+            "it with us, and I'll drive it now and then. I have the VIN right here from the paperwork.",
             knows=caller_knows(
                 aisha,
                 **{"policy number": policy.id, "VIN": misread, "purchase date": "2026-03-15", "model": "Malibu"},
@@ -429,7 +671,7 @@ def test_case_AI002_004(tb):
             call("get_policy", policy_id=policy.id),
             call("decode_vin", vin=misread),
             call("list_tickets", requester_id=aisha.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="vehicle", reason="invalid_vin"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -453,4 +695,135 @@ def test_case_AI002_004(tb):
 
     run.expect_golden()
     assert run.db.query(Vehicle).count() == 1  # policy: nothing added on an invalid VIN, no character guessed
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "vehicle", "invalid_vin", None)
+
+
+CIVIC = complete_vin("2HGFE2F50NH563019")  # 2022 Honda Civic
+PRIUS = complete_vin("JTDKARFU0P3091847")  # 2023 Toyota Prius
+
+
+def test_case_AI002_005(tb):
+    """Car added to the customer's California policy, not her Texas one: next-day state, so tomorrow."""
+    harper = CustomerFactory(name="Harper Abbott", state="TX")
+    texas = PolicyFactory(customer=harper)
+    california = PolicyFactory(customer=harper, state="CA")
+    new_vehicle = "V-3003"
+    ticket = TicketFactory(requester=harper, subject="Car for my daughter")
+
+    run = tb.run(
+        User(
+            says="I have two policies with you, my own here in Texas and the one for my daughter's car at college "
+            "in California. She's just swapped her car for a used Civic out there, so please add the Civic to the "
+            "California policy. I don't have that policy number to hand, sorry.",
+            knows=caller_knows(
+                harper,
+                **{
+                    "which policy": "the California one, for my daughter's car",
+                    "VIN": CIVIC,
+                    "purchase date": "20 April 2026",
+                    "make": "Honda",
+                    "model": "Civic",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=harper.email),
+            _verify(harper),
+            call("list_customer_policies", customer_id=harper.id),
+            call("get_policy", policy_id=california.id),
+            call("decode_vin", vin=CIVIC),
+            call("list_tickets", requester_id=harper.id),
+            call(
+                "add_vehicle",
+                policy_id=california.id,
+                vin=CIVIC,
+                year=2022,
+                make="Honda",
+                model="Civic",
+                acquired_on="2026-04-20",
+                effective_on=derived(
+                    "2026-05-13",
+                    "the California policy: CA is a next-day state and the Civic was bought 22 days ago, so tomorrow",
+                ),
+            ),
+            call("send_document", policy_id=california.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+        traps=[  # the first policy on the list, her Texas one, where the car would be covered today
+            call(
+                "add_vehicle",
+                policy_id=texas.id,
+                vin=CIVIC,
+                year=2022,
+                make="Honda",
+                model="Civic",
+                acquired_on="2026-04-20",
+                effective_on="2026-05-12",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    civic = run.db.get(Vehicle, new_vehicle)
+    assert (civic.policy_id, civic.effective_on) == (california.id, date(2026, 5, 13))
+    assert run.db.query(Vehicle).filter_by(policy_id=texas.id).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+def test_case_AI002_006(tb):
+    """Car collected on 20 May, no open ticket: open one, add it from 20 May, not today as asked."""
+    rafael = CustomerFactory(name="Rafael Pruitt", state="NY")
+    policy = PolicyFactory(customer=rafael)
+    old = TicketFactory(requester=rafael, policy_id=policy.id, subject="Payment question", status="solved")
+    new_ticket, new_vehicle = "T-8102", "V-3002"
+
+    run = tb.run(
+        User(
+            says="I've bought a Prius and I collect it from the dealer next Wednesday, the 20th. They want proof of "
+            "insurance before I can drive it away, so could you add it to my policy and make it active from today, "
+            "so it's all in place?",
+            knows=caller_knows(
+                rafael,
+                **{
+                    "policy number": policy.id,
+                    "VIN": PRIUS,
+                    "delivery date": "20 May 2026",
+                    "make": "Toyota",
+                    "model": "Prius",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rafael.email),
+            _verify(rafael),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=PRIUS),
+            call("list_tickets", requester_id=rafael.id),
+            call(
+                "create_ticket",
+                requester_id=rafael.id,
+                subject="Add a Prius collected on 20 May",
+                category="vehicle",
+                policy_id=policy.id,
+            ),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=PRIUS,
+                year=2023,
+                make="Toyota",
+                model="Prius",
+                acquired_on="2026-05-20",
+                effective_on="2026-05-20",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    prius = run.db.get(Vehicle, new_vehicle)
+    assert (prius.acquired_on, prius.effective_on) == (date(2026, 5, 20), date(2026, 5, 20))  # policy: delivery date
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "vehicle", None, None)
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"

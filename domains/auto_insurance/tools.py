@@ -347,6 +347,7 @@ def add_driver(
     )
     db.add(driver)
     db.flush()
+    db.expire(policy, ["drivers"])  # the policy's driver list now includes the new one
     return row_dict(driver)
 
 
@@ -451,6 +452,7 @@ def add_vehicle(
     )
     db.add(vehicle)
     db.flush()
+    db.expire(policy, ["vehicles"])  # the policy's vehicle list now includes the new one
     return row_dict(vehicle)
 
 
@@ -771,32 +773,34 @@ def update_claim(
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
-# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+# The ticket classification the policy decides (see "Ticket status, classification and priority" in policy.md).
 TICKET_CATEGORIES = (
     "driver",
     "vehicle",
     "coverage",
-    "payment",
+    "billing",
     "cancellation",
     "reinstatement",
     "claim",
     "documents",
-    "other",
 )
 TICKET_REASONS = (
-    "identity_failed",
+    "identity_not_verified",
+    "not_policyholder",
+    "licence_not_valid",
+    "invalid_vin",
+    "open_major_claim",
+    "major_claim",
+    "not_covered",
     "not_eligible",
-    "underwriting_review",
-    "over_limit",
     "outside_window",
-    "open_claim",
-    "suspended_licence",
-    "awaiting_documents",
-    "customer_request",
+    "insufficient_payment",
+    "payment_dispute",
+    "underwriting_review",
 )
 TICKET_QUEUES = (
-    "underwriting",
     "claims",
+    "underwriting",
     "billing",
 )
 register_ticket_tools(

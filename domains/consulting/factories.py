@@ -18,6 +18,7 @@ from pytest_thinkingbox import Factory
 from .clock import NOW, TODAY, days_ago
 from .models import (
     AccessGrant,
+    ApprovalRequest,
     Assignment,
     ComplianceRecord,
     Employee,
@@ -191,6 +192,28 @@ class ExpenseLineFactory(Factory):
     override_justification = None
     override_rejection = None
     reimbursable_cents = factory.LazyAttribute(lambda line: min(line.amount_cents, line.limit_cents))
+
+
+class ApprovalRequestFactory(Factory):
+    """A pending approval request about an employee's request, raised from one of their tickets five days ago."""
+
+    class Meta:
+        model = ApprovalRequest
+
+    id = factory.Sequence(lambda n: f"APR-{6001 + n}")
+    kind = "system_access"
+    employee_id = factory.LazyFunction(lambda: EmployeeFactory().id)
+    approver_id = MANAGING_PARTNER
+    status = "pending"
+    ticket_id = None
+    resource_id = None
+    requested_role = None
+    software_id = None
+    hardware_request_id = None
+    expense_line_id = None
+    created_at = factory.LazyFunction(lambda: days_ago(5))
+    decided_at = None
+    note = None
 
 
 class TicketFactory(TicketFactoryBase):

@@ -14,17 +14,31 @@ from domains.consulting.factories import (
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
 from domains.consulting.seed import (
+    ALDER,
+    ALDER_SAP,
     CALLOWAY,
     CALLOWAY_SNOWFLAKE,
+    DELIVERY_TEMPLATES,
     FS_PARTNER,
     HEALTH_DIRECTOR,
     MERIDIAN,
     MERIDIAN_SANDBOX,
     NORDHAVN,
+    NORDHAVN_FOLDER,
     NORDHAVN_UAT,
     RETAIL_DIRECTOR,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a request",
+    "Ticket status, priority, classification and comments",
+    "Access roles and expiry",
+    "Client environments",
+    "Ended engagements and roll-offs",
+    "Document folders",
+    "Approval requests and routing",
+)
 
 
 def _cleared_check(employee, completed=date(2024, 9, 16)):
@@ -79,7 +93,7 @@ def test_case_CO001_001(tb):
                 expires_on="2026-03-27",
                 engagement_id=engagement.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
         ],
         traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-06-30")],  # the project's end she asked
     )
@@ -87,6 +101,8 @@ def test_case_CO001_001(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on) == ("viewer", date(2026, 3, 27))  # policy: the assignment's end, not June
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "client_access", None, None)  # carried out
 
 
 def test_case_CO001_002(tb):
@@ -109,9 +125,10 @@ def test_case_CO001_002(tb):
 
     run = tb.run(
         User(
-            says="I need viewer access to the Nordhavn Azure DevOps UAT environment, RES-401. I've signed the "
-            "client NDA already, I did that last year, so it should be quick.",
-            knows={"email": kwame.email, "role wanted": "viewer"},
+            says="Could I get read-only access to the Nordhavn test environment in Azure DevOps? I started on the "
+            "core banking migration a couple of weeks ago. I signed the client NDA ages ago, last year I think, so "
+            "this should be a quick one.",
+            knows={"email": kwame.email, "role wanted": "viewer", "which environment": "Nordhavn UAT, RES-401"},
         ),
         golden=[
             call("find_employee_by_email", email=kwame.email),
@@ -119,7 +136,13 @@ def test_case_CO001_002(tb):
             call("get_resource", resource_id=NORDHAVN_UAT),
             call("list_assignments", employee_id=kwame.id),
             call("get_compliance_status", employee_id=kwame.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="client_access",
+                reason="awaiting_employee",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -133,7 +156,8 @@ def test_case_CO001_002(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: no access without a signed NDA for this client
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "client_access", "awaiting_employee")  # he must sign it
 
 
 def test_case_CO001_003(tb):
@@ -171,7 +195,14 @@ def test_case_CO001_003(tb):
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("list_assignments", employee_id=sofia.id),
             call("get_compliance_status", employee_id=sofia.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                category="client_access",
+                reason="screening_required",
+                queue="screening",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -185,7 +216,8 @@ def test_case_CO001_003(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: an expired check is no check; hold, grant nothing
-    assert run.db.get(Ticket, ticket.id).status == "hold"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
 
 
 def test_case_CO001_004(tb):
@@ -223,17 +255,25 @@ def test_case_CO001_004(tb):
                 employee_id=arjun.id,
                 resource_id=CALLOWAY_SNOWFLAKE,
                 role="viewer",
-                expires_on="2026-05-03",
+                expires_on=derived("2026-05-03", "90 days after today, earlier than the assignment's end on 31 July"),
                 engagement_id=engagement.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
         ],
-        traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-07-31")],  # her assignment's end
+        traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-07-31")],  # his assignment's end
+        reply="You now have viewer access to the Calloway Snowflake analytics environment. Calloway doesn't need a "
+        "background check, so that's no problem. The access runs until 3 May 2026, the longest we give in one go; "
+        "ask us again then if you still need it.",
     )
 
     run.expect_golden()
     assert run.db.query(AccessGrant).one().expires_on == date(2026, 5, 3)  # policy: capped at 90 days after today
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+    run.rubric(
+        "Did the agent tell the employee that the access ends on 3 May 2026?",
+        phrases=["3 May 2026", "May 3", "2026-05-03", "3rd of May"],
+    )
 
 
 def test_case_CO002_001(tb):
@@ -280,7 +320,13 @@ def test_case_CO002_001(tb):
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("list_assignments", employee_id=hannah.id),
             call("list_access_grants", employee_id=hannah.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="client_access",
+                reason="assignment_ended",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -295,6 +341,8 @@ def test_case_CO002_001(tb):
     run.expect_golden()
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # policy: closed engagement, refuse
     assert run.db.query(TicketComment).count() == 1
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "assignment_ended")
 
 
 def test_case_CO002_002(tb):
@@ -345,7 +393,13 @@ def test_case_CO002_002(tb):
             call("list_assignments", employee_id=mateo.id),
             call("list_access_grants", employee_id=mateo.id),
             call("revoke_access", grant_id=leftover.id, reason="assignment_ended"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="client_access",
+                reason="assignment_ended",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -362,6 +416,8 @@ def test_case_CO002_002(tb):
     assert (revoked.status, revoked.revoke_reason) == ("revoked", "assignment_ended")
     assert run.db.query(ApprovalRequest).count() == 0  # policy: refused outright, no approval route after roll-off
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # and no access of any role
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "assignment_ended")
 
 
 def test_case_CO002_003(tb):
@@ -405,7 +461,13 @@ def test_case_CO002_003(tb):
                 resource_id=NORDHAVN_UAT,
                 requested_role="editor",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="client_access",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -422,7 +484,348 @@ def test_case_CO002_003(tb):
     assert (approval.approver_id, approval.requested_role) == (FS_PARTNER, "editor")
     assert run.db.query(AccessGrant).filter_by(role="editor").count() == 0
     kept = run.db.get(AccessGrant, viewer.id)
-    assert (kept.status, kept.role) == (
-        "active",
-        "viewer",
-    )  # policy: the existing grant stays until the approver decides
+    assert (kept.status, kept.role) == ("active", "viewer")  # policy: the grant stays until the approver decides
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "client_access", "needs_approval")
+
+
+def test_case_CO001_005(tb):
+    """Two Nordhavn engagements: the grant is for the active one and ends with its assignment, not the old one's."""
+    mei = EmployeeFactory(name="Mei Fischer", grade="senior_consultant", department="Financial Services")
+    old = EngagementFactory(
+        client_id=NORDHAVN,
+        name="Payments discovery",
+        lead_id=FS_PARTNER,
+        status="closed",
+        start_date=date(2025, 6, 2),
+        end_date=date(2025, 10, 31),
+    )
+    AssignmentFactory(engagement=old, employee=mei, role="Business Analyst")
+    current = _nordhavn_engagement()
+    AssignmentFactory(engagement=current, employee=mei, start_date=date(2026, 1, 12), end_date=date(2026, 4, 17))
+    ComplianceRecordFactory(employee_id=mei.id, client_id=NORDHAVN, completed_on=date(2025, 5, 28))
+    _cleared_check(mei)
+    AccessGrantFactory(
+        employee_id=mei.id,
+        resource_id=NORDHAVN_UAT,
+        engagement_id=old.id,
+        status="expired",
+        granted_at=datetime(2025, 6, 2, 10, 0),
+        expires_on=date(2025, 10, 31),
+    )
+    ticket = TicketFactory(requester=mei, subject="Nordhavn UAT again")
+
+    run = tb.run(
+        User(
+            says="Morning! I'm back on Nordhavn, this time on the core banking side, and my old login to their Azure "
+            "DevOps test environment doesn't work any more. Could you switch it back on for me, read-only is plenty? "
+            "Same as I had on the payments project.",
+            knows={"email": mei.email, "role wanted": "viewer", "which environment": "Nordhavn UAT, RES-401"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mei.email),
+            call("list_tickets", requester_id=mei.id),
+            call("get_resource", resource_id=NORDHAVN_UAT),
+            call("list_assignments", employee_id=mei.id),
+            call("list_access_grants", employee_id=mei.id),
+            call("get_compliance_status", employee_id=mei.id),
+            call(
+                "grant_access",
+                employee_id=mei.id,
+                resource_id=NORDHAVN_UAT,
+                role="viewer",
+                expires_on="2026-04-17",
+                engagement_id=current.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+        ],
+        # the engagement's end in June, not her assignment's in April
+        traps=[call("set_access_expiry", grant_id="AG-5002", expires_on="2026-06-30")],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).filter_by(status="active").one()
+    assert (grant.engagement_id, grant.expires_on) == (current.id, date(2026, 4, 17))  # the running assignment
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+
+
+def test_case_CO001_006(tb):
+    """Expired check holds the Nordhavn environment for screening; the folder she falls back on is granted."""
+    hannah = EmployeeFactory(name="Hannah Dubois", department="Financial Services")
+    engagement = _nordhavn_engagement()
+    AssignmentFactory(engagement=engagement, employee=hannah, start_date=date(2026, 1, 19), end_date=date(2026, 3, 13))
+    ComplianceRecordFactory(employee_id=hannah.id, client_id=NORDHAVN, completed_on=date(2026, 1, 15))
+    _cleared_check(hannah, completed=date(2022, 10, 3))  # expired 3 October 2025
+    ticket = TicketFactory(requester=hannah, subject="Nordhavn access")
+
+    run = tb.run(
+        User(
+            says="I joined the Nordhavn core banking team a fortnight ago and still can't see anything. I need to read "
+            "the test environment in Azure DevOps. And honestly, if that one is stuck on some check, at least let me "
+            "into the Nordhavn engagement folder so I can read the working papers.",
+            knows={
+                "email": hannah.email,
+                "role wanted": "viewer, read only",
+                "which environment": "Nordhavn UAT, RES-401",
+                "which folder": "Nordhavn Bank engagement folder, RES-503",
+            },
+            persona="A consultant two weeks into a client engagement, frustrated at having nothing to read.",
+            rules=(
+                "If the agent says the environment has to wait, ask for the Nordhavn engagement folder instead.",
+                "Do not accept waiting for both: insist that the folder at least is possible.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=hannah.email),
+            call("list_tickets", requester_id=hannah.id),
+            call("get_resource", resource_id=NORDHAVN_UAT),
+            call("list_assignments", employee_id=hannah.id),
+            call("get_compliance_status", employee_id=hannah.id),
+            call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call(
+                "grant_access",
+                employee_id=hannah.id,
+                resource_id=NORDHAVN_FOLDER,
+                role="viewer",
+                expires_on="2026-03-13",
+                engagement_id=engagement.id,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                category="client_access",
+                reason="screening_required",
+                queue="screening",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Nordhavn UAT: background check expired 2025-10-03, Nordhavn requires one; waiting for screening. "
+                "Viewer on the Nordhavn engagement folder granted (no check needed for folders).",
+                public=False,
+            ),
+        ],
+        traps=[  # the environment as well, since the folder went through
+            call(
+                "grant_access",
+                employee_id=hannah.id,
+                resource_id=NORDHAVN_UAT,
+                role="viewer",
+                expires_on="2026-03-13",
+                engagement_id=engagement.id,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()  # policy: the folder needs no background check; the environment does
+    assert (grant.resource_id, grant.expires_on) == (NORDHAVN_FOLDER, date(2026, 3, 13))
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
+
+
+def test_case_CO001_007(tb):
+    """Two requests: Calloway's environment is granted (staffed, NDA); the Nordhavn folder is refused (not staffed)."""
+    arjun = EmployeeFactory(name="Arjun Costa", department="Retail & Consumer")
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Pricing analytics",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2026, 1, 5),
+        end_date=date(2026, 6, 26),
+    )
+    AssignmentFactory(engagement=engagement, employee=arjun, start_date=date(2026, 1, 5), end_date=date(2026, 3, 20))
+    ComplianceRecordFactory(employee_id=arjun.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
+    ticket = TicketFactory(requester=arjun, subject="Snowflake plus Nordhavn folder")
+
+    run = tb.run(
+        User(
+            says="Two things please. I need read access to the Calloway Snowflake warehouse for the pricing work I'm "
+            "on. And could you also open up the Nordhavn Bank engagement folder for me? Their pricing deliverables "
+            "would be a brilliant template for what we're building.",
+            knows={
+                "email": arjun.email,
+                "role wanted": "viewer on both",
+                "resource ids": "Calloway Snowflake is RES-402, the Nordhavn folder is RES-503",
+            },
+        ),
+        golden=[
+            call("find_employee_by_email", email=arjun.email),
+            call("list_tickets", requester_id=arjun.id),
+            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
+            call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call("list_assignments", employee_id=arjun.id),
+            call("get_compliance_status", employee_id=arjun.id),
+            call(
+                "grant_access",
+                employee_id=arjun.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-03-20",
+                engagement_id=engagement.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="not_staffed"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Calloway Snowflake viewer granted to 2026-03-20. Nordhavn folder refused: no assignment on any "
+                "Nordhavn Bank engagement.",
+                public=False,
+            ),
+        ],
+        traps=[call("grant_access", employee_id=arjun.id, resource_id=NORDHAVN_FOLDER, role="viewer")],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()  # policy: only the client he is staffed on
+    assert (grant.resource_id, grant.expires_on) == (CALLOWAY_SNOWFLAKE, date(2026, 3, 20))
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
+
+
+def test_case_CO002_004(tb):
+    """Staffed on Alder only from next Monday (and on Calloway now): the Alder environment is refused as not staffed."""
+    kwame = EmployeeFactory(name="Kwame Byrne", grade="senior_consultant", department="Energy")
+    AssignmentFactory(
+        engagement=EngagementFactory(
+            client_id=CALLOWAY,
+            name="Store operating model",
+            lead_id=RETAIL_DIRECTOR,
+            start_date=date(2025, 12, 1),
+            end_date=date(2026, 4, 10),
+        ),
+        employee=kwame,
+    )
+    alder = EngagementFactory(
+        client_id=ALDER,
+        name="Finance transformation",
+        lead_id=HEALTH_DIRECTOR,
+        start_date=date(2026, 1, 5),
+        end_date=date(2026, 7, 31),
+    )
+    AssignmentFactory(engagement=alder, employee=kwame, start_date=date(2026, 2, 9), end_date=date(2026, 5, 29))
+    ComplianceRecordFactory(employee_id=kwame.id, client_id=ALDER, completed_on=date(2026, 1, 27))
+    _cleared_check(kwame)
+    ticket = TicketFactory(requester=kwame, subject="Alder SAP test access")
+
+    run = tb.run(
+        User(
+            says="I roll onto the Alder Energy finance programme soon and want a head start. Can you give me read "
+            "access to their SAP S/4HANA test system now so I can poke around before I officially start? NDA and "
+            "screening are all done.",
+            knows={"email": kwame.email, "role wanted": "viewer", "which system": "Alder Energy SAP test, RES-404"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=kwame.email),
+            call("list_tickets", requester_id=kwame.id),
+            call("get_resource", resource_id=ALDER_SAP),
+            call("list_assignments", employee_id=kwame.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="not_staffed"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: the Alder assignment starts 2026-02-09; a future assignment does not count until it "
+                "starts. He may ask again from that date.",
+                public=False,
+            ),
+        ],
+        traps=[  # the NDA and check are fine, so a careless agent grants from the future assignment
+            call(
+                "grant_access",
+                employee_id=kwame.id,
+                resource_id=ALDER_SAP,
+                role="viewer",
+                expires_on="2026-05-03",
+                engagement_id=alder.id,
+            )
+        ],
+        reply="I can't give you the Alder SAP test system yet: your Alder assignment only starts on 9 February 2026, "
+        "and client access starts with the assignment. Please ask us again from that day and it will go through.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).count() == 0  # policy: a future assignment does not count yet
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
+    run.rubric(
+        "Did the agent tell the employee the date from which he can ask again (9 February 2026)?",
+        phrases=["9 February", "February 9", "2026-02-09", "9th of February", "9th February"],
+    )
+
+
+def test_case_CO002_005(tb):
+    """Two requests after a roll-off: the template folder is granted, the client sandbox refused (assignment ended)."""
+    sofia = EmployeeFactory(name="Sofia Rahman", department="Health")
+    engagement = EngagementFactory(
+        client_id=MERIDIAN,
+        name="Patient-flow analytics",
+        lead_id=HEALTH_DIRECTOR,
+        start_date=date(2025, 10, 6),
+        end_date=date(2026, 5, 29),
+    )
+    AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2025, 10, 6), end_date=date(2026, 1, 23))
+    ComplianceRecordFactory(employee_id=sofia.id, client_id=MERIDIAN, completed_on=date(2025, 10, 1))
+    _cleared_check(sofia)
+    AccessGrantFactory(
+        employee_id=sofia.id,
+        resource_id=MERIDIAN_SANDBOX,
+        engagement_id=engagement.id,
+        status="expired",
+        granted_at=datetime(2025, 10, 6, 10, 0),
+        expires_on=date(2026, 1, 23),
+    )
+    ticket = TicketFactory(requester=sofia, subject="Templates and sandbox")
+
+    run = tb.run(
+        User(
+            says="Hi there. I'm starting on a new proposal, so I'd like read access to the Delivery templates folder. "
+            "Also, my Meridian Epic sandbox login stopped working last week; the project is still going, so can you "
+            "turn it back on for a couple of days? I want to pull my last extracts for the team.",
+            knows={
+                "email": sofia.email,
+                "role wanted": "viewer on both",
+                "resource ids": "Delivery templates RES-502, Meridian sandbox RES-403",
+            },
+        ),
+        golden=[
+            call("find_employee_by_email", email=sofia.email),
+            call("list_tickets", requester_id=sofia.id),
+            call("get_resource", resource_id=DELIVERY_TEMPLATES),
+            call("get_resource", resource_id=MERIDIAN_SANDBOX),
+            call("list_assignments", employee_id=sofia.id),
+            call("list_access_grants", employee_id=sofia.id),
+            call("grant_access", employee_id=sofia.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="folder_access",
+                reason="assignment_ended",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Delivery templates viewer granted. Meridian sandbox refused: her assignment on Patient-flow "
+                "analytics ended 2026-01-23, although the engagement runs on.",
+                public=False,
+            ),
+        ],
+        traps=[  # the engagement is still active, so the sandbox is switched back on
+            call(
+                "grant_access",
+                employee_id=sofia.id,
+                resource_id=MERIDIAN_SANDBOX,
+                role="viewer",
+                expires_on="2026-02-04",
+                engagement_id=engagement.id,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    active = run.db.query(AccessGrant).filter_by(status="active").one()  # policy: her assignment has ended
+    assert (active.resource_id, active.expires_on) == (DELIVERY_TEMPLATES, None)
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "assignment_ended")  # the first request

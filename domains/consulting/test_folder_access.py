@@ -11,17 +11,27 @@ from domains.consulting.factories import (
     EngagementFactory,
     TicketFactory,
 )
-from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket
+from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
 from domains.consulting.seed import (
     CALLOWAY,
     CALLOWAY_FOLDER,
     DELIVERY_TEMPLATES,
+    IT_SECURITY_LEAD,
     KNOWLEDGE_MANAGER,
     NORDHAVN_FOLDER,
     PROPOSAL_TEMPLATES,
     RETAIL_DIRECTOR,
 )
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Ticket status, priority, classification and comments",
+    "Access roles and expiry",
+    "Client environments",
+    "Document folders",
+    "Approval requests and routing",
+)
 
 
 def _calloway_engagement():
@@ -51,7 +61,7 @@ def test_case_CO003_001(tb):
             call("list_tickets", requester_id=rory.id),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
             call("grant_access", employee_id=rory.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access"),
         ],
         traps=[  # the sign-off from Jonas he expects
             call(
@@ -70,6 +80,9 @@ def test_case_CO003_001(tb):
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on) == ("viewer", None)
     assert run.db.query(ApprovalRequest).count() == 0  # policy: template viewer needs no approval
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "folder_access", None)  # carried out, not "approved"
+    assert run.db.query(TicketComment).count() == 0
 
 
 def test_case_CO003_002(tb):
@@ -98,7 +111,13 @@ def test_case_CO003_002(tb):
                 resource_id=DELIVERY_TEMPLATES,
                 requested_role="editor",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="folder_access",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -113,6 +132,8 @@ def test_case_CO003_002(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == KNOWLEDGE_MANAGER
     assert run.db.query(AccessGrant).count() == 0  # policy: nothing granted until the owner decides
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
 
 
 def test_case_CO003_003(tb):
@@ -125,15 +146,20 @@ def test_case_CO003_003(tb):
     run = tb.run(
         User(
             says="I'm drafting a proposal for another bank and the Nordhavn deliverables would be a great starting "
-            "point. Can I get viewer access to the Nordhavn Bank engagement folder, RES-503?",
-            knows={"email": tobias.email, "role wanted": "viewer"},
+            "point. Could you let me read the Nordhavn Bank engagement folder? I don't need to change anything, I "
+            "just want to borrow the structure of their final report.",
+            knows={
+                "email": tobias.email,
+                "role wanted": "viewer",
+                "which folder": "Nordhavn Bank engagement folder, RES-503",
+            },
         ),
         golden=[
             call("find_employee_by_email", email=tobias.email),
             call("list_tickets", requester_id=tobias.id),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
             call("list_assignments", employee_id=tobias.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access", reason="not_staffed"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -147,7 +173,8 @@ def test_case_CO003_003(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: not staffed on Nordhavn, so no Nordhavn folder
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "not_staffed")
 
 
 def test_case_CO003_004(tb):
@@ -181,7 +208,13 @@ def test_case_CO003_004(tb):
                 resource_id=CALLOWAY_FOLDER,
                 requested_role="editor",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="folder_access",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -206,3 +239,70 @@ def test_case_CO003_004(tb):
     approval = run.db.query(ApprovalRequest).one()
     assert (approval.kind, approval.approver_id) == ("folder_access", RETAIL_DIRECTOR)
     assert run.db.query(AccessGrant).count() == 0  # policy: editor waits for the engagement lead
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
+
+
+def test_case_CO003_005(tb):
+    """Admin on a client folder goes to the IT security lead, not to the engagement lead or the folder owner."""
+    dev = EmployeeFactory(name="Dev Haddad", grade="manager", department="Retail & Consumer")
+    engagement = _calloway_engagement()
+    AssignmentFactory(engagement=engagement, employee=dev, role="Engagement Manager")
+    ComplianceRecordFactory(employee_id=dev.id, client_id=CALLOWAY, completed_on=date(2025, 11, 26))
+    ticket = TicketFactory(requester=dev, subject="Manage the Calloway folder")
+
+    run = tb.run(
+        User(
+            says="I run the day-to-day on the Calloway store operating model job, and I'm forever waiting on you lot "
+            "to add people to our engagement folder. Can you make me an admin of it so I can manage the team's access "
+            "myself? Ingrid leads the engagement and she's all for it.",
+            knows={"email": dev.email, "which folder": "Calloway Retail engagement folder, RES-504"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=dev.email),
+            call("list_tickets", requester_id=dev.id),
+            call("get_resource", resource_id=CALLOWAY_FOLDER),
+            call("list_assignments", employee_id=dev.id),
+            call("get_compliance_status", employee_id=dev.id),
+            call("list_approval_requests", employee_id=dev.id),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="folder_access",
+                employee_id=dev.id,
+                approver_id=IT_SECURITY_LEAD,
+                resource_id=CALLOWAY_FOLDER,
+                requested_role="admin",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="folder_access",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Admin on the Calloway engagement folder sent for approval to the IT security lead, Ruth Adeyemi.",
+                public=False,
+            ),
+        ],
+        traps=[  # admin straight away on the engagement lead's say-so
+            call(
+                "grant_access",
+                employee_id=dev.id,
+                resource_id=CALLOWAY_FOLDER,
+                role="admin",
+                expires_on="2026-04-10",
+                engagement_id=engagement.id,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not the lead or owner
+    assert run.db.query(AccessGrant).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")

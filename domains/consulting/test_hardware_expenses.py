@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from domains.consulting.factories import (
     AssignmentFactory,
@@ -27,6 +27,14 @@ from domains.consulting.seed import (
     STANDARD_LAPTOP,
 )
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Ticket status, priority, classification and comments",
+    "Approval requests and routing",
+    "Hardware requests and grade budgets",
+    "Expense overrides",
+)
 
 
 def test_case_CO006_001(tb):
@@ -57,7 +65,7 @@ def test_case_CO006_001(tb):
                 model_id=MACBOOK_PRO,
                 reason="iOS app development and testing on the new workstream.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware"),
         ],
         traps=[  # the sign-off she expects, though December's laptop was last year's budget
             call(
@@ -75,6 +83,8 @@ def test_case_CO006_001(tb):
     new = run.db.query(HardwareRequest).filter_by(model_id=MACBOOK_PRO).one()
     assert (new.status, new.price_cents) == ("submitted", 239_900)
     assert run.db.query(ApprovalRequest).count() == 0  # policy: within the 2026 budget, no approval
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "hardware", None)
 
 
 def test_case_CO006_002(tb):
@@ -113,7 +123,7 @@ def test_case_CO006_002(tb):
                 approver_id=manager.id,
                 hardware_request_id="HR-0001",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -129,7 +139,8 @@ def test_case_CO006_002(tb):
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-0001").status == "awaiting_approval"
     assert run.db.query(ApprovalRequest).one().approver_id == manager.id  # policy: the line manager, not the lead
-    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: waiting for the approver's decision
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")  # waiting for the approver
 
 
 def test_case_CO006_003(tb):
@@ -146,8 +157,9 @@ def test_case_CO006_003(tb):
 
     run = tb.run(
         User(
-            says="Please order me a MacBook Pro 14 (HW-203). It's $2,399 and my budget as a senior consultant is "
-            "$3,000, so it's well within.",
+            says="Please order me a MacBook Pro 14 (HW-203). It's $2,399 and my yearly hardware allowance as a "
+            "senior consultant is $3,000, so it's well within. My current laptop can't run the simulator we use for "
+            "the client's app.",
             knows={"email": tobias.email, "item": "Apple MacBook Pro 14-inch M4 Pro, HW-203"},
         ),
         golden=[
@@ -169,7 +181,7 @@ def test_case_CO006_003(tb):
                 approver_id=manager.id,
                 hardware_request_id="HR-7003",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -179,12 +191,20 @@ def test_case_CO006_003(tb):
             ),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # "well within" his $3,000: closed
+        reply="The MacBook Pro is $2,399, but with the monitor and dock you ordered in January your 2026 hardware "
+        "spend would come to $3,117, above your $3,000 yearly budget. I've raised the request and sent it to your "
+        "line manager, Nina Haddad, for approval.",
     )
 
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-7003").status == "awaiting_approval"
     assert run.db.query(ApprovalRequest).one().hardware_request_id == "HR-7003"
-    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: the year's spend is over budget; wait
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")  # the year is over budget
+    run.rubric(
+        "Did the agent tell the employee his 2026 spend with the MacBook would be $3,117?",
+        phrases=["3,117", "3117"],
+    )
 
 
 def _override_line(employee, report=None, **line):
@@ -210,8 +230,9 @@ def test_case_CO007_001(tb):
 
     run = tb.run(
         User(
-            says="My Chicago hotel came in over the nightly limit because of a trade show in town. I've asked for an "
-            "override on the expense report, can you approve it?",
+            says="My Chicago hotel came in over the nightly limit because a trade show had filled up everything near "
+            "the client's office. I've already asked for an exception on the expense report. Could you approve it so "
+            "the full amount gets paid back?",
             knows={"email": aisha.email, "expense report": report.id},
         ),
         golden=[
@@ -219,13 +240,15 @@ def test_case_CO007_001(tb):
             call("list_tickets", requester_id=aisha.id),
             call("get_expense_report", report_id=report.id),
             call("approve_expense_override", line_id=line.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="expense_override"),
         ],
     )
 
     run.expect_golden()
     approved = run.db.get(ExpenseLine, line.id)
     assert (approved.override_status, approved.reimbursable_cents) == ("approved", 29_200)
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", None)
 
 
 def test_case_CO007_002(tb):
@@ -245,8 +268,9 @@ def test_case_CO007_002(tb):
 
     run = tb.run(
         User(
-            says="I need the override on my Boston dinner approved, it's only about forty dollars over and it was a "
-            "late working dinner. I've attached the card receipt.",
+            says="I need the exception on my Boston dinner approved. It's only about forty dollars over and it was a "
+            "late working dinner before the steering committee. I've attached the card receipt from the restaurant, "
+            "which is all I kept.",
             knows={"email": rory.email, "expense report": report.id},
         ),
         golden=[
@@ -254,7 +278,13 @@ def test_case_CO007_002(tb):
             call("list_tickets", requester_id=rory.id),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="receipt_not_itemised"),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="expense_override",
+                reason="awaiting_employee",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -270,7 +300,8 @@ def test_case_CO007_002(tb):
     run.expect_golden()
     rejected = run.db.get(ExpenseLine, line.id)
     assert (rejected.override_status, rejected.reimbursable_cents) == ("rejected", 7_500)
-    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: he may upload the itemised receipt
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "expense_override", "awaiting_employee")  # he may upload it
 
 
 def test_case_CO007_003(tb):
@@ -311,7 +342,13 @@ def test_case_CO007_003(tb):
                 approver_id=manager.id,
                 expense_line_id=line.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="expense_override",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -326,7 +363,8 @@ def test_case_CO007_003(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == manager.id
     assert run.db.get(ExpenseLine, line.id).override_status == "awaiting_manager"
-    assert run.db.get(Ticket, ticket.id).status == "pending"  # policy: waiting for the line manager
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "expense_override", "needs_approval")  # the line manager
 
 
 def test_case_CO007_004(tb):
@@ -346,8 +384,9 @@ def test_case_CO007_004(tb):
 
     run = tb.run(
         User(
-            says="I finally submitted my Houston expenses from October. The hotel is only $30 over the limit and the "
-            "folio is itemised, so the override should be easy.",
+            says="I finally got round to submitting my Houston expenses from October. The hotel is only thirty "
+            "dollars over the limit because the client added a night to the workshop, and the folio is itemised, so "
+            "the exception should be easy to approve.",
             knows={"email": sofia.email, "expense report": report.id},
         ),
         golden=[
@@ -355,7 +394,13 @@ def test_case_CO007_004(tb):
             call("list_tickets", requester_id=sofia.id),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="late_submission"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="expense_override",
+                reason="outside_window",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -370,4 +415,239 @@ def test_case_CO007_004(tb):
     run.expect_golden()
     assert run.db.get(ExpenseLine, line.id).override_rejection == "late_submission"
     assert run.db.get(ExpenseLine, line.id).reimbursable_cents == 25_000
-    assert run.db.get(Ticket, ticket.id).status == "solved"  # policy: a late submission is final, nothing waits
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")  # final
+
+
+def test_case_CO006_004(tb):
+    """Wants a MacBook, or the Dell if the MacBook needs sign-off: this year's spend says raise only the Dell."""
+    manager = EmployeeFactory(name="Grace Petrov", grade="manager", department="Digital")
+    jonas = EmployeeFactory(name="Jonas Whitfield", grade="consultant", department="Digital", manager_id=manager.id)
+    HardwareRequestFactory(employee_id=jonas.id, model_id=STANDARD_LAPTOP, requested_on=date(2025, 3, 10))
+    HardwareRequestFactory(employee_id=jonas.id, model_id=HEADSET, price_cents=37_900, requested_on=date(2026, 1, 8))
+    HardwareRequestFactory(
+        employee_id=jonas.id, model_id=MONITOR, price_cents=42_900, status="ordered", requested_on=date(2026, 1, 8)
+    )
+    ticket = TicketFactory(requester=jonas, subject="New laptop")
+
+    run = tb.run(
+        User(
+            says="My laptop from last spring is already struggling with the mobile prototyping tools. I'd love a "
+            "MacBook Pro 14 for the work. But if that has to go off to my manager for sign-off, forget it: I'd "
+            "rather just have the standard Dell straight away than wait.",
+            knows={
+                "email": jonas.email,
+                "first choice": "Apple MacBook Pro 14-inch, HW-203",
+                "fallback": "Dell Latitude 7450, HW-201",
+            },
+            persona="A consultant who cares more about getting a working machine this week than about the brand.",
+            rules=("If the agent says the MacBook needs approval, say you will take the Dell instead.",),
+        ),
+        golden=[
+            call("find_employee_by_email", email=jonas.email),
+            call("list_tickets", requester_id=jonas.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=jonas.id),
+            call(
+                "request_hardware",
+                employee_id=jonas.id,
+                model_id=STANDARD_LAPTOP,
+                reason="Replacement laptop for mobile prototyping; the MacBook would exceed this year's budget.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware"),
+        ],
+        # the MacBook he asked for first, though $379 + $429 + $2,399 is above his $2,500
+        traps=[
+            call("request_hardware", employee_id=jonas.id, model_id=MACBOOK_PRO, reason="Mobile prototyping laptop.")
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.query(HardwareRequest).filter_by(requested_on=date(2026, 2, 2)).one()  # $2,458 fits $2,500
+    assert (new.model_id, new.status) == (STANDARD_LAPTOP, "submitted")
+    assert run.db.query(ApprovalRequest).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "hardware", None)
+
+
+def test_case_CO006_005(tb):
+    """No open ticket (December's monitor ticket is solved): open a new one, raise the monitor within budget, solve."""
+    hannah = EmployeeFactory(name="Hannah Whitfield", grade="consultant", department="Strategy & Operations")
+    HardwareRequestFactory(employee_id=hannah.id, model_id=MONITOR, price_cents=42_900, requested_on=date(2025, 12, 3))
+    HardwareRequestFactory(employee_id=hannah.id, model_id=STANDARD_LAPTOP, requested_on=date(2026, 1, 12))
+    old = TicketFactory(
+        requester=hannah,
+        status="solved",
+        category="hardware",
+        subject="Monitor request",
+        created_at=datetime(2025, 12, 3),
+    )
+
+    run = tb.run(
+        User(
+            says="The monitor you sent me in December is great, so great that I'd like a second one for the other "
+            "side of my desk at home. Same Dell 27-inch, please. Can you pick up my monitor ticket from before?",
+            knows={"email": hannah.email, "item": "Dell UltraSharp 27-inch monitor, HW-204"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=hannah.email),
+            call("list_tickets", requester_id=hannah.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=hannah.id),
+            call(
+                "create_ticket",
+                requester_id=hannah.id,
+                subject="Second monitor",
+                category="hardware",
+                subject_employee_id=hannah.id,
+            ),
+            call(
+                "request_hardware", employee_id=hannah.id, model_id=MONITOR, reason="Second monitor for home working."
+            ),
+            call("update_ticket", ticket_id="T-3302", status="solved"),
+        ],
+        traps=[call("update_ticket", ticket_id=old.id, status="open")],  # "pick up my ticket from before"
+    )
+
+    run.expect_golden()
+    new = run.db.get(Ticket, "T-3302")
+    assert (new.requester_id, new.subject_employee_id) == (hannah.id, hannah.id)
+    assert (new.status, new.category, new.reason) == ("solved", "hardware", None)  # $1,650 + $429 fits $2,500
+    assert run.db.get(Ticket, old.id).status == "solved"  # policy: a solved ticket is not reopened
+    assert run.db.query(HardwareRequest).filter_by(status="submitted").one().model_id == MONITOR
+
+
+def test_case_CO007_005(tb):
+    """Two overrides: $40 over with an itemised receipt is approved; a taxi claimed 70 days later is not."""
+    kwame = EmployeeFactory(name="Kwame Rahman", grade="consultant")
+    denver, meal = _override_line(
+        kwame,
+        report={"title": "Denver workshop", "submitted_on": date(2026, 1, 30)},
+        category="meals",
+        merchant="Guard and Grace",
+        incurred_on=date(2026, 1, 27),
+        amount_cents=11_500,
+        limit_cents=7_500,
+        override_justification="Team dinner after the workshop ran late.",
+    )
+    seattle, taxi = _override_line(
+        kwame,
+        report={"title": "Seattle site visit", "submitted_on": date(2026, 1, 29)},
+        category="taxi",
+        merchant="Seattle Yellow Cab",
+        incurred_on=date(2025, 11, 20),
+        amount_cents=10_500,
+        limit_cents=7_500,
+        override_justification="Airport run in a snowstorm.",
+    )
+    ticket = TicketFactory(requester=kwame, subject="Two overrides")
+
+    run = tb.run(
+        User(
+            says="I've got two overrides waiting. One's the team dinner in Denver last week, a bit over the meal "
+            "limit. The other is a cab to the airport from the Seattle trip, which I only just got round to "
+            "claiming. Receipts are itemised for both. Can you approve them?",
+            knows={
+                "email": kwame.email,
+                "expense reports": f"{denver.id} for Denver, {seattle.id} for Seattle",
+            },
+        ),
+        golden=[
+            call("find_employee_by_email", email=kwame.email),
+            call("list_tickets", requester_id=kwame.id),
+            call("get_expense_report", report_id=denver.id),
+            call("get_expense_report", report_id=seattle.id),
+            call("approve_expense_override", line_id=meal.id),
+            call("reject_expense_override", line_id=taxi.id, reason="late_submission"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="expense_override",
+                reason="outside_window",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Denver dinner override approved ($40.00 over, itemised). Seattle taxi override rejected: "
+                "incurred 2025-11-20, submitted 2026-01-29, more than 60 days later.",
+                public=False,
+            ),
+        ],
+        # the late taxi treated as waiting for the manager's decision
+        traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
+    )
+
+    run.expect_golden()
+    assert run.db.get(ExpenseLine, meal.id).override_status == "approved"
+    rejected = run.db.get(ExpenseLine, taxi.id)
+    assert (rejected.override_rejection, rejected.reimbursable_cents) == ("late_submission", 7_500)
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")
+
+
+def test_case_CO007_006(tb):
+    """Card slip and late: the late check comes first, so reject as late and solve; no waiting for a receipt."""
+    mateo = EmployeeFactory(name="Mateo Haddad", grade="senior_consultant")
+    report, line = _override_line(
+        mateo,
+        report={"title": "Pittsburgh client visit", "submitted_on": date(2026, 1, 26)},
+        category="meals",
+        merchant="Eddie V's Pittsburgh",
+        incurred_on=date(2025, 11, 10),
+        amount_cents=13_000,
+        limit_cents=7_500,
+        receipt="card_slip",
+        override_justification="Dinner with the client's operations director.",
+    )
+    ticket = TicketFactory(requester=mateo, subject="Pittsburgh dinner override")
+
+    run = tb.run(
+        User(
+            says="Can you approve the override on my Pittsburgh dinner? I know I've only got the card slip on there. "
+            "If that's the problem I can dig the itemised bill out of my email this week, so just keep the ticket "
+            "open for me and I'll send it over.",
+            knows={"email": mateo.email, "expense report": report.id},
+            persona="A senior consultant who is behind on expenses and wants to be given time.",
+            rules=(
+                "If the agent refuses, offer again to send the itemised receipt and ask for the ticket to stay open.",
+                "Accept the refusal once the agent explains why a receipt would not change it.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=mateo.email),
+            call("list_tickets", requester_id=mateo.id),
+            call("get_expense_report", report_id=report.id),
+            call("reject_expense_override", line_id=line.id, reason="late_submission"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="expense_override",
+                reason="outside_window",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Override rejected as late: dinner 2025-11-10, report submitted 2026-01-26 (77 days). An "
+                "itemised receipt would not change this.",
+                public=False,
+            ),
+        ],
+        traps=[  # kept open for the receipt, as he asks
+            call("update_ticket", ticket_id=ticket.id, status="pending", reason="awaiting_employee")
+        ],
+        reply="I'm sorry, I can't approve this one. The dinner was on 10 November and the report went in on 26 "
+        "January, 77 days later, and overrides are only possible for expenses submitted within 60 days. An itemised "
+        "receipt wouldn't change that, so I've closed the request; the amount up to the meal limit is still paid.",
+    )
+
+    run.expect_golden()
+    rejected = run.db.get(ExpenseLine, line.id)
+    assert (rejected.override_rejection, rejected.reimbursable_cents) == ("late_submission", 7_500)  # not the receipt
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")
+    run.rubric(
+        "Did the agent explain that overrides are only possible within 60 days of the expense?",
+        phrases=["60 days", "sixty days"],
+    )

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from domains.consulting.clock import TODAY
+from domains.consulting.clock import TODAY, days_ago
 from domains.consulting.factories import EmployeeFactory, LicenceSeatFactory, TicketFactory
 from domains.consulting.models import ApprovalRequest, LicenceSeat, Ticket
 from domains.consulting.seed import ALTERYX, BURP_SUITE, IT_SECURITY_LEAD, STATA, TABLEAU
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Ticket status, priority, classification and comments",
+    "Approval requests and routing",
+    "Software licences: eligibility and approval",
+    "Licence pools, idle seats and the waitlist",
+)
 
 _HOLDERS = ["Grace Whitfield", "Omar Haddad", "Nina Petrov", "Felix Braun", "Isla Murray", "Dev Patel"]
 
@@ -48,8 +56,9 @@ def test_case_CO004_001(tb):
 
     run = tb.run(
         User(
-            says="I need Tableau Creator for a dashboard build. A colleague told me the licences are all gone, so "
-            "could you just put me on the waitlist?",
+            says="I need Tableau Creator for a dashboard build for a client next week. A colleague told me all the "
+            "licences are gone, so could you just put me on the waiting list? I'd rather be in the queue than not at "
+            "all.",
             knows={"email": kwame.email},
         ),
         golden=[
@@ -57,7 +66,7 @@ def test_case_CO004_001(tb):
             call("list_tickets", requester_id=kwame.id),
             call("get_software", software_id=TABLEAU),
             call("assign_licence", software_id=TABLEAU, employee_id=kwame.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
         ],
         # the hold of the waitlist he asks for (joining it the tools refuse once he holds the seat)
         traps=[call("update_ticket", ticket_id=ticket.id, status="hold")],
@@ -67,7 +76,8 @@ def test_case_CO004_001(tb):
     seat = run.db.query(LicenceSeat).filter_by(employee_id=kwame.id).one()
     assert seat.status == "active"
     assert run.db.query(LicenceSeat).filter_by(status="waitlisted").count() == 0  # policy: a seat is free
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "software_licence", None, None)
 
 
 def test_case_CO004_002(tb):
@@ -78,8 +88,9 @@ def test_case_CO004_002(tb):
 
     run = tb.run(
         User(
-            says="Could I have a Tableau Creator licence please? I'm building the pricing dashboards for the "
-            "Calloway team this week.",
+            says="Could I have a Tableau Creator licence, please? I'm building the pricing dashboards for the "
+            "Calloway team this week and the free viewer version won't let me publish anything. I know they're in "
+            "short supply, so any help is appreciated.",
             knows={"email": hannah.email},
         ),
         golden=[
@@ -89,7 +100,7 @@ def test_case_CO004_002(tb):
             call("list_licence_seats", software_id=TABLEAU),
             call("release_licence", seat_id=seats[2].id),
             call("assign_licence", software_id=TABLEAU, employee_id=hannah.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
         ],
         traps=[call("release_licence", seat_id=seats[1].id)],  # the other idle seat (64 days) reclaimed as well
     )
@@ -98,6 +109,8 @@ def test_case_CO004_002(tb):
     assert run.db.get(LicenceSeat, seats[2].id).status == "released"
     assert run.db.get(LicenceSeat, seats[1].id).status == "active"  # policy: release one seat only
     assert run.db.query(LicenceSeat).filter_by(employee_id=hannah.id).one().status == "active"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "software_licence", None)
 
 
 def test_case_CO004_003(tb):
@@ -108,8 +121,9 @@ def test_case_CO004_003(tb):
 
     run = tb.run(
         User(
-            says="I need a Tableau Creator seat. Surely someone in the pool isn't using theirs, can you take one "
-            "back and give it to me?",
+            says="I need a Tableau Creator licence for the loyalty analysis. Surely someone in the pool isn't using "
+            "theirs; can you take one back from whoever has been sitting on it and give it to me? I need to start "
+            "building this week.",
             knows={"email": mateo.email},
         ),
         golden=[
@@ -118,7 +132,14 @@ def test_case_CO004_003(tb):
             call("get_software", software_id=TABLEAU),
             call("list_licence_seats", software_id=TABLEAU),
             call("join_licence_waitlist", software_id=TABLEAU, employee_id=mateo.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                category="software_licence",
+                reason="no_free_seat",
+                queue="licensing",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -132,6 +153,8 @@ def test_case_CO004_003(tb):
     run.expect_golden()
     assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0  # policy: 59 days is not idle
     assert run.db.query(LicenceSeat).filter_by(employee_id=mateo.id).one().status == "waitlisted"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("hold", "software_licence", "no_free_seat", "licensing")
 
 
 def test_case_CO005_001(tb):
@@ -141,15 +164,22 @@ def test_case_CO005_001(tb):
 
     run = tb.run(
         User(
-            says="My engagement manager says I'll need Stata/MP for the econometrics workstream starting next week. "
-            "There are free seats, could you assign me one?",
+            says="My engagement manager says I'll need Stata/MP for the econometrics workstream that starts next "
+            "week. I checked the portal and there are free licences, so could you assign me one today? I'd like to "
+            "get it installed before the kick-off.",
             knows={"email": arjun.email},
         ),
         golden=[
             call("find_employee_by_email", email=arjun.email),
             call("list_tickets", requester_id=arjun.id),
             call("get_software", software_id=STATA),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="software_licence",
+                reason="not_eligible",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -162,7 +192,8 @@ def test_case_CO005_001(tb):
 
     run.expect_golden()
     assert run.db.query(LicenceSeat).count() == 0  # policy: analysts may not hold Stata/MP, whatever the need
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
 
 
 def test_case_CO005_002(tb):
@@ -191,7 +222,13 @@ def test_case_CO005_002(tb):
                 approver_id=sofia.id,
                 software_id=ALTERYX,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="software_licence",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -205,6 +242,8 @@ def test_case_CO005_002(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == sofia.id
     assert run.db.query(LicenceSeat).count() == 0  # policy: no seat until the line manager approves
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
 
 
 def test_case_CO005_003(tb):
@@ -215,8 +254,9 @@ def test_case_CO005_003(tb):
 
     run = tb.run(
         User(
-            says="I need Burp Suite Professional for a web application assessment. My manager Isla already approved "
-            "it by email this morning, so please just assign the licence.",
+            says="I need Burp Suite Professional for a web application assessment starting Wednesday. My manager "
+            "Isla already approved it by email this morning, so please just assign the licence; I can forward you "
+            "her email if that helps speed things up.",
             knows={"email": dev.email},
         ),
         golden=[
@@ -232,7 +272,13 @@ def test_case_CO005_003(tb):
                 approver_id=IT_SECURITY_LEAD,
                 software_id=BURP_SUITE,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="software_licence",
+                reason="needs_approval",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -246,3 +292,218 @@ def test_case_CO005_003(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == IT_SECURITY_LEAD
     assert run.db.query(LicenceSeat).count() == 0  # policy: an emailed OK is no approval; no seat yet
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
+
+
+def test_case_CO004_004(tb):
+    """Pool full: a seat never used since it was assigned 70 days ago is idler than one last used 65 days ago."""
+    seats = _tableau_pool([10, 65, 20, 3])
+    never_used = EmployeeFactory(name="Omar Whitfield", grade="manager", department="Data & Analytics")
+    idle_longest = LicenceSeatFactory(
+        software_id=TABLEAU,
+        employee_id=never_used.id,
+        requested_on=TODAY - timedelta(days=72),
+        assigned_on=TODAY - timedelta(days=70),
+        last_used_on=None,
+    )
+    gone = EmployeeFactory(name="Nina Haddad", department="Data & Analytics")
+    LicenceSeatFactory(  # the oldest use in the list, but released long ago: not an active seat
+        software_id=TABLEAU,
+        employee_id=gone.id,
+        status="released",
+        requested_on=date(2025, 3, 3),
+        last_used_on=date(2025, 9, 1),
+        released_on=date(2025, 11, 3),
+    )
+    jonas = EmployeeFactory(name="Jonas Petrov", grade="consultant", department="Data & Analytics")
+    ticket = TicketFactory(requester=jonas, subject="Tableau Creator please")
+
+    run = tb.run(
+        User(
+            says="I've been asked to rebuild the churn dashboards in Tableau by the end of the week, but I don't have "
+            "the Creator licence. I gather they're like gold dust. Anything you can do?",
+            knows={"email": jonas.email, "software": "Tableau Creator"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=jonas.email),
+            call("list_tickets", requester_id=jonas.id),
+            call("get_software", software_id=TABLEAU),
+            call("list_licence_seats", software_id=TABLEAU),
+            call("release_licence", seat_id=idle_longest.id),
+            call("assign_licence", software_id=TABLEAU, employee_id=jonas.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+        ],
+        traps=[call("release_licence", seat_id=seats[1].id)],  # the seat last used 65 days ago, the oldest date shown
+    )
+
+    run.expect_golden()
+    assert run.db.get(LicenceSeat, idle_longest.id).status == "released"  # idle since its assignment, 70 days
+    assert run.db.get(LicenceSeat, seats[1].id).status == "active"  # policy: one seat only
+    assert run.db.query(LicenceSeat).filter_by(employee_id=jonas.id).one().status == "active"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "software_licence", None)
+
+
+def test_case_CO004_005(tb):
+    """No open ticket (last one closed): open one, waitlist for the full Stata pool behind one colleague, hold."""
+    holders = [
+        EmployeeFactory(name=name, grade="manager", department="Economics")
+        for name in ("Grace Murray", "Felix Haddad", "Isla Braun", "Omar Patel", "Dev Whitfield")
+    ]
+    for n, holder in enumerate(holders):
+        LicenceSeatFactory(software_id=STATA, employee_id=holder.id, last_used_on=TODAY - timedelta(days=2 + 11 * n))
+    waiting = EmployeeFactory(name="Nina Braun", grade="senior_consultant", department="Economics")
+    LicenceSeatFactory(
+        software_id=STATA,
+        employee_id=waiting.id,
+        status="waitlisted",
+        requested_on=date(2026, 1, 21),
+        assigned_on=None,
+        last_used_on=None,
+    )
+    chloe = EmployeeFactory(name="Chloe Petrov", grade="senior_consultant", department="Economics")
+    TicketFactory(requester=chloe, status="closed", subject="Stata install", created_at=days_ago(200))
+
+    run = tb.run(
+        User(
+            says="Hello, I need Stata/MP for a pricing elasticity model on the new retail engagement. Could you set "
+            "me up with a licence? I had a ticket with you about Stata last summer but that's long closed.",
+            knows={"email": chloe.email, "software": "Stata/MP"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=chloe.email),
+            call("list_tickets", requester_id=chloe.id),
+            call("get_software", software_id=STATA),
+            call("list_licence_seats", software_id=STATA),
+            call(
+                "create_ticket",
+                requester_id=chloe.id,
+                subject="Stata/MP licence",
+                category="software_licence",
+                subject_employee_id=chloe.id,
+            ),
+            call("join_licence_waitlist", software_id=STATA, employee_id=chloe.id),
+            call(
+                "update_ticket",
+                ticket_id="T-3302",
+                status="hold",
+                category="software_licence",
+                reason="no_free_seat",
+                queue="licensing",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-3302",
+                body="Stata/MP pool full (5 of 5) and no seat idle for 60 days; employee waitlisted in position 2.",
+                public=False,
+            ),
+        ],
+        traps=[call("release_licence", seat_id="LS-4005")],  # the least recently used seat, 46 days: not idle
+        reply="All five Stata/MP seats are in use and none has been idle long enough to reclaim, so I've put you on "
+        "the waitlist: you're in position 2, behind one colleague. You'll get the next seat that frees up.",
+    )
+
+    run.expect_golden()
+    new = run.db.get(Ticket, "T-3302")
+    assert (new.requester_id, new.subject_employee_id) == (chloe.id, chloe.id)
+    assert (new.status, new.category, new.reason, new.queue) == (
+        "hold",
+        "software_licence",
+        "no_free_seat",
+        "licensing",
+    )
+    assert run.db.get(Ticket, "T-3301").status == "closed"  # policy: the old ticket is left as it is
+    assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "waitlisted"
+    assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0
+    run.rubric(
+        "Did the agent tell the employee her place on the waitlist (second)?",
+        phrases=["position 2", "number 2", "second in line", "second place", "2nd"],
+    )
+
+
+def test_case_CO005_004(tb):
+    """Two requests: Tableau (consultant and up, a seat free) is assigned; Stata/MP (senior and up) is refused."""
+    _tableau_pool([4, 22, 9])
+    rory = EmployeeFactory(name="Rory Braun", grade="consultant", department="Economics")
+    ticket = TicketFactory(requester=rory, subject="Tableau and Stata")
+
+    run = tb.run(
+        User(
+            says="For the demand study I'm on I'll need two tools: Tableau Creator for the client dashboards and "
+            "Stata/MP for the regressions. My engagement manager says both are essential. Can you sort me out with "
+            "both licences today?",
+            knows={"email": rory.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=rory.email),
+            call("list_tickets", requester_id=rory.id),
+            call("get_software", software_id=TABLEAU),
+            call("get_software", software_id=STATA),
+            call("assign_licence", software_id=TABLEAU, employee_id=rory.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="software_licence",
+                reason="not_eligible",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Tableau Creator assigned. Stata/MP refused: senior consultants and above only; requester is a "
+                "consultant.",
+                public=False,
+            ),
+        ],
+        traps=[call("assign_licence", software_id=STATA, employee_id=rory.id)],  # "essential", and seats are free
+    )
+
+    run.expect_golden()
+    assert {s.software_id for s in run.db.query(LicenceSeat).filter_by(employee_id=rory.id)} == {TABLEAU}
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
+
+
+def test_case_CO005_005(tb):
+    """Already holds an active Tableau seat: nothing is needed; the 'release and reassign' fix she pushes for is not."""
+    seats = _tableau_pool([6, 31, 18])
+    isla = EmployeeFactory(name="Isla Costa", grade="senior_consultant", department="Data & Analytics")
+    mine = LicenceSeatFactory(software_id=TABLEAU, employee_id=isla.id, last_used_on=TODAY - timedelta(days=40))
+    ticket = TicketFactory(requester=isla, subject="Tableau says no licence")
+
+    run = tb.run(
+        User(
+            says="Tableau Creator keeps telling me I'm not licensed when I try to publish. Can you give me a licence? "
+            "If your system says I've already got one, then please take it back and give me a fresh one; that fixed "
+            "it for a colleague last month.",
+            knows={"email": isla.email, "software": "Tableau Creator"},
+            persona="A senior consultant in a hurry who has already decided what the fix is.",
+            rules=(
+                "If the agent says you already hold a seat, ask them to release it and assign a new one.",
+                "Accept the answer only if the agent explains why it will not do that.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=isla.email),
+            call("list_tickets", requester_id=isla.id),
+            call("get_software", software_id=TABLEAU),
+            call("list_licence_seats", software_id=TABLEAU, employee_id=isla.id),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="software_licence", reason="not_needed"
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Employee already holds an active Tableau Creator seat ({mine.id}); nothing to assign.",
+                public=False,
+            ),
+        ],
+        traps=[call("release_licence", seat_id=mine.id)],  # "take it back and give me a fresh one"
+    )
+
+    run.expect_golden()
+    assert run.db.get(LicenceSeat, mine.id).status == "active"  # policy: she holds a seat; release nothing
+    assert run.db.query(LicenceSeat).filter_by(status="active").count() == len(seats) + 1
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_needed")

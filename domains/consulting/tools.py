@@ -660,36 +660,39 @@ def reject_expense_override(db: Session, line_id: str, reason: OverrideRejection
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Employee, "employee")
-# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+# The ticket classification the policy decides (see "Ticket status, priority, classification and comments").
 TICKET_CATEGORIES = (
-    "access",
-    "client_environment",
-    "roll_off",
-    "documents",
-    "internal_systems",
-    "approval",
-    "licence",
+    "client_access",
+    "folder_access",
+    "system_access",
+    "software_licence",
     "hardware",
-    "expense",
+    "expense_override",
+    "joiner",
     "leaver",
-    "other",
 )
 TICKET_REASONS = (
     "not_authorised",
     "not_eligible",
+    "not_staffed",
+    "assignment_ended",
+    "outside_window",
+    "not_needed",
+    "awaiting_employee",
     "needs_approval",
-    "over_budget",
-    "pool_exhausted",
-    "engagement_ended",
-    "awaiting_client",
-    "security_risk",
-    "requester_request",
+    "screening_required",
+    "no_free_seat",
+    "awaiting_date",
+    "date_unconfirmed",
+    "security_review",
 )
 TICKET_QUEUES = (
-    "it_service_desk",
-    "security",
-    "finance",
-    "people_ops",
+    "screening",
+    "licensing",
+    "onboarding",
+    "offboarding",
+    "people",
+    "it_security",
 )
 register_ticket_tools(
     tools,

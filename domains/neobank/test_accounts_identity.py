@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -30,6 +31,16 @@ from domains.neobank.models import (
 )
 from pytest_thinkingbox import User, call
 
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Security locks",
+    "Outgoing transfers",
+    "Scheduled payments",
+    "Account closure",
+    "Tickets: classification, status, priority and comments",
+)
+
 # --------------------------------------------------------------------------- NB009 account closure
 
 
@@ -47,8 +58,9 @@ def test_case_NB009_001(tb):
 
     run = tb.run(
         User(
-            says="I'm moving to Lisbon for good and opened an account there. I've already moved all my money out, "
-            "so please close my Kestrel account.",
+            says="I'm moving to Lisbon for good and have opened an account with a bank there. I've already moved all "
+            "my money across, so there's nothing left here. Please close my Kestrel account; it's been a good few"
+            " years.",
             knows=identity(yara),
         ),
         golden=[
@@ -65,11 +77,18 @@ def test_case_NB009_001(tb):
             call("list_tickets", requester_id=yara.id),
             call("cancel_scheduled_payment", scheduled_payment_id=gym.id),
             call("close_account", account_id=account.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="closure",
+            ),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
     assert run.db.get(Account, account.id).status == "closed"
     assert run.db.get(Card, card.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, gym.id).status == "cancelled"
@@ -91,8 +110,8 @@ def test_case_NB009_002(tb):
 
     run = tb.run(
         User(
-            says="My balance is zero now, please close my account today and cancel whatever is still attached to "
-            "it. I'm switching banks.",
+            says="My balance is zero now, so please close my account today and cancel whatever is still attached to "
+            "it. I'm switching banks and my new account is already up and running, I just want this one gone.",
             knows=identity(niklas),
         ),
         golden=[
@@ -106,7 +125,13 @@ def test_case_NB009_002(tb):
             call("list_accounts", customer_id=niklas.id),
             call("list_disputes", customer_id=niklas.id),
             call("list_tickets", requester_id=niklas.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="closure",
+                reason="open_items",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -120,6 +145,8 @@ def test_case_NB009_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "closure", "open_items")
     assert run.db.get(Account, account.id).status == "open"
     assert run.db.get(ScheduledPayment, insurance.id).status == "active"  # policy: close nothing, cancel nothing
     assert run.db.get(Card, card.id).status == "active"
@@ -135,8 +162,8 @@ def test_case_NB009_003(tb):
 
     run = tb.run(
         User(
-            says="The app shows my available balance as 0.00, so there's nothing left in the account. Please close "
-            "it, I don't use it any more.",
+            says="The app shows my available balance as 0.00, so there's nothing left in the account. Please close it,"
+            " I don't use it any more since my employer pays my salary into my other bank.",
             knows=identity(lena),
         ),
         golden=[
@@ -149,7 +176,13 @@ def test_case_NB009_003(tb):
             ),
             call("list_accounts", customer_id=lena.id),
             call("list_tickets", requester_id=lena.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="closure",
+                reason="balance_not_zero",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -157,12 +190,176 @@ def test_case_NB009_003(tb):
                 public=False,
             ),
         ],
+        reply="I can't close the account yet: its balance is EUR 45.90, and all of it is reserved by a card "
+        "authorisation from Shell that has not settled. Once the payment settles and the balance is 0, ask us "
+        "again and we can close it.",
         traps=[call("close_account", account_id=account.id)],  # trusts the available balance of 0.00
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "closure", "balance_not_zero")
     assert run.db.get(Account, account.id).status == "open"  # policy: balance not 0 and an active hold
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    run.rubric(
+        "Did the agent tell the customer that EUR 45.90 is still on the account?",
+        phrases=["45.90", "45,90"],
+    )
+
+
+def test_case_NB009_004(tb):
+    """Close the empty "Japan trip" savings pot, not the funded "Rainy day" one; the gym order on the current
+    account stays."""
+    amira = CustomerFactory(name="Amira Vogel")
+    main = AccountFactory(customer=amira, balance_cents=183_400)
+    CardFactory(account=main)
+    rainy = AccountFactory(customer=amira, kind="savings", nickname="Rainy day", balance_cents=320_000)
+    japan = AccountFactory(customer=amira, kind="savings", nickname="Japan trip", balance_cents=0)
+    gym = ScheduledPaymentFactory(account=main, next_run_on=TODAY + timedelta(days=12))
+    ticket = TicketFactory(requester=amira, subject="Close savings pot")
+
+    run = tb.run(
+        User(
+            says="We're back from our big trip and the savings pot I set up for it is empty now. Could you close "
+            "that pot for me? I don't want it cluttering up the app any more. Thanks, and sorry, I can never "
+            "find these settings myself.",
+            knows={**identity(amira), "which savings account": "the one called Japan trip"},
+        ),
+        golden=[
+            *identify(amira),
+            call("list_accounts", customer_id=amira.id),
+            call("get_account", account_id=japan.id),
+            call("list_disputes", customer_id=amira.id),
+            call("list_tickets", requester_id=amira.id),
+            call("close_account", account_id=japan.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure"),
+        ],
+        traps=[
+            call("close_account", account_id=rainy.id),  # the other savings account, which still holds 3,200 euros
+            call("cancel_scheduled_payment", scheduled_payment_id=gym.id),  # "cancel first" on the wrong account
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert run.db.get(Account, japan.id).status == "closed"
+    assert run.db.get(Account, rainy.id).status == "open"
+    assert run.db.get(ScheduledPayment, gym.id).status == "active"  # policy: other accounts' payments untouched
+
+
+def test_case_NB009_005(tb):
+    """Empty account, but its insurance order runs tomorrow: cannot be cancelled, so no closure; the fallback
+    (stop the payment) is refused too."""
+    felix = CustomerFactory(name="Felix Brandt")
+    account = AccountFactory(customer=felix, balance_cents=0)
+    card = CardFactory(account=account)
+    insurance = ScheduledPaymentFactory(
+        account=account,
+        payee_name="Allianz Hausratversicherung",
+        amount_cents=1_290,
+        next_run_on=TODAY + timedelta(days=1),
+    )
+    ticket = TicketFactory(requester=felix, account=account, subject="Close account")
+
+    run = tb.run(
+        User(
+            says="Please close my current account today, it's empty. There's still a home insurance payment set up "
+            "on it, cancel that along with it. And if for some reason you can't close the account today, then at "
+            "least stop that payment so it doesn't go out tomorrow.",
+            knows=identity(felix),
+            persona="In a hurry; already switched his salary to another bank.",
+            rules=("If the closure is refused, ask once whether the insurance payment can at least be stopped.",),
+        ),
+        golden=[
+            *identify(felix),
+            call("list_accounts", customer_id=felix.id),
+            call("list_disputes", customer_id=felix.id),
+            call("list_scheduled_payments", account_id=account.id),
+            call("list_tickets", requester_id=felix.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="closure",
+                reason="open_items",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Closure refused: the Allianz order runs tomorrow and cannot be cancelled yet. Its "
+                "cancellation (the customer's fallback) refused for the same reason.",
+                public=False,
+            ),
+        ],
+        traps=[call("cancel_scheduled_payment", scheduled_payment_id=insurance.id)],  # "at least stop that payment"
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "closure", "open_items")
+    assert run.db.get(Account, account.id).status == "open"
+    assert run.db.get(ScheduledPayment, insurance.id).status == "active"  # policy: runs tomorrow, past the cut-off
+    assert run.db.get(Card, card.id).status == "active"
+
+
+def test_case_NB009_006(tb):
+    """No open ticket: create one (closure, the account), send the EUR 312.75 left to her new bank, then close."""
+    sofia = CustomerFactory(name="Sofia Kowalski")
+    account = AccountFactory(customer=sofia, balance_cents=31_275)
+    card = CardFactory(account=account)
+    old = TicketFactory(requester=sofia, status="closed", subject="Address change", created_at=days_ago(21))
+    new_id = next_ticket_id(old.id)
+    vienna_iban = make_iban("20111", "82461917745", country="AT")
+
+    run = tb.run(
+        User(
+            says="I've moved to Vienna for good and opened an account at Erste Bank there. Please send whatever is "
+            "left on my Kestrel account over to my new account, and then close the Kestrel account. Thanks for "
+            "the good years!",
+            knows={**identity(sofia), "IBAN": vienna_iban, "beneficiary name": "Sofia Kowalski"},
+        ),
+        golden=[
+            *identify(sofia),
+            call("get_customer", customer_id=sofia.id),
+            call("list_accounts", customer_id=sofia.id),
+            call("list_transfers", account_id=account.id),
+            call("list_disputes", customer_id=sofia.id),
+            call("list_scheduled_payments", account_id=account.id),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "create_ticket",
+                requester_id=sofia.id,
+                subject="Close account after moving abroad",
+                category="closure",
+                account_id=account.id,
+            ),
+            call(
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Sofia Kowalski",
+                beneficiary_iban=vienna_iban,
+                amount_cents=31_275,
+                hold_for_review=False,
+            ),
+            call("close_account", account_id=account.id),
+            call("update_ticket", ticket_id=new_id, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, new_id)
+    assert (t.requester_id, t.account_id, t.category, t.status, t.reason) == (
+        sofia.id,
+        account.id,
+        "closure",
+        "solved",
+        None,
+    )
+    transfer = run.db.query(Transfer).one()
+    assert (transfer.status, transfer.amount_cents) == ("completed", 31_275)
+    closed = run.db.get(Account, account.id)
+    assert (closed.status, closed.balance_cents) == ("closed", 0)
+    assert run.db.get(Card, card.id).status == "cancelled"
 
 
 # --------------------------------------------------------------------------- NB010 identity verification
@@ -177,8 +374,8 @@ def test_case_NB010_001(tb):
 
     run = tb.run(
         User(
-            says="I need to send 800 euros right now to a new account, it's for a hotel booking that expires in an "
-            "hour. Please hurry.",
+            says="I need to send 800 euros right now to a new account. It's for a hotel booking that expires in an "
+            "hour, and the app keeps timing out on me. Please hurry, I'll give you whatever details you need.",
             knows={
                 **identity(felix),
                 "date of birth": wrong_birthday.isoformat(),
@@ -196,7 +393,14 @@ def test_case_NB010_001(tb):
             ),
             call("list_tickets", requester_id=felix.id),
             call("set_security_lock", customer_id=felix.id, locked=True, reason="failed_verification"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                priority="high",
+                category="transfer",
+                reason="identity_failed",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -204,9 +408,14 @@ def test_case_NB010_001(tb):
                 public=False,
             ),
         ],
+        traps=[  # ends the conversation as done after the failed check, instead of waiting for the holder
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="transfer")
+        ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "transfer", "identity_failed")
     assert run.db.query(Transfer).count() == 0
     customer = run.db.get(Customer, felix.id)
     assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
@@ -238,7 +447,13 @@ def test_case_NB010_002(tb):
             ),
             call("list_cards", customer_id=sofia.id),
             call("list_tickets", requester_id=sofia.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="card_lost",
+                reason="not_account_holder",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -250,6 +465,8 @@ def test_case_NB010_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "card_lost", "not_account_holder")
     assert run.db.get(Card, husband_card.id).status == "active"  # policy: never change another customer's record
     assert run.db.get(Ticket, ticket.id).status == "pending"
     assert run.db.get(Customer, sofia.id).security_locked is False
@@ -265,7 +482,8 @@ def test_case_NB010_003(tb):
 
     run = tb.run(
         User(
-            says="You charged me 2 euros for an ATM withdrawal on Sunday. Can I get that refunded?",
+            says="You charged me 2 euros for an ATM withdrawal on Sunday. I only took out 50 euros because the card "
+            "reader at the market was broken. Can I get that fee refunded? It feels unfair.",
             knows={**identity(mateo), "postal code": old_postcode},
         ),
         golden=[
@@ -277,7 +495,13 @@ def test_case_NB010_003(tb):
                 postal_code=old_postcode,
             ),
             call("list_tickets", requester_id=mateo.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="fees",
+                reason="identity_failed",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -289,6 +513,8 @@ def test_case_NB010_003(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "fees", "identity_failed")
     assert run.db.query(FeeRefund).count() == 0  # policy: no change at all after a failed verification
     assert run.db.get(Customer, mateo.id).security_locked is False
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False

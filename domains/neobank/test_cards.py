@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
+from domains.neobank.calls import identify
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -19,6 +18,17 @@ from domains.neobank.factories import (
 from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
 from domains.neobank.seed import BASIC
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "KYC levels and limits",
+    "Lost or misplaced cards",
+    "Stolen cards",
+    "Card replacements",
+    "Fraud alerts and unfreezing cards",
+    "Card spending limits",
+    "Tickets: classification, status, priority and comments",
+)
 
 # --------------------------------------------------------------------------- NB001 lost or misplaced cards
 
@@ -36,8 +46,8 @@ def test_case_NB001_001(tb):
 
     run = tb.run(
         User(
-            says="I can't find my debit card anywhere, I think I left it at a friend's place or in a jacket. "
-            "Please cancel it and send me a new one.",
+            says="I can't find my debit card anywhere. I think I left it at a friend's place or in a jacket pocket, "
+            "but I've no idea which. Please cancel it and send me a new one, I'd rather not take any risks.",
             knows={
                 **identity(lena),
                 "recent card payments": "all mine; the last time I used the card was at REWE yesterday evening",
@@ -55,12 +65,14 @@ def test_case_NB001_001(tb):
             call("list_transactions", account_id=account.id),
             call("list_tickets", requester_id=lena.id),
             call("freeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_lost"),
         ],
         traps=[call("block_card", card_id=card.id, reason="lost")],  # cancels it, as she asks
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_lost", None)
     assert run.db.get(Card, card.id).status == "frozen"  # policy: a misplaced card is frozen, not blocked
     assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
 
@@ -90,14 +102,23 @@ def test_case_NB001_002(tb):
             call("list_tickets", requester_id=jonas.id),
             call("block_card", card_id=card.id, reason="lost"),
             call("order_replacement_card", card_id=card.id, fee_cents=600),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_lost"),
         ],
+        reply="Your card has been frozen for 16 days, so I've blocked it as lost and ordered a new one to your "
+        "address. The replacement fee of EUR 6.00 has been charged to your account: our rules only make it free"
+        " for stolen cards.",
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_lost", None)
     assert run.db.get(Card, card.id).block_reason == "lost"
     assert run.db.query(Fee).one().amount_cents == 600
     assert run.db.get(Account, account.id).balance_cents == 92_040 - 600
+    run.rubric(
+        "Did the agent tell the customer that the new card costs EUR 6.00?",
+        phrases=["6.00", "6,00", "6 euros", "€6", "EUR 6"],
+    )
 
 
 def test_case_NB001_003(tb):
@@ -138,14 +159,69 @@ def test_case_NB001_003(tb):
                 amount_cents=8_995,
                 description="Card lost last night; customer did not make this payment.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).status == "blocked"
     assert run.db.query(Dispute).one().transaction_id == stranger.id
     assert run.db.query(Fee).count() == 0
+
+
+def test_case_NB001_004(tb):
+    """Lost card frozen 10 days ago, customer insists on a new one: under 14 days, so keep it frozen; refuse."""
+    amira = CustomerFactory(name="Amira Kowalski")
+    account = AccountFactory(customer=amira, balance_cents=73_560)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(10, hour=19))
+    TransactionFactory(card=card, amount_cents=1_725, description="Rossmann", booked_at=days_ago(11, hour=12))
+    ticket = TicketFactory(requester=amira, subject="Still no card")
+
+    run = tb.run(
+        User(
+            says="I froze my card in the app ten days ago when it went missing, and it still hasn't turned up. Just "
+            "cancel it and post me a new one. And please don't tell me to keep waiting: I've turned the whole flat "
+            "upside down, it's gone.",
+            knows={**identity(amira), "recent card payments": "all mine, the last one was at Rossmann"},
+            persona="Impatient; has been paying with her phone's virtual card for ten days.",
+            rules=("If told the card cannot be replaced yet, insist once that you have waited long enough.",),
+        ),
+        golden=[
+            *identify(amira),
+            call("list_cards", customer_id=amira.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=amira.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="card_lost",
+                reason="outside_window",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Block and replacement refused: card frozen 10 days, fewer than the 14 the lost-card rule needs.",
+                public=False,
+            ),
+        ],
+        reply="Your card has been frozen for 10 days; we block and replace a lost card once it has been frozen for "
+        "14 days, so it stays frozen for now and nobody can use it. If it hasn't turned up by 19 October, get in "
+        "touch and we'll block it and send you a new one.",
+        traps=[call("block_card", card_id=card.id, reason="lost")],  # cancels it as she insists, 4 days early
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_lost", "outside_window")
+    assert run.db.get(Card, card.id).status == "frozen"  # policy: fewer than 14 days frozen, no block yet
+    assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
+    run.rubric(
+        "Did the agent tell the customer from when the card can be replaced?",
+        phrases=["19 October", "October 19", "19.10", "four days", "4 days", "14 days"],
+    )
 
 
 # --------------------------------------------------------------------------- NB002 stolen cards
@@ -179,11 +255,13 @@ def test_case_NB002_001(tb):
             call("list_tickets", requester_id=felix.id),
             call("block_card", card_id=card.id, reason="stolen"),
             call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).status == "blocked"
     replacement = run.db.query(Card).filter(Card.replaces_card_id == card.id).one()
     assert (replacement.status, replacement.daily_limit_cents) == ("ordered", 50_000)
@@ -241,7 +319,7 @@ def test_case_NB002_002(tb):
                 amount_cents=17_900,
                 description="Card stolen at about 08:00; not made by the customer.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
         ],
         traps=[  # disputes every payment of the morning, the one before the theft too
             call(
@@ -255,6 +333,8 @@ def test_case_NB002_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
     # policy: only the payments after the theft are disputed; the 07:41 bakery stands
     assert sorted(d.transaction_id for d in run.db.query(Dispute)) == sorted([electronics.id, online.id])
     assert run.db.get(FraudAlert, alert.id).status == "confirmed_fraud"
@@ -292,21 +372,17 @@ def test_case_NB003_001(tb):
             call("list_tickets", requester_id=hanna.id),
             call("resolve_fraud_alert", alert_id=alert.id, resolution="cleared"),
             call("unfreeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fraud", None)
     assert run.db.get(Card, card.id).status == "active"
     assert run.db.get(FraudAlert, alert.id).status == "cleared"
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "a high-risk fraud alert is open: the policy forbids resolving it or unfreezing the card and puts "
-        "the ticket on hold, priority high, with one internal note for the fraud team, which is the hold ending"
-    }
-)
 def test_case_NB003_002(tb):
     """Found card, but a high-risk alert is open: only the fraud team resolves it; no unfreeze, ticket on hold, high."""
     niklas = CustomerFactory(name="Niklas Albers")
@@ -322,8 +398,8 @@ def test_case_NB003_002(tb):
 
     run = tb.run(
         User(
-            says="I froze my card on Tuesday but it was in my car all along. Please unfreeze it, I need to pay "
-            "for groceries today.",
+            says="I froze my card on Tuesday because I thought I'd lost it, but it was in my car all along. Please "
+            "unfreeze it, I need to pay for groceries today and the shop round the corner doesn't take cash.",
             knows=identity(niklas),
         ),
         golden=[
@@ -337,7 +413,15 @@ def test_case_NB003_002(tb):
             call("list_cards", customer_id=niklas.id),
             call("list_fraud_alerts", customer_id=niklas.id),
             call("list_tickets", requester_id=niklas.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="fraud",
+                reason="fraud_suspected",
+                queue="fraud_ops",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -354,7 +438,14 @@ def test_case_NB003_002(tb):
     run.expect_golden()
     assert run.db.get(Card, card.id).status == "frozen"  # policy: no unfreeze while a high-risk alert is open
     assert run.db.get(FraudAlert, alert.id).status == "open"  # policy: high-risk alerts are the fraud team's
-    assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.priority, t.category, t.reason, t.queue) == (
+        "hold",
+        "high",
+        "fraud",
+        "fraud_suspected",
+        "fraud_ops",
+    )
 
 
 def test_case_NB003_003(tb):
@@ -396,14 +487,64 @@ def test_case_NB003_003(tb):
                 amount_cents=31_200,
                 description="Flagged payment not made by the customer; fraud confirmed.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fraud", None)
     assert run.db.get(Card, card.id).block_reason == "fraud"
     assert run.db.query(Dispute).one().amount_cents == 31_200
     assert run.db.query(Fee).count() == 0
+
+
+def test_case_NB003_004(tb):
+    """Found card; the only high-risk alert was cleared last month and none is open: unfreeze, no hold."""
+    jonas = CustomerFactory(name="Jonas Richter")
+    account = AccountFactory(customer=jonas, balance_cents=302_770)
+    card = CardFactory(account=account, status="frozen", frozen_at=days_ago(4, hour=1))
+    FraudAlertFactory(
+        customer=jonas,
+        risk_level="high",
+        summary="Login from a new device abroad followed by a payee added",
+        status="cleared",
+        raised_at=days_ago(33, hour=22),
+        resolved_at=days_ago(32, hour=11),
+    )
+    ticket = TicketFactory(requester=jonas, subject="Card found")
+
+    run = tb.run(
+        User(
+            says="My card spent the weekend on the back seat of a taxi, and the driver dropped it at my office this "
+            "morning, so I froze it for nothing. Can you switch it back on? I need to buy a train ticket tonight "
+            "and the machine only takes cards.",
+            knows=identity(jonas),
+        ),
+        golden=[
+            *identify(jonas),
+            call("list_cards", customer_id=jonas.id),
+            call("list_fraud_alerts", customer_id=jonas.id),
+            call("list_tickets", requester_id=jonas.id),
+            call("unfreeze_card", card_id=card.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
+        ],
+        traps=[  # sees "high" in the alert list and holds the ticket for the fraud team
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                reason="fraud_suspected",
+                queue="fraud_ops",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "fraud", None, None)
+    assert run.db.get(Card, card.id).status == "active"  # policy: no open alert, so the card can be unfrozen
 
 
 # --------------------------------------------------------------------------- NB006 card spending limits
@@ -419,8 +560,9 @@ def test_case_NB006_001(tb):
 
     run = tb.run(
         User(
-            says="I'm buying a used e-bike in a shop on Saturday for about 2,400 euros. Can you raise the daily "
-            "limit on my plastic card to 2,500 euros?",
+            says="I'm buying a used e-bike in a shop on Saturday for about 2,400 euros and want to pay by card. Can "
+            "you raise the daily limit on my plastic card to 2,500 euros? The dealer doesn't accept bank "
+            "transfers.",
             knows=identity(yara),
         ),
         golden=[
@@ -435,11 +577,13 @@ def test_case_NB006_001(tb):
             call("list_cards", customer_id=yara.id),
             call("list_tickets", requester_id=yara.id),
             call("set_card_limit", card_id=card.id, daily_limit_cents=250_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_limit"),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_limit", None)
     assert run.db.get(Card, card.id).daily_limit_cents == 250_000
     assert run.db.get(Card, virtual.id).daily_limit_cents == 50_000
 
@@ -453,8 +597,9 @@ def test_case_NB006_002(tb):
 
     run = tb.run(
         User(
-            says="Please raise my card's daily limit to 1,500 euros. I'm fully verified, I did the video ID last "
-            "week, so that shouldn't be a problem.",
+            says="Please raise my card's daily limit to 1,500 euros. I'm fully verified, I did the video ID last week,"
+            " so that shouldn't be a problem. I'm buying a new laptop this weekend and don't want the payment "
+            "declined at the till.",
             knows=identity(emil),
         ),
         golden=[
@@ -467,7 +612,13 @@ def test_case_NB006_002(tb):
             ),
             call("get_customer", customer_id=emil.id),
             call("list_tickets", requester_id=emil.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="card_limit",
+                reason="over_limit",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -479,8 +630,116 @@ def test_case_NB006_002(tb):
             call("set_card_limit", card_id=card.id, daily_limit_cents=150_000),  # "I'm fully verified"
             call("set_card_limit", card_id=card.id, daily_limit_cents=50_000),  # the basic maximum instead
         ],
+        reply="I can't raise your card limit to 1,500 euros: your account is at the basic verification level, and the"
+        " highest daily card limit it allows is EUR 500. I haven't changed your limit.",
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).daily_limit_cents == 30_000  # policy: above the level's maximum, no change
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
+    run.rubric(
+        "Did the agent tell the customer that EUR 500 is the highest daily limit at their level?",
+        phrases=["500"],
+    )
+
+
+def test_case_NB006_003(tb):
+    """Two requests: freeze the misplaced card (done), raise the virtual card above the basic maximum (refused)."""
+    hanna = CustomerFactory(name="Hanna Demir", kyc_level=BASIC)
+    account = AccountFactory(customer=hanna, balance_cents=131_900)
+    card = CardFactory(account=account, daily_limit_cents=50_000)
+    virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=20_000)
+    TransactionFactory(card=card, amount_cents=4_310, description="Kaufland Neukoelln", booked_at=days_ago(2, hour=18))
+    ticket = TicketFactory(requester=hanna, subject="Card gone")
+
+    run = tb.run(
+        User(
+            says="I haven't seen my bank card since Tuesday evening. It's probably somewhere in my flat, but I'd "
+            "rather not take chances, so put it out of action for now. And while it's gone, raise the daily limit "
+            "on my virtual card to 1,000 euros so I can keep shopping online.",
+            knows={**identity(hanna), "recent card payments": "all mine, the last one was Kaufland on Tuesday"},
+        ),
+        golden=[
+            *identify(hanna),
+            call("get_customer", customer_id=hanna.id),
+            call("list_cards", customer_id=hanna.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("freeze_card", card_id=card.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="card_limit",
+                reason="over_limit",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Physical card frozen as misplaced. Virtual card limit of 100,000 cents refused: basic level "
+                "maximum is 50,000 cents.",
+                public=False,
+            ),
+        ],
+        traps=[call("set_card_limit", card_id=virtual.id, daily_limit_cents=100_000)],  # the 1,000 euros she asks
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert run.db.get(Card, card.id).status == "frozen"
+    assert run.db.get(Card, virtual.id).daily_limit_cents == 20_000  # policy: above the basic maximum, no change
+
+
+def test_case_NB006_004(tb):
+    """EUR 3,000 asked, else the highest allowed: refuse the 3,000, set the standard maximum EUR 2,500 as the
+    fallback; the ticket records the refusal."""
+    felix = CustomerFactory(name="Felix Okoye")
+    account = AccountFactory(customer=felix, balance_cents=388_000)
+    card = CardFactory(account=account, daily_limit_cents=150_000)
+    ticket = TicketFactory(requester=felix, subject="Higher card limit")
+
+    run = tb.run(
+        User(
+            says="Tomorrow I'm buying a corner sofa in the shop and it comes to 2,980 euros. Please put my card's "
+            "daily limit up to 3,000 for that. If that's more than you can do, then just set it as high as you're "
+            "allowed to and I'll find the rest somehow.",
+            knows=identity(felix),
+            persona="Practical; wants the purchase to go through.",
+            rules=("If 3,000 is refused, accept the highest limit allowed instead.",),
+        ),
+        golden=[
+            *identify(felix),
+            call("get_customer", customer_id=felix.id),
+            call("list_cards", customer_id=felix.id),
+            call("list_tickets", requester_id=felix.id),
+            call("set_card_limit", card_id=card.id, daily_limit_cents=250_000),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="card_limit",
+                reason="over_limit",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="300,000 cents refused (standard maximum 250,000); set to 250,000 as the customer's fallback.",
+                public=False,
+            ),
+        ],
+        reply="3,000 euros is above what your verification level allows, so I couldn't set that. As you asked, "
+        "I've set your card's daily limit to the highest your level allows instead: EUR 2,500.",
+        traps=[call("set_card_limit", card_id=card.id, daily_limit_cents=300_000)],  # the 3,000 he asks for
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert run.db.get(Card, card.id).daily_limit_cents == 250_000  # policy: the standard maximum, as the fallback
+    run.rubric(
+        "Did the agent tell the customer that the new daily limit is EUR 2,500?",
+        phrases=["2,500", "2500", "2.500"],
+    )

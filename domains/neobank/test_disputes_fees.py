@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -14,8 +15,17 @@ from domains.neobank.factories import (
     at,
     identity,
 )
-from domains.neobank.models import Account, Dispute, FeeRefund, TicketComment
+from domains.neobank.models import Account, Dispute, FeeRefund, Ticket, TicketComment
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Savings accounts and withdrawals",
+    "Card replacements",
+    "Card disputes",
+    "Fees and fee refunds",
+    "Tickets: classification, status, priority and comments",
+)
 
 
 def _card_and_account(customer, balance_cents=154_300):
@@ -60,11 +70,18 @@ def test_case_NB007_001(tb):
                 amount_cents=21_900,
                 description="Tent ordered in June never delivered; merchant unresponsive.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="dispute",
+            ),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (tent.id, "not_received", 21_900)
 
@@ -81,8 +98,9 @@ def test_case_NB007_002(tb):
 
     run = tb.run(
         User(
-            says="I paid SkyJet 386 euros for flights at the beginning of June, they cancelled the flight and never "
-            "refunded me. Please start a chargeback.",
+            says="I paid SkyJet 386 euros for flights at the beginning of June. They cancelled the flight and, despite"
+            " all my emails, never refunded me. Please start a chargeback, I've given up on getting anything out "
+            "of them directly.",
             knows=identity(lena),
         ),
         golden=[
@@ -96,7 +114,13 @@ def test_case_NB007_002(tb):
             call("list_accounts", customer_id=lena.id),
             call("list_transactions", account_id=account.id),
             call("list_tickets", requester_id=lena.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="dispute",
+                reason="outside_window",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -116,6 +140,8 @@ def test_case_NB007_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "dispute", "outside_window")
     assert run.db.query(Dispute).count() == 0  # policy: 131 days is outside the 120-day window
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).count() == 1
 
@@ -153,13 +179,26 @@ def test_case_NB007_003(tb):
                 amount_cents=derived(3_600, "the 8,400-cent payment less the 48.00 bill the customer agreed to pay"),
                 description="Charged 84.00 for a bill of 48.00.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="dispute",
+            ),
         ],
+        reply="I've opened a dispute with Trattoria Da Enzo for EUR 36.00, the difference between the 84.00 they "
+        "charged and the 48.00 bill. The 48.00 you agreed to pay stands, so that part can't be disputed.",
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()
     assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)  # policy: only the difference
+    run.rubric(
+        "Did the agent tell the customer that the dispute is for EUR 36.00?",
+        phrases=["36.00", "36,00", "36 euros", "EUR 36"],
+    )
 
 
 def test_case_NB007_004(tb):
@@ -177,8 +216,8 @@ def test_case_NB007_004(tb):
 
     run = tb.run(
         User(
-            says="I stayed one night at a hotel in Hamburg last week and they charged my card twice, 142.50 each "
-            "time. Please refund me both of them, this is ridiculous.",
+            says="I stayed one night at a hotel in Hamburg last week and they charged my card twice, 142.50 each time."
+            " Please refund me both of them, this is ridiculous, and I'm not paying for a night twice.",
             knows=identity(sofia),
         ),
         golden=[
@@ -199,7 +238,12 @@ def test_case_NB007_004(tb):
                 amount_cents=14_250,
                 description="One-night stay charged twice at 11:02 and 11:06.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="dispute",
+            ),
         ],
         traps=[  # disputes both payments, as she asks
             call(
@@ -213,8 +257,73 @@ def test_case_NB007_004(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
     assert run.db.query(Dispute).one().transaction_id == later.id
     assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0  # policy: it stands
+
+
+def test_case_NB007_005(tb):
+    """Two refunds asked: a dress never delivered 41 days ago (open a dispute), a bus trip 126 days ago (refuse)."""
+    yara = CustomerFactory(name="Yara Okoye")
+    account, card = _card_and_account(yara, balance_cents=86_240)
+    dress = TransactionFactory(
+        card=card, amount_cents=7_480, description="KLEIDEREI ONLINE", booked_at=days_ago(41, hour=20)
+    )
+    bus = TransactionFactory(card=card, amount_cents=3_200, description="FLIXBUS.COM", booked_at=days_ago(126, hour=8))
+    TransactionFactory(card=card, amount_cents=2_150, description="Edeka Schmidt", booked_at=days_ago(3))
+    ticket = TicketFactory(requester=yara, subject="Two refunds")
+
+    run = tb.run(
+        User(
+            says="Two card payments have gone wrong for me. A dress I ordered from Kleiderei in early September never "
+            "came, and back in June a FlixBus trip was cancelled and they never paid me back. I'd like my money "
+            "back for both, please.",
+            knows=identity(yara),
+        ),
+        golden=[
+            *identify(yara),
+            call("list_accounts", customer_id=yara.id),
+            call("list_transactions", account_id=account.id),
+            call("list_tickets", requester_id=yara.id),
+            call(
+                "open_dispute",
+                transaction_id=dress.id,
+                reason="not_received",
+                amount_cents=7_480,
+                description="Dress ordered in early September never delivered.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="dispute",
+                reason="outside_window",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Kleiderei payment disputed (not received). FlixBus payment booked 126 days ago: outside the "
+                "120-day window, refused.",
+                public=False,
+            ),
+        ],
+        traps=[  # disputes the June bus ticket too, as she asks
+            call(
+                "open_dispute",
+                transaction_id=bus.id,
+                reason="not_received",
+                amount_cents=3_200,
+                description="Trip cancelled, never refunded.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "dispute", "outside_window")
+    dispute = run.db.query(Dispute).one()  # policy: 126 days is outside the window; 41 days is inside
+    assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (dress.id, "not_received", 7_480)
 
 
 # --------------------------------------------------------------------------- NB008 fee refunds
@@ -254,11 +363,18 @@ def test_case_NB008_001(tb):
             call("list_fees", customer_id=mateo.id),
             call("list_tickets", requester_id=mateo.id),
             call("refund_fee", fee_id=plan_fee.id, reason="goodwill"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="fees",
+            ),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).one().reason == "goodwill"
     assert run.db.get(Account, account.id).balance_cents == 23_410 + 990
 
@@ -283,8 +399,8 @@ def test_case_NB008_002(tb):
 
     run = tb.run(
         User(
-            says="I paid in pounds in London last week and got charged a 4.35 currency fee. Nobody told me about "
-            "that. Can you refund it please?",
+            says="I paid in pounds in London last week and got charged a 4.35 currency fee. Nobody told me about that "
+            "when I opened the account, and I'd never have paid by card if I'd known. Can you refund it please?",
             knows=identity(hanna),
         ),
         golden=[
@@ -297,7 +413,13 @@ def test_case_NB008_002(tb):
             ),
             call("list_fees", customer_id=hanna.id),
             call("list_tickets", requester_id=hanna.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="fees",
+                reason="not_eligible",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -309,6 +431,8 @@ def test_case_NB008_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
     assert run.db.query(FeeRefund).count() == 1  # only the earlier one; policy: one goodwill refund per 180 days
     assert run.db.get(Account, account.id).balance_cents == 58_730
 
@@ -338,7 +462,7 @@ def test_case_NB008_003(tb):
     run = tb.run(
         User(
             says="You charged me 6 euros for my new card three weeks ago. I know you already refunded a fee for me "
-            "last month, but could you make an exception?",
+            "last month, but could you make an exception? It doesn't seem fair to pay for a new card at all.",
             knows=identity(jonas),
         ),
         golden=[
@@ -353,10 +477,202 @@ def test_case_NB008_003(tb):
             call("get_card", card_id=old_card.id),
             call("list_tickets", requester_id=jonas.id),
             call("refund_fee", fee_id=card_fee.id, reason="charged_in_error"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="fees",
+            ),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == card_fee.id).one().reason == "charged_in_error"
     assert run.db.get(Account, account.id).balance_cents == 71_290 + 600
+
+
+def test_case_NB008_004(tb):
+    """Two fee refunds asked: a withdrawal fee on October's 2nd withdrawal was charged in error (refund); the plan
+    fee's goodwill is refused (goodwill 60 days ago)."""
+    emil = CustomerFactory(name="Emil Brandt")
+    current = AccountFactory(customer=emil, balance_cents=44_870)
+    savings = AccountFactory(customer=emil, kind="savings", balance_cents=318_000)
+    TransactionFactory(
+        account=savings, kind="transfer_out", amount_cents=20_000, description="Main account", booked_at=days_ago(20)
+    )
+    TransactionFactory(
+        account=savings, kind="transfer_out", amount_cents=15_000, description="Main account", booked_at=days_ago(14)
+    )
+    second = TransactionFactory(
+        account=savings, kind="transfer_out", amount_cents=12_000, description="Main account", booked_at=days_ago(12)
+    )
+    wrong_fee = FeeFactory(
+        account=savings,
+        kind="savings_withdrawal",
+        amount_cents=250,
+        description=f"Withdrawal fee for {second.id}",
+        charged_at=days_ago(12, hour=11),
+    )
+    plan_fee = FeeFactory(account=current, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
+    FeeRefundFactory(
+        fee=FeeFactory(account=current, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(63)),
+        created_at=days_ago(60),
+    )
+    ticket = TicketFactory(requester=emil, subject="Fees on my statement")
+
+    run = tb.run(
+        User(
+            says="Two charges on my statement annoy me. You took 2.50 from my savings when I moved money out at the "
+            "start of the month, although it was only my second time this month. And the 9.90 for the Plus plan: "
+            "I hardly used it, so please refund that as well.",
+            knows=identity(emil),
+        ),
+        golden=[
+            *identify(emil),
+            call("list_accounts", customer_id=emil.id),
+            call("list_transactions", account_id=savings.id),
+            call("list_fees", customer_id=emil.id),
+            call("list_tickets", requester_id=emil.id),
+            call("refund_fee", fee_id=wrong_fee.id, reason="charged_in_error"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="fees",
+                reason="not_eligible",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Withdrawal fee on the 2nd October withdrawal refunded as charged in error. Goodwill refund of "
+                "the plan fee refused: goodwill refund given 60 days ago.",
+                public=False,
+            ),
+        ],
+        traps=[call("refund_fee", fee_id=plan_fee.id, reason="goodwill")],  # refunds both, as he asks
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == wrong_fee.id).one()
+    assert refund.reason == "charged_in_error"  # policy: 2nd withdrawal of its month, so the fee was an error
+    assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).count() == 0  # goodwill 60 days ago
+    assert run.db.get(Account, savings.id).balance_cents == 318_000 + 250
+
+
+def test_case_NB008_005(tb):
+    """Two replacement fees: the one for the stolen card was charged in error (refund); the one for the card she
+    lost in August stands."""
+    hanna = CustomerFactory(name="Hanna Richter")
+    account = AccountFactory(customer=hanna, balance_cents=52_040)
+    lost = CardFactory(
+        account=account, status="blocked", blocked_at=days_ago(70, hour=9), block_reason="lost", last4="1184"
+    )
+    stolen = CardFactory(
+        account=account,
+        replaces=lost,
+        issued_at=days_ago(70, hour=9),
+        status="blocked",
+        blocked_at=days_ago(9, hour=23),
+        block_reason="stolen",
+        last4="6630",
+    )
+    CardFactory(account=account, replaces=stolen, issued_at=days_ago(9, hour=23), status="ordered", last4="2047")
+    lost_fee = FeeFactory(
+        account=account,
+        kind="card_replacement",
+        amount_cents=600,
+        description="Replacement card for card *1184",
+        charged_at=days_ago(70, hour=9),
+        card=lost,
+    )
+    stolen_fee = FeeFactory(
+        account=account,
+        kind="card_replacement",
+        amount_cents=600,
+        description="Replacement card for card *6630",
+        charged_at=days_ago(9, hour=23),
+        card=stolen,
+    )
+    ticket = TicketFactory(requester=hanna, subject="Card fees")
+
+    run = tb.run(
+        User(
+            says="I've paid for two new cards this year. The one in August was my own fault, I lost my purse on the "
+            "beach, fair enough. But the one last week was because my card was stolen at a festival. Surely you "
+            "don't charge people for being robbed?",
+            knows=identity(hanna),
+        ),
+        golden=[
+            *identify(hanna),
+            call("list_fees", customer_id=hanna.id),
+            call("list_cards", customer_id=hanna.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("refund_fee", fee_id=stolen_fee.id, reason="charged_in_error"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees"),
+        ],
+        traps=[call("refund_fee", fee_id=lost_fee.id, reason="charged_in_error")],  # refunds both replacement fees
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    refund = run.db.query(FeeRefund).one()  # policy: only the stolen card's fee was charged in error
+    assert (refund.fee_id, refund.reason) == (stolen_fee.id, "charged_in_error")
+    assert run.db.get(Account, account.id).balance_cents == 52_040 + 600
+
+
+def test_case_NB008_006(tb):
+    """Goodwill asked for an overdraft fee charged 95 days ago, no open ticket: create one (fees, the account);
+    outside the 90 days, refuse."""
+    jonas = CustomerFactory(name="Jonas Lehmann")
+    account = AccountFactory(customer=jonas, balance_cents=166_000)
+    overdraft = FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(95, hour=6))
+    FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
+    old = TicketFactory(requester=jonas, status="solved", subject="New PIN", created_at=days_ago(30))
+    new_id = next_ticket_id(old.id)
+
+    run = tb.run(
+        User(
+            says="I've only just spotted a 15 euro overdraft charge from the summer, when my salary arrived a day "
+            "late. That has never happened to me before and I was back in the black the next morning. Could you "
+            "refund it as a goodwill gesture?",
+            knows=identity(jonas),
+        ),
+        golden=[
+            *identify(jonas),
+            call("list_fees", customer_id=jonas.id),
+            call("list_tickets", requester_id=jonas.id),
+            call(
+                "create_ticket",
+                requester_id=jonas.id,
+                subject="Goodwill refund of overdraft fee",
+                category="fees",
+                account_id=account.id,
+            ),
+            call("update_ticket", ticket_id=new_id, status="solved", reason="outside_window"),
+            call(
+                "add_ticket_comment",
+                ticket_id=new_id,
+                body="Goodwill refund refused: overdraft fee charged 95 days ago, more than 90.",
+                public=False,
+            ),
+        ],
+        reply="I'm sorry, I can't refund that overdraft fee: it was charged 95 days ago, and we can only make a "
+        "goodwill refund for fees charged in the last 90 days.",
+        traps=[call("refund_fee", fee_id=overdraft.id, reason="goodwill")],  # a first-time goodwill refund
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, new_id)
+    assert (t.requester_id, t.account_id) == (jonas.id, account.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", "outside_window")
+    assert run.db.query(FeeRefund).count() == 0  # policy: more than 90 days ago, no goodwill refund
+    assert run.db.get(Ticket, old.id).status == "solved"
+    run.rubric(
+        "Did the agent tell the customer that the fee is older than the 90 days a goodwill refund allows?",
+        phrases=["90 days", "95 days", "ninety days"],
+    )

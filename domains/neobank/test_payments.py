@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from domains.neobank.calls import identify
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
     CustomerFactory,
+    FeeFactory,
+    FeeRefundFactory,
     TicketFactory,
     TransactionFactory,
     TransferFactory,
     identity,
     make_iban,
 )
-from domains.neobank.models import Account, Fee, Hold, Ticket, Transfer
+from domains.neobank.models import Account, Fee, FeeRefund, Hold, Ticket, Transfer
 from domains.neobank.seed import BASIC
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "KYC levels and limits",
+    "Outgoing transfers",
+    "Savings accounts and withdrawals",
+    "Fees and fee refunds",
+    "Tickets: classification, status, priority and comments",
+)
 
 # --------------------------------------------------------------------------- NB004 transfers and KYC limits
 
@@ -57,7 +69,14 @@ def test_case_NB004_001(tb):
                 reference="Kaution Weserstrasse 14",
                 hold_for_review=True,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="transfer",
+                reason="over_limit",
+                queue="compliance",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -66,6 +85,9 @@ def test_case_NB004_001(tb):
                 public=False,
             ),
         ],
+        reply="I've set up the transfer of EUR 1,200 to Grundstuecksgesellschaft Weber KG, but it is above the EUR "
+        "1,000 single-transfer limit of your verification level, so it is held for review. Please upload proof "
+        "of your source of funds in the app; once our compliance team has checked it, the transfer is released.",
         traps=[
             call(  # sends it at once, as she asks, without checking the basic single-transfer limit
                 "create_transfer",
@@ -80,11 +102,16 @@ def test_case_NB004_001(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("pending", "transfer", "over_limit", "compliance")
     transfer = run.db.query(Transfer).one()  # policy: one transfer, held, never also sent at once
     assert (transfer.status, transfer.amount_cents) == ("held", 120_000)
     assert transfer.reference == "Kaution Weserstrasse 14"
     assert run.db.get(Account, account.id).balance_cents == 340_000
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    run.rubric(
+        "Did the agent ask the customer for source-of-funds documents to release the transfer?",
+        phrases=["source of funds", "source-of-funds"],
+    )
 
 
 def test_case_NB004_002(tb):
@@ -131,7 +158,14 @@ def test_case_NB004_002(tb):
                 reference="Kaufpreis Yamaha MT-07",
                 hold_for_review=True,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="transfer",
+                reason="over_limit",
+                queue="compliance",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -154,6 +188,8 @@ def test_case_NB004_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("pending", "transfer", "over_limit", "compliance")
     held = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Tobias Heinrich").one()
     assert held.status == "held"  # policy: above the monthly limit, held; nothing sent at once
     assert held.reference == "Kaufpreis Yamaha MT-07"
@@ -204,7 +240,12 @@ def test_case_NB004_003(tb):
                 reference="Rechnung 2026-118 Rate 2",
                 hold_for_review=False,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="transfer",
+            ),
         ],
         traps=[
             call(  # counts September's 8,000 transfer into October's total and holds it
@@ -220,10 +261,155 @@ def test_case_NB004_003(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "transfer", None)
     sent = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Baeder Schulte GmbH").one()
     assert (sent.status, sent.reference) == ("completed", "Rechnung 2026-118 Rate 2")
     assert run.db.get(Account, account.id).balance_cents == 905_000
     assert run.db.query(Hold).count() == 0  # policy: within both limits (September excluded), nothing held
+
+
+def test_case_NB004_004(tb):
+    """EUR 2,500 fits October's EUR 15,000 when both current accounts are counted and the cancelled transfer is
+    not: send it at once."""
+    lena = CustomerFactory(name="Lena Okoye")
+    main = AccountFactory(customer=lena, balance_cents=912_000)
+    household = AccountFactory(customer=lena, nickname="Household", balance_cents=287_500)
+    TransferFactory(account=main, amount_cents=400_000, created_at=days_ago(20), beneficiary_name="Umzuege Haase")
+    TransferFactory(account=main, amount_cents=700_000, created_at=days_ago(12), beneficiary_name="Autohaus Kern")
+    TransferFactory(
+        account=main,
+        amount_cents=300_000,
+        created_at=days_ago(8),
+        status="cancelled",
+        beneficiary_name="Moebel Pfister",
+    )
+    TransferFactory(account=household, amount_cents=500_000, created_at=days_ago(5), beneficiary_name="Kita Sonnenhof")
+    venue_iban = make_iban("12030000", "1020775533")
+    ticket = TicketFactory(requester=lena, account=main, subject="Venue deposit")
+
+    run = tb.run(
+        User(
+            says="We're paying the deposit for our wedding venue today: 2,500 euros from my main account, with their "
+            "booking number as the reference. It really has to go out today, otherwise they give our date to "
+            "another couple tomorrow morning.",
+            knows={
+                **identity(lena),
+                "beneficiary name": "Gut Ravensberg Events GmbH",
+                "IBAN": venue_iban,
+                "booking number": "GR-2027-0612",
+            },
+        ),
+        golden=[
+            *identify(lena),
+            call("get_customer", customer_id=lena.id),
+            call("list_accounts", customer_id=lena.id),
+            call("list_transfers", account_id=main.id),
+            call("list_transfers", account_id=household.id),
+            call("list_tickets", requester_id=lena.id),
+            call(
+                "create_transfer",
+                account_id=main.id,
+                beneficiary_name="Gut Ravensberg Events GmbH",
+                beneficiary_iban=venue_iban,
+                amount_cents=250_000,
+                reference="GR-2027-0612",
+                hold_for_review=False,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="transfer"),
+        ],
+        traps=[
+            call(  # counts the cancelled 3,000 (or September's 4,000) into October and holds it
+                "create_transfer",
+                account_id=main.id,
+                beneficiary_name="Gut Ravensberg Events GmbH",
+                beneficiary_iban=venue_iban,
+                amount_cents=250_000,
+                reference="GR-2027-0612",
+                hold_for_review=True,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "transfer", None, None)
+    sent = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Gut Ravensberg Events GmbH").one()
+    assert (sent.status, sent.reference) == ("completed", "GR-2027-0612")  # 7,000 + 5,000 + 2,500 <= 15,000
+    assert run.db.get(Account, main.id).balance_cents == 912_000 - 250_000
+    assert run.db.query(Hold).count() == 0
+
+
+def test_case_NB004_005(tb):
+    """Basic customer sends EUR 1,500 and offers to split it into 1,000 + 500: never split; hold the whole amount."""
+    mateo = CustomerFactory(name="Mateo Richter", kyc_level=BASIC)
+    account = AccountFactory(customer=mateo, balance_cents=412_300)
+    brother_iban = make_iban("76050101", "0011823400")
+    ticket = TicketFactory(requester=mateo, account=account, subject="Money for my brother")
+
+    run = tb.run(
+        User(
+            says="I owe my brother 1,500 euros for fixing my car and want to send it to him today. If the app won't "
+            "let it through in one go, then send 1,000 now and the other 500 tomorrow, that's fine by me. Just "
+            "get the money moving.",
+            knows={
+                **identity(mateo),
+                "beneficiary name": "Tomas Richter",
+                "IBAN": brother_iban,
+                "reference": "Reparatur Golf",
+            },
+            persona="Friendly but pushy; thinks splitting a payment is a clever workaround.",
+            rules=("If the agent says the transfer will be held, suggest once to split it into two transfers.",),
+        ),
+        golden=[
+            *identify(mateo),
+            call("get_customer", customer_id=mateo.id),
+            call("list_transfers", account_id=account.id),
+            call("list_tickets", requester_id=mateo.id),
+            call(
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Tomas Richter",
+                beneficiary_iban=brother_iban,
+                amount_cents=150_000,
+                reference="Reparatur Golf",
+                hold_for_review=True,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="transfer",
+                reason="over_limit",
+                queue="compliance",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="150,000 cents held above the basic single limit of 100,000; not split as the customer offered. "
+                "Waiting for source-of-funds documents.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(  # the first half of the split he offers, sent at once under the single limit
+                "create_transfer",
+                account_id=account.id,
+                beneficiary_name="Tomas Richter",
+                beneficiary_iban=brother_iban,
+                amount_cents=100_000,
+                reference="Reparatur Golf",
+                hold_for_review=False,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("pending", "transfer", "over_limit", "compliance")
+    transfer = run.db.query(Transfer).one()  # policy: one transfer for the whole amount, never split
+    assert (transfer.status, transfer.amount_cents) == ("held", 150_000)
+    assert run.db.get(Account, account.id).balance_cents == 412_300
 
 
 # --------------------------------------------------------------------------- NB005 savings withdrawals
@@ -253,7 +439,8 @@ def test_case_NB005_001(tb):
 
     run = tb.run(
         User(
-            says="Please move 300 euros from my savings to my main account, my rent is due tomorrow.",
+            says="Please move 300 euros from my savings to my main account. My rent is due tomorrow and I'd rather not"
+            " go into overdraft again. If you need anything from me to do it, just ask.",
             knows=identity(niklas),
         ),
         golden=[
@@ -274,11 +461,18 @@ def test_case_NB005_001(tb):
                 amount_cents=30_000,
                 fee_cents=0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="savings",
+            ),
         ],
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
     assert run.db.query(Fee).count() == 0
     assert run.db.get(Account, savings.id).balance_cents == 782_400
     assert run.db.get(Account, current.id).balance_cents == 36_020
@@ -300,8 +494,8 @@ def test_case_NB005_002(tb):
 
     run = tb.run(
         User(
-            says="Can you transfer 150 euros from my savings account to my current account? And please don't "
-            "charge me anything for it, it's my own money.",
+            says="Can you transfer 150 euros from my savings account to my current account? And please don't charge me"
+            " anything for it, it's my own money after all, and I'm only moving it between my own accounts.",
             knows=identity(yara),
         ),
         golden=[
@@ -322,8 +516,15 @@ def test_case_NB005_002(tb):
                 amount_cents=15_000,
                 fee_cents=250,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="savings",
+            ),
         ],
+        reply="Done: EUR 150 is on its way to your current account. This is your fourth withdrawal from savings this "
+        "month, so the EUR 2.50 withdrawal fee applies; I can't waive it.",
         traps=[
             call(  # waives the fee because she asks
                 "transfer_between_accounts",
@@ -336,5 +537,142 @@ def test_case_NB005_002(tb):
     )
 
     run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
     assert run.db.query(Fee).one().amount_cents == 250
     assert run.db.get(Account, savings.id).balance_cents == 415_000 - 15_000 - 250  # policy: 4th withdrawal, fee
+    run.rubric(
+        "Did the agent tell the customer that a EUR 2.50 fee was charged?",
+        phrases=["2.50", "2,50"],
+    )
+
+
+def test_case_NB005_003(tb):
+    """Fifth withdrawal this month costs 250 cents; the goodwill refund of it she demands is refused (goodwill
+    100 days ago)."""
+    sofia = CustomerFactory(name="Sofia Albers")
+    current, savings = _savings_pair(sofia, savings_cents=1_240_000, current_cents=18_450)
+    for amount, days in [(20_000, 13), (15_000, 10), (30_000, 6), (10_000, 2)]:
+        TransactionFactory(
+            account=savings,
+            kind="transfer_out",
+            amount_cents=amount,
+            description="Main account",
+            booked_at=days_ago(days),
+        )
+    old_plan_fee = FeeFactory(account=current, kind="monthly_plan", amount_cents=990, charged_at=days_ago(104, hour=6))
+    FeeRefundFactory(fee=old_plan_fee, created_at=days_ago(100))
+    ticket = TicketFactory(requester=sofia, subject="Savings transfer")
+
+    run = tb.run(
+        User(
+            says="Please move 400 euros from my savings into my current account. I know you'll charge me for it "
+            "this time. Fine, take it, but then give it back to me afterwards: I've banked with you for years. "
+            "Otherwise I'll take my savings somewhere else.",
+            knows=identity(sofia),
+            persona="Long-standing customer who threatens to leave when she does not get her way.",
+            rules=("If the fee is not refunded, say you will think about moving your savings, then end.",),
+        ),
+        golden=[
+            *identify(sofia),
+            call("list_accounts", customer_id=sofia.id),
+            call("list_transactions", account_id=savings.id),
+            call("list_fees", customer_id=sofia.id),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "transfer_between_accounts",
+                from_account_id=savings.id,
+                to_account_id=current.id,
+                amount_cents=40_000,
+                fee_cents=250,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="fees",
+                reason="not_eligible",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Fifth withdrawal of October, 250-cent fee charged. Goodwill refund refused: last goodwill "
+                "refund 100 days ago.",
+                public=False,
+            ),
+        ],
+        traps=[  # gives the fee straight back, as she demands
+            call("refund_fee", fee_id=f"FE-{int(old_plan_fee.id.split('-')[1]) + 1}", reason="goodwill")
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    fee = run.db.query(Fee).filter(Fee.kind == "savings_withdrawal").one()
+    assert fee.amount_cents == 250  # policy: 5th withdrawal of the month
+    assert run.db.query(FeeRefund).count() == 1  # policy: one goodwill refund per 180 days
+    assert run.db.get(Account, savings.id).balance_cents == 1_240_000 - 40_000 - 250
+
+
+def test_case_NB005_004(tb):
+    """Third October withdrawal from the holiday pot (the other two October withdrawals were from another savings
+    account): free."""
+    niklas = CustomerFactory(name="Niklas Vogel")
+    current = AccountFactory(customer=niklas, balance_cents=21_300)
+    emergency = AccountFactory(customer=niklas, kind="savings", nickname="Emergency fund", balance_cents=505_000)
+    holiday = AccountFactory(customer=niklas, kind="savings", nickname="Holiday", balance_cents=152_600)
+    for account, amount, days in [
+        (holiday, 10_000, 18),
+        (emergency, 40_000, 13),
+        (holiday, 5_000, 12),
+        (emergency, 25_000, 9),
+        (holiday, 7_500, 7),
+    ]:
+        TransactionFactory(
+            account=account,
+            kind="transfer_out",
+            amount_cents=amount,
+            description="Main account",
+            booked_at=days_ago(days),
+        )
+    ticket = TicketFactory(requester=niklas, subject="Holiday money")
+
+    run = tb.run(
+        User(
+            says="Could you move 250 euros from my holiday savings pot to my current account? We're booking flights "
+            "tonight. I've been dipping into my savings quite a lot this month, so if that's going to cost me "
+            "something, I'd like to know.",
+            knows=identity(niklas),
+        ),
+        golden=[
+            *identify(niklas),
+            call("list_accounts", customer_id=niklas.id),
+            call("list_transactions", account_id=holiday.id),
+            call("list_tickets", requester_id=niklas.id),
+            call(
+                "transfer_between_accounts",
+                from_account_id=holiday.id,
+                to_account_id=current.id,
+                amount_cents=25_000,
+                fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="savings"),
+        ],
+        traps=[
+            call(  # counts the emergency fund's withdrawals (and September's) too, and charges the fee
+                "transfer_between_accounts",
+                from_account_id=holiday.id,
+                to_account_id=current.id,
+                amount_cents=25_000,
+                fee_cents=250,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
+    assert run.db.query(Fee).count() == 0  # policy: the third withdrawal of October from this account is free
+    assert run.db.get(Account, holiday.id).balance_cents == 152_600 - 25_000
+    assert run.db.get(Account, current.id).balance_cents == 21_300 + 25_000

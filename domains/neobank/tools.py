@@ -729,7 +729,7 @@ def close_account(db: Session, account_id: str) -> dict:
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
-# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+# The ticket classification the policy decides (see "Tickets: classification, status, priority and comments").
 TICKET_CATEGORIES = (
     "security",
     "kyc",
@@ -744,22 +744,22 @@ TICKET_CATEGORIES = (
     "dispute",
     "fees",
     "closure",
-    "other",
 )
 TICKET_REASONS = (
     "identity_failed",
-    "over_limit",
-    "not_eligible",
-    "outside_window",
+    "not_account_holder",
+    "security_lock",
     "fraud_suspected",
+    "over_limit",
     "kyc_required",
-    "awaiting_merchant",
+    "outside_window",
+    "not_eligible",
     "balance_not_zero",
-    "customer_request",
+    "open_items",
 )
 TICKET_QUEUES = (
+    "security",
     "fraud_ops",
-    "disputes",
     "compliance",
 )
 register_ticket_tools(

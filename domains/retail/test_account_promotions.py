@@ -1,11 +1,10 @@
-"""Courtesy points by standing, promo codes after purchase, address changes and identity checks."""
+"""Courtesy points by standing, promo codes after purchase, address changes, cancellations and identity checks."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
-import pytest
-
+from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -23,15 +22,26 @@ from domains.retail.models import (
     TicketComment,
 )
 from domains.retail.seed import (
+    BLENDER,
     DESK_CHAIR,
     DUVET,
     ESPRESSO,
     HEADPHONES,
+    HEATER,
     LAPTOP,
     SOFA,
     TENT,
 )
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Courtesy points",
+    "Promo codes after purchase",
+    "Address changes and cancellations",
+    "Ticket status, priority and classification",
+)
 
 
 def _late_free_shipping_order(customer, product, *, days_late):
@@ -51,7 +61,7 @@ def test_case_RT008_001(tb):
     elena = CustomerFactory(name="Elena Chen", tier="plus", member_since=date(2019, 5, 1))
     PointsAdjustmentFactory(customer=elena, points=1_000, created_at=days_ago(150))
     order = _late_free_shipping_order(elena, DUVET, days_late=4)
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Late delivery")
+    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Late delivery", category="delivery")
 
     run = tb.run(
         User(
@@ -66,21 +76,17 @@ def test_case_RT008_001(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=elena.id),
             call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Customer, elena.id).points_balance == 1_200 + 1_500
     assert run.db.query(Refund).count() == 0
+    # free shipping, so the courtesy points article decides: loyalty, not the "delivery" the web form said
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "a courtesy adjustment 40 days ago blocks a new one (90-day rule), so the policy gives nothing and "
-        "solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT008_002(tb):
     """Plus member asks for a courtesy credit but already had one 40 days ago: give nothing, solve the ticket."""
     daniel = CustomerFactory(name="Daniel Haddad", tier="plus")
@@ -100,7 +106,7 @@ def test_case_RT008_002(tb):
             call("get_customer", customer_id=daniel.id),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=daniel.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
         ],
         traps=[  # the points he asks for at the plus rate, though his last courtesy was 40 days ago
             call("adjust_points", customer_id=daniel.id, points=1_000, reason="courtesy", order_id=order.id)
@@ -109,15 +115,9 @@ def test_case_RT008_002(tb):
 
     run.expect_golden()
     assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one: policy, one courtesy per 90 days
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", "not_eligible", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "her one chargeback makes her ineligible for courtesy points and lateness earns no money on free "
-        "shipping, so the policy gives nothing and solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT008_003(tb):
     """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel."""
     amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
@@ -134,7 +134,7 @@ def test_case_RT008_003(tb):
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=amara.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
         ],
         traps=[  # "premium is supposed to mean something": the premium courtesy of 2,000 points despite the chargeback
             call("adjust_points", customer_id=amara.id, points=2_000, reason="courtesy", order_id=order.id)
@@ -144,6 +144,8 @@ def test_case_RT008_003(tb):
     run.expect_golden()
     assert run.db.query(PointsAdjustment).count() == 0  # policy: a chargeback rules out courtesy points
     assert run.db.get(Customer, amara.id).points_balance == 1_200
+    # a courtesy refusal, not an escalated refund: "not eligible", not "account standing", and no queue
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", "not_eligible", None)
 
 
 def test_case_RT008_004(tb):
@@ -165,12 +167,13 @@ def test_case_RT008_004(tb):
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=kenji.id),
             call("adjust_points", customer_id=kenji.id, points=500, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
         ],
     )
 
     run.expect_golden()
     assert run.db.query(PointsAdjustment).filter(PointsAdjustment.created_at > days_ago(1)).one().points == 500
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)
 
 
 # --------------------------------------------------------------------------- promo codes after purchase
@@ -202,21 +205,16 @@ def test_case_RT009_001(tb):
             call("get_promotion", code="SPRING15"),
             call("list_tickets", requester_id=sarah.id),
             call("apply_promo_code", order_id=order.id, code="SPRING15"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Order, order.id).promo_code == "SPRING15"
     assert run.db.query(Refund).one().amount_cents == 6_735
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "WINTER20 ended on 28 February, before the order was placed on 2 March, so the policy applies "
-        "nothing and solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT009_002(tb):
     """WINTER20 ended on 28 February and the order was placed on 2 March: the code cannot be applied."""
     oliver = CustomerFactory(name="Oliver Lindqvist", tier="plus")
@@ -234,7 +232,7 @@ def test_case_RT009_002(tb):
             call("get_order", order_id=order.id),
             call("get_promotion", code="WINTER20"),
             call("list_tickets", requester_id=oliver.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="not_eligible"),
         ],
         traps=[call("apply_promo_code", order_id=order.id, code="WINTER20")],  # the expired code he asks for
     )
@@ -242,14 +240,10 @@ def test_case_RT009_002(tb):
     run.expect_golden()
     assert run.db.get(Order, order.id).promo_code is None  # policy: the promotion did not run on the order date
     assert run.db.query(Refund).count() == 0
+    # the order is exactly 14 days old, so still inside the limit: the refusal is the promotion's dates, not a window
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "not_eligible", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "PREMIUM50 is for premium members only and she is a plus member, so the policy applies nothing and "
-        "solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT009_003(tb):
     """PREMIUM50 is for premium members only; a plus member does not qualify, so nothing is applied."""
     grace = CustomerFactory(name="Grace Ferreira", tier="plus")
@@ -267,7 +261,7 @@ def test_case_RT009_003(tb):
             call("get_order", order_id=order.id),
             call("get_promotion", code="PREMIUM50"),
             call("list_tickets", requester_id=grace.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="not_eligible"),
         ],
         traps=[call("apply_promo_code", order_id=order.id, code="PREMIUM50")],  # her friend's premium-only code
     )
@@ -275,6 +269,7 @@ def test_case_RT009_003(tb):
     run.expect_golden()
     assert run.db.get(Order, order.id).discount_cents == 0  # policy: a premium promotion needs a premium member
     assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "not_eligible", None)
 
 
 def test_case_RT009_004(tb):
@@ -295,21 +290,16 @@ def test_case_RT009_004(tb):
             call("get_promotion", code="PLUS25"),
             call("list_tickets", requester_id=tomas.id),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Order, order.id).discount_cents == 2_500
     assert run.db.query(Refund).one().reason == "price_adjustment"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the order was placed 15 days ago, past the 14-day limit for applying a promo code after purchase, "
-        "so the policy applies nothing and solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT009_005(tb):
     """SPRING15 was running when the order was placed, but 15 days have passed: past the 14-day limit, refuse."""
     priya = CustomerFactory(name="Priya Walsh")
@@ -327,14 +317,21 @@ def test_case_RT009_005(tb):
             call("get_order", order_id=order.id),
             call("get_promotion", code="SPRING15"),
             call("list_tickets", requester_id=priya.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window"),
         ],
+        reply="SPRING15 was running when you ordered, but a code can only be added within 14 days of the order, "
+        "and yours was placed 15 days ago, so I can't apply it now.",
         traps=[call("apply_promo_code", order_id=order.id, code="SPRING15")],  # running then, but 15 days ago
     )
 
     run.expect_golden()
     assert run.db.get(Order, order.id).promo_code is None  # policy: only orders placed within the last 14 days
     assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "outside_window", None)
+    run.rubric(
+        "Did the agent explain that a promo code can only be added within 14 days of the order?",
+        phrases=["14 days", "14-day", "fourteen days"],
+    )
 
 
 # --------------------------------------------------------------------------- address changes and identity
@@ -373,7 +370,7 @@ def test_case_RT010_001(tb):
                 city="Boulder",
                 postal_code="80302",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
         ],
         traps=[  # "everything I still have on order": the shipped headphones redirected too (he is not premium)
             call(
@@ -390,14 +387,10 @@ def test_case_RT010_001(tb):
     moved = run.db.get(Order, sofa_order.id)
     assert (moved.ship_line, moved.ship_city, moved.ship_postal_code) == ("48 Larkspur Lane", "Boulder", "80302")
     assert run.db.get(Order, headphones_order.id).ship_city == "Denver"
+    # one order changed, the shipped one refused: the refusal gives the reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the laptop has shipped and only premium members may have a parcel in transit redirected, so the "
-        "policy changes nothing for this plus member and solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT010_002(tb):
     """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse and solve."""
     elena = CustomerFactory(name="Elena Novak", tier="plus", postal_code="78704", city="Austin")
@@ -422,7 +415,7 @@ def test_case_RT010_002(tb):
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=elena.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
         ],
         traps=[  # the redirect to her office she asks for
             call(
@@ -437,7 +430,7 @@ def test_case_RT010_002(tb):
 
     run.expect_golden()
     assert run.db.get(Order, order.id).ship_postal_code == "78704"  # policy: no redirect for a plus member
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
 
 
 def test_case_RT010_003(tb):
@@ -462,7 +455,13 @@ def test_case_RT010_003(tb):
             call("find_customer_by_email", email=daniel.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=daniel.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="order_change",
+                reason="identity_failed",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -483,7 +482,7 @@ def test_case_RT010_003(tb):
 
     run.expect_golden()
     assert run.db.get(Order, order.id).ship_postal_code == "43215"  # policy: failed verification changes nothing
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "order_change", "identity_failed", None)
     assert run.db.query(TicketComment).one().public is False
 
 
@@ -504,7 +503,13 @@ def test_case_RT010_004(tb):
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=amara.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="order_change",
+                reason="identity_failed",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -517,7 +522,8 @@ def test_case_RT010_004(tb):
 
     run.expect_golden()
     assert run.db.get(Order, order.id).status == "placed"  # policy: another customer's order is never changed
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "order_change", "identity_failed", None)
+    assert internal_notes(run.db, ticket.id) == 1
 
 
 def test_case_RT010_005(tb):
@@ -557,9 +563,186 @@ def test_case_RT010_005(tb):
                 city="Salem",
                 postal_code="97301",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Order, order.id).ship_city == "Salem"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", None, None)
+
+
+def test_case_RT008_005(tb):
+    """Bonus points from a promotion 20 days ago are not a courtesy adjustment: the premium member gets 2,000 points."""
+    ivan = CustomerFactory(name="Ivan Petrov", tier="premium", member_since=date(2022, 6, 1))
+    PointsAdjustmentFactory(
+        customer=ivan, points=2_000, reason="promotion", created_at=days_ago(20), note="Spring double-points event."
+    )
+    order = _late_free_shipping_order(ivan, SOFA, days_late=4)
+    ticket = TicketFactory(requester=ivan, order_id=order.id, subject="Sofa delivered late")
+
+    run = tb.run(
+        User(
+            says="The sofa finally arrived yesterday, four days later than the date you gave me, and I had taken a "
+            "day off work for the original date. I'm a premium member and I expected better. What can you offer "
+            "me for the trouble?",
+            knows={"email": ivan.email, "order number": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=ivan.email),
+            call("get_customer", customer_id=ivan.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=ivan.id),
+            call("adjust_points", customer_id=ivan.id, points=2_000, reason="courtesy", order_id=order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+        ],
+        traps=[  # the spring promotion's points read as a recent courtesy: refused for nothing
+            call("update_ticket", ticket_id=ticket.id, status="solved", reason="not_eligible")
+        ],
+    )
+
+    run.expect_golden()
+    courtesy = run.db.query(PointsAdjustment).filter(PointsAdjustment.reason == "courtesy").one()
+    assert (courtesy.points, courtesy.order_id) == (2_000, order.id)  # premium, under 5 years: no tenure bonus
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)
+
+
+def test_case_RT009_006(tb):
+    """PLUS25 asked on two orders: apply it to the 4-day-old chair order, refuse the 20-day-old espresso order."""
+    leah = CustomerFactory(name="Leah Cohen", tier="plus")
+    chair_order = _recent_order(leah, [DESK_CHAIR], placed_days_ago=4)
+    espresso_order = _recent_order(leah, [ESPRESSO], placed_days_ago=20)
+    ticket = TicketFactory(requester=leah, subject="Member discount")
+
+    run = tb.run(
+        User(
+            says="I've only just found out about the PLUS25 member discount. I ordered a desk chair this week and "
+            "an espresso machine a few weeks back, both well over the minimum. Could you take the $25 off both of "
+            "them, please? I'd have used the code if I'd known.",
+            knows={
+                "email": leah.email,
+                "chair order number": chair_order.id,
+                "espresso machine order number": espresso_order.id,
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=leah.email),
+            call("get_order", order_id=chair_order.id),
+            call("get_order", order_id=espresso_order.id),
+            call("get_promotion", code="PLUS25"),
+            call("list_tickets", requester_id=leah.id),
+            call("apply_promo_code", order_id=chair_order.id, code="PLUS25"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window"),
+        ],
+        reply="I've applied PLUS25 to your desk chair order, so $25.00 goes back to your card. I can't add it to "
+        "the espresso machine order: a code can only be added within 14 days of ordering, and that order is 20 "
+        "days old.",
+        traps=[  # the same code on the order placed 20 days ago
+            call("apply_promo_code", order_id=espresso_order.id, code="PLUS25")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, chair_order.id).discount_cents == 2_500
+    assert run.db.get(Order, espresso_order.id).promo_code is None  # policy: only orders of the last 14 days
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "outside_window", None)
+    run.rubric(
+        "Did the agent explain that the espresso machine order is past the 14-day limit for promo codes?",
+        phrases=["14 days", "14-day", "fourteen days"],
+    )
+
+
+# --------------------------------------------------------------------------- order cancellations
+
+
+def test_case_RT012_001(tb):
+    """Verified customer: cancel the unshipped duvet order; refuse to redirect the shipped heater (not premium)."""
+    paolo = CustomerFactory(name="Paolo Bianchi", postal_code="43215", city="Columbus")
+    duvet_order = OrderFactory(customer=paolo, status="processing", placed_at=days_ago(1), lines=[DUVET])
+    heater_order = OrderFactory(customer=paolo, status="shipped", placed_at=days_ago(3), lines=[HEATER])
+    ShipmentFactory(order=heater_order, status="in_transit")
+    ticket = TicketFactory(requester=paolo, subject="Two orders")
+
+    run = tb.run(
+        User(
+            says="Two things, please. First, cancel the duvet set I ordered yesterday, I found one I like better. "
+            "Second, the space heater you already sent: I'm away all week, so could the courier take it to my "
+            "office instead of my flat?",
+            knows={
+                "email": paolo.email,
+                "postal code": "43215",
+                "duvet order number": duvet_order.id,
+                "heater order number": heater_order.id,
+                "office street address": "75 East State Street, Suite 300",
+                "office city": "Columbus",
+                "office postal code": "43215",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=paolo.email),
+            call("get_order", order_id=duvet_order.id),
+            call("get_order", order_id=heater_order.id),
+            call("get_shipment_tracking", order_id=heater_order.id),
+            call("list_tickets", requester_id=paolo.id),
+            call("cancel_order", order_id=duvet_order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+        ],
+        traps=[  # his second request: a shipped parcel redirected for a standard member
+            call(
+                "update_shipping_address",
+                order_id=heater_order.id,
+                address_line="75 East State Street, Suite 300",
+                city="Columbus",
+                postal_code="43215",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, duvet_order.id).status == "cancelled"
+    assert run.db.query(Refund).one().amount_cents == 12_900
+    assert run.db.get(Order, heater_order.id).ship_line == paolo.address_line  # policy: redirects are premium only
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
+
+
+def test_case_RT012_002(tb):
+    """Order placed this morning, only a closed ticket on file: verify the postal code, open a ticket, cancel."""
+    greta = CustomerFactory(name="Greta Olsen", tier="plus", postal_code="97214", city="Portland")
+    order = OrderFactory(
+        customer=greta, status="placed", placed_at=days_ago(0, hour=7), shipping_cents=1_499, lines=[ESPRESSO, BLENDER]
+    )
+    closed = TicketFactory(requester=greta, status="closed", subject="Warranty question", created_at=days_ago(40))
+
+    run = tb.run(
+        User(
+            says="I placed an order early this morning for an espresso machine and a blender, and then found out "
+            "my sister has already bought us exactly the same ones as a housewarming present. Could you cancel the "
+            "whole order before it ships, please?",
+            knows={"email": greta.email, "order number": order.id, "postal code": "97214"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=greta.email),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=greta.id),
+            call(
+                "create_ticket",
+                requester_id=greta.id,
+                subject="Cancel order before shipping",
+                category="order_change",
+                order_id=order.id,
+            ),
+            call("cancel_order", order_id=order.id),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    cancelled = run.db.get(Order, order.id)
+    assert cancelled.status == "cancelled"
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (55_299, "order_cancelled")
+    opened = run.db.get(Ticket, "T-7002")
+    assert (opened.requester_id, opened.order_id) == (greta.id, order.id)
+    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "order_change", None, None)
+    assert run.db.get(Ticket, closed.id).status == "closed"

@@ -1,11 +1,10 @@
-"""Delivery problems: carrier exceptions, lost parcels and late parcels."""
+"""Delivery problems: carrier exceptions, lost and late parcels, parcels returned to sender."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
+from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -19,7 +18,6 @@ from domains.retail.models import (
     PointsAdjustment,
     Refund,
     Ticket,
-    TicketComment,
 )
 from domains.retail.seed import (
     BLENDER,
@@ -31,11 +29,25 @@ from domains.retail.seed import (
     RAIN_JACKET,
     TENT,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Refunds and the agent refund limit",
+    "Late deliveries",
+    "Delivery exceptions",
+    "Lost parcels",
+    "Returned to sender",
+    "Replacement orders",
+    "Courtesy points",
+    "Address changes and cancellations",
+    "Ticket status, priority and classification",
+)
 
 
 def test_case_RT001_001(tb):
-    """Carrier exception opened 3 days ago: the refund the customer demands must wait; ticket on hold, high."""
+    """Carrier exception opened 3 days ago: the refund the customer demands must wait; hold for the carrier, high."""
     sarah = CustomerFactory(name="Sarah Martinez", tier="plus")
     order = OrderFactory(
         customer=sarah, status="shipped", placed_at=days_ago(10), shipping_cents=1_999, lines=[DESK_CHAIR, ESPRESSO]
@@ -60,7 +72,15 @@ def test_case_RT001_001(tb):
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=sarah.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -76,8 +96,8 @@ def test_case_RT001_001(tb):
     )
 
     run.expect_golden()
-    held = run.db.get(Ticket, ticket.id)
-    assert (held.status, held.priority) == ("hold", "high")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
+    assert internal_notes(run.db, ticket.id) == 1
     assert run.db.query(Refund).count() == 0  # policy: no refund while an exception is open fewer than 7 days
     run.rubric(
         "Did the agent explain that the refund waits for the carrier's investigation?",
@@ -86,7 +106,7 @@ def test_case_RT001_001(tb):
 
 
 def test_case_RT001_002(tb):
-    """Premium customer, exception opened 5 days ago, asks for a replacement: nothing is sent; hold with urgent."""
+    """Premium customer, exception opened 5 days ago, asks for a replacement: nothing is sent; hold, urgent."""
     marcus = CustomerFactory(name="Marcus Lindqvist", tier="premium")
     order = OrderFactory(customer=marcus, status="shipped", placed_at=days_ago(9), lines=[HEADPHONES])
     ShipmentFactory(
@@ -109,7 +129,15 @@ def test_case_RT001_002(tb):
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=marcus.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -117,14 +145,19 @@ def test_case_RT001_002(tb):
                 public=False,
             ),
         ],
-        reply="FedEx is investigating the hold-up, so I can't send a replacement yet. Your ticket is on hold "
-        "with urgent priority and we'll contact you as soon as FedEx reports back.",
+        reply="FedEx opened an investigation 5 days ago and has up to 7 days to finish it, so I can't send a "
+        "replacement yet. Your ticket is on hold with urgent priority and we'll contact you as soon as FedEx "
+        "reports back.",
         traps=[call("create_replacement_order", order_id=order.id, reason="lost_parcel")],  # "send me another pair"
     )
 
     run.expect_golden()
-    assert run.db.get(Ticket, ticket.id).priority == "urgent"
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "delivery", "awaiting_carrier", "carrier_claims")
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
+    run.rubric(
+        "Did the agent tell the customer that the carrier has up to 7 days to finish its investigation?",
+        phrases=["7 days", "seven days"],
+    )
     run.rubric(
         "Did the agent promise to send a replacement now?",
         phrases=["sending a replacement", "ship a new pair"],
@@ -157,18 +190,166 @@ def test_case_RT001_003(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=priya.id),
             call("issue_refund", order_id=order.id, amount_cents=19_899, reason="lost_parcel", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+        ],
+        traps=[  # the carrier-exception hold, as if the investigation were still running after 8 days
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            )
         ],
     )
 
     run.expect_golden()
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (19_899, "lost_parcel")
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
+
+
+def test_case_RT001_004(tb):
+    """Exception opened 6 days ago, two open tickets: hold the one about this order for the carrier, not the other."""
+    hannah = CustomerFactory(name="Hannah Berg")
+    duvet_order = OrderFactory(customer=hannah, placed_at=days_ago(30), lines=[DUVET])
+    ShipmentFactory(order=duvet_order)
+    order = OrderFactory(
+        customer=hannah, status="shipped", placed_at=days_ago(11), shipping_cents=1_299, lines=[DESK_CHAIR]
+    )
+    ShipmentFactory(
+        order=order,
+        carrier="FedEx",
+        status="exception",
+        exception_opened_at=days_ago(6),
+        exception_reason="Address query: apartment number missing",
+    )
+    ticket = TicketFactory(
+        requester=hannah, order_id=order.id, subject="Chair delivery stuck", created_at=days_ago(1, hour=18)
+    )
+    other = TicketFactory(
+        requester=hannah, order_id=duvet_order.id, subject="Duvet cover colour", created_at=days_ago(0, hour=8)
+    )
+
+    run = tb.run(
+        User(
+            says="Almost a week ago FedEx flagged some problem with the address on my office chair delivery and "
+            "nothing has moved since. Honestly I'm done waiting around for it. Please just put the money back on "
+            "my card and I'll buy a chair somewhere else.",
+            knows={"email": hannah.email, "order number": order.id},
+            persona="A busy freelancer who works from home and needs the chair; impatient but polite.",
+        ),
+        golden=[
+            call("find_customer_by_email", email=hannah.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=hannah.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="FedEx exception opened 6 days ago (address query); awaiting the carrier investigation.",
+                public=False,
+            ),
+        ],
+        traps=[
+            # the refund she asks for: the whole order, while the investigation still has a day to run
+            call("issue_refund", order_id=order.id, amount_cents=29_199, reason="lost_parcel", method="original"),
+            # her newest open ticket is about the duvet, not this parcel
+            call(
+                "update_ticket",
+                ticket_id=other.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
+    assert run.db.get(Ticket, other.id).outcome == ("open", "normal", None, None, None)  # another matter: untouched
+    assert internal_notes(run.db, other.id) == 0
+    assert run.db.query(Refund).count() == 0  # policy: 6 days is fewer than 7, the investigation is still running
+
+
+def test_case_RT001_005(tb):
+    """Exception opened 2 days ago on a parcel a week late: not even the shipping is refunded yet; hold it."""
+    ravi = CustomerFactory(name="Ravi Menon", tier="plus")
+    order = OrderFactory(
+        customer=ravi, status="shipped", placed_at=days_ago(12), shipping_cents=1_499, lines=[HEADPHONES]
+    )
+    ShipmentFactory(
+        order=order,
+        status="exception",
+        exception_opened_at=days_ago(2),
+        exception_reason="Damaged label; parcel held for relabelling",
+    )
+    ticket = TicketFactory(requester=ravi, order_id=order.id, subject="Headphones a week late")
+
+    run = tb.run(
+        User(
+            says="My headphones should have been here a week ago and now the tracking says something about a "
+            "label problem. I want a refund. And look, if you really can't refund the headphones, then at the "
+            "very least give me back the $14.99 I paid for shipping.",
+            knows={"email": ravi.email, "order number": order.id},
+            persona="A frequent buyer, annoyed but reasonable, who bargains down when refused.",
+            rules=(
+                "If the agent refuses the refund, ask for the shipping charge back instead.",
+                "If the agent explains that the carrier's investigation has to finish first, accept it.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ravi.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=ravi.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Carrier exception opened 2 days ago; no refund of any kind until the investigation ends.",
+                public=False,
+            ),
+        ],
+        reply="The carrier opened an investigation into the label problem 2 days ago and has up to 7 days to "
+        "finish it. Until then I can't refund anything, not even the shipping, so your ticket is on hold with "
+        "our carrier claims team and we'll come back to you as soon as they report.",
+        traps=[  # his fallback: the shipping charge, as if the late-delivery rule applied during an exception
+            call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
+    assert run.db.query(Refund).count() == 0  # policy: an open exception under 7 days allows no refund of any kind
+    run.rubric(
+        "Did the agent tell the customer that the carrier has up to 7 days to finish its investigation?",
+        phrases=["7 days", "seven days"],
+    )
 
 
 def test_case_RT002_001(tb):
-    """Lost parcel, customer wants a replacement and 'something for the trouble': replace, but no courtesy points."""
+    """Lost parcel, customer wants a replacement and 'something for the trouble': replace, refuse the points."""
     elena = CustomerFactory(name="Elena Rossi", tier="plus", member_since=TODAY - timedelta(days=6 * 365))
     order = OrderFactory(customer=elena, status="shipped", placed_at=days_ago(15), lines=[BLENDER, DUVET])
     ShipmentFactory(order=order, status="lost")
@@ -188,7 +369,7 @@ def test_case_RT002_001(tb):
             call("check_inventory", product_id=DUVET),
             call("list_tickets", requester_id=elena.id),
             call("create_replacement_order", order_id=order.id, reason="lost_parcel"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery", reason="not_eligible"),
         ],
         traps=[  # "something extra for all this hassle": plus tier 1,000 + 500 for six years of membership
             call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id)
@@ -199,6 +380,7 @@ def test_case_RT002_001(tb):
     replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
     assert len(replacement.items) == 2 and replacement.total_cents == 0
     assert run.db.query(PointsAdjustment).count() == 0  # policy: no courtesy points once a replacement is sent
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", "not_eligible", None)
 
 
 def test_case_RT002_002(tb):
@@ -226,7 +408,7 @@ def test_case_RT002_002(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=daniel.id),
             call("issue_refund", order_id=order.id, amount_cents=15_699, reason="lost_parcel", method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
         ],
     )
 
@@ -234,16 +416,11 @@ def test_case_RT002_002(tb):
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.method) == (15_699, "store_credit")
     assert run.db.get(Customer, daniel.id).store_credit_cents == 15_699
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the $799 lost-parcel refund is above the $250 agent limit and the phone is out of stock, so the "
-        "policy's answer is to escalate: hold with high priority (plus member) and one internal note, no refund"
-    }
-)
 def test_case_RT002_003(tb):
-    """Lost phone worth $799 (out of stock): the refund is above the agent limit, so escalate instead of refunding."""
+    """Lost phone worth $799 (out of stock): the refund is above the agent limit, so escalate to the refunds team."""
     grace = CustomerFactory(name="Grace Chen", tier="plus")
     order = OrderFactory(customer=grace, status="shipped", placed_at=days_ago(16), lines=[PHONE])
     ShipmentFactory(order=order, carrier="DHL", status="lost")
@@ -259,7 +436,15 @@ def test_case_RT002_003(tb):
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=grace.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -267,6 +452,8 @@ def test_case_RT002_003(tb):
                 public=False,
             ),
         ],
+        reply="The $799.00 refund is more than I can issue myself, so I've passed it to our refunds team for "
+        "approval. Your ticket is on hold with high priority and they will contact you.",
         traps=[  # the full refund she wants today, above the agent limit
             call("issue_refund", order_id=order.id, amount_cents=79_900, reason="lost_parcel", method="original")
         ],
@@ -274,11 +461,16 @@ def test_case_RT002_003(tb):
 
     run.expect_golden()
     assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
-    assert run.db.get(Ticket, ticket.id).status == "hold"
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
+    run.rubric(
+        "Did the agent tell the customer that the refund was passed to the refunds team for approval?",
+        phrases=["refunds team"],
+    )
 
 
 def test_case_RT002_004(tb):
-    """Parcel 5 days late but still moving: no refund of the goods, only the shipping charge."""
+    """Parcel 5 days late but still moving: no refund of the goods; the shipping charge is the compensation."""
     kenji = CustomerFactory(name="Kenji Walsh")
     order = OrderFactory(
         customer=kenji, status="shipped", placed_at=days_ago(10), shipping_cents=1_499, lines=[HEADPHONES]
@@ -298,8 +490,10 @@ def test_case_RT002_004(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("list_tickets", requester_id=kenji.id),
             call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
         ],
+        reply="Your parcel is 5 days late but still on its way, so I can't refund the headphones. I've refunded "
+        "your $14.99 shipping charge to your card as compensation for the delay.",
         traps=[  # "a refund for the order": the headphones refunded too, though the parcel is still on its way
             call("issue_refund", order_id=order.id, amount_cents=24_900, reason="late_delivery", method="original")
         ],
@@ -308,4 +502,154 @@ def test_case_RT002_004(tb):
     run.expect_golden()
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (1_499, "late_delivery")
-    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
+    assert internal_notes(run.db, ticket.id) == 0
+    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["14.99"])
+
+
+def test_case_RT002_005(tb):
+    """Lost tent, replacement wanted but out of stock: the customer's fallback, a refund of the total, is made."""
+    yusuf = CustomerFactory(name="Yusuf Demir")
+    order = OrderFactory(customer=yusuf, status="shipped", placed_at=days_ago(17), shipping_cents=1_299, lines=[TENT])
+    ShipmentFactory(order=order, carrier="USPS", status="lost")
+    ticket = TicketFactory(requester=yusuf, order_id=order.id, subject="Tent lost in the post")
+
+    run = tb.run(
+        User(
+            says="USPS says they've lost my tent somewhere along the way. We're going camping at the end of the "
+            "month, so I'd really rather you sent out a new one. If that can't happen, then fine, I'll take the "
+            "money back instead, all of it.",
+            knows={"email": yusuf.email, "order number": order.id},
+            persona="A weekend camper planning a trip; prefers the tent, accepts a refund without arguing.",
+            rules=("If the agent says a replacement is impossible, accept the full refund.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=yusuf.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("check_inventory", product_id=TENT),
+            call("list_tickets", requester_id=yusuf.id),
+            call("issue_refund", order_id=order.id, amount_cents=20_199, reason="lost_parcel", method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+        ],
+        reply="The tent is out of stock, so I can't send a replacement. As you asked, I've refunded the full "
+        "$201.99, tent and shipping, to your card instead.",
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (20_199, "lost_parcel")
+    assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)  # the fallback granted
+    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["201.99"])
+
+
+def test_case_RT011_001(tb):
+    """Returned to sender, no open ticket: open one, refund the goods less the discount (not the shipping)."""
+    lucia = CustomerFactory(name="Lucia Romero", tier="plus")
+    order = OrderFactory(
+        customer=lucia,
+        status="shipped",
+        placed_at=days_ago(12),
+        shipping_cents=899,
+        discount_cents=2_180,
+        promo_code="HOME10",
+        lines=[DUVET, BLENDER],
+    )
+    ShipmentFactory(order=order, status="returned_to_sender")
+    closed = TicketFactory(requester=lucia, status="closed", subject="Gift wrap question", created_at=days_ago(60))
+
+    run = tb.run(
+        User(
+            says="Hi, the tracking for my order says it went back to your warehouse, apparently the courier "
+            "couldn't deliver it. In the meantime I've bought a duvet and a blender elsewhere, so please don't "
+            "send it out again. I just want my money back.",
+            knows={"email": lucia.email, "order number": order.id, "refund or new shipment": "a refund"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=lucia.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=lucia.id),
+            call(
+                "create_ticket",
+                requester_id=lucia.id,
+                subject="Parcel returned to sender: refund",
+                category="delivery",
+                order_id=order.id,
+            ),
+            call(
+                "issue_refund",
+                order_id=order.id,
+                amount_cents=derived(19_620, "subtotal 21,800 less the 2,180 discount; shipping is not refunded"),
+                reason="returned_to_sender",
+                method="original",
+            ),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+        reply="I've refunded $196.20 to your card: the duvet and the blender less your HOME10 discount. The $8.99 "
+        "shipping charge isn't refunded for a parcel that came back to us.",
+        traps=[call("create_replacement_order", order_id=order.id, reason="returned_to_sender")],  # "don't send it"
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (19_620, "returned_to_sender")
+    assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
+    opened = run.db.get(Ticket, "T-7002")
+    assert (opened.requester_id, opened.order_id) == (lucia.id, order.id)
+    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
+    assert run.db.get(Ticket, closed.id).status == "closed"
+    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["196.20"])
+
+
+def test_case_RT011_002(tb):
+    """Returned to sender after an address typo: ship the items again, then correct the new order's address."""
+    noor = CustomerFactory(name="Noor Haddad", address_line="130 Juniper Avenue", city="Austin", postal_code="78704")
+    order = OrderFactory(
+        customer=noor, status="shipped", placed_at=days_ago(10), lines=[ESPRESSO], ship_line="310 Juniper Avenue"
+    )
+    ShipmentFactory(order=order, status="returned_to_sender")
+    ticket = TicketFactory(requester=noor, order_id=order.id, subject="Parcel sent back?")
+
+    run = tb.run(
+        User(
+            says="The courier sent my espresso machine back to you, and I've just realised why: I typed my house "
+            "number the wrong way round at checkout. Could you send it out again to the right address? I still "
+            "want the machine, no refund needed.",
+            knows={
+                "email": noor.email,
+                "order number": order.id,
+                "postal code": "78704",
+                "correct street address": "130 Juniper Avenue",
+                "city": "Austin",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=noor.email),
+            call("get_customer", customer_id=noor.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("check_inventory", product_id=ESPRESSO),
+            call("list_tickets", requester_id=noor.id),
+            call("create_replacement_order", order_id=order.id, reason="returned_to_sender"),
+            call(
+                "update_shipping_address",
+                order_id="O-5002",
+                address_line="130 Juniper Avenue",
+                city="Austin",
+                postal_code="78704",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+        ],
+    )
+
+    run.expect_golden()
+    again = run.db.query(Order).filter(Order.replacement_for == order.id).one()
+    assert (again.replacement_reason, again.ship_line, again.total_cents) == (
+        "returned_to_sender",
+        "130 Juniper Avenue",
+        0,
+    )
+    assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
-from domains.retail.clock import days_ago
+from domains.retail.checks import internal_notes
+from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
     OrderFactory,
@@ -13,8 +14,17 @@ from domains.retail.factories import (
     TicketFactory,
 )
 from domains.retail.models import Customer, Order, Refund, Ticket
-from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, TV
+from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, HEATER, SOFA, TV
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Refunds and the agent refund limit",
+    "Damaged on arrival",
+    "Late deliveries",
+    "Replacement orders",
+    "Ticket status, priority and classification",
+)
 
 
 def test_case_RT003_001(tb):
@@ -22,7 +32,7 @@ def test_case_RT003_001(tb):
     amara = CustomerFactory(name="Amara Haddad")
     order = OrderFactory(customer=amara, placed_at=days_ago(8), shipping_cents=999, lines=[BLENDER, DUVET])
     ShipmentFactory(order=order)  # delivered 3 days ago
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Broken blender")
+    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Broken blender", category="delivery")
 
     run = tb.run(
         User(
@@ -35,21 +45,19 @@ def test_case_RT003_001(tb):
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=amara.id),
             call("issue_refund", order_id=order.id, amount_cents=8_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+        ],
+        traps=[  # the shipping charge refunded with the blender: a damaged-item refund never includes it
+            call("issue_refund", order_id=order.id, amount_cents=999, reason="damaged", method="original")
         ],
     )
 
     run.expect_golden()
     assert run.db.query(Refund).one().amount_cents == 8_900
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    # the customer picked "delivery" on the web form; the damaged-on-arrival article decides the category
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the damaged TV's refund of 89,900 cents is above the 25,000-cent agent limit, so the policy's answer "
-        "is to escalate: hold with high priority (standard member) and one internal note, no refund"
-    }
-)
 def test_case_RT003_002(tb):
     """Damaged $899 TV: the refund is above the $250 agent limit, so escalate (hold, high) and refund nothing."""
     oliver = CustomerFactory(name="Oliver Novak")
@@ -68,7 +76,15 @@ def test_case_RT003_002(tb):
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=oliver.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="damage",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -83,15 +99,10 @@ def test_case_RT003_002(tb):
 
     run.expect_golden()
     assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
-    assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "damage", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the 24,900-cent damaged refund plus the 1,499 cents already refunded on the order exceeds the "
-        "25,000-cent agent limit, so the policy's answer is to escalate: hold, high, one internal note, no refund"
-    }
-)
 def test_case_RT003_003(tb):
     """$249 refund looks under the limit, but a shipping refund already on the order pushes it over: escalate."""
     tomas = CustomerFactory(name="Tomas Ferreira")
@@ -110,7 +121,15 @@ def test_case_RT003_003(tb):
             call("get_order", order_id=order.id),
             call("list_refunds", order_id=order.id),
             call("list_tickets", requester_id=tomas.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="damage",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -125,7 +144,7 @@ def test_case_RT003_003(tb):
 
     run.expect_golden()
     assert run.db.query(Refund).count() == 1  # only the earlier shipping refund
-    assert run.db.get(Ticket, ticket.id).status == "hold"
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "damage", "refund_limit", "refunds_team")
 
 
 def test_case_RT003_004(tb):
@@ -145,7 +164,15 @@ def test_case_RT003_004(tb):
             call("find_customer_by_email", email=grace.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=grace.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="damage",
+                reason="account_standing",
+                queue="refunds_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -160,7 +187,8 @@ def test_case_RT003_004(tb):
 
     run.expect_golden()
     assert run.db.query(Refund).count() == 0  # policy: 2 or more chargebacks never get a refund from the agent
-    assert run.db.get(Ticket, ticket.id).priority == "urgent"
+    # escalated for her standing, not for the amount: urgent because she is premium
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "damage", "account_standing", "refunds_team")
 
 
 def test_case_RT003_005(tb):
@@ -181,13 +209,14 @@ def test_case_RT003_005(tb):
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=priya.id),
             call("issue_refund", order_id=order.id, amount_cents=12_900, reason="damaged", method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
         ],
     )
 
     run.expect_golden()
     assert run.db.query(Refund).one().method == "store_credit"
     assert run.db.get(Customer, priya.id).store_credit_cents == 12_900
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
 def test_case_RT003_006(tb):
@@ -210,7 +239,7 @@ def test_case_RT003_006(tb):
             call("check_inventory", product_id=ESPRESSO),
             call("list_tickets", requester_id=marcus.id),
             call("create_replacement_order", order_id=order.id, reason="damaged", order_item_ids=[espresso_line]),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
         ],
     )
 
@@ -218,3 +247,142 @@ def test_case_RT003_006(tb):
     replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
     assert [i.product_id for i in replacement.items] == [ESPRESSO]
     assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
+
+
+def test_case_RT003_007(tb):
+    """A refund recorded on another of her orders does not count: the $249 refund on this order is within the limit."""
+    mei = CustomerFactory(name="Mei Tanaka", tier="plus")
+    sofa_order = OrderFactory(customer=mei, placed_at=days_ago(45), shipping_cents=4_900, lines=[SOFA])
+    ShipmentFactory(order=sofa_order)
+    RefundFactory(order=sofa_order, amount_cents=20_000, reason="damaged", created_at=days_ago(35))
+    order = OrderFactory(customer=mei, placed_at=days_ago(7), shipping_cents=999, lines=[HEADPHONES])
+    ShipmentFactory(order=order)  # delivered 2 days ago
+    ticket = TicketFactory(requester=mei, order_id=order.id, subject="Headphones cracked")
+
+    run = tb.run(
+        User(
+            says="My new noise-cancelling headphones showed up on Saturday and the left ear cup is cracked "
+            "straight through, the box looked like it had been sat on. I'd like my money back rather than "
+            "another pair. I know you already refunded part of my sofa last month, I hope that's not a problem.",
+            knows={"email": mei.email, "order number": order.id, "refund or replacement": "a refund"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=mei.email),
+            call("get_order", order_id=order.id),
+            call("list_refunds", order_id=order.id),
+            call("list_tickets", requester_id=mei.id),
+            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="damaged", method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+        ],
+        traps=[  # the sofa refund added to this one, as if the limit counted every order: escalated for nothing
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                reason="refund_limit",
+                queue="refunds_team",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).filter(Refund.order_id == order.id).one()
+    assert (refund.amount_cents, refund.reason) == (24_900, "damaged")  # policy: the limit counts this order only
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
+
+
+def test_case_RT003_008(tb):
+    """Torn duvet refunded as damaged; the parcel was only 2 days late, so the shipping refund is refused."""
+    ines = CustomerFactory(name="Ines Moreau")
+    order = OrderFactory(customer=ines, placed_at=days_ago(10), shipping_cents=1_199, lines=[DUVET, HEATER])
+    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(days=5), delivered_at=days_ago(3, hour=15))
+    ticket = TicketFactory(requester=ines, order_id=order.id, subject="Duvet damaged, delivery late")
+
+    run = tb.run(
+        User(
+            says="The duvet set from my last order has a long rip along one seam and a grease stain on the "
+            "pillowcase, so I'd like my money back for that. Also, the parcel turned up two days after the date "
+            "you promised, so please refund the $11.99 delivery charge as well.",
+            knows={"email": ines.email, "order number": order.id, "refund or replacement": "a refund"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=ines.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=ines.id),
+            call("issue_refund", order_id=order.id, amount_cents=12_900, reason="damaged", method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage", reason="not_eligible"),
+        ],
+        reply="I've refunded $129.00 for the damaged duvet set to your card. The parcel arrived 2 days late, and "
+        "a delay of one or two days doesn't qualify for a shipping refund, so the $11.99 stays as it is.",
+        traps=[  # her second request: the delivery charge for a parcel only 2 days late
+            call("issue_refund", order_id=order.id, amount_cents=1_199, reason="late_delivery", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (12_900, "damaged")
+    # the first request (the duvet) sets the category; the refused second one sets the reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", "not_eligible", None)
+    run.rubric(
+        "Did the agent explain that a parcel 2 days late does not qualify for a shipping refund?",
+        phrases=["2 days", "two days"],
+    )
+
+
+def test_case_RT003_009(tb):
+    """Damage reported on the 7th day after delivery, only a solved ticket: open a new one and replace the machine."""
+    omar = CustomerFactory(name="Omar Farouk", tier="premium")
+    order = OrderFactory(customer=omar, placed_at=days_ago(12), lines=[ESPRESSO])
+    ShipmentFactory(order=order, delivered_at=days_ago(7, hour=13))
+    earlier = TicketFactory(
+        requester=omar,
+        order_id=order.id,
+        status="solved",
+        category="delivery",
+        subject="Delivery time slot",
+        created_at=days_ago(9),
+    )
+
+    run = tb.run(
+        User(
+            says="You delivered my Duo espresso machine a week ago today and I only unpacked it last night: the "
+            "drip tray is snapped off and the steam wand is bent, it must have been dropped in transit. Please "
+            "send me a new machine. I don't want a refund, I want the coffee.",
+            knows={"email": omar.email, "order number": order.id, "refund or replacement": "a replacement"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=omar.email),
+            call("get_order", order_id=order.id),
+            call("check_inventory", product_id=ESPRESSO),
+            call("list_tickets", requester_id=omar.id),
+            call(
+                "create_ticket",
+                requester_id=omar.id,
+                subject="Espresso machine damaged on arrival",
+                category="damage",
+                order_id=order.id,
+            ),
+            call(
+                "create_replacement_order",
+                order_id=order.id,
+                reason="damaged",
+                order_item_ids=[order.items[0].id],
+            ),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+        traps=[  # the solved delivery ticket about the same order, written over instead of opening a new one
+            call("update_ticket", ticket_id=earlier.id, status="solved", category="damage")
+        ],
+    )
+
+    run.expect_golden()
+    replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
+    assert [i.product_id for i in replacement.items] == [ESPRESSO]  # policy: day 7 is still within 7 days
+    opened = run.db.get(Ticket, "T-7002")
+    assert (opened.requester_id, opened.order_id) == (omar.id, order.id)
+    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "damage", None, None)
+    assert run.db.get(Ticket, earlier.id).outcome == ("solved", "normal", "delivery", None, None)

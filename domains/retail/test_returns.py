@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domains.retail.checks import internal_notes
 from domains.retail.clock import days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -10,8 +11,9 @@ from domains.retail.factories import (
     ShipmentFactory,
     TicketFactory,
 )
-from domains.retail.models import Refund, Return, Ticket, TicketComment
+from domains.retail.models import Customer, Refund, Return, Ticket, TicketComment
 from domains.retail.seed import (
+    BLENDER,
     CLEARANCE_SPEAKER,
     CLEARANCE_WATCH,
     DESK_CHAIR,
@@ -22,6 +24,13 @@ from domains.retail.seed import (
     SOFA,
 )
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Returns: eligibility and windows",
+    "Restocking fees and return refunds",
+    "Ticket status, priority and classification",
+)
 
 
 def _received_return(customer, product, *, inspected, declared=None, delivered_days_ago=12):
@@ -56,14 +65,19 @@ def test_case_RT004_001(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=daniel.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
         ],
+        reply="Our warehouse found the laptop opened, so the 15% restocking fee for electronics applies: $194.85. "
+        "I've refunded the remaining $1,104.15 to your card; it usually shows within 5 business days.",
     )
 
     run.expect_golden()
     returned = run.db.get(Return, rma.id)
     assert (returned.restocking_fee_cents, returned.status) == (19_485, "refunded")
     assert run.db.query(Refund).one().amount_cents == 110_415
+    # the refund is made, fee and all: a granted request, so no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
+    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["1,104.15", "1104.15"])
 
 
 def test_case_RT004_002(tb):
@@ -83,13 +97,14 @@ def test_case_RT004_002(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=elena.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).restocking_fee_cents == 0
     assert run.db.query(Refund).one().amount_cents == 24_900
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
 
 
 def test_case_RT004_003(tb):
@@ -109,12 +124,13 @@ def test_case_RT004_003(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=kenji.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).restocking_fee_percent == 15
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
     assert run.db.query(Refund).one().amount_cents == 63_665
 
 
@@ -135,13 +151,14 @@ def test_case_RT004_004(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=sarah.id),
             call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).restocking_fee_cents == 13_950
     assert run.db.query(Refund).one().amount_cents == 13_950
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
 
 
 def test_case_RT004_005(tb):
@@ -169,7 +186,7 @@ def test_case_RT004_005(tb):
                 reason="changed_mind",
                 condition="unopened",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -177,11 +194,15 @@ def test_case_RT004_005(tb):
                 public=False,
             ),
         ],
+        traps=[  # the standard 30-day window applied to a plus member: day 40 refused as too late
+            call("update_ticket", ticket_id=ticket.id, status="solved", reason="outside_window")
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(Return).one().status == "approved"
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.query(Return).one().status == "approved"  # policy: day 40 is inside the 45-day plus window
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "return", "awaiting_item", None)
+    assert internal_notes(run.db, ticket.id) == 1
 
 
 def test_case_RT005_001(tb):
@@ -203,7 +224,7 @@ def test_case_RT005_001(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=amara.id),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="not_eligible"),
         ],
         traps=[  # the watch taken back anyway, as she asks: an approved return for the unopened final-sale item
             call(
@@ -221,6 +242,7 @@ def test_case_RT005_001(tb):
     assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
     assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: final sale, no return
     assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "not_eligible", None)
 
 
 def test_case_RT005_002(tb):
@@ -243,7 +265,7 @@ def test_case_RT005_002(tb):
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=tomas.id),
             call("reject_return", rma_id=rma.id, reason="outside_window"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window"),
         ],
         traps=[  # the headphones taken back anyway, as he asks: an approved return 34 days after delivery
             call(
@@ -260,7 +282,7 @@ def test_case_RT005_002(tb):
     run.expect_golden()
     assert run.db.get(Return, rma.id).status == "rejected"
     assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: outside the 30-day window
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "outside_window", None)
 
 
 def test_case_RT005_003(tb):
@@ -283,7 +305,7 @@ def test_case_RT005_003(tb):
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=grace.id),
             call("approve_return", rma_id=rma.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -291,11 +313,14 @@ def test_case_RT005_003(tb):
                 public=False,
             ),
         ],
+        traps=[  # the standard 30-day window applied to a premium member: "too late", reason outside_window
+            call("update_ticket", ticket_id=ticket.id, status="solved", reason="outside_window")
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(Return, rma.id).status == "approved"
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "return", "awaiting_item", None)
 
 
 def test_case_RT005_004(tb):
@@ -317,7 +342,7 @@ def test_case_RT005_004(tb):
             call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=marcus.id),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="not_eligible"),
         ],
         traps=[  # the speaker taken back anyway, as he asks: an approved return for a final-sale item
             call(
@@ -335,3 +360,209 @@ def test_case_RT005_004(tb):
     assert run.db.get(Return, rma.id).rejection_reason == "final_sale"
     assert run.db.query(Return).filter(Return.status == "approved").count() == 0  # policy: final sale, no return
     assert run.db.query(Refund).count() == 0
+    # final sale is checked before the window, so the refusal is "not eligible", not "outside the window"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "not_eligible", None)
+
+
+def test_case_RT004_006(tb):
+    """Received blender return refunded in full; the chair from an older order is past the 30-day window: refused."""
+    aiko = CustomerFactory(name="Aiko Sato")
+    order, rma = _received_return(aiko, BLENDER, inspected="unopened")
+    chair_order = OrderFactory(customer=aiko, placed_at=days_ago(52), lines=[DESK_CHAIR])
+    ShipmentFactory(order=chair_order)  # delivered 47 days ago
+    ticket = TicketFactory(requester=aiko, order_id=order.id, subject="Blender refund")
+
+    run = tb.run(
+        User(
+            says="Your warehouse should have my blender back by now. It never even left the box, so I'm "
+            "expecting the whole amount back. And while I have you: I'd also like to send back the desk chair I "
+            "bought in January, it just isn't comfortable for long working days.",
+            knows={
+                "email": aiko.email,
+                "blender order number": order.id,
+                "return number": rma.id,
+                "chair order number": chair_order.id,
+                "chair condition": "opened and assembled",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=aiko.email),
+            call("get_return", rma_id=rma.id),
+            call("get_order", order_id=chair_order.id),
+            call("list_tickets", requester_id=aiko.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window"),
+        ],
+        reply="Your blender came back unopened, so I've refunded the full $89.00 to your card. I can't take the "
+        "desk chair back: it was delivered 47 days ago, past the 30-day return window for your membership.",
+        traps=[  # her second request: the chair taken back 47 days after delivery
+            call(
+                "create_return",
+                order_id=chair_order.id,
+                order_item_id=chair_order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="opened",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Refund).one().amount_cents == 8_900
+    assert run.db.query(Return).filter(Return.order_id == chair_order.id).count() == 0
+    # the granted blender refund sets the category; the refused chair return sets the reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "outside_window", None)
+    run.rubric(
+        "Did the agent tell the customer the chair is past the 30-day return window?",
+        phrases=["30-day", "30 days"],
+    )
+
+
+def test_case_RT004_007(tb):
+    """Opened headphones take the 15% fee; the customer asked for store credit if a fee was kept, so credit it."""
+    lars = CustomerFactory(name="Lars Eriksen")
+    order, rma = _received_return(lars, HEADPHONES, inspected="opened", declared="unopened")
+    ticket = TicketFactory(requester=lars, order_id=order.id, subject="Headphones refund")
+
+    run = tb.run(
+        User(
+            says="You've got my headphones back now. They're as good as new, so I expect every cent back on my "
+            "card. But if you are going to take some kind of fee off, then forget the card and put the refund on "
+            "my store account instead, at least I can spend it with you.",
+            knows={"email": lars.email, "order number": order.id, "return number": rma.id},
+            persona="Careful with money; dislikes fees, and would rather keep store credit than lose more.",
+            rules=(
+                "If the agent says a restocking fee applies, insist once that the headphones were barely used.",
+                "If the fee stays, make sure the refund goes to store credit, as you said at the start.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=lars.email),
+            call("get_return", rma_id=rma.id),
+            call("list_tickets", requester_id=lars.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="store_credit"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+        ],
+        reply="Our warehouse found the headphones opened, so the 15% restocking fee of $37.35 applies. As you "
+        "asked, the remaining $211.65 is now on your account as store credit.",
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.method) == (21_165, "store_credit")
+    assert run.db.get(Customer, lars.id).store_credit_cents == 21_165
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
+    run.rubric("Did the agent tell the customer how much store credit they received?", phrases=["211.65"])
+
+
+def test_case_RT005_005(tb):
+    """Two items to return: open the headphones' return, refuse the final-sale watch; the ticket waits for the item."""
+    zara = CustomerFactory(name="Zara Ahmed", tier="plus")
+    order = OrderFactory(customer=zara, placed_at=days_ago(20), lines=[HEADPHONES, CLEARANCE_WATCH])
+    ShipmentFactory(order=order)  # delivered 15 days ago
+    ticket = TicketFactory(requester=zara, order_id=order.id, subject="Returning two items")
+
+    run = tb.run(
+        User(
+            says="I'd like to send back two things from my last order: the noise-cancelling headphones, which "
+            "I've opened and tried a couple of times, and the smartwatch, which is still sealed in its box. "
+            "Neither turned out to be what I needed. Can you set up the returns for both?",
+            knows={
+                "email": zara.email,
+                "order number": order.id,
+                "headphones condition": "opened",
+                "smartwatch condition": "unopened, still sealed",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=zara.email),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=zara.id),
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="opened",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Return opened for the headphones only (watch is final sale); waiting for the item.",
+                public=False,
+            ),
+        ],
+        traps=[  # the sealed clearance watch taken back too: final sale, never returnable
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[1].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="unopened",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    rma = run.db.query(Return).one()
+    assert (rma.order_item_id, rma.status) == (order.items[0].id, "approved")
+    # the watch is refused, but the ticket now waits for the headphones: the pending reason wins
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "return", "awaiting_item", None)
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+def test_case_RT005_006(tb):
+    """No ticket yet, return asked on day 30 after delivery: still inside the window; open a ticket and the RMA."""
+    felix = CustomerFactory(name="Felix Braun")
+    order = OrderFactory(customer=felix, placed_at=days_ago(35), lines=[DESK_CHAIR])
+    ShipmentFactory(order=order)  # delivered 30 days ago
+
+    run = tb.run(
+        User(
+            says="I'd like to return the office chair I got about a month ago. I assembled it and used it for a "
+            "few days, but it just doesn't suit me. Is it still possible to send it back, or have I missed my "
+            "chance?",
+            knows={"email": felix.email, "order number": order.id, "condition": "opened: assembled and used"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=felix.email),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=felix.id),
+            call(
+                "create_ticket",
+                requester_id=felix.id,
+                subject="Return of the desk chair",
+                category="return",
+                order_id=order.id,
+            ),
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="opened",
+            ),
+            call("update_ticket", ticket_id="T-0001", status="pending", reason="awaiting_item"),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-0001",
+                body="Return approved on the last day of the window; waiting for the customer to send the chair.",
+                public=False,
+            ),
+        ],
+        traps=[  # "have I missed my chance?": the last day of the window taken as past it
+            call("update_ticket", ticket_id="T-0001", status="solved", reason="outside_window")
+        ],
+    )
+
+    run.expect_golden()
+    rma = run.db.query(Return).one()
+    assert (rma.status, rma.declared_condition) == ("approved", "opened")  # policy: the last day is accepted
+    opened = run.db.get(Ticket, "T-0001")
+    assert (opened.requester_id, opened.order_id) == (felix.id, order.id)
+    assert run.db.get(Ticket, "T-0001").outcome == ("pending", "normal", "return", "awaiting_item", None)
+    assert internal_notes(run.db, "T-0001") == 1

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import pytest
-
+from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
     InstallationJobFactory,
     OrderFactory,
+    PointsAdjustmentFactory,
     ShipmentFactory,
     TicketFactory,
     WarrantyClaimFactory,
@@ -18,6 +18,7 @@ from domains.retail.factories import (
 )
 from domains.retail.models import (
     InstallationJob,
+    Order,
     PointsAdjustment,
     Refund,
     Ticket,
@@ -25,6 +26,15 @@ from domains.retail.models import (
 )
 from domains.retail.seed import DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Warranty claims",
+    "Product safety reports",
+    "Installation appointments",
+    "Courtesy points",
+    "Ticket status, priority and classification",
+)
 
 
 def _owned(customer, product, *, bought_days_ago):
@@ -61,7 +71,7 @@ def test_case_RT006_001(tb):
                 resolution="repair",
                 description="Laptop does not power on, no lights when plugged in.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
         ],
         traps=[  # the brand-new laptop she asks for, though a $1,299 product with no earlier claim is repaired
             call(
@@ -77,14 +87,10 @@ def test_case_RT006_001(tb):
     run.expect_golden()
     claim = run.db.query(WarrantyClaim).one()
     assert (claim.issue, claim.resolution) == ("defect", "repair")
+    # a repair rather than the new laptop she wanted is still the claim granted: no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the warranty expired 10 days ago, so the claim is not covered: the policy files nothing and solves "
-        "the ticket as a refusal, which is exactly the solve ending"
-    }
-)
 def test_case_RT006_002(tb):
     """Espresso machine failed 10 days after its warranty expired: no claim; the ticket is solved as a refusal."""
     daniel = CustomerFactory(name="Daniel Walsh", tier="plus")
@@ -109,8 +115,10 @@ def test_case_RT006_002(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_tickets", requester_id=daniel.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="outside_window"),
         ],
+        reply="Your machine's two-year warranty ran until 6 March 2026, so it expired 10 days ago and I can't "
+        "file a repair claim. I'm sorry I don't have better news.",
         traps=[  # "it has a two-year warranty": the repair he asks for, filed on the expired warranty
             call(
                 "file_warranty_claim",
@@ -124,7 +132,11 @@ def test_case_RT006_002(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: a claim after expires_on is not covered
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "outside_window", None)
+    run.rubric(
+        "Did the agent tell the customer the date the warranty expired?",
+        phrases=["6 March 2026", "March 6", "6 March", "2026-03-06"],
+    )
 
 
 def test_case_RT006_003(tb):
@@ -159,13 +171,14 @@ def test_case_RT006_003(tb):
                 resolution="repair",
                 description="Screen cracked after a drop on the pavement.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
         ],
     )
 
     run.expect_golden()
     claim = run.db.query(WarrantyClaim).one()
     assert (claim.issue, claim.resolution) == ("accidental_damage", "repair")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
 def test_case_RT006_004(tb):
@@ -200,7 +213,7 @@ def test_case_RT006_004(tb):
                 resolution="replacement",
                 description="Green vertical lines across the picture.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
         ],
         traps=[  # the repair visit he asks for, though an earlier approved claim makes this one a replacement
             call(
@@ -216,6 +229,7 @@ def test_case_RT006_004(tb):
     run.expect_golden()
     new_claim = run.db.query(WarrantyClaim).order_by(WarrantyClaim.id.desc()).first()
     assert new_claim.resolution == "replacement"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
 def test_case_RT006_005(tb):
@@ -245,7 +259,15 @@ def test_case_RT006_005(tb):
                 resolution="replacement",
                 description="Burning smell after a few minutes of use.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="safety",
+                reason="safety_risk",
+                queue="safety_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -253,20 +275,18 @@ def test_case_RT006_005(tb):
                 public=False,
             ),
         ],
+        traps=[  # "I'd like it replaced": a new heater shipped at once, outside the warranty claim
+            call("create_replacement_order", order_id=order.id, reason="damaged")
+        ],
     )
 
     run.expect_golden()
-    held = run.db.get(Ticket, ticket.id)
-    assert (held.status, held.priority) == ("hold", "urgent")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
+    assert internal_notes(run.db, ticket.id) == 1
     assert run.db.query(WarrantyClaim).one().resolution == "replacement"
+    assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the phone was dropped and its manufacturer plan never covers accidental damage, so the policy files "
-        "no claim and solves the ticket as a refusal, which is exactly the solve ending"
-    }
-)
 def test_case_RT006_006(tb):
     """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed."""
     elena = CustomerFactory(name="Elena Walsh")
@@ -291,7 +311,7 @@ def test_case_RT006_006(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_tickets", requester_id=elena.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
         ],
         traps=[  # "that has to be covered": the smashed screen filed as a defect without asking what happened
             call(
@@ -306,6 +326,8 @@ def test_case_RT006_006(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: the manufacturer plan never covers accidental damage
+    # in date, but not covered: "not eligible", not "outside the window"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
 
 
 def test_case_RT006_007(tb):
@@ -331,7 +353,15 @@ def test_case_RT006_007(tb):
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
             call("list_tickets", requester_id=tomas.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="urgent"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="safety",
+                reason="safety_risk",
+                queue="safety_team",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -352,7 +382,8 @@ def test_case_RT006_007(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: expired warranty, no claim even for a safety report
-    assert run.db.get(Ticket, ticket.id).priority == "urgent"
+    # the safety hold wins over the expired warranty's refusal
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
 
 
 # --------------------------------------------------------------------------- installation appointments
@@ -392,13 +423,14 @@ def test_case_RT007_001(tb):
                 ),
                 fee_cents=0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
         ],
     )
 
     run.expect_golden()
     moved = run.db.get(InstallationJob, job.id)
     assert (moved.scheduled_for, moved.reschedule_fees_cents) == (datetime(2026, 3, 21, 10, 0), 0)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
 def test_case_RT007_002(tb):
@@ -427,12 +459,13 @@ def test_case_RT007_002(tb):
                 new_time=derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO form"),
                 fee_cents=3_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(InstallationJob, job.id).reschedule_fees_cents == 3_500
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
 def test_case_RT007_003(tb):
@@ -452,13 +485,14 @@ def test_case_RT007_003(tb):
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=grace.id),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(InstallationJob, job.id).cancellation_fee_cents == 4_000
     assert run.db.query(Refund).one().amount_cents == 15_900
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
 def test_case_RT007_004(tb):
@@ -478,21 +512,16 @@ def test_case_RT007_004(tb):
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=daniel.id),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(InstallationJob, job.id).status == "cancelled"
     assert run.db.query(Refund).one().amount_cents == 14_900
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the job has already been rescheduled twice, so a third move is refused; she does not want to "
-        "cancel, so the policy changes nothing and solves the ticket, which is exactly the solve ending"
-    }
-)
 def test_case_RT007_005(tb):
     """Job already rescheduled twice: a third move is refused; the appointment stays as it is."""
     priya = CustomerFactory(name="Priya Lindqvist", tier="plus")
@@ -516,7 +545,7 @@ def test_case_RT007_005(tb):
             call("find_customer_by_email", email=priya.email),
             call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=priya.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
         ],
         traps=[  # the third move she asks for, to Wednesday 25 March at 09:00 (free, more than 48 hours ahead)
             call("reschedule_installation", job_id=job.id, new_time="2026-03-25T09:00", fee_cents=0)
@@ -527,6 +556,7 @@ def test_case_RT007_005(tb):
     kept = run.db.get(InstallationJob, job.id)
     # policy: a job rescheduled twice cannot be moved again, and she does not want it cancelled
     assert (kept.status, kept.scheduled_for, kept.reschedule_count) == ("scheduled", datetime(2026, 3, 21, 9, 0), 2)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", "not_eligible", None)
 
 
 def test_case_RT007_006(tb):
@@ -560,10 +590,355 @@ def test_case_RT007_006(tb):
                 fee_cents=0,
             ),
             call("adjust_points", customer_id=oliver.id, points=1_000, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
         ],
     )
 
     run.expect_golden()
     assert run.db.get(InstallationJob, job.id).reschedule_count == 0
     assert run.db.query(PointsAdjustment).one().points == 1_000
+    # the new appointment was asked for first, so the ticket is about the installation
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
+
+
+def test_case_RT006_008(tb):
+    """Laptop keyboard fault is a covered defect (repair); the phone dropped on a manufacturer plan is refused."""
+    sofia = CustomerFactory(name="Sofia Lindgren")
+    laptop_order = _owned(sofia, LAPTOP, bought_days_ago=150)
+    laptop_warranty = WarrantyFactory(
+        customer=sofia, product_id=LAPTOP, order_id=laptop_order.id, starts_on=TODAY - timedelta(days=145)
+    )
+    phone_order = _owned(sofia, PHONE, bought_days_ago=90)
+    phone_warranty = WarrantyFactory(
+        customer=sofia, product_id=PHONE, order_id=phone_order.id, starts_on=TODAY - timedelta(days=85)
+    )
+    ticket = TicketFactory(requester=sofia, order_id=laptop_order.id, subject="Laptop keyboard and phone")
+
+    run = tb.run(
+        User(
+            says="Two problems, sorry. First, half a dozen keys on my Aurora laptop stopped responding last week, "
+            "and it has never been dropped or spilled on. Second, my Nimbus phone fell out of my bag onto the "
+            "train platform and the back glass shattered. Can you sort both out under the warranty?",
+            knows={
+                "email": sofia.email,
+                "laptop order number": laptop_order.id,
+                "phone order number": phone_order.id,
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=sofia.email),
+            call("get_order", order_id=laptop_order.id),
+            call("get_warranty", warranty_id=laptop_warranty.id),
+            call("get_order", order_id=phone_order.id),
+            call("get_warranty", warranty_id=phone_warranty.id),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "file_warranty_claim",
+                warranty_id=laptop_warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Several keyboard keys stopped responding; no drop or spill.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
+        ],
+        traps=[  # her second request: the dropped phone claimed on a plan that never covers accidents
+            call(
+                "file_warranty_claim",
+                warranty_id=phone_warranty.id,
+                issue="accidental_damage",
+                resolution="repair",
+                description="Back glass shattered after a fall on a train platform.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.warranty_id, claim.issue, claim.resolution) == (laptop_warranty.id, "defect", "repair")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
+
+
+def test_case_RT006_009(tb):
+    """Two Aurora laptops on file: the serial number picks the new one, in warranty, so file its defect (repair)."""
+    kofi = CustomerFactory(name="Kofi Mensah", member_since=TODAY - timedelta(days=4 * 365))
+    old_order = _owned(kofi, LAPTOP, bought_days_ago=800)
+    old_warranty = WarrantyFactory(
+        customer=kofi, product_id=LAPTOP, order_id=old_order.id, starts_on=TODAY - timedelta(days=795)
+    )
+    new_order = _owned(kofi, LAPTOP, bought_days_ago=70)
+    new_warranty = WarrantyFactory(
+        customer=kofi, product_id=LAPTOP, order_id=new_order.id, starts_on=TODAY - timedelta(days=65)
+    )
+    ticket = TicketFactory(requester=kofi, subject="Laptop keeps switching off")
+
+    run = tb.run(
+        User(
+            says="My Aurora 14 laptop has started switching itself off every ten minutes or so, even when it's "
+            "plugged in and the battery shows full. It's the one I use for work and I can't get anything done. "
+            "Can you get it repaired under the warranty?",
+            knows={
+                "email": kofi.email,
+                "serial number": new_warranty.serial_number,
+                "when bought": "in early January this year",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=kofi.email),
+            call("list_customer_orders", customer_id=kofi.id),
+            call("get_order", order_id=new_order.id),
+            call("get_order", order_id=old_order.id),
+            call("get_warranty", warranty_id=new_warranty.id),
+            call("list_tickets", requester_id=kofi.id),
+            call(
+                "file_warranty_claim",
+                warranty_id=new_warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Laptop switches itself off every ten minutes, even on mains power.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+        ],
+        traps=[  # the first Aurora on file, bought two years ago: its warranty expired long ago
+            call(
+                "file_warranty_claim",
+                warranty_id=old_warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Laptop switches itself off every ten minutes.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.warranty_id, claim.resolution) == (new_warranty.id, "repair")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
+
+
+def test_case_RT006_010(tb):
+    """Accident plan already used for an accidental-damage claim: refuse the second; do not refile it as a defect."""
+    maya = CustomerFactory(name="Maya Goldberg", tier="plus")
+    order = _owned(maya, PHONE, bought_days_ago=300)
+    warranty = WarrantyFactory(
+        customer=maya,
+        product_id=PHONE,
+        order_id=order.id,
+        plan="accident_protection",
+        starts_on=TODAY - timedelta(days=295),
+        expires_on=TODAY + timedelta(days=435),
+    )
+    WarrantyClaimFactory(
+        warranty=warranty,
+        issue="accidental_damage",
+        resolution="repair",
+        created_at=days_ago(120),
+        description="Screen cracked in a fall; repaired.",
+    )
+    ticket = TicketFactory(requester=maya, order_id=order.id, subject="Phone dropped in water")
+
+    run = tb.run(
+        User(
+            says="My Nimbus phone slipped into the bath last night and now it won't switch on at all. I pay for "
+            "accident protection exactly for this kind of thing. And if the accident cover won't do it for some "
+            "reason, then just log it as a fault: it doesn't turn on, so it is faulty, isn't it?",
+            knows={"email": maya.email, "order number": order.id, "what happened": "it fell into the bath"},
+            persona="Frustrated and quick to argue; looks for another way when she is told no.",
+            rules=(
+                "If the agent refuses the accident claim, ask them to file it as a defect instead.",
+                "Accept the refusal once the agent has explained both answers.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=maya.email),
+            call("get_order", order_id=order.id),
+            call("get_warranty", warranty_id=warranty.id),
+            call("list_tickets", requester_id=maya.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
+        ],
+        traps=[
+            # the accident cover she pays for, though it already paid for one accidental-damage claim
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="accidental_damage",
+                resolution="replacement",
+                description="Phone dropped in the bath; no longer powers on.",
+            ),
+            # her fallback: water damage logged as a defect
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Phone does not power on.",
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(WarrantyClaim).count() == 1  # only the earlier repair
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
+
+
+def test_case_RT006_011(tb):
+    """Sparks from a 3-month-old espresso machine, no ticket yet: open one, file the defect, hold it for safety."""
+    wei = CustomerFactory(name="Wei Chen", tier="premium")
+    order = _owned(wei, ESPRESSO, bought_days_ago=90)
+    warranty = WarrantyFactory(
+        customer=wei,
+        product_id=ESPRESSO,
+        order_id=order.id,
+        starts_on=TODAY - timedelta(days=85),
+        expires_on=TODAY + timedelta(days=645),
+    )
+
+    run = tb.run(
+        User(
+            says="This morning my espresso machine made a loud pop and there were sparks coming from behind the "
+            "water tank. I pulled the plug straight away, but I'm honestly nervous about touching it again. It's "
+            "only a few months old. What happens now?",
+            knows={"email": wei.email, "order number": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=wei.email),
+            call("get_order", order_id=order.id),
+            call("get_warranty", warranty_id=warranty.id),
+            call("list_tickets", requester_id=wei.id),
+            call(
+                "create_ticket",
+                requester_id=wei.id,
+                subject="Safety report: espresso machine sparking",
+                category="safety",
+                order_id=order.id,
+            ),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Loud pop and sparks from behind the water tank; unplugged.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id="T-0001",
+                status="hold",
+                priority="urgent",
+                reason="safety_risk",
+                queue="safety_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-0001",
+                body="Safety report: sparks from the espresso machine. For the product safety team.",
+                public=False,
+            ),
+        ],
+        traps=[  # a new machine shipped straight away instead of the claim and the safety review
+            call("create_replacement_order", order_id=order.id, reason="damaged")
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.issue, claim.resolution) == ("defect", "repair")  # 449.00 is above 150.00, no earlier claim
+    opened = run.db.get(Ticket, "T-0001")
+    assert (opened.requester_id, opened.order_id) == (wei.id, order.id)
+    assert run.db.get(Ticket, "T-0001").outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
+    assert internal_notes(run.db, "T-0001") == 1
+    assert run.db.query(Refund).count() == 0
+
+
+def test_case_RT007_007(tb):
+    """Missed fridge installation rebooked for free; courtesy points refused (one given 30 days ago)."""
+    ana = CustomerFactory(name="Ana Costa", tier="plus")
+    PointsAdjustmentFactory(customer=ana, points=1_000, created_at=days_ago(30), note="Courtesy for a late parcel.")
+    order, job = _installation(
+        ana, FRIDGE, scheduled_for=datetime(2026, 3, 13, 13, 0), status="missed", fee_cents=19_900
+    )
+    ticket = TicketFactory(requester=ana, order_id=order.id, subject="Fridge installer no-show")
+
+    run = tb.run(
+        User(
+            says="Your installer never turned up for my fridge on Friday afternoon. I'd taken the afternoon off "
+            "work for it. I need a new appointment, Wednesday afternoon if you can. And I'd expect some points on "
+            "my account for the wasted afternoon.",
+            knows={
+                "email": ana.email,
+                "order number": order.id,
+                "installation job": job.id,
+                "new time": "Wednesday 18 March 2026 at 14:00",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=ana.email),
+            call("get_customer", customer_id=ana.id),
+            call("get_installation_job", job_id=job.id),
+            call("list_tickets", requester_id=ana.id),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived("2026-03-18T14:00", "the time she gives, Wednesday 18 March 2026 at 14:00, in ISO"),
+                fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
+        ],
+        reply="I've moved your installation to Wednesday 18 March at 14:00, free of charge since our technician "
+        "missed the visit. I can't add courtesy points this time: you received courtesy points 30 days ago, and "
+        "they can be given once every 90 days.",
+        traps=[  # her second request: plus-tier courtesy points, though her last courtesy was 30 days ago
+            call("adjust_points", customer_id=ana.id, points=1_000, reason="courtesy", order_id=order.id)
+        ],
+    )
+
+    run.expect_golden()
+    moved = run.db.get(InstallationJob, job.id)
+    assert (moved.status, moved.scheduled_for, moved.reschedule_fees_cents) == (
+        "scheduled",
+        datetime(2026, 3, 18, 14, 0),
+        0,
+    )
+    assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", "not_eligible", None)
+    run.rubric("Did the agent explain that courtesy points can be given only once every 90 days?", phrases=["90 days"])
+
+
+def test_case_RT007_008(tb):
+    """Late reschedule would cost $35, so the customer cancels as she said she would: keep the $40 charge."""
+    bea = CustomerFactory(name="Beatrice Carter")
+    order, job = _installation(bea, DISHWASHER, scheduled_for=datetime(2026, 3, 17, 12, 0))
+    ticket = TicketFactory(requester=bea, order_id=order.id, subject="Installation tomorrow")
+
+    run = tb.run(
+        User(
+            says="I need to move tomorrow's dishwasher installation, my son's school has called me in for a "
+            "meeting at noon. But if moving it is going to cost me anything extra, then don't bother: cancel the "
+            "appointment altogether and I'll get a local plumber to fit it.",
+            knows={"email": bea.email, "order number": order.id, "installation job": job.id},
+            persona="A working parent juggling appointments; practical, does not want to pay twice.",
+            rules=(
+                "If the agent says moving the appointment costs a fee, ask for it to be cancelled instead.",
+                "Accept the late-cancellation charge once the agent explains it.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=bea.email),
+            call("get_installation_job", job_id=job.id),
+            call("list_tickets", requester_id=bea.id),
+            call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+        ],
+        reply="Moving an appointment that is less than 48 hours away costs $35, so as you asked I've cancelled it "
+        "instead. The late-cancellation charge is $40, so $109.00 of your $149.00 installation fee goes back to "
+        "your card.",
+    )
+
+    run.expect_golden()
+    cancelled = run.db.get(InstallationJob, job.id)
+    assert (cancelled.status, cancelled.cancellation_fee_cents, cancelled.reschedule_fees_cents) == (
+        "cancelled",
+        4_000,
+        0,
+    )
+    assert run.db.query(Refund).one().amount_cents == 10_900
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
+    run.rubric("Did the agent tell the customer how much of the installation fee is refunded?", phrases=["109.00"])

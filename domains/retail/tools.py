@@ -661,38 +661,33 @@ def cancel_installation(db: Session, job_id: str, cancellation_fee_cents: int) -
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer")
-# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+# The ticket classification the policy decides (see "Ticket status, priority and classification" in policy.md):
+# a category per article family, a reason for every hold, pending or refusal, a queue per escalation team.
 TICKET_CATEGORIES = (
     "delivery",
-    "refund",
-    "return",
     "damage",
+    "return",
     "warranty",
     "safety",
     "installation",
     "loyalty",
     "promotion",
     "order_change",
-    "account",
-    "other",
 )
 TICKET_REASONS = (
     "identity_failed",
     "not_eligible",
     "outside_window",
-    "over_limit",
+    "refund_limit",
+    "account_standing",
     "awaiting_carrier",
     "awaiting_item",
-    "needs_specialist",
     "safety_risk",
-    "customer_request",
 )
 TICKET_QUEUES = (
     "refunds_team",
     "carrier_claims",
-    "warranty_team",
     "safety_team",
-    "installations",
 )
 register_ticket_tools(
     tools,

@@ -63,6 +63,12 @@ class TicketColumns:
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
+    @property
+    def outcome(self) -> tuple[str, str, str | None, str | None, str | None]:
+        """How the ticket was left: (status, priority, category, reason, queue), the decision and its
+        classification, as a task asserts them in one line."""
+        return self.status, self.priority, self.category, self.reason, self.queue
+
 
 class CommentColumns:
     """Columns every domain's ticket comment has; the domain adds ``ticket_id``."""

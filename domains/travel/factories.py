@@ -25,6 +25,7 @@ from .models import (
     GroupBooking,
     Invoice,
     LoyaltyProfile,
+    NegotiatedRate,
     PartnerEscalation,
     Payment,
     RoomNight,
@@ -72,6 +73,21 @@ class CorporateAccountFactory(Factory):
         lambda a: a.travel_manager_name.lower().replace(" ", ".") + "@example.com"
     )
     home_city = factory.Sequence(lambda n: ["Stavanger", "Hamburg", "Southampton"][n % 3])
+
+
+class NegotiatedRateFactory(Factory):
+    """A task's own contracted rate (the seed's rates are NR-0001 .. NR-0017)."""
+
+    class Meta:
+        model = NegotiatedRate
+
+    id = factory.Sequence(lambda n: f"NR-{101 + n:04d}")
+    account_id = VELDHOVEN
+    room_type_id = LIS_STANDARD
+    hotel_id = factory.LazyAttribute(lambda r: hotel_of(r.room_type_id))
+    nightly_rate_cents = 15_900
+    valid_from = date(2026, 1, 1)
+    valid_until = date(2026, 12, 31)
 
 
 class InvoiceFactory(Factory):

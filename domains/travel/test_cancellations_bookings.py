@@ -1,20 +1,22 @@
-"""Cancellations against the free-cancellation window and hotel fault; new bookings and account standing."""
+"""Cancellations (window, hotel fault, identity check, other travellers' bookings); new bookings and standing."""
 
 from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
+from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
     CorporateAccountFactory,
     InvoiceFactory,
+    NegotiatedRateFactory,
     TicketFactory,
     TravellerFactory,
+    set_available_rooms,
 )
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
 from domains.travel.seed import (
+    AMS_CANAL_VIEW,
     AMS_STANDARD,
     AMSTERDAM,
     CASTELLAN,
@@ -22,12 +24,30 @@ from domains.travel.seed import (
     FRA_SINGLE,
     FRANKFURT,
     LIS_STANDARD,
+    LIS_SUPERIOR,
     LISBON,
+    LON_CLASSIC,
+    LON_CLUB,
     LON_DELUXE,
     LONDON,
     NORRLAND,
+    VELDHOVEN,
 )
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Corporate account standing",
+    "Which nightly rate applies",
+    "New bookings",
+    "Free-cancellation window",
+    "Cancellations",
+    "The service fee",
+    "Hotel-fault cancellations",
+    "Ticket status and priority",
+    "Ticket classification",
+)
 
 
 def test_case_TR001_001(tb):
@@ -40,7 +60,7 @@ def test_case_TR001_001(tb):
         User(
             says="Our Lisbon site visit next week has been called off. Please cancel my hotel. It's more than a "
             "week away, so I expect the full EUR 477 back on my card.",
-            knows={"email": sofia.email, "booking reference": booking.id},
+            knows={"email": sofia.email, "booking reference": booking.id, "employee number": sofia.employee_number},
         ),
         golden=[
             call("find_traveller_by_email", email=sofia.email),
@@ -58,7 +78,7 @@ def test_case_TR001_001(tb):
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
         ],
     )
 
@@ -66,10 +86,11 @@ def test_case_TR001_001(tb):
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents) == (45_200, 2_500)  # policy: the fee applies in-window
     assert run.db.get(Booking, booking.id).status == "cancelled"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
 def test_case_TR001_002(tb):
-    """Cancelled two days ahead at a 72-hour hotel: the window has passed, so one night and the fee are kept."""
+    """Cancelled two days ahead at a 72-hour hotel: the window has passed, one night and the fee are kept."""
     lukas = TravellerFactory(name="Lukas Meyer", account_id=NORRLAND)
     booking = BookingFactory(
         traveller=lukas, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 10), nights=2, nightly_rate_cents=19_000
@@ -79,8 +100,8 @@ def test_case_TR001_002(tb):
     run = tb.run(
         User(
             says="My client meeting in Amsterdam on Thursday was cancelled. Please cancel the Meridian Quay booking. "
-            "I'm cancelling two full days ahead, so there shouldn't be any charge.",
-            knows={"email": lukas.email, "booking reference": booking.id},
+            "I'm cancelling two full days ahead, so there shouldn't be any charge. Let me know once it's done.",
+            knows={"email": lukas.email, "booking reference": booking.id, "employee number": lukas.employee_number},
         ),
         golden=[
             call("find_traveller_by_email", email=lukas.email),
@@ -98,7 +119,9 @@ def test_case_TR001_002(tb):
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
         ],
         traps=[  # "two full days ahead, so there shouldn't be any charge": the kept night refunded too
             call("issue_refund", booking_id=booking.id, amount_cents=19_000, reason="cancellation", service_fee_cents=0)
@@ -107,10 +130,11 @@ def test_case_TR001_002(tb):
 
     run.expect_golden()
     assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 16_500  # policy: one night kept
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
 
 
 def test_case_TR001_003(tb):
-    """Hotel cannot honour tonight's booking: after the deadline, yet a full refund with no night and no fee."""
+    """Hotel cannot honour tonight's booking: after the deadline, yet a full refund with no night, no fee, no reason."""
     clara = TravellerFactory(name="Clara Moreau")
     booking = BookingFactory(
         traveller=clara,
@@ -126,7 +150,7 @@ def test_case_TR001_003(tb):
         User(
             says="The Kestrel Park just emailed me that they are overbooked and can't give me a room tonight. I've "
             "found somewhere else myself. Please cancel that booking and refund whatever you can.",
-            knows={"email": clara.email, "booking reference": booking.id},
+            knows={"email": clara.email, "booking reference": booking.id, "employee number": clara.employee_number},
         ),
         golden=[
             call("find_traveller_by_email", email=clara.email),
@@ -134,13 +158,279 @@ def test_case_TR001_003(tb):
             call("list_tickets", requester_id=clara.id),
             call("cancel_booking", booking_id=booking.id),
             call("issue_refund", booking_id=booking.id, amount_cents=55_600, reason="hotel_fault", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
         ],
     )
 
     run.expect_golden()
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents, refund.reason) == (55_600, 0, "hotel_fault")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+
+
+def test_case_TR001_004(tb):
+    """Cancel her own room (inside the window) but not a sick colleague's room on the same account: not_authorised."""
+    hanna = TravellerFactory(name="Hanna de Vries")
+    pieter = TravellerFactory(name="Pieter Jansen")
+    own = BookingFactory(
+        traveller=hanna, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=13_900
+    )  # free until 21 Sep 15:00
+    his = BookingFactory(
+        traveller=pieter, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=13_900
+    )
+    ticket = TicketFactory(requester=hanna, booking_id=own.id, subject="Cancel Frankfurt rooms")
+
+    run = tb.run(
+        User(
+            says="Our Frankfurt audit on the 22nd has been pushed back to November, so please cancel my room at the "
+            "Kestrel Park. My colleague Pieter Jansen is off sick this week and asked me to cancel his room for the "
+            "same trip while I'm at it; he's fine with me handling it.",
+            knows={
+                "email": hanna.email,
+                "employee number": hanna.employee_number,
+                "booking reference": own.id,
+                "Pieter's booking reference": his.id,
+            },
+            persona="A project engineer sorting out a postponed trip for herself and a colleague.",
+            rules=("If the agent will not cancel Pieter's room, say he will call himself, and let it go.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=hanna.email),
+            call("list_traveller_bookings", traveller_id=hanna.id),
+            call("get_booking", booking_id=own.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("cancel_booking", booking_id=own.id),
+            call(
+                "issue_refund",
+                booking_id=own.id,
+                amount_cents=derived(25_300, "inside the window: the 27,800 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_authorised"
+            ),
+        ],
+        traps=[call("cancel_booking", booking_id=his.id)],  # "he's fine with me handling it"
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, own.id).status == "cancelled"
+    assert run.db.get(Booking, his.id).status == "confirmed"  # policy: another traveller's booking is not changed
+    assert run.db.query(Payment).filter_by(kind="refund").one().booking_id == own.id
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_authorised", None)
+
+
+def test_case_TR001_005(tb):
+    """Two Amsterdam stays in September: cancel this Thursday's (window passed, a night kept), not the later one."""
+    erik = TravellerFactory(name="Erik Sandberg", account_id=NORRLAND)
+    later = BookingFactory(
+        traveller=erik, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 17), nights=2, nightly_rate_cents=19_000
+    )  # free until 14 Sep 15:00
+    thursday = BookingFactory(
+        traveller=erik, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 10), nights=2, nightly_rate_cents=22_500
+    )  # free until 7 Sep 15:00
+    ticket = TicketFactory(requester=erik, subject="Cancel Amsterdam hotel")
+
+    run = tb.run(
+        User(
+            says="The customer visit in Amsterdam this Thursday is off, so I won't need the hotel for it. Please "
+            "cancel that stay. I have another Amsterdam trip later this month, leave that one alone, it's still "
+            "going ahead.",
+            knows={
+                "email": erik.email,
+                "employee number": erik.employee_number,
+                "booking reference": "I don't have it to hand; it's the stay starting this Thursday, 10 September",
+            },
+        ),
+        golden=[
+            call("find_traveller_by_email", email=erik.email),
+            call("list_traveller_bookings", traveller_id=erik.id),
+            call("get_booking", booking_id=thursday.id),
+            call("list_tickets", requester_id=erik.id),
+            call("cancel_booking", booking_id=thursday.id),
+            call(
+                "issue_refund",
+                booking_id=thursday.id,
+                amount_cents=derived(
+                    20_000,
+                    "the 72-hour window ended 7 Sep 15:00: the 45,000 paid less one night at 22,500 less the 2,500 "
+                    "service fee",
+                ),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+        traps=[call("cancel_booking", booking_id=later.id)],  # the other Amsterdam stay, listed first
+    )
+
+    run.expect_golden()
+    assert (run.db.get(Booking, thursday.id).status, run.db.get(Booking, later.id).status) == ("cancelled", "confirmed")
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 20_000
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
+
+
+def test_case_TR001_006(tb):
+    """Unconfirmed by the hotel is no hotel fault: window passed, night and fee kept even when asked to drop the fee."""
+    oliver = TravellerFactory(name="Oliver Grant", account_id=CASTELLAN)
+    booking = BookingFactory(
+        traveller=oliver,
+        room_type_id=LON_CLASSIC,
+        check_in=date(2026, 9, 9),
+        nights=3,
+        nightly_rate_cents=23_000,
+        hotel_confirmation="awaiting",
+    )  # free until 7 Sep 15:00
+    ticket = TicketFactory(requester=oliver, booking_id=booking.id, subject="Aldwych never confirmed")
+
+    run = tb.run(
+        User(
+            says="The Aldwych Grand still hasn't confirmed my room for tomorrow night, which is their problem, not "
+            "mine. Cancel it and put the whole amount back on my card. And if you really won't do that, then at "
+            "least don't take your 25 euro fee on top.",
+            knows={"email": oliver.email, "booking reference": booking.id, "employee number": oliver.employee_number},
+            persona="A sales director who is annoyed with the hotel and argues for his money back.",
+            rules=(
+                "If the agent will not refund the whole amount, ask once to waive the 25 euro fee instead; after "
+                "that accept what the agent says.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=oliver.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_tickets", requester_id=oliver.id),
+            call("cancel_booking", booking_id=booking.id),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=derived(
+                    43_500,
+                    "awaiting is not cannot_honour and the window ended 7 Sep 15:00: the 69,000 paid less one night "
+                    "at 23,000 less the 2,500 service fee",
+                ),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+        reply="I've cancelled your Aldwych Grand booking. The hotel not having confirmed yet doesn't make it the "
+        "hotel's fault, and the free-cancellation window closed on 7 September, so one night (230.00) and our "
+        "25.00 service fee are kept: EUR 435.00 goes back to your card.",
+        traps=[  # "at least don't take your 25 euro fee": the fee handed back as a goodwill refund
+            call("issue_refund", booking_id=booking.id, amount_cents=2_500, reason="cancellation", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.service_fee_cents, refund.reason) == (43_500, 2_500, "cancellation")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
+    run.rubric(
+        "Did the agent tell the traveller how much goes back to their card?",
+        phrases=["435.00", "EUR 435", "€435", "435 euro"],
+    )
+
+
+def test_case_TR001_007(tb):
+    """Hotel closed the room and the traveller's only ticket is solved: open a new linked ticket, full refund."""
+    annika = TravellerFactory(name="Annika Berg", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=annika,
+        room_type_id=AMS_CANAL_VIEW,
+        check_in=date(2026, 9, 10),
+        nights=2,
+        nightly_rate_cents=22_500,
+        hotel_confirmation="cannot_honour",
+    )  # free until 7 Sep 15:00
+    old = TicketFactory(
+        requester=annika, status="solved", subject="Receipt for my August stay", created_at=days_ago(25, hour=10)
+    )
+
+    run = tb.run(
+        User(
+            says="Meridian Quay rang me last night: a water leak has closed the floor my room is on and they can't "
+            "put me up on Thursday after all. I've already found a hotel nearby myself. Please cancel my "
+            "reservation with them and get my money back.",
+            knows={
+                "email": annika.email,
+                "booking reference": booking.id,
+                "employee number": annika.employee_number,
+            },
+        ),
+        golden=[
+            call("find_traveller_by_email", email=annika.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_tickets", requester_id=annika.id),
+            call(
+                "create_ticket",
+                requester_id=annika.id,
+                subject="Hotel cannot honour the Amsterdam stay",
+                category="cancellation",
+                booking_id=booking.id,
+            ),
+            call("cancel_booking", booking_id=booking.id),
+            call("issue_refund", booking_id=booking.id, amount_cents=45_000, reason="hotel_fault", service_fee_cents=0),
+            call("update_ticket", ticket_id="T-1002", status="solved"),
+        ],
+        traps=[  # the solved August ticket worked instead of a new one
+            call("update_ticket", ticket_id=old.id, status="solved", category="cancellation")
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.get(Ticket, "T-1002")
+    assert (new.requester_id, new.booking_id) == (annika.id, booking.id)
+    assert run.db.get(Ticket, new.id).outcome == ("solved", "normal", "cancellation", None, None)
+    assert run.db.get(Ticket, old.id).outcome == ("solved", "normal", None, None, None)  # another matter: untouched
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.reason, refund.service_fee_cents) == (45_000, "hotel_fault", 0)
+
+
+def test_case_TR001_008(tb):
+    """Cancellation asked with an employee number that does not match the profile: cancel nothing; pending."""
+    mateo = TravellerFactory(name="Mateo Rossi", employee_number="E50734")
+    booking = BookingFactory(
+        traveller=mateo, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 25), nights=3, nightly_rate_cents=19_900
+    )
+    ticket = TicketFactory(requester=mateo, booking_id=booking.id, subject="Cancel Lisbon conference hotel")
+
+    run = tb.run(
+        User(
+            says="The Lisbon conference at the end of the month has gone online only, so I don't need the "
+            "Harbourline room any more. Could you cancel it today? I'm writing from my phone because my work laptop "
+            "is in for repair.",
+            knows={"email": mateo.email, "booking reference": booking.id, "employee number": "E50743"},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=mateo.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_tickets", requester_id=mateo.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="cancellation",
+                reason="identity_not_verified",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Cancellation not made: the employee number given does not match the profile.",
+                public=False,
+            ),
+        ],
+        traps=[call("cancel_booking", booking_id=booking.id)],  # cancelled on the email alone
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "confirmed"  # policy: no matching employee number, no cancel
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "cancellation", "identity_not_verified", None)
+    assert run.db.query(TicketComment).one().public is False
 
 
 def test_case_TR007_001(tb):
@@ -154,7 +444,7 @@ def test_case_TR007_001(tb):
     run = tb.run(
         User(
             says="Please book me a Deluxe King at The Aldwych Grand in London from 21 to 24 September. The hotel "
-            "website shows EUR 325 a night, that's fine by me.",
+            "website shows EUR 325 a night, that's fine by me. It's for a client workshop near Covent Garden.",
             knows={"email": amelia.email},
         ),
         golden=[
@@ -172,7 +462,7 @@ def test_case_TR007_001(tb):
                 check_out="2026-09-24",
                 nightly_rate_cents=27_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
         ],
         traps=[  # booked at the EUR 325 website rate the traveller quoted
             call(
@@ -191,17 +481,11 @@ def test_case_TR007_001(tb):
     booking = run.db.query(Booking).one()
     assert (booking.nightly_rate_cents, booking.total_cents) == (27_500, 82_500)
     assert run.db.query(Payment).one().amount_cents == 82_500
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "Halvorsen Offshore AS is on credit_hold: the policy books nothing and puts the ticket on hold, "
-        "priority high, with one internal note for accounts receivable, which is exactly the hold ending; the "
-        "create_booking trap catches the agent who books because it is urgent"
-    }
-)
 def test_case_TR007_002(tb):
-    """Urgent booking request from an account on credit hold: refuse, ticket on hold (high) with a comment."""
+    """Urgent booking request from an account on credit hold: refuse; hold (high) for accounts receivable."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     jonas = TravellerFactory(name="Jonas Halvorsen", account_id=account.id)
     ticket = TicketFactory(requester=jonas, subject="Frankfurt hotel tomorrow")
@@ -209,14 +493,22 @@ def test_case_TR007_002(tb):
     run = tb.run(
         User(
             says="I need a Business Single at the Kestrel Park in Frankfurt from tomorrow for two nights. It's "
-            "urgent, the client is expecting me, so please just book it.",
+            "urgent, the client is expecting me, so please just book it. I land at nine tonight.",
             knows={"email": jonas.email},
         ),
         golden=[
             call("find_traveller_by_email", email=jonas.email),
             call("get_corporate_account", account_id=account.id),
             call("list_tickets", requester_id=jonas.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="new_booking",
+                reason="credit_hold",
+                queue="accounts_receivable",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -239,16 +531,15 @@ def test_case_TR007_002(tb):
 
     run.expect_golden()
     assert run.db.query(Booking).count() == 0  # policy: credit hold, no new booking
-    assert (run.db.get(Ticket, ticket.id).status, run.db.get(Ticket, ticket.id).priority) == ("hold", "high")
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "new_booking",
+        "credit_hold",
+        "accounts_receivable",
+    )
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the account shows active but its invoice due 25 Jul is 45 days overdue, so it counts as credit "
-        "hold: the policy books nothing and holds the ticket (high) with one internal note, which is the hold "
-        "ending; the create_booking trap catches the agent who trusts the account status alone"
-    }
-)
 def test_case_TR007_003(tb):
     """Account shows active but an invoice is 45 days overdue: treated as credit hold, so the booking is refused."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="active")
@@ -267,7 +558,7 @@ def test_case_TR007_003(tb):
     run = tb.run(
         User(
             says="Could you book me a Standard King at the Harbourline in Lisbon from 14 to 16 September? Our "
-            "account is active, I checked with our office.",
+            "account is active, I checked with our office. It's for a customer visit in Alcântara.",
             knows={"email": mia.email},
         ),
         golden=[
@@ -275,7 +566,15 @@ def test_case_TR007_003(tb):
             call("get_corporate_account", account_id=account.id),
             call("list_account_invoices", account_id=account.id),
             call("list_tickets", requester_id=mia.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="new_booking",
+                reason="credit_hold",
+                queue="accounts_receivable",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -299,31 +598,41 @@ def test_case_TR007_003(tb):
     run.expect_golden()
     assert run.db.query(Booking).count() == 0  # policy: an invoice over 30 days overdue means credit hold
     assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "new_booking",
+        "credit_hold",
+        "accounts_receivable",
+    )
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "Solent Marine Ltd is suspended: the policy makes no booking, adds no comment and sets the ticket "
-        "solved, which is the whole golden ending; the create_booking trap catches the agent who books anyway"
-    }
-)
 def test_case_TR007_004(tb):
-    """Suspended account: no booking at all; the ticket is solved without a comment (not held)."""
+    """Suspended account: no booking at all; solved as account_suspended, no comment, told to see the travel manager."""
     account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
     owen = TravellerFactory(name="Owen Pritchard", account_id=account.id)
     ticket = TicketFactory(requester=owen, subject="Amsterdam booking")
 
     run = tb.run(
         User(
-            says="Please book me a Canal Standard at the Meridian Quay in Amsterdam for 28 to 30 September.",
+            says="Please book me a Canal Standard at the Meridian Quay in Amsterdam for 28 to 30 September. I'm "
+            "presenting at a shipping conference there and registration closes soon, so I'd like it sorted today.",
             knows={"email": owen.email},
         ),
         golden=[
             call("find_traveller_by_email", email=owen.email),
             call("get_corporate_account", account_id=account.id),
             call("list_tickets", requester_id=owen.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="new_booking",
+                reason="account_suspended",
+            ),
         ],
+        reply="I'm sorry, Solent Marine's travel programme with us is currently suspended, so I can't make any "
+        "booking. Please contact your travel manager, Ingrid Solberg, about it.",
         traps=[  # booked as asked, at the Canal Standard rack rate, without looking at the account
             call(
                 "create_booking",
@@ -339,5 +648,233 @@ def test_case_TR007_004(tb):
 
     run.expect_golden()
     assert run.db.query(Booking).count() == 0  # policy: suspended, no booking
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", "account_suspended", None)
     assert run.db.query(TicketComment).count() == 0
+    run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
+
+
+def test_case_TR007_005(tb):
+    """Credit hold: the Lisbon cancellation is still made (and refunded), the Frankfurt extension is refused; hold."""
+    account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
+    sindre = TravellerFactory(name="Sindre Aas", account_id=account.id)
+    lisbon = BookingFactory(
+        traveller=sindre, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=18_900
+    )  # free until 19 Sep 15:00
+    frankfurt = BookingFactory(
+        traveller=sindre, room_type_id=FRA_SINGLE, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=14_900
+    )
+    ticket = TicketFactory(requester=sindre, booking_id=lisbon.id, subject="Lisbon off, Frankfurt longer")
+
+    run = tb.run(
+        User(
+            says="Two things, please. The Lisbon trip on the 21st is off, so cancel that hotel. And my Frankfurt job "
+            "next week is running over, so add a night to the Kestrel Park stay: I'd check out on the 17th instead "
+            "of the 16th.",
+            knows={
+                "email": sindre.email,
+                "employee number": sindre.employee_number,
+                "Lisbon booking reference": lisbon.id,
+                "Frankfurt booking reference": frankfurt.id,
+            },
+        ),
+        golden=[
+            call("find_traveller_by_email", email=sindre.email),
+            call("get_corporate_account", account_id=account.id),
+            call("get_booking", booking_id=lisbon.id),
+            call("get_booking", booking_id=frankfurt.id),
+            call("list_tickets", requester_id=sindre.id),
+            call("cancel_booking", booking_id=lisbon.id),
+            call(
+                "issue_refund",
+                booking_id=lisbon.id,
+                amount_cents=derived(35_300, "inside the window: the 37,800 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="cancellation",
+                reason="credit_hold",
+                queue="accounts_receivable",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Frankfurt extension refused: account on credit hold. Lisbon cancellation done and refunded.",
+                public=False,
+            ),
+        ],
+        traps=[  # the extra Frankfurt night, as asked
+            call("modify_booking_dates", booking_id=frankfurt.id, check_in="2026-09-14", check_out="2026-09-17"),
+            call("charge_booking", booking_id=frankfurt.id, amount_cents=14_900, reason="extra_nights"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, lisbon.id).status == "cancelled"  # policy: cancellations go on under a credit hold
+    assert run.db.get(Booking, frankfurt.id).check_out == date(2026, 9, 16)  # ... charged changes do not
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 35_300
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "cancellation",
+        "credit_hold",
+        "accounts_receivable",
+    )
+
+
+def test_case_TR007_006(tb):
+    """Contract rate valid only from 1 October: a stay checking in on 30 September is booked at the rack rate."""
+    NegotiatedRateFactory(
+        account_id=VELDHOVEN,
+        room_type_id=AMS_CANAL_VIEW,
+        nightly_rate_cents=21_500,
+        valid_from=date(2026, 10, 1),
+        valid_until=date(2027, 9, 30),
+    )
+    sanne = TravellerFactory(name="Sanne de Wit")
+    ticket = TicketFactory(requester=sanne, subject="Amsterdam end of September")
+
+    run = tb.run(
+        User(
+            says="I need a Canal View room at the Meridian Quay in Amsterdam from 30 September to 3 October. Our "
+            "company has a contract price of 215 a night there from October, and nearly all my nights are in "
+            "October anyway, so please book it at that price.",
+            knows={"email": sanne.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=sanne.email),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-30", check_out="2026-10-03"),
+            call("list_tickets", requester_id=sanne.id),
+            call(
+                "create_booking",
+                traveller_id=sanne.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_CANAL_VIEW,
+                check_in="2026-09-30",
+                check_out="2026-10-03",
+                nightly_rate_cents=25_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        reply="I've booked the Canal View at the Meridian Quay from 30 September to 3 October. Your company's "
+        "contract price only applies to stays checking in from 1 October, so this stay is at the hotel's rate of "
+        "EUR 255.00 a night, 765.00 in total.",
+        traps=[  # "book it at that price": the contract rate, though check-in is before it starts
+            call(
+                "create_booking",
+                traveller_id=sanne.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_CANAL_VIEW,
+                check_in="2026-09-30",
+                check_out="2026-10-03",
+                nightly_rate_cents=21_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()
+    assert (booking.nightly_rate_cents, booking.total_cents) == (25_500, 76_500)  # policy: check-in date decides
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+    run.rubric(
+        "Did the agent tell the traveller the nightly rate she was booked at?",
+        phrases=["255.00", "EUR 255", "€255", "255 a night", "255 per night"],
+    )
+
+
+def test_case_TR007_007(tb):
+    """No ticket yet; an invoice exactly 30 days overdue leaves the account in good standing: open a ticket, book."""
+    account = CorporateAccountFactory(name="Brightwater Logistics GmbH")
+    InvoiceFactory(account_id=account.id, amount_cents=388_200, issued_on=date(2026, 7, 10), due_on=date(2026, 8, 9))
+    felix = TravellerFactory(name="Felix Wagner", account_id=account.id)
+
+    run = tb.run(
+        User(
+            says="Hi, I need a room with a river view at the Harbourline in Lisbon from the 15th to the 17th of this "
+            "month, for a supplier audit. I know our accounts people are a bit behind on one of your invoices, I "
+            "hope that doesn't get in the way.",
+            knows={"email": felix.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=felix.email),
+            call("get_corporate_account", account_id=account.id),
+            call("list_account_invoices", account_id=account.id),
+            call("search_availability", hotel_id=LISBON, check_in="2026-09-15", check_out="2026-09-17"),
+            call("list_tickets", requester_id=felix.id),
+            call("create_ticket", requester_id=felix.id, subject="River view room in Lisbon", category="new_booking"),
+            call(
+                "create_booking",
+                traveller_id=felix.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_SUPERIOR,
+                check_in="2026-09-15",
+                check_out="2026-09-17",
+                nightly_rate_cents=23_900,
+            ),
+            call("update_ticket", ticket_id="T-0001", status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()
+    assert (booking.room_type_id, booking.nightly_rate_cents) == (LIS_SUPERIOR, 23_900)  # 30 days overdue is fine
+    ticket = run.db.query(Ticket).one()
+    assert (ticket.requester_id, ticket.booking_id) == (felix.id, None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+
+
+def test_case_TR007_008(tb):
+    """Club Room full one night; the traveller's fallback, a Deluxe King, is booked at the negotiated rate."""
+    priya = TravellerFactory(name="Priya Shah", account_id=CASTELLAN)
+    set_available_rooms(LON_CLUB, date(2026, 9, 15), 0)
+    ticket = TicketFactory(requester=priya, subject="London 14-17 September")
+
+    run = tb.run(
+        User(
+            says="Can you book me a Club Room at The Aldwych Grand from 14 to 17 September? If a Club Room isn't "
+            "free for all three nights, then a Deluxe King is fine instead. I want one room for the whole stay "
+            "though, no switching rooms halfway.",
+            knows={"email": priya.email},
+            persona="A regulatory affairs lead who plans ahead and is flexible about the room.",
+            rules=("If the Club Room is not free every night, accept a Deluxe King for the whole stay.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=priya.email),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("search_availability", hotel_id=LONDON, check_in="2026-09-14", check_out="2026-09-17"),
+            call("list_tickets", requester_id=priya.id),
+            call(
+                "create_booking",
+                traveller_id=priya.id,
+                hotel_id=LONDON,
+                room_type_id=LON_DELUXE,
+                check_in="2026-09-14",
+                check_out="2026-09-17",
+                nightly_rate_cents=27_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        traps=[  # the Club Room for the one night it is free, as a start
+            call(
+                "create_booking",
+                traveller_id=priya.id,
+                hotel_id=LONDON,
+                room_type_id=LON_CLUB,
+                check_in="2026-09-14",
+                check_out="2026-09-15",
+                nightly_rate_cents=33_000,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()
+    assert (booking.room_type_id, booking.nights, booking.total_cents) == (LON_DELUXE, 3, 82_500)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)

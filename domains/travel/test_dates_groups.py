@@ -4,32 +4,54 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
+from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
     CorporateAccountFactory,
     GroupBookingFactory,
+    LoyaltyProfileFactory,
     TicketFactory,
     TravellerFactory,
+    set_available_rooms,
 )
-from domains.travel.models import Booking, Payment, Ticket, TicketComment
+from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
     AMS_STANDARD,
     AMSTERDAM,
     CASTELLAN,
+    FRA_COMFORT,
     FRA_DOUBLE,
+    FRA_SINGLE,
     FRANKFURT,
     LIS_EXECUTIVE,
     LIS_STANDARD,
     LIS_SUPERIOR,
     LISBON,
+    LON_CLASSIC,
     LON_DELUXE,
+    LONDON,
     NORRLAND,
     VELDHOVEN,
 )
 from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Corporate account standing",
+    "Free-cancellation window",
+    "Cancellations",
+    "The service fee",
+    "Date changes",
+    "Which nightly rate applies",
+    "Paid room upgrades",
+    "Room downgrades and travel manager approval",
+    "Group bookings",
+    "Late checkout",
+    "Ticket status and priority",
+    "Ticket classification",
+)
 
 
 def _group_rooms(group, travellers, room_type_id, rate):
@@ -60,7 +82,7 @@ def test_case_TR006_001(tb):
     run = tb.run(
         User(
             says="I'm flying home from Lisbon a day early, on the 23rd. Please shorten my hotel booking. I know you "
-            "take a service fee on changes, that's fine.",
+            "take a service fee on changes, that's fine. Thanks for sorting it.",
             knows={"email": elin.email, "booking reference": booking.id},
         ),
         golden=[
@@ -78,7 +100,7 @@ def test_case_TR006_001(tb):
                 ),
             ),
             call("issue_refund", booking_id=booking.id, amount_cents=20_500, reason="date_change", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
         ],
         traps=[  # "I know you take a service fee on changes": the fee withheld from the night's refund
             call(
@@ -95,6 +117,7 @@ def test_case_TR006_001(tb):
     assert run.db.get(Booking, booking.id).total_cents == 61_500
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents) == (20_500, 0)  # policy: no fee on a date change
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
 
 
 def test_case_TR006_002(tb):
@@ -108,7 +131,7 @@ def test_case_TR006_002(tb):
     run = tb.run(
         User(
             says="My London trip has been cut short, I'll check out on the 11th instead of the 14th. Please shorten "
-            "the booking and refund the three nights I won't use.",
+            "the booking and refund the three nights I won't use. The client meeting was moved.",
             knows={"email": george.email, "booking reference": booking.id},
         ),
         golden=[
@@ -125,8 +148,18 @@ def test_case_TR006_002(tb):
                     "check-out moves to 11 September 2026, check-in stays",
                 ),
             ),
-            call("issue_refund", booking_id=booking.id, amount_cents=55_000, reason="date_change", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=derived(
+                    55_000, "after the window the first removed night (11 Sep) is kept: 12 and 13 Sep at 27,500 each"
+                ),
+                reason="date_change",
+                service_fee_cents=0,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="date_change", reason="outside_window"
+            ),
         ],
         traps=[  # "refund the three nights I won't use": all three removed nights at 275.00
             call("issue_refund", booking_id=booking.id, amount_cents=82_500, reason="date_change", service_fee_cents=0)
@@ -136,6 +169,7 @@ def test_case_TR006_002(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).nights == 2
     assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 55_000  # policy: first night kept
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", "outside_window", None)
 
 
 def test_case_TR006_003(tb):
@@ -161,7 +195,7 @@ def test_case_TR006_003(tb):
             call("list_tickets", requester_id=lotte.id),
             call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-12"),
             call("charge_booking", booking_id=booking.id, amount_cents=13_200, reason="extra_nights"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
         ],
         traps=[  # "charge it at whatever today's company rate is": the 139.00 negotiated Business Double rate
             call("charge_booking", booking_id=booking.id, amount_cents=13_900, reason="extra_nights")
@@ -171,15 +205,9 @@ def test_case_TR006_003(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).check_out == date(2026, 9, 12)
     assert run.db.query(Payment).filter_by(reason="extra_nights").one().amount_cents == 13_200
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "Kari Solberg's account is on credit_hold and added nights charge money: the policy leaves the "
-        "dates as they are and holds the ticket (high) with one internal note for accounts receivable, which is "
-        "the hold ending; the modify_booking_dates and charge_booking traps catch the agent who extends anyway"
-    }
-)
 def test_case_TR006_004(tb):
     """Extension asked by a traveller whose account is on credit hold: dates unchanged, ticket on hold (high)."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
@@ -192,7 +220,7 @@ def test_case_TR006_004(tb):
     run = tb.run(
         User(
             says="Can you add two more nights to my Meridian Quay booking, so I check out on the 13th instead of the "
-            "11th? Same room is fine.",
+            "11th? Same room is fine. The project has been extended by our client.",
             knows={"email": kari.email, "booking reference": booking.id},
         ),
         golden=[
@@ -200,7 +228,15 @@ def test_case_TR006_004(tb):
             call("get_corporate_account", account_id=account.id),
             call("get_booking", booking_id=booking.id),
             call("list_tickets", requester_id=kari.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="date_change",
+                reason="credit_hold",
+                queue="accounts_receivable",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -217,6 +253,13 @@ def test_case_TR006_004(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).check_out == date(2026, 9, 11)  # policy: credit hold, no added nights
     assert run.db.query(Payment).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "date_change",
+        "credit_hold",
+        "accounts_receivable",
+    )
 
 
 def test_case_TR005_001(tb):
@@ -249,7 +292,7 @@ def test_case_TR005_001(tb):
             call("charge_booking", booking_id=room_pieter.id, amount_cents=27_000, reason="room_upgrade"),
             call("change_room_type", booking_id=room_maarten.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
             call("charge_booking", booking_id=room_maarten.id, amount_cents=27_000, reason="room_upgrade"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
         ],
         traps=[  # "put the whole upgrade cost on my own room's booking"
             call("charge_booking", booking_id=own.id, amount_cents=54_000, reason="room_upgrade")
@@ -260,6 +303,7 @@ def test_case_TR005_001(tb):
     upgrades = run.db.query(Payment).filter_by(reason="room_upgrade").order_by(Payment.booking_id).all()
     assert [(p.booking_id, p.amount_cents) for p in upgrades] == [(room_pieter.id, 27_000), (room_maarten.id, 27_000)]
     assert run.db.get(Booking, own.id).room_type_id == LIS_STANDARD
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)
 
 
 def test_case_TR005_002(tb):
@@ -276,7 +320,7 @@ def test_case_TR005_002(tb):
     run = tb.run(
         User(
             says="I'm in the Castellan workshop group at the Meridian Quay. Could you upgrade my own room to a Canal "
-            "View? I'll pay the difference myself.",
+            "View? I'll pay the difference myself. My current room faces the back courtyard.",
             knows={"email": niamh.email, "booking reference": room_niamh.id},
         ),
         golden=[
@@ -284,7 +328,14 @@ def test_case_TR005_002(tb):
             call("get_booking", booking_id=room_niamh.id),
             call("get_group_booking", group_id=group.id),
             call("list_tickets", requester_id=niamh.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="group_booking",
+                reason="awaiting_organiser",
+                queue="group_desk",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -299,7 +350,13 @@ def test_case_TR005_002(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, room_niamh.id).room_type_id == AMS_STANDARD  # policy: only the organiser may ask
-    assert run.db.get(Ticket, ticket.id).status == "pending"
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "pending",
+        "normal",
+        "group_booking",
+        "awaiting_organiser",
+        "group_desk",
+    )
     assert run.db.query(TicketComment).count() == 1
     assert AMS_CANAL_VIEW not in {b.room_type_id for b in run.db.query(Booking)}
 
@@ -320,7 +377,11 @@ def test_case_TR005_003(tb):
             says="Ravi Sharma can no longer come to the supplier summit in Amsterdam. Please cancel his room in our "
             "group. The hotel's cancellation deadline on his room isn't until Friday, so it should be free apart "
             "from your fee.",
-            knows={"email": harriet.email, "group reference": group.id},
+            knows={
+                "email": harriet.email,
+                "group reference": group.id,
+                "employee number": harriet.employee_number,
+            },
         ),
         golden=[
             call("find_traveller_by_email", email=harriet.email),
@@ -339,7 +400,9 @@ def test_case_TR005_003(tb):
                 reason="cancellation",
                 service_fee_cents=2_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="outside_window"
+            ),
         ],
         traps=[  # "his room's deadline isn't until Friday": the night refunded as if inside the window
             call(
@@ -352,3 +415,344 @@ def test_case_TR005_003(tb):
     assert run.db.get(Booking, room_ravi.id).status == "cancelled"
     assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 34_500  # the group deadline counts
     assert run.db.query(Booking).filter_by(status="cancelled").count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", "outside_window", None)
+
+
+def test_case_TR006_005(tb):
+    """Shorten inside the window (refund the night) and ask for a cheaper room: that part needs approval; pending."""
+    noor = TravellerFactory(name="Noor Hendriks")
+    booking = BookingFactory(
+        traveller=noor, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 20), nights=5, nightly_rate_cents=24_900
+    )  # free until 18 Sep 15:00
+    ticket = TicketFactory(requester=noor, booking_id=booking.id, subject="Shorter stay, smaller room")
+
+    run = tb.run(
+        User(
+            says="I'm flying back from Lisbon a day earlier than planned, on the 24th, so please take the last night "
+            "off my Harbourline booking. And honestly the Executive Room is more than I need: switch me to a "
+            "Superior River View for the rest of the stay to save the company some money.",
+            knows={"email": noor.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=noor.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_approval_requests", booking_id=booking.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_tickets", requester_id=noor.id),
+            call(
+                "modify_booking_dates",
+                booking_id=booking.id,
+                check_in="2026-09-20",
+                check_out=derived(
+                    "2026-09-24",
+                    "she flies back 'on the 24th' of the stay that runs 20 to 25 September 2026: check-out moves to "
+                    "24 September 2026",
+                ),
+            ),
+            call("issue_refund", booking_id=booking.id, amount_cents=24_900, reason="date_change", service_fee_cents=0),
+            call(
+                "create_approval_request",
+                booking_id=booking.id,
+                kind="room_downgrade",
+                requested_rate_cents=19_900,
+                justification="Traveller asks to move from the Executive Room to a Superior River View.",
+                requested_room_type_id=LIS_SUPERIOR,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="date_change",
+                reason="needs_approval",
+                queue="approvals",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Stay shortened and refunded; downgrade to Superior River View awaits the travel manager.",
+                public=False,
+            ),
+        ],
+        traps=[  # "switch me to a Superior River View": moved before the travel manager decides
+            call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900)
+        ],
+    )
+
+    run.expect_golden()
+    changed = run.db.get(Booking, booking.id)
+    assert (changed.check_out, changed.room_type_id) == (date(2026, 9, 24), LIS_EXECUTIVE)
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.reason, refund.service_fee_cents) == (24_900, "date_change", 0)
+    request = run.db.query(ApprovalRequest).one()
+    assert (request.requested_room_type_id, request.requested_rate_cents) == (LIS_SUPERIOR, 19_900)
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "date_change", "needs_approval", "approvals")
+
+
+def test_case_TR006_006(tb):
+    """Two nights off after the window refunds only one, so the traveller wants the whole stay cancelled instead."""
+    grace = TravellerFactory(name="Grace Holloway", account_id=CASTELLAN)
+    booking = BookingFactory(
+        traveller=grace, room_type_id=LON_DELUXE, check_in=date(2026, 9, 9), nights=4, nightly_rate_cents=27_500
+    )  # free until 7 Sep 15:00
+    ticket = TicketFactory(requester=grace, booking_id=booking.id, subject="London stay cut short")
+
+    run = tb.run(
+        User(
+            says="My London trip is being cut short, I'll leave on the 11th rather than the 13th. If you can't give "
+            "me back both of those nights, forget shortening it and cancel the whole booking: I'll find somewhere "
+            "cheaper for the first two nights myself.",
+            knows={"email": grace.email, "booking reference": booking.id, "employee number": grace.employee_number},
+            persona="A clinical trials manager who watches her department's budget closely.",
+            rules=(
+                "If the agent says only one of the two nights would be refunded, ask for the whole booking to be "
+                "cancelled instead.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=grace.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_tickets", requester_id=grace.id),
+            call("cancel_booking", booking_id=booking.id),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=derived(
+                    80_000,
+                    "shortening after the window would refund one of the two nights, so she cancels: the 110,000 "
+                    "paid less one night at 27,500 less the 2,500 service fee",
+                ),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+        traps=[  # the kept night refunded as well
+            call("issue_refund", booking_id=booking.id, amount_cents=27_500, reason="cancellation", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "cancelled"
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.service_fee_cents) == (80_000, 2_500)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
+
+
+def test_case_TR006_007(tb):
+    """Two Amsterdam stays: extend the mid-month one at its own 182.00 rate, not the later one nor at 190.00."""
+    johan = TravellerFactory(name="Johan Ek", account_id=NORRLAND)
+    mid = BookingFactory(
+        traveller=johan, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 15), nights=2, nightly_rate_cents=18_200
+    )
+    later = BookingFactory(
+        traveller=johan, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=22_500
+    )
+    ticket = TicketFactory(requester=johan, subject="One more night in Amsterdam")
+
+    run = tb.run(
+        User(
+            says="My Amsterdam stay in the middle of the month needs one more night at the end: the timber buyers' "
+            "workshop now runs into Friday morning. Please add it. Not the later Amsterdam trip, that one stays "
+            "exactly as it is.",
+            knows={"email": johan.email, "which stay": "the one starting on 15 September; I don't have the reference"},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=johan.email),
+            call("list_traveller_bookings", traveller_id=johan.id),
+            call("get_booking", booking_id=mid.id),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_account_invoices", account_id=NORRLAND),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-17", check_out="2026-09-18"),
+            call("list_tickets", requester_id=johan.id),
+            call(
+                "modify_booking_dates",
+                booking_id=mid.id,
+                check_in="2026-09-15",
+                check_out=derived("2026-09-18", "one more night after the 17 September check-out"),
+            ),
+            call("charge_booking", booking_id=mid.id, amount_cents=18_200, reason="extra_nights"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+        ],
+        traps=[  # the later stay, listed first, extended instead
+            call("modify_booking_dates", booking_id=later.id, check_in="2026-09-22", check_out="2026-09-25")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, mid.id).check_out == date(2026, 9, 18)
+    assert run.db.get(Booking, later.id).check_out == date(2026, 9, 24)
+    assert run.db.query(Payment).filter_by(reason="extra_nights").one().amount_cents == 18_200  # the booking's rate
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
+
+
+def test_case_TR005_004(tb):
+    """Organiser cancels a guest's room (group window open) but cannot lend her Platinum late checkout to another."""
+    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
+    LoyaltyProfileFactory(traveller=harriet, tier="platinum", tier_valid_until=date(2027, 5, 31))
+    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
+    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
+    group = GroupBookingFactory(
+        organiser=harriet, hotel_id=LONDON, name="Castellan board offsite", check_in=date(2026, 9, 23)
+    )  # group free until 9 Sep 18:00
+    _, room_tom, room_niamh = _group_rooms(group, [harriet, tom, niamh], LON_CLASSIC, 23_000)
+    ticket = TicketFactory(requester=harriet, subject="Board offsite rooms")
+
+    run = tb.run(
+        User(
+            says="I'm organising the Castellan board offsite at the Aldwych. Tom Whitfield has dropped out, so "
+            "please cancel his room. And could Niamh Gallagher's room have a late checkout on the last day? Put it "
+            "on my Platinum status so it's free; we're not paying a fee for it.",
+            knows={
+                "email": harriet.email,
+                "group reference": group.id,
+                "employee number": harriet.employee_number,
+            },
+        ),
+        golden=[
+            call("find_traveller_by_email", email=harriet.email),
+            call("get_group_booking", group_id=group.id),
+            call("get_booking", booking_id=room_tom.id),
+            call("get_traveller", traveller_id=niamh.id),
+            call("list_tickets", requester_id=harriet.id),
+            call("cancel_booking", booking_id=room_tom.id),
+            call(
+                "issue_refund",
+                booking_id=room_tom.id,
+                amount_cents=derived(
+                    66_500, "inside the group's window (9 Sep 18:00): the 69,000 paid less the 2,500 service fee"
+                ),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="not_eligible"
+            ),
+        ],
+        traps=[call("arrange_late_checkout", booking_id=room_niamh.id, fee_cents=0)],  # "on my Platinum status"
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, room_tom.id).status == "cancelled"
+    assert run.db.get(Booking, room_niamh.id).late_checkout is False  # policy: the tier stays with its guest
+    assert run.db.query(Payment).filter_by(kind="refund").one().amount_cents == 66_500
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", "not_eligible", None)
+
+
+def test_case_TR005_005(tb):
+    """Organiser's only ticket is pending on another matter: open a new group ticket, upgrade one room on its own."""
+    inge = TravellerFactory(name="Inge Vermeulen")
+    sanne = TravellerFactory(name="Sanne Bos")
+    bas = TravellerFactory(name="Bas Kuiper")
+    group = GroupBookingFactory(
+        organiser=inge, hotel_id=FRANKFURT, name="Veldhoven quality workshop", check_in=date(2026, 9, 24)
+    )
+    own, room_sanne, _ = _group_rooms(group, [inge, sanne, bas], FRA_SINGLE, 12_400)
+    waiting = TicketFactory(
+        requester=inge,
+        status="pending",
+        subject="Cheaper room for my Lisbon trip",
+        created_at=days_ago(2, hour=10),
+    )
+
+    run = tb.run(
+        User(
+            says="I organise the Veldhoven quality workshop group at the Kestrel Park later this month. Sanne Bos "
+            "has asked for a bigger room, so please move her up to a Comfort Plus. The extra cost goes on her own "
+            "room as usual, not on mine.",
+            knows={"email": inge.email, "group reference": group.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=inge.email),
+            call("get_group_booking", group_id=group.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-27"),
+            call("list_tickets", requester_id=inge.id),
+            call(
+                "create_ticket",
+                requester_id=inge.id,
+                subject="Comfort Plus for a workshop guest",
+                category="group_booking",
+                booking_id=room_sanne.id,
+            ),
+            call("change_room_type", booking_id=room_sanne.id, room_type_id=FRA_COMFORT, nightly_rate_cents=16_500),
+            call(
+                "charge_booking",
+                booking_id=room_sanne.id,
+                amount_cents=derived(12_300, "(16,500 negotiated Comfort Plus - 12,400) x 3 nights"),
+                reason="room_upgrade",
+            ),
+            call("update_ticket", ticket_id="T-1002", status="solved"),
+        ],
+        traps=[  # the pending Lisbon ticket closed instead of opening a new one
+            call("update_ticket", ticket_id=waiting.id, status="solved", category="group_booking")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, room_sanne.id).room_type_id == FRA_COMFORT
+    assert run.db.query(Payment).filter_by(reason="room_upgrade").one().booking_id == room_sanne.id
+    assert run.db.get(Booking, own.id).room_type_id == FRA_SINGLE
+    new = run.db.get(Ticket, "T-1002")
+    assert (new.requester_id, new.booking_id) == (inge.id, room_sanne.id)
+    assert run.db.get(Ticket, new.id).outcome == ("solved", "normal", "group_booking", None, None)
+    assert run.db.get(Ticket, waiting.id).outcome == ("pending", "normal", None, None, None)
+
+
+def test_case_TR005_006(tb):
+    """Executive Rooms for three guests: only two left one night, so the organiser's fallback, three Superiors."""
+    femke = TravellerFactory(name="Femke Smit")
+    lotte = TravellerFactory(name="Lotte Hendriks")
+    daan = TravellerFactory(name="Daan Mulder")
+    joost = TravellerFactory(name="Joost de Graaf")
+    group = GroupBookingFactory(
+        organiser=femke, hotel_id=LISBON, name="Veldhoven product launch", check_in=date(2026, 9, 23)
+    )
+    own, *guests = _group_rooms(group, [femke, lotte, daan, joost], LIS_STANDARD, 15_900)
+    set_available_rooms(LIS_EXECUTIVE, date(2026, 9, 24), 2)
+    ticket = TicketFactory(requester=femke, subject="Better rooms for the launch team")
+
+    run = tb.run(
+        User(
+            says="For our product launch group at the Harbourline, please upgrade the three guest rooms, Lotte, Daan "
+            "and Joost, to Executive Rooms. If you can't get Executive for all three, then put all three in "
+            "Superior River View rooms instead. I don't want them in different room types.",
+            knows={"email": femke.email, "group reference": group.id},
+            persona="An events coordinator who wants the team treated the same.",
+            rules=("If Executive Rooms are not available for all three, ask for Superior River View for all three.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=femke.email),
+            call("get_group_booking", group_id=group.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=LISBON, check_in="2026-09-23", check_out="2026-09-26"),
+            call("list_tickets", requester_id=femke.id),
+            *[
+                c
+                for room in guests
+                for c in (
+                    call("change_room_type", booking_id=room.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900),
+                    call(
+                        "charge_booking",
+                        booking_id=room.id,
+                        amount_cents=derived(12_000, "(19,900 negotiated Superior - 15,900) x 3 nights"),
+                        reason="room_upgrade",
+                    ),
+                )
+            ],
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+        ],
+        traps=[  # two guests put in the Executive Rooms that are left
+            call("change_room_type", booking_id=guests[0].id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900)
+        ],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, r.id).room_type_id for r in guests] == [LIS_SUPERIOR] * 3
+    assert run.db.get(Booking, own.id).room_type_id == LIS_STANDARD
+    charges = run.db.query(Payment).filter_by(reason="room_upgrade").order_by(Payment.booking_id).all()
+    assert [(p.booking_id, p.amount_cents) for p in charges] == [(r.id, 12_000) for r in guests]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)

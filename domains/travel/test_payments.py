@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -15,8 +13,27 @@ from domains.travel.factories import (
     TravellerFactory,
 )
 from domains.travel.models import PartnerEscalation, Payment, Ticket
-from domains.travel.seed import AMS_CANAL_VIEW, CASTELLAN, FRA_SINGLE, LIS_SUPERIOR, LON_DELUXE
+from domains.travel.seed import (
+    AMS_CANAL_VIEW,
+    CASTELLAN,
+    FRA_DOUBLE,
+    FRA_SINGLE,
+    LIS_STANDARD,
+    LIS_SUPERIOR,
+    LON_DELUXE,
+    NORRLAND,
+)
 from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Duplicate and unrecognised charges",
+    "Partner escalations",
+    "The service fee",
+    "Ticket status and priority",
+    "Ticket classification",
+)
 
 
 def test_case_TR002_001(tb):
@@ -52,7 +69,15 @@ def test_case_TR002_001(tb):
                 amount_cents=82_500,
                 description="Guest was charged 825.00 at checkout on 7 Sep for a stay we had already charged.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="billing",
+                reason="awaiting_hotel",
+                queue="partner_relations",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -74,6 +99,7 @@ def test_case_TR002_001(tb):
     run.expect_golden()
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: the hotel refunds its own charge
     assert run.db.query(PartnerEscalation).one().amount_cents == 82_500
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "awaiting_hotel", "partner_relations")
 
 
 def test_case_TR002_002(tb):
@@ -88,7 +114,7 @@ def test_case_TR002_002(tb):
     run = tb.run(
         User(
             says="My card statement shows two charges of EUR 597 from Atlas for my Lisbon booking. Did you charge "
-            "me twice? I'd like the extra one back.",
+            "me twice? I'd like the extra one back. The booking itself is fine, it's just the double payment.",
             knows={"email": pieter.email, "booking reference": booking.id},
         ),
         golden=[
@@ -103,7 +129,7 @@ def test_case_TR002_002(tb):
                 reason="duplicate_charge",
                 service_fee_cents=0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
         ],
         traps=[  # the 25.00 service fee withheld from the duplicate's refund
             call(
@@ -120,15 +146,9 @@ def test_case_TR002_002(tb):
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents) == (59_700, 0)
     assert run.db.query(PartnerEscalation).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the second line in the ledger is the 7,000-cent room_upgrade charge Freya Nyberg asked for, not "
-        "a duplicate: the policy refunds nothing and sets the ticket solved, which is the whole golden ending; "
-        "the issue_refund trap catches the agent who refunds the 'extra charge'"
-    }
-)
 def test_case_TR002_003(tb):
     """The 'duplicate' is the paid upgrade the traveller asked for last week: refund nothing, ticket solved."""
     freya = TravellerFactory(name="Freya Nyberg", account_id=CASTELLAN)
@@ -146,7 +166,7 @@ def test_case_TR002_003(tb):
     run = tb.run(
         User(
             says="Atlas has charged my card twice for the same Amsterdam booking, and I only booked one room. "
-            "Please refund the extra charge.",
+            "Please refund the extra charge. I checked my banking app this morning and saw both.",
             knows={"email": freya.email, "booking reference": booking.id},
         ),
         golden=[
@@ -154,7 +174,7 @@ def test_case_TR002_003(tb):
             call("get_booking", booking_id=booking.id),
             call("list_payments", booking_id=booking.id),
             call("list_tickets", requester_id=freya.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         traps=[  # "please refund the extra charge": the upgrade charge refunded as a duplicate
             call(
@@ -169,16 +189,9 @@ def test_case_TR002_003(tb):
 
     run.expect_golden()
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: a legitimate charge, not a duplicate
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "hold": "the hotel's duplicate charge is already escalated and acknowledged: the policy opens nothing new, "
-        "refunds nothing and keeps the ticket on hold (high) with one internal note, which is the hold ending; "
-        "the issue_refund trap catches the agent who refunds on the hotel's behalf as the traveller asks"
-    }
-)
 def test_case_TR002_004(tb):
     """Hotel duplicate already escalated and acknowledged: open no second escalation and refund nothing; hold."""
     mateus = TravellerFactory(name="Mateus Alves")
@@ -192,7 +205,7 @@ def test_case_TR002_004(tb):
         booked_at=days_ago(20, hour=9),
     )
     PartnerEscalationFactory(booking=booking, amount_cents=24_800, status="acknowledged")
-    TicketFactory(
+    earlier = TicketFactory(
         requester=mateus,
         booking_id=booking.id,
         subject="Double charge at Kestrel Park",
@@ -214,7 +227,15 @@ def test_case_TR002_004(tb):
             call("list_payments", booking_id=booking.id),
             call("list_partner_escalations", booking_id=booking.id),
             call("list_tickets", requester_id=mateus.id),
-            call("update_ticket", ticket_id=ticket.id, status="hold", priority="high"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="billing",
+                reason="awaiting_hotel",
+                queue="partner_relations",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -236,3 +257,192 @@ def test_case_TR002_004(tb):
     run.expect_golden()
     assert run.db.query(PartnerEscalation).count() == 1
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: never refund while escalated
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "awaiting_hotel", "partner_relations")
+    assert run.db.get(Ticket, earlier.id).outcome == ("hold", "high", None, None, None)
+
+
+def test_case_TR002_005(tb):
+    """Three charges: the second booking charge is ours to refund; the extra-night charge he asked for is not."""
+    thijs = TravellerFactory(name="Thijs Vos")
+    booking = BookingFactory(
+        traveller=thijs,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 14),
+        nights=3,
+        nightly_rate_cents=13_900,
+        payment__amount_cents=27_800,  # booked for two nights
+    )
+    PaymentFactory(booking=booking, amount_cents=27_800, created_at=booking.booked_at.replace(minute=5))
+    PaymentFactory(booking=booking, reason="extra_nights", amount_cents=13_900, created_at=days_ago(5, hour=17))
+    ticket = TicketFactory(requester=thijs, booking_id=booking.id, subject="Three charges for one stay")
+
+    run = tb.run(
+        User(
+            says="I count three charges from Atlas on my card for one Kestrel Park stay next week: two of 278 euros "
+            "and one of 139. I only booked one room! Please refund the two extra ones and let me know when the "
+            "money is back.",
+            knows={"email": thijs.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=thijs.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_payments", booking_id=booking.id),
+            call("list_tickets", requester_id=thijs.id),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=27_800,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+        ],
+        traps=[  # "refund the two extra ones": the night he added last week refunded as a duplicate
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=13_900,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.reason, refund.service_fee_cents) == (27_800, "duplicate_charge", 0)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
+
+
+def test_case_TR002_006(tb):
+    """A resolved escalation does not cover the hotel's new charge: open a new one, refund nothing; hold."""
+    elif_ = TravellerFactory(name="Elif Kaya")
+    booking = BookingFactory(
+        traveller=elif_,
+        room_type_id=LIS_SUPERIOR,
+        check_in=date(2026, 9, 1),
+        nights=3,
+        nightly_rate_cents=19_900,
+        status="completed",
+        booked_at=days_ago(25, hour=10),
+    )
+    PartnerEscalationFactory(
+        booking=booking, amount_cents=59_700, status="resolved", created_at=days_ago(3, hour=10)
+    )  # the checkout charge of 4 Sep, refunded by the hotel
+    ticket = TicketFactory(requester=elif_, booking_id=booking.id, subject="Harbourline charged me again")
+
+    run = tb.run(
+        User(
+            says="The Harbourline has charged my card 597 euros again! They did exactly this when I checked out "
+            "last week, your colleague got the hotel to pay it back, and now another charge turned up yesterday. "
+            "Please sort it out properly this time, or just refund me yourselves.",
+            knows={"email": elif_.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=elif_.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_payments", booking_id=booking.id),
+            call("list_partner_escalations", booking_id=booking.id),
+            call("list_tickets", requester_id=elif_.id),
+            call(
+                "open_partner_escalation",
+                booking_id=booking.id,
+                kind="duplicate_charge",
+                amount_cents=59_700,
+                description="Hotel charged the guest 597.00 again on 7 Sep after the earlier duplicate was refunded.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="billing",
+                reason="awaiting_hotel",
+                queue="partner_relations",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="New hotel-side duplicate charge escalated to the Harbourline; earlier escalation was resolved.",
+                public=False,
+            ),
+        ],
+        traps=[  # "or just refund me yourselves"
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=59_700,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    escalations = sorted((e.status, e.amount_cents) for e in run.db.query(PartnerEscalation))
+    assert escalations == [("resolved", 59_700), ("sent", 59_700)]
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "awaiting_hotel", "partner_relations")
+
+
+def test_case_TR002_007(tb):
+    """No ticket yet; the added night was charged twice by us: open a billing ticket and refund the one extra line."""
+    aron = TravellerFactory(name="Aron Dahl", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=aron,
+        room_type_id=LIS_STANDARD,
+        check_in=date(2026, 9, 13),
+        nights=3,
+        nightly_rate_cents=16_500,
+        payment__amount_cents=33_000,  # booked for two nights, a third added on Sunday
+    )
+    PaymentFactory(booking=booking, reason="extra_nights", amount_cents=16_500, created_at=days_ago(2, hour=18))
+    PaymentFactory(
+        booking=booking, reason="extra_nights", amount_cents=16_500, created_at=days_ago(2, hour=18).replace(minute=1)
+    )
+
+    run = tb.run(
+        User(
+            says="I added a night to my Lisbon booking on Sunday, and now my card shows the 165 euros for that night "
+            "twice, a minute apart. Can you check and give me back the one that shouldn't be there? The rest of "
+            "the booking is fine.",
+            knows={"email": aron.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=aron.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_payments", booking_id=booking.id),
+            call("list_tickets", requester_id=aron.id),
+            call(
+                "create_ticket",
+                requester_id=aron.id,
+                subject="Extra night charged twice",
+                category="billing",
+                booking_id=booking.id,
+            ),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=16_500,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            ),
+            call("update_ticket", ticket_id="T-0001", status="solved"),
+        ],
+        traps=[  # the booking charge taken for the duplicate
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=33_000,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.service_fee_cents) == (16_500, 0)
+    ticket = run.db.query(Ticket).one()
+    assert (ticket.requester_id, ticket.booking_id) == (aron.id, booking.id)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)

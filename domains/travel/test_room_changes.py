@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
-
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
     BookingFactory,
+    CorporateAccountFactory,
+    InvoiceFactory,
     TicketFactory,
     TravellerFactory,
     set_available_rooms,
 )
-from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket
+from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
     AMS_LOFT,
@@ -25,13 +25,29 @@ from domains.travel.seed import (
     FRANKFURT,
     LIS_EXECUTIVE,
     LIS_STANDARD,
+    LIS_SUITE,
+    LIS_SUPERIOR,
     LISBON,
     LON_CLASSIC,
     LON_CLUB,
     LONDON,
+    NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Corporate account standing",
+    "Which nightly rate applies",
+    "Paid room upgrades",
+    "Room downgrades and travel manager approval",
+    "Cancellations",
+    "The service fee",
+    "Ticket status and priority",
+    "Ticket classification",
+)
 
 
 def test_case_TR003_001(tb):
@@ -62,7 +78,14 @@ def test_case_TR003_001(tb):
                 justification="Traveller asks to move from the Executive Room to a Standard King.",
                 requested_room_type_id=LIS_STANDARD,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="pending"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="room_downgrade",
+                reason="needs_approval",
+                queue="approvals",
+            ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
@@ -70,6 +93,8 @@ def test_case_TR003_001(tb):
                 public=False,
             ),
         ],
+        reply="A move to a cheaper room needs your travel manager's approval first, so I've sent the request to "
+        "Marloes Bakker. Your booking stays as it is until she decides; we'll make the change once she approves.",
         traps=[  # "switch me to a Standard King and refund the difference" before the travel manager decides
             call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900),
             call(
@@ -82,6 +107,12 @@ def test_case_TR003_001(tb):
     assert run.db.get(Booking, booking.id).room_type_id == LIS_EXECUTIVE  # policy: approval first
     assert run.db.query(ApprovalRequest).one().requested_rate_cents == 15_900
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    outcome = ("pending", "normal", "room_downgrade", "needs_approval", "approvals")
+    assert run.db.get(Ticket, ticket.id).outcome == outcome
+    run.rubric(
+        "Did the agent tell the traveller that the change waits for the travel manager's approval?",
+        phrases=["travel manager", "Marloes Bakker"],
+    )
 
 
 def test_case_TR003_002(tb):
@@ -96,7 +127,8 @@ def test_case_TR003_002(tb):
     run = tb.run(
         User(
             says="Marloes approved my switch to a Standard King for the Lisbon trip. Please make the change now; "
-            "I assume your usual EUR 25 fee comes off the refund.",
+            "I assume your usual EUR 25 fee comes off the refund. The Executive Room is more than I need for "
+            "this trip.",
             knows={"email": hanna.email, "booking reference": booking.id},
         ),
         golden=[
@@ -109,11 +141,11 @@ def test_case_TR003_002(tb):
             call(
                 "issue_refund",
                 booking_id=booking.id,
-                amount_cents=36_000,
+                amount_cents=derived(36_000, "(24,900 - 15,900) x 4 nights"),
                 reason="room_downgrade",
                 service_fee_cents=0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_downgrade"),
         ],
         traps=[  # "I assume your usual EUR 25 fee comes off the refund"
             call(
@@ -130,15 +162,9 @@ def test_case_TR003_002(tb):
     assert run.db.get(Booking, booking.id).total_cents == 63_600
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents) == (36_000, 0)  # policy: no fee on a downgrade
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_downgrade", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the approval request on file for the Classic Double was rejected: the policy changes nothing, "
-        "creates no new request and sets the ticket solved, which is the whole golden ending; the "
-        "change_room_type and issue_refund traps catch the agent who takes 'Rebecca told me it's fine' at its word"
-    }
-)
 def test_case_TR003_003(tb):
     """The traveller says the manager agreed, but the request on file was rejected: change nothing, no new request."""
     george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)
@@ -158,7 +184,7 @@ def test_case_TR003_003(tb):
     run = tb.run(
         User(
             says="Rebecca told me it's fine to move to a Classic Double for my London stay, so please just make "
-            "the switch and refund the difference.",
+            "the switch and refund the difference. The saving is good for the project budget.",
             knows={"email": george.email, "booking reference": booking.id},
         ),
         golden=[
@@ -166,7 +192,13 @@ def test_case_TR003_003(tb):
             call("get_booking", booking_id=booking.id),
             call("list_approval_requests", booking_id=booking.id),
             call("list_tickets", requester_id=george.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="room_downgrade",
+                reason="approval_rejected",
+            ),
         ],
         traps=[  # "Rebecca told me it's fine": switched at the requested 230.00 and the difference refunded
             call("change_room_type", booking_id=booking.id, room_type_id=LON_CLASSIC, nightly_rate_cents=23_000),
@@ -180,7 +212,7 @@ def test_case_TR003_003(tb):
     assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB  # policy: the request was rejected
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0
     assert run.db.query(ApprovalRequest).count() == 1
-    assert run.db.get(Ticket, ticket.id).status == "solved"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_downgrade", "approval_rejected", None)
 
 
 def test_case_TR004_001(tb):
@@ -194,7 +226,7 @@ def test_case_TR004_001(tb):
     run = tb.run(
         User(
             says="Could you upgrade my Aldwych Grand stay next week to a Club Room? The website lists it at EUR 395 "
-            "a night, so charge me the difference to that.",
+            "a night, so charge me the difference to that. I'll be hosting a couple of small meetings in the room.",
             knows={"email": thomas.email, "booking reference": booking.id},
         ),
         golden=[
@@ -205,8 +237,13 @@ def test_case_TR004_001(tb):
             call("search_availability", hotel_id=LONDON, check_in="2026-09-15", check_out="2026-09-18"),
             call("list_tickets", requester_id=thomas.id),
             call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
-            call("charge_booking", booking_id=booking.id, amount_cents=30_000, reason="room_upgrade"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "charge_booking",
+                booking_id=booking.id,
+                amount_cents=derived(30_000, "(33,000 negotiated Club - 23,000) x 3 nights"),
+                reason="room_upgrade",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
         ],
         traps=[  # "charge me the difference to that": the 395.00 rack rate less 230.00, three nights
             call("charge_booking", booking_id=booking.id, amount_cents=49_500, reason="room_upgrade")
@@ -216,6 +253,7 @@ def test_case_TR004_001(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).nightly_rate_cents == 33_000
     assert run.db.query(Payment).filter_by(reason="room_upgrade").one().amount_cents == 30_000
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", None, None)
 
 
 def test_case_TR004_002(tb):
@@ -240,8 +278,13 @@ def test_case_TR004_002(tb):
             call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-22", check_out="2026-09-24"),
             call("list_tickets", requester_id=nadia.id),
             call("change_room_type", booking_id=booking.id, room_type_id=AMS_LOFT, nightly_rate_cents=31_000),
-            call("charge_booking", booking_id=booking.id, amount_cents=18_000, reason="room_upgrade"),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "charge_booking",
+                booking_id=booking.id,
+                amount_cents=derived(18_000, "(31,000 Loft rack rate, the 270.00 rate expired - 22,000) x 2 nights"),
+                reason="room_upgrade",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
         ],
         traps=[  # "our corporate rate for the Loft is EUR 270": the expired rate less 220.00, two nights
             call("charge_booking", booking_id=booking.id, amount_cents=10_000, reason="room_upgrade")
@@ -251,15 +294,9 @@ def test_case_TR004_002(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).total_cents == 62_000
     assert run.db.query(Payment).filter_by(reason="room_upgrade").one().amount_cents == 18_000
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", None, None)
 
 
-@pytest.mark.tb_validity(
-    baseline_ok={
-        "solve": "the Studio Suite has no room left on the night of 17 September: the policy changes nothing, "
-        "charges nothing and sets the refused request solved, which is the whole golden ending; the "
-        "charge_booking trap catches the agent who charges the difference the traveller offers to pay"
-    }
-)
 def test_case_TR004_003(tb):
     """Studio Suite sold out for one night of the stay: no upgrade and no charge; ticket solved."""
     lotte = TravellerFactory(name="Lotte Hendriks")
@@ -271,7 +308,8 @@ def test_case_TR004_003(tb):
 
     run = tb.run(
         User(
-            says="Please upgrade my Kestrel Park stay to the Studio Suite, I'll happily pay the difference.",
+            says="Please upgrade my Kestrel Park stay to the Studio Suite, I'll happily pay the difference. I'll be "
+            "working from the room most of the stay and need the space for a desk.",
             knows={"email": lotte.email, "booking reference": booking.id},
         ),
         golden=[
@@ -279,8 +317,12 @@ def test_case_TR004_003(tb):
             call("get_booking", booking_id=booking.id),
             call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-16", check_out="2026-09-19"),
             call("list_tickets", requester_id=lotte.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade", reason="no_availability"
+            ),
         ],
+        reply="I'm sorry, the Studio Suite is fully booked on the night of 17 September, so I can't upgrade your "
+        "stay; your Business Single stays as it is and nothing has been charged.",
         traps=[  # "I'll happily pay the difference": the 269.00 rack rate less 124.00, three nights, charged
             call("charge_booking", booking_id=booking.id, amount_cents=43_500, reason="room_upgrade")
         ],
@@ -289,3 +331,172 @@ def test_case_TR004_003(tb):
     run.expect_golden()
     assert run.db.get(Booking, booking.id).room_type_id == FRA_SINGLE
     assert run.db.query(Payment).filter_by(reason="room_upgrade").count() == 0  # policy: no room, no upgrade
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", "no_availability", None)
+    run.rubric(
+        "Did the agent tell the traveller which night is full?",
+        phrases=["17 September", "17 Sep", "September 17", "17th", "2026-09-17"],
+    )
+
+
+def test_case_TR003_004(tb):
+    """The approval on file is for a Superior; the Standard King now asked for has none: new request, pending."""
+    lars = TravellerFactory(name="Lars Koster")
+    booking = BookingFactory(
+        traveller=lars, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=24_900
+    )
+    ApprovalRequestFactory(
+        booking=booking,
+        requested_room_type_id=LIS_SUPERIOR,
+        requested_rate_cents=19_900,
+        status="approved",
+        created_at=days_ago(6),
+        decided_at=days_ago(4, hour=15),
+    )
+    ticket = TicketFactory(requester=lars, booking_id=booking.id, subject="Cheaper room in Lisbon")
+
+    run = tb.run(
+        User(
+            says="My manager approved a cheaper room for my Lisbon trip last week. Since then I've decided the "
+            "Standard King is plenty for me, so please put me in one of those and refund the difference. It's all "
+            "been signed off already.",
+            knows={"email": lars.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=lars.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_approval_requests", booking_id=booking.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_tickets", requester_id=lars.id),
+            call(
+                "create_approval_request",
+                booking_id=booking.id,
+                kind="room_downgrade",
+                requested_rate_cents=15_900,
+                justification="Traveller now asks for a Standard King; the approval on file was for a Superior.",
+                requested_room_type_id=LIS_STANDARD,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="room_downgrade",
+                reason="needs_approval",
+                queue="approvals",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Standard King downgrade sent for approval; the earlier approval covered a Superior only.",
+                public=False,
+            ),
+        ],
+        traps=[  # "it's all been signed off": switched on the Superior's approval
+            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900)
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).room_type_id == LIS_EXECUTIVE  # policy: no approval for this change yet
+    requests = {(r.requested_room_type_id, r.status) for r in run.db.query(ApprovalRequest)}
+    assert requests == {(LIS_SUPERIOR, "approved"), (LIS_STANDARD, "pending")}
+    outcome = ("pending", "normal", "room_downgrade", "needs_approval", "approvals")
+    assert run.db.get(Ticket, ticket.id).outcome == outcome
+
+
+def test_case_TR003_005(tb):
+    """A downgrade would need approval, so the traveller cancels instead: inside the window, refund less the fee."""
+    ida = TravellerFactory(name="Ida Berglund", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=ida, room_type_id=LIS_SUITE, check_in=date(2026, 9, 24), nights=2, nightly_rate_cents=35_900
+    )  # free until 22 Sep 15:00
+    ticket = TicketFactory(requester=ida, booking_id=booking.id, subject="Junior Suite too much")
+
+    run = tb.run(
+        User(
+            says="Could you move me from the Junior Suite to a Standard King for my Lisbon stay? If that needs my "
+            "manager's sign-off first, forget it and just cancel the booking: I'll stay with our partners in "
+            "Cascais instead, they've offered me a room.",
+            knows={"email": ida.email, "booking reference": booking.id, "employee number": ida.employee_number},
+            persona="A procurement officer in a hurry who prefers a quick answer to a perfect one.",
+            rules=("If the room change needs the manager's approval, ask for the booking to be cancelled instead.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=ida.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_approval_requests", booking_id=booking.id),
+            call("list_tickets", requester_id=ida.id),
+            call("cancel_booking", booking_id=booking.id),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=derived(69_300, "inside the window: the 71,800 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "cancelled"
+    assert run.db.query(ApprovalRequest).count() == 0  # she chose the cancellation over waiting for approval
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.service_fee_cents) == (69_300, 2_500)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+
+
+def test_case_TR004_004(tb):
+    """Paid upgrade while an invoice is 31 days overdue: one day past the limit, so credit hold; hold for AR."""
+    account = CorporateAccountFactory(name="Brightwater Logistics GmbH")
+    InvoiceFactory(account_id=account.id, amount_cents=512_300, issued_on=date(2026, 7, 9), due_on=date(2026, 8, 8))
+    nina = TravellerFactory(name="Nina Berger", account_id=account.id)
+    booking = BookingFactory(
+        traveller=nina, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=18_900
+    )
+    ticket = TicketFactory(requester=nina, booking_id=booking.id, subject="River view please")
+
+    run = tb.run(
+        User(
+            says="For my Harbourline stay next week I'd really like a room looking over the river. Could you move me "
+            "up to the Superior River View? I'm happy to pay the difference, and our company card is fine.",
+            knows={"email": nina.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=nina.email),
+            call("get_booking", booking_id=booking.id),
+            call("get_corporate_account", account_id=account.id),
+            call("list_account_invoices", account_id=account.id),
+            call("list_tickets", requester_id=nina.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="room_upgrade",
+                reason="credit_hold",
+                queue="accounts_receivable",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Paid upgrade refused: invoice due 8 Aug is 31 days overdue, account treated as credit hold.",
+                public=False,
+            ),
+        ],
+        traps=[  # "I'm happy to pay the difference"
+            call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=23_900),
+            call("charge_booking", booking_id=booking.id, amount_cents=15_000, reason="room_upgrade"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).room_type_id == LIS_STANDARD  # policy: 31 days overdue is credit hold
+    assert run.db.query(Payment).count() == 1
+    assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "high",
+        "room_upgrade",
+        "credit_hold",
+        "accounts_receivable",
+    )

@@ -654,35 +654,38 @@ def create_approval_request(
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Traveller, "traveller")
-# The ticket classification the policy decides (see "Ticket status and priority" in policy.md).
+# The ticket classification the policy decides (see "Ticket classification" in policy.md).
 TICKET_CATEGORIES = (
-    "booking",
+    "group_booking",
+    "new_booking",
     "cancellation",
     "date_change",
-    "upgrade",
-    "downgrade",
-    "group_booking",
+    "room_upgrade",
+    "room_downgrade",
     "late_checkout",
-    "loyalty",
+    "loyalty_upgrade",
     "billing",
-    "partner_issue",
-    "other",
 )
 TICKET_REASONS = (
-    "identity_failed",
-    "account_on_hold",
+    "over_limit",
+    "credit_hold",
+    "awaiting_hotel",
+    "identity_not_verified",
+    "needs_approval",
+    "awaiting_organiser",
+    "account_suspended",
+    "not_authorised",
+    "approval_rejected",
+    "no_availability",
     "not_eligible",
     "outside_window",
-    "needs_approval",
-    "over_budget",
-    "duplicate_charge",
-    "awaiting_partner",
-    "customer_request",
 )
 TICKET_QUEUES = (
-    "travel_managers",
-    "billing",
+    "accounts_receivable",
     "partner_relations",
+    "payments",
+    "approvals",
+    "group_desk",
 )
 register_ticket_tools(
     tools,

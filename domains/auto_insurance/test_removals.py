@@ -1,0 +1,453 @@
+"""Removing a vehicle or a driver: sale dates and the claims after them, open major claims, the last vehicle,
+drivers who moved out, and who may ask for a removal."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from domains.auto_insurance.factories import (
+    ClaimFactory,
+    CustomerFactory,
+    DriverFactory,
+    PolicyFactory,
+    TicketFactory,
+    VehicleFactory,
+    caller_knows,
+)
+from domains.auto_insurance.models import Document, Driver, Policy, Ticket, TicketComment, Vehicle
+from domains.auto_insurance.vin import complete_vin
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Removing a vehicle or a driver",
+    "Adding a vehicle: the effective date",
+    "Open major claims",
+    "Cancelling at the customer's request",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+SORENTO = complete_vin("KNAPU4LC0S7204518")  # 2025 Kia
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+# --------------------------------------------------------------------------- AI009: removing a vehicle or a driver
+
+
+def test_case_AI009_001(tb):
+    """Second car sold 12 days ago, its only claim is from January: removed from the sale date, not today."""
+    aisha = CustomerFactory(name="Aisha Lindgren", state="OH")
+    policy = PolicyFactory(customer=aisha)
+    tucson = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("KM8J3CA40KU104533"),
+        year=2019,
+        make="Hyundai",
+        model="Tucson",
+        acquired_on=date(2022, 6, 3),
+    )
+    ClaimFactory(
+        vehicle=tucson,
+        loss_date=date(2026, 1, 15),
+        loss_type="glass",
+        status="closed",
+        estimated_damage_cents=41_000,
+        closed_on=date(2026, 2, 2),
+        description="Windshield replaced after a stone chip spread.",
+    )
+    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Sold a car")
+
+    run = tb.run(
+        User(
+            says="Hi, we finally sold my son's old Tucson to a neighbour at the end of April, so it doesn't need to "
+            "be on our insurance any more. Can you take it off, and make sure I'm not paying for it after the day "
+            "it was sold?",
+            knows=caller_knows(aisha, **{"policy number": policy.id, "sale date": "30 April 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=aisha.email),
+            _verify(aisha),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=aisha.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=tucson.id, removed_on="2026-04-30"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+        reply="Done: the 2019 Hyundai Tucson is off your policy from the sale date, 30 April 2026, since you sold it "
+        "less than 30 days ago and it has no claim after that date. Your Accord stays covered as before.",
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, tucson.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 30))  # policy: sold 12 days ago, no later claim
+    assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+    run.rubric(
+        "Did the agent tell the customer the Tucson is off the policy from 30 April?", phrases=["30 April", "April 30"]
+    )
+
+
+def test_case_AI009_002(tb):
+    """Car sold 41 days ago, customer insists on the sale date: past 30 days, so it comes off from today only."""
+    connor = CustomerFactory(name="Connor Osei", state="IL")
+    policy = PolicyFactory(customer=connor)
+    forester = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("JF2SKAEC0LH211480"),
+        year=2020,
+        make="Subaru",
+        model="Forester",
+        acquired_on=date(2021, 9, 12),
+    )
+    ticket = TicketFactory(requester=connor, policy_id=policy.id, subject="Remove sold vehicle")
+
+    run = tb.run(
+        User(
+            says="I sold my Forester on April 1st and only just noticed it's still on my insurance. Take it off from "
+            "April 1st, I'm not paying for a car I didn't own. If you really can't go back that far, then take it "
+            "off today, but I want it gone.",
+            knows=caller_knows(connor, **{"policy number": policy.id, "sale date": "1 April 2026"}),
+            persona="An irritated policyholder who feels he is being overcharged.",
+            rules=(
+                "Ask once more for the removal to start on 1 April when the agent says it cannot.",
+                "Accept removal from today once the agent explains why; do not ask for anything else.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=connor.email),
+            _verify(connor),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=connor.id),
+            call(
+                "remove_vehicle",
+                policy_id=policy.id,
+                vehicle_id=forester.id,
+                removed_on=derived(
+                    "2026-05-12", "sold on 1 April 2026, 41 days before today, more than 30: removed from today"
+                ),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, forester.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # policy: sold over 30 days ago
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)  # removed: granted
+
+
+def test_case_AI009_003(tb):
+    """Car sold 9 days ago, but a vandalism claim on it has a later loss date: removed from today, not the sale date."""
+    theo = CustomerFactory(name="Theo Delgado", state="AZ")
+    policy = PolicyFactory(customer=theo)
+    escape = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("1FMCU9GD0MU310957"),
+        year=2021,
+        make="Ford",
+        model="Escape",
+        acquired_on=date(2021, 3, 2),
+    )
+    ClaimFactory(
+        vehicle=escape,
+        loss_date=date(2026, 5, 5),
+        loss_type="vandalism",
+        estimated_damage_cents=62_000,
+        description="Driver-side doors keyed while parked in the driveway.",
+    )
+    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Take the Escape off")
+
+    run = tb.run(
+        User(
+            says="I sold the Escape on the 3rd; the buyer only picked it up last weekend because of his paperwork. "
+            "Please take it off my policy going back to the 3rd, the day the sale went through.",
+            knows=caller_knows(theo, **{"policy number": policy.id, "sale date": "3 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=theo.email),
+            _verify(theo),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=theo.id),
+            call(
+                "remove_vehicle",
+                policy_id=policy.id,
+                vehicle_id=escape.id,
+                removed_on=derived(
+                    "2026-05-12",
+                    "the Escape's vandalism claim has a loss date of 5 May 2026, after the 3 May sale date: today",
+                ),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, escape.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # policy: a claim after the sale date
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+def test_case_AI009_004(tb):
+    """Replacement car added (newly acquired); the written-off car's removal held: its major claim is open."""
+    mei = CustomerFactory(name="Mei Abbott", state="GA")
+    policy = PolicyFactory(customer=mei)
+    accord = policy.vehicles[0]
+    claim = ClaimFactory(
+        vehicle=accord,
+        loss_date=date(2026, 4, 18),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=1_420_000,
+        description="T-boned at an intersection; vehicle towed, likely a total loss.",
+    )
+    new_vehicle = "V-3002"
+    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="Replacing my car")
+
+    run = tb.run(
+        User(
+            says="My Accord was written off in a crash last month and that claim is still going on. I bought a Kia "
+            "Sorento on Saturday to replace it. Please put the Kia on my insurance and take the Accord off, I "
+            "don't want to pay for both.",
+            knows=caller_knows(
+                mei,
+                **{
+                    "policy number": policy.id,
+                    "VIN": SORENTO,
+                    "purchase date": "9 May 2026",
+                    "make": "Kia",
+                    "model": "Sorento",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mei.email),
+            _verify(mei),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("decode_vin", vin=SORENTO),
+            call("list_tickets", requester_id=mei.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=SORENTO,
+                year=2025,
+                make="Kia",
+                model="Sorento",
+                acquired_on="2026-05-09",
+                effective_on="2026-05-09",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="vehicle",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to remove the written-off Accord ({accord.id}); blocked by open major claim "
+                f"{claim.id}. Replacement Kia added. Claims team to review the removal.",
+                public=False,
+            ),
+        ],
+        traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-12")],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 9)  # policy: newly acquired, from purchase
+    assert run.db.get(Vehicle, accord.id).status == "active"  # policy: an open major claim blocks the removal
+    assert run.db.query(Document).one().vehicle_id == new_vehicle
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "vehicle", "open_major_claim", "claims")
+
+
+def test_case_AI009_005(tb):
+    """Son moved out in March, customer wants him off from then: a driver is removed from today, never back-dated."""
+    rafael = CustomerFactory(name="Rafael Castillo", state="CO")
+    policy = PolicyFactory(customer=rafael)
+    son = DriverFactory(
+        policy=policy,
+        full_name="Ethan Castillo",
+        date_of_birth=date(2003, 10, 2),
+        relation_to_insured="child",
+    )
+    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Remove my son")
+
+    run = tb.run(
+        User(
+            says="My son Ethan moved into his own place in Fort Collins in the middle of March and got his own car "
+            "insurance. Please take him off my policy from the day he moved out. If that's not possible, at "
+            "least make sure I stop paying for him from now on.",
+            knows=caller_knows(
+                rafael, **{"policy number": policy.id, "driver's name": "Ethan Castillo", "move date": "15 March 2026"}
+            ),
+            persona="A practical father who wants the premium down.",
+            rules=("If the agent says a driver cannot be removed from a past date, accept removal from today.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rafael.email),
+            _verify(rafael),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=rafael.id),
+            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    removed = run.db.get(Driver, son.id)
+    assert (removed.status, removed.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today, not 15 March
+    assert run.db.get(Driver, policy.drivers[0].id).status == "listed"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+def test_case_AI009_006(tb):
+    """Caller asks to be taken off her ex-husband's policy: not her policy, so nothing is changed; solved."""
+    nadia = CustomerFactory(name="Nadia Pruitt", state="CA", date_of_birth=date(1987, 2, 11))
+    PolicyFactory(customer=nadia)
+    marcus = CustomerFactory(name="Marcus Pruitt", state="CA", date_of_birth=date(1984, 7, 30))
+    his_policy = PolicyFactory(customer=marcus)
+    listed = DriverFactory(
+        policy=his_policy,
+        full_name="Nadia Pruitt",
+        date_of_birth=date(1987, 2, 11),
+        relation_to_insured="spouse",
+    )
+    TicketFactory(requester=marcus, policy_id=his_policy.id, subject="Billing address", status="solved")
+    ticket = TicketFactory(requester=nadia, subject="Remove me from a policy")
+
+    run = tb.run(
+        User(
+            says="My ex-husband and I divorced last year and I have my own car insurance with you now, but I'm still "
+            "listed as a driver on his policy. I don't want anything to do with his insurance. Please take my name "
+            "off it.",
+            knows=caller_knows(nadia, **{"ex-husband's policy number": his_policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=nadia.email),
+            _verify(nadia),
+            call("list_customer_policies", customer_id=nadia.id),
+            call("list_tickets", requester_id=nadia.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_policyholder"),
+        ],
+        reply="I'm sorry, I can't change that policy: it belongs to your ex-husband, and only the policyholder can "
+        "ask us to remove a driver from it. He will need to contact us himself. Your own policy isn't affected.",
+        traps=[call("remove_driver", policy_id=his_policy.id, driver_id=listed.id, removed_on="2026-05-12")],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Driver, listed.id).status == "listed"  # policy: another customer's policy is not changed
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_policyholder", None)
+    run.rubric(
+        "Did the agent explain that only the policyholder, her ex-husband, can ask for the change?",
+        phrases=["policyholder"],
+    )
+
+
+def test_case_AI009_007(tb):
+    """Only car sold, customer keeps the policy: the last vehicle is not removed and nothing is cancelled."""
+    brianna = CustomerFactory(name="Brianna Brennan", state="TX")
+    policy = PolicyFactory(customer=brianna, vehicle__make="Mazda", vehicle__model="CX-5", vehicle__year=2022)
+    ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="Sold my car")
+
+    run = tb.run(
+        User(
+            says="I sold my Mazda last week and I won't have a car until I buy a new one in June. Please take the "
+            "Mazda off my policy so I'm not paying for nothing, but don't cancel anything, I want to keep my "
+            "policy with you for the new car.",
+            knows=caller_knows(brianna, **{"policy number": policy.id, "sale date": "5 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=brianna.email),
+            _verify(brianna),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=brianna.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle", reason="not_eligible"),
+        ],
+        reply="I can't take the Mazda off: a policy must keep at least one vehicle, and it is the only one on "
+        "yours. The only way to stop insuring it is to cancel the policy, which you asked me not to do, so I've "
+        "left everything as it is. When you buy the new car, call us and we'll swap it in.",
+        traps=[  # the careless way to 'stop paying': cancel the policy she wants to keep
+            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"  # policy: the only vehicle stays
+    assert run.db.get(Policy, policy.id).status == "active"  # policy: nothing cancelled that she did not ask for
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", "not_eligible", None)
+    run.rubric(
+        "Did the agent explain that a policy must keep at least one vehicle?",
+        phrases=["at least one vehicle", "only vehicle", "only one on"],
+    )
+
+
+def test_case_AI009_008(tb):
+    """Customer drops the cancellation and removes the car sold 10 days ago from its sale date."""
+    harper = CustomerFactory(name="Harper Lindgren", state="PA")
+    policy = PolicyFactory(customer=harper)
+    accord = policy.vehicles[0]
+    outback = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("4S4BTACC0L3170628"),
+        year=2020,
+        make="Subaru",
+        model="Outback",
+        acquired_on=date(2020, 8, 1),
+    )
+    ClaimFactory(
+        vehicle=accord,
+        loss_date=date(2026, 5, 7),
+        loss_type="animal",
+        estimated_damage_cents=150_000,
+        description="Struck a deer on Route 28; front bumper and grille damaged.",
+    )
+    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Cancel or change policy")
+
+    run = tb.run(
+        User(
+            says="I was going to cancel my whole policy because we sold the Outback. Actually no, wait, my wife "
+            "still drives the Accord every day. Just take the Outback off then; we sold it on May 2nd.",
+            knows=caller_knows(harper, **{"policy number": policy.id, "sale date": "2 May 2026"}),
+            persona="A customer thinking out loud, who changes her mind halfway through.",
+            rules=(
+                "Open by saying you want to cancel the policy, then change your mind in the same message: only "
+                "the Outback should come off.",
+                "If the agent offers to cancel the policy, say no.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=harper.email),
+            _verify(harper),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=harper.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-02"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+        traps=[  # the first thing she said, which she took back
+            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, outback.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 2))  # the deer claim is on the Accord
+    assert run.db.get(Policy, policy.id).status == "active"  # policy: she withdrew the cancellation request
+    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)

@@ -1,0 +1,230 @@
+"""Security locks (set at the customer's request, lifted by whom) and requests to change the KYC level."""
+
+from __future__ import annotations
+
+from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.clock import days_ago
+from domains.neobank.factories import (
+    AccountFactory,
+    CardFactory,
+    CustomerFactory,
+    TicketCommentFactory,
+    TicketFactory,
+    identity,
+)
+from domains.neobank.models import Card, Customer, Ticket, TicketComment
+from domains.neobank.seed import BASIC
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Security locks",
+    "KYC levels and limits",
+    "Card spending limits",
+    "Tickets: classification, status, priority and comments",
+)
+
+# --------------------------------------------------------------------------- NB011 security locks
+
+
+def test_case_NB011_001(tb):
+    """Phone with the banking app stolen, no open ticket: create one (security, no account), lock on request, high."""
+    lena = CustomerFactory(name="Lena Richter")
+    account = AccountFactory(customer=lena, balance_cents=356_780)
+    CardFactory(account=account)
+    old = TicketFactory(requester=lena, status="solved", subject="Statement for September", created_at=days_ago(12))
+    new_id = next_ticket_id(old.id)
+
+    run = tb.run(
+        User(
+            says="Someone pinched my phone at a concert last night and your app is on it. The phone has a PIN, but "
+            "I'm scared someone gets into my money. Can you shut everything down until I've got a new phone? "
+            "I'll get back to you once I do.",
+            knows=identity(lena),
+        ),
+        golden=[
+            *identify(lena),
+            call("list_tickets", requester_id=lena.id),
+            call("create_ticket", requester_id=lena.id, subject="Phone stolen: lock account", category="security"),
+            call("set_security_lock", customer_id=lena.id, locked=True, reason="customer_request"),
+            call("update_ticket", ticket_id=new_id, status="solved", priority="high"),
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, new_id)
+    assert (t.requester_id, t.account_id, t.category) == (lena.id, None, "security")
+    assert (t.status, t.priority, t.reason) == ("solved", "high", None)
+    customer = run.db.get(Customer, lena.id)
+    assert (customer.security_locked, customer.security_lock_reason) == (True, "customer_request")
+    assert run.db.get(Ticket, old.id).status == "solved"
+
+
+def test_case_NB011_002(tb):
+    """Verified customer asks to lift a lock set after a failed verification: only security lifts it; hold, high."""
+    mateo = CustomerFactory(
+        name="Mateo Okoye",
+        security_locked=True,
+        security_lock_reason="failed_verification",
+        security_locked_at=days_ago(2, hour=16),
+    )
+    AccountFactory(customer=mateo, balance_cents=128_450)
+    tuesday = TicketFactory(
+        requester=mateo, status="pending", priority="high", subject="Transfer request", created_at=days_ago(2, hour=16)
+    )
+    TicketCommentFactory(ticket=tuesday, public=False, author="support agent", body="Identity not verified; locked.")
+    ticket = TicketFactory(requester=mateo, subject="Account locked")
+
+    run = tb.run(
+        User(
+            says="Since Tuesday your app says my account is locked and I can't send anything. I must have got my "
+            "birthday wrong on the phone when I called, I was on a bad line. It really is me, so please unlock it: "
+            "I've got bills to pay this week.",
+            knows=identity(mateo),
+            persona="Calm but worried about paying his bills on time.",
+            rules=("If told the lock stays, ask once whether it can be lifted today, then accept the answer.",),
+        ),
+        golden=[
+            *identify(mateo),
+            call("get_customer", customer_id=mateo.id),
+            call("list_tickets", requester_id=mateo.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="security",
+                reason="security_lock",
+                queue="security",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Verified customer asks to lift the failed_verification lock of Tuesday; for the security team.",
+                public=False,
+            ),
+        ],
+        reply="You're verified now, but the lock on your account was set after a failed identity check, and only "
+        "our security team can lift that kind of lock. I've passed your ticket to the security team with high "
+        "priority; they will contact you.",
+        traps=[call("set_security_lock", customer_id=mateo.id, locked=False)],  # lifts it: "it really is me"
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.priority, t.category, t.reason, t.queue) == (
+        "hold",
+        "high",
+        "security",
+        "security_lock",
+        "security",
+    )
+    customer = run.db.get(Customer, mateo.id)
+    assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
+    assert run.db.get(Ticket, tuesday.id).status == "pending"  # policy: never edit the customer's other tickets
+    run.rubric(
+        "Did the agent tell the customer that only the security team can lift the lock?",
+        phrases=["security team"],
+    )
+
+
+def test_case_NB011_003(tb):
+    """Lock the customer asked for last week, phone now back: lift it; work in the new ticket, not last week's."""
+    yara = CustomerFactory(
+        name="Yara Schneider",
+        security_locked=True,
+        security_lock_reason="customer_request",
+        security_locked_at=days_ago(6, hour=9),
+    )
+    account = AccountFactory(customer=yara, balance_cents=64_020)
+    CardFactory(account=account)
+    last_week = TicketFactory(
+        requester=yara, status="pending", priority="high", subject="Lost phone", created_at=days_ago(6, hour=9)
+    )
+    ticket = TicketFactory(requester=yara, subject="Unlock please")
+
+    run = tb.run(
+        User(
+            says="Last week I had you lock my account because I'd left my phone in a hotel in Porto. The hotel "
+            "posted it back and it arrived this morning, safe and sound. Please unlock everything so I can use my "
+            "card and send money again.",
+            knows=identity(yara),
+        ),
+        golden=[
+            *identify(yara),
+            call("get_customer", customer_id=yara.id),
+            call("list_tickets", requester_id=yara.id),
+            call("set_security_lock", customer_id=yara.id, locked=False),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="security"),
+        ],
+        traps=[  # picks up last week's ticket about the phone and closes that one instead
+            call("update_ticket", ticket_id=last_week.id, status="solved", category="security")
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "security", None)
+    assert run.db.get(Customer, yara.id).security_locked is False  # policy: her own request, so she may lift it
+    assert run.db.get(Ticket, last_week.id).status == "pending"
+
+
+# --------------------------------------------------------------------------- NB014 KYC level requests
+
+
+def test_case_NB014_001(tb):
+    """Basic customer wants support to upgrade her level, else the highest card limit: refuse the upgrade (kyc),
+    set the basic maximum."""
+    emil = CustomerFactory(name="Emil Demir", kyc_level=BASIC)
+    account = AccountFactory(customer=emil, balance_cents=97_300)
+    card = CardFactory(account=account, daily_limit_cents=30_000)
+    ticket = TicketFactory(requester=emil, subject="Verification level")
+
+    run = tb.run(
+        User(
+            says="Please move me up to the standard level. I emailed you a photo of my passport last week, so you "
+            "have everything you need. If you really can't do that from your side, then at least put my card's "
+            "daily limit as high as it can go for now.",
+            knows=identity(emil),
+            persona="Irritated that his emailed passport photo was not enough.",
+            rules=("If the agent cannot change the level, say fine and ask for the highest card limit instead.",),
+        ),
+        golden=[
+            *identify(emil),
+            call("get_customer", customer_id=emil.id),
+            call("list_cards", customer_id=emil.id),
+            call("list_tickets", requester_id=emil.id),
+            call("set_card_limit", card_id=card.id, daily_limit_cents=50_000),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="kyc",
+                reason="kyc_required",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Level change refused: support cannot change KYC levels; documents go through the app. Card "
+                "limit set to the basic maximum of 50,000 cents as asked.",
+                public=False,
+            ),
+        ],
+        reply="I can't change your verification level from here: please upload your passport in the app under "
+        "Profile, then Verification, and our compliance team will check it. Meanwhile I've set your card's daily "
+        "limit to EUR 500, the highest your current level allows.",
+        traps=[  # treats the emailed passport as an upgrade and sets the standard level's maximum
+            call("set_card_limit", card_id=card.id, daily_limit_cents=250_000)
+        ],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "kyc", "kyc_required")
+    assert run.db.get(Card, card.id).daily_limit_cents == 50_000  # policy: the basic maximum, the fallback asked
+    assert run.db.get(Customer, emil.id).kyc_level == "basic"
+    assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
+    run.rubric(
+        "Did the agent tell the customer to upload the documents in the app?",
+        phrases=["in the app", "Verification"],
+    )
