@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REFUND_TASK
 from sqlalchemy import create_engine, make_url, text
 
 from pytest_thinkingbox.campaign.records import read_records
@@ -115,6 +116,25 @@ def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(postgres_se
         assert f"thinkingbox_{live.run_id}_1" in names
     finally:
         live.close()
+
+
+def test_a_stale_database_of_another_role_is_kept_without_breaking_a_createdb_role(postgres_server, toy):
+    stale = "thinkingbox_00000beef0_1"
+    with _admin(postgres_server).connect() as c:
+        for role in ("thinkingbox_owner", "thinkingbox_creator"):
+            if not c.scalar(text(f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'")):
+                c.execute(text(f"CREATE ROLE {role} LOGIN CREATEDB"))
+        c.execute(text(f"DROP DATABASE IF EXISTS {stale}"))
+        c.execute(text(f"CREATE DATABASE {stale} OWNER thinkingbox_owner"))
+    url = make_url(postgres_server).set(username="thinkingbox_creator").render_as_string(hide_password=False)
+    try:
+        toy.makepyfile(test_tasks=REFUND_TASK)
+        result = toy.runpytest("--tb-db", url, "--tb-repeat", "2", "-W", "default")
+        result.assert_outcomes(passed=2)
+        assert result.stdout.str().count("belong to another role and were kept") == 1
+    finally:
+        with _admin(postgres_server).connect() as c:
+            c.execute(text(f"DROP DATABASE IF EXISTS {stale}"))
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, MetaData, create_engine, make_url, text
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
@@ -29,6 +31,10 @@ from .base import ReusedDatabases, driver_connection
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
+
+
+class StaleDatabaseWarning(UserWarning):
+    """Databases left by killed runs of another role, which this run may not drop."""
 
 
 class PostgresError(ThinkingboxError):
@@ -162,9 +168,21 @@ class PostgresBackend(ReusedDatabases):
             ).all()
         )
         stale = [n for n in names if (m := _RUN_NAME.match(n)) and PREFIX + m.group(1) not in alive]
+        dropped, left = [], []
         for name in stale:
-            self._drop(name)
-        return stale
+            try:
+                self._drop(name)
+                dropped.append(name)
+            except DBAPIError:  # another role's database: only its owner (or a superuser) may drop it
+                left.append(name)
+        if left:
+            warnings.warn(
+                f"--tb-db: {len(left)} databases left by killed runs belong to another role and were kept "
+                f"(e.g. {left[0]}); drop them as their owner. This run does not need them.",
+                StaleDatabaseWarning,
+                stacklevel=2,
+            )
+        return dropped
 
     def _new_database(self, metadata: MetaData) -> Engine:
         """A new database with `metadata`'s schema, and an engine for it."""
