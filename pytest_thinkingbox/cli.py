@@ -180,6 +180,16 @@ def parser() -> argparse.ArgumentParser:
     env.add_argument("--tasks", type=Path, help="serve only the tasks a pool file selects (select-pool --out)")
     env.add_argument("--host", default="127.0.0.1")
     env.add_argument("--port", type=int, default=8000)
+    env.add_argument(
+        "--max-episodes", type=_whole, default=256, help="live episodes at once; a reset beyond gets 503 (default: 256)"
+    )
+    env.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="end and free an episode whose client sends nothing this long (default: 300)",
+    )
     env.set_defaults(run=serve_env_command)
     return root
 
@@ -363,7 +373,7 @@ def serve_env_command(args: argparse.Namespace) -> int:
             raise CliError(f"{args.tasks}: cannot read it ({exc.strerror})") from None
         except (ValueError, KeyError, TypeError):
             raise CliError(f'{args.tasks}: expected JSON with a "selected" list of task ids') from None
-    env = EnvServer(args.root.resolve(), tasks)
+    env = EnvServer(args.root.resolve(), tasks, max_episodes=args.max_episodes, idle_timeout_s=args.idle_timeout)
     if not env.tasks:
         raise CliError(f"no tasks (test_case_... functions) under {args.root}")
     http = serve(env, args.host, args.port)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,7 @@ import pytest
 from pytest_thinkingbox.serve.env_server import EnvServer, serve
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
+SERVERS: dict[str, EnvServer] = {}  # the server behind each base URL, to look inside it
 TASK = "test_case_RT001_003"  # an exception 8 days old counts as lost: refund 19,899 in full, ticket solved
 REFUND = {
     "tool": "issue_refund",
@@ -24,9 +26,12 @@ SOLVE = {"tool": "update_ticket", "arguments": {"ticket_id": "T-7001", "status":
 
 @pytest.fixture(scope="module")
 def base_url():
-    http = serve(EnvServer(DOMAINS, tasks=[TASK, "test_case_RT001_001"]), port=0)
+    env = EnvServer(DOMAINS, tasks=[TASK, "test_case_RT001_001"])
+    http = serve(env, port=0)
     threading.Thread(target=http.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{http.server_port}"
+    url = f"http://127.0.0.1:{http.server_port}"
+    SERVERS[url] = env
+    yield url
     http.shutdown()
 
 
@@ -108,3 +113,81 @@ def test_unknown_tasks_and_episodes_are_client_errors(base_url):
     with pytest.raises(urllib.error.HTTPError) as missing:
         _post(base_url, "/step", {"episode_id": "nope", "action": {"end": True}})
     assert missing.value.code == 400 and "call /reset first" in missing.value.read().decode()
+
+
+def _status(base_url: str, path: str, data: bytes) -> tuple[int, str]:
+    request = urllib.request.Request(base_url + path, data=data, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[1, 2]", "the request body must be a JSON object"),
+        (b"not json", "Expecting value"),
+        (b'{"action": "end"}', "action must be an object"),
+        (b'{"action": {"tool_calls": [1]}}', "action.tool_calls[1] must be"),
+        (b'{"action": {"tool_calls": "issue_refund"}}', "action.tool_calls must be a list"),
+        (b'{"action": {"message": 5}}', "action.message must be text"),
+    ],
+)
+def test_a_malformed_step_is_a_400_with_a_message_and_the_episode_goes_on(base_url, body, message):
+    start = _post(base_url, "/reset", {"task_id": TASK})
+    payload = json.loads(body) if body.startswith(b"{") else None
+    if isinstance(payload, dict):
+        body = json.dumps({"episode_id": start["episode_id"], **payload}).encode()
+    status, text = _status(base_url, "/step", body)
+    assert status == 400 and message in json.loads(text)["detail"]
+    last = _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
+    assert last["done"] and last["reward"] == 0
+
+
+def test_a_second_step_while_one_is_answered_is_refused_with_409(base_url):
+    start = _post(base_url, "/reset", {"task_id": TASK})
+    step = {"episode_id": start["episode_id"], "action": {"tool_calls": [REFUND]}}
+    with SERVERS[base_url].episodes[start["episode_id"]].busy:  # as if another step were being answered
+        status, text = _status(base_url, "/step", json.dumps(step).encode())
+    assert status == 409 and "still answering another step" in json.loads(text)["detail"]
+    _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
+
+
+def test_live_episodes_are_capped_and_idle_ones_expire_and_are_freed():
+    env = EnvServer(DOMAINS, tasks=[TASK], max_episodes=2, idle_timeout_s=0.5)
+    http = serve(env, port=0)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{http.server_port}"
+    try:
+        first = _post(url, "/reset", {"task_id": TASK})
+        _post(url, "/reset", {"task_id": TASK})
+        status, text = _status(url, "/reset", json.dumps({"task_id": TASK}).encode())
+        assert status == 503 and "2 episodes are live" in json.loads(text)["detail"]
+        deadline = time.monotonic() + 10
+        while env.episodes and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert env.episodes == {}  # both abandoned episodes expired and were forgotten
+        status, text = _status(url, "/step", json.dumps({"episode_id": first["episode_id"], "action": {}}).encode())
+        assert status == 400 and "or it expired" in json.loads(text)["detail"]
+        assert _post(url, "/reset", {"task_id": TASK})["done"] is False  # room again
+    finally:
+        http.shutdown()
+
+
+def test_a_burst_of_clients_is_served_without_dropping_any(base_url):
+    def client(_: int) -> str:
+        try:
+            start = _post(base_url, "/reset", {"task_id": TASK})
+            return (
+                "ok"
+                if _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})["done"]
+                else "not done"
+            )
+        except OSError as exc:  # refused or reset: the listen backlog overflowed
+            return f"dropped: {exc}"
+
+    with ThreadPoolExecutor(60) as pool:
+        outcomes = list(pool.map(client, range(60)))
+    assert outcomes == ["ok"] * 60

@@ -11,6 +11,13 @@ simulated user answers). When the episode ends the task's checks run, and the
 last step returns the reward, 1 or 0. A failure of the harness comes back as
 an ``error`` with its stage, never as a reward. The golden calls, the expected
 state, the checks and the user's private facts stay on the server.
+
+Under load and abuse: the listen backlog holds many simultaneous connections;
+a malformed request gets a 4xx with a message (never a traceback); a step on
+an episode that is still answering another is refused with 409; at most
+`max_episodes` live at once (a reset beyond gets 503); an episode whose client
+sends nothing for `idle_timeout_s` is ended and its resources freed; and at
+most a few idle worker caches are kept for reuse, the rest closed.
 """
 
 from __future__ import annotations
@@ -32,24 +39,35 @@ from ..core.errors import ThinkingboxError
 from ..core.task import Call
 from .reward import find_task, run_task, task_ids
 
-STEP_TIMEOUT_S = 600.0  # an episode whose client goes quiet this long is ended as a system error
+IDLE_TIMEOUT_S = 300.0  # an episode whose client sends nothing this long is ended and freed
+MAX_EPISODES = 256  # live episodes at once; a reset beyond is refused
+KEPT_CACHES = 4  # idle worker caches (database images, event loop) kept for the next episodes
 
 _arrange = threading.Lock()  # factory sequences are process-wide: one task arranges its records at a time
+
+
+class Expired(ThinkingboxError):
+    """The client of an episode sent nothing for the idle timeout; the episode ends and frees its resources."""
+
+    stage = "agent"
 
 
 class RemoteAgent:
     """The agent of a served episode: it shows each view to the client and waits for its action."""
 
-    def __init__(self, episode: Episode) -> None:
-        self._episode = episode
+    def __init__(self, episode: Episode, idle_timeout_s: float) -> None:
+        self._episode, self._idle_timeout_s = episode, idle_timeout_s
 
     async def step(self, view: AgentView) -> AgentStep:
         if self._episode.holds_arrange_lock:
             self._episode.holds_arrange_lock = False
             _arrange.release()  # the task has arranged its records and started its episode
         self._episode.outbox.put(("view", view))
-        action = await asyncio.to_thread(self._episode.inbox.get, True, STEP_TIMEOUT_S)
-        return action
+        try:
+            return await asyncio.to_thread(self._episode.inbox.get, True, self._idle_timeout_s)
+        except queue.Empty:
+            self._episode.expired = True
+            raise Expired(f"no step for {self._idle_timeout_s:g} s: the episode expired") from None
 
 
 @dataclass
@@ -64,37 +82,66 @@ class Episode:
     seen: int = 0  # messages already sent to the client
     steps: int = 0
     done: bool = False
+    expired: bool = False
     holds_arrange_lock: bool = False
+    busy: threading.Lock = field(default_factory=threading.Lock)  # held while a reset or step is answered
 
 
 class EnvServer:
     """The episodes of one server process, over the tasks under `root`."""
 
-    def __init__(self, root: Path, tasks: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        tasks: list[str] | None = None,
+        *,
+        max_episodes: int = MAX_EPISODES,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+    ) -> None:
         self.root = root
         self.tasks = sorted(tasks) if tasks else task_ids(root)
+        self.max_episodes, self.idle_timeout_s = max_episodes, idle_timeout_s
         self.episodes: dict[str, Episode] = {}
-        self._caches: queue.SimpleQueue[Any] = queue.SimpleQueue()  # worker caches, one per running episode
+        self._lock = threading.Lock()  # guards `episodes` and the cache pool
+        self._caches: list[Any] = []  # idle worker caches, at most KEPT_CACHES
 
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
-        seed = int(body.get("seed", 0))
-        task = body.get("task_id") or random.Random(seed).choice(sorted(body.get("pool") or self.tasks))
+        seed = body.get("seed", 0)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"seed must be a whole number, got {seed!r}")
+        pool = body.get("pool") or self.tasks
+        if not isinstance(pool, list) or not all(isinstance(t, str) for t in pool):
+            raise ValueError("pool must be a list of task ids")
+        task = body.get("task_id") or random.Random(seed).choice(sorted(pool))
         if task not in self.tasks:
             raise LookupError(f"no task {task!r} on this server")
-        episode = Episode(uuid.uuid4().hex, task, seed)
-        self.episodes[episode.id] = episode
-        threading.Thread(target=self._run, args=(episode,), name=f"episode-{episode.id[:8]}", daemon=True).start()
-        return self._next(episode)
+        episode = Episode(uuid.uuid4().hex, str(task), seed)
+        with self._lock:
+            if len(self.episodes) >= self.max_episodes:
+                raise Busy(
+                    f"{len(self.episodes)} episodes are live, the most this server runs at once; end one (a step "
+                    f"with end: true) or wait for idle ones to expire ({self.idle_timeout_s:g} s)"
+                )
+            self.episodes[episode.id] = episode
+        with episode.busy:
+            threading.Thread(target=self._run, args=(episode,), name=f"episode-{episode.id[:8]}", daemon=True).start()
+            return self._next(episode)
 
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
         episode = self.episodes.get(str(body.get("episode_id")))
         if episode is None:
-            raise LookupError(f"no episode {body.get('episode_id')!r}; call /reset first")
-        if episode.done:
-            raise LookupError(f"episode {episode.id} has ended; call /reset for a new one")
-        episode.steps += 1
-        episode.inbox.put(_agent_step(body.get("action") or {}))
-        return self._next(episode)
+            raise LookupError(f"no episode {body.get('episode_id')!r}; call /reset first (or it expired)")
+        action = _agent_step(body.get("action") or {})
+        if not episode.busy.acquire(blocking=False):
+            raise Conflict(f"episode {episode.id} is still answering another step; send one step at a time")
+        try:
+            if episode.done:
+                raise LookupError(f"episode {episode.id} has ended; call /reset for a new one")
+            episode.steps += 1
+            episode.inbox.put(action)
+            return self._next(episode)
+        finally:
+            episode.busy.release()
 
     def state(self, episode_id: str) -> dict[str, Any]:
         episode = self.episodes.get(episode_id)
@@ -112,7 +159,8 @@ class EnvServer:
                 observation |= {"policy": value.policy, "tools": [_tool_schema(t) for t in value.tools]}
             return {"episode_id": episode.id, "observation": observation, "reward": None, "done": False}
         episode.done = True
-        self.episodes.pop(episode.id, None)
+        with self._lock:
+            self.episodes.pop(episode.id, None)
         if kind == "reward":
             value, reason = value
             return {
@@ -128,17 +176,14 @@ class EnvServer:
         """The episode's thread: arrange the task, run its episode with the remote agent, grade it."""
         from ..attempt import WorkerCache
 
-        try:
-            cache = self._caches.get_nowait()
-        except queue.Empty:
-            cache = WorkerCache()
+        with self._lock:
+            cache = self._caches.pop() if self._caches else WorkerCache()
         try:
             function, domain = find_task(episode.task, self.root)
             _arrange.acquire()
             episode.holds_arrange_lock = True
-            passed, _ = run_task(
-                function, episode.task, domain, cache, lambda context: RemoteAgent(episode), episode.seed
-            )
+            agent = RemoteAgent(episode, self.idle_timeout_s)
+            passed, _ = run_task(function, episode.task, domain, cache, lambda context: agent, episode.seed)
             # A failed check is not described: what failed would tell the expected state, which stays here.
             outcome: tuple[str, Any] = ("reward", (1, "every check passed") if passed else (0, "a check failed"))
         except ThinkingboxError as exc:
@@ -149,15 +194,63 @@ class EnvServer:
             if episode.holds_arrange_lock:
                 episode.holds_arrange_lock = False
                 _arrange.release()
-            self._caches.put(cache)
+            self._keep(cache)
+        if episode.expired:  # nobody is waiting for its outcome: forget it
+            episode.done = True
+            with self._lock:
+                self.episodes.pop(episode.id, None)
         episode.outbox.put(outcome)
 
+    def _keep(self, cache: Any) -> None:
+        """Return a worker cache to the pool, or close it when the pool is full (its memory and threads go)."""
+        with self._lock:
+            if len(self._caches) < KEPT_CACHES:
+                self._caches.append(cache)
+                return
+            quiet = len(self.episodes) <= KEPT_CACHES
+        cache.close()
+        if quiet:  # the burst is over: hand the freed memory back to the system
+            _release_free_memory()
 
-def _agent_step(action: dict[str, Any]) -> AgentStep:
-    calls = [
-        Call(str(c.get("tool", c.get("name"))), dict(c.get("arguments") or {})) for c in action.get("tool_calls", [])
-    ]
-    return AgentStep(tool_calls=calls, message=action.get("message"), end=bool(action.get("end")))
+
+def _release_free_memory() -> None:
+    """Return freed heap pages to the system (glibc keeps them otherwise); elsewhere, nothing to do."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class Busy(ThinkingboxError):
+    """The server runs as many episodes as it may (503)."""
+
+
+class Conflict(ThinkingboxError):
+    """The episode is answering another step (409)."""
+
+
+def _agent_step(action: Any) -> AgentStep:
+    """The client's action, checked: ``{"tool_calls": [{"tool", "arguments"}], "message", "end"}``."""
+    if not isinstance(action, dict):
+        raise ValueError('action must be an object: {"tool_calls": [...], "message": "...", "end": false}')
+    raw = action.get("tool_calls") or []
+    if not isinstance(raw, list):
+        raise ValueError("action.tool_calls must be a list of {tool, arguments}")
+    calls = []
+    for i, c in enumerate(raw, 1):
+        name = c.get("tool", c.get("name")) if isinstance(c, dict) else None
+        arguments = c.get("arguments") or {} if isinstance(c, dict) else None
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            raise ValueError(f'action.tool_calls[{i}] must be {{"tool": NAME, "arguments": {{...}}}}, got {c!r}')
+        calls.append(Call(name, arguments))
+    message = action.get("message")
+    if message is not None and not isinstance(message, str):
+        raise ValueError("action.message must be text")
+    return AgentStep(tool_calls=calls, message=message, end=bool(action.get("end")))
 
 
 def _tool_schema(spec: Any) -> dict[str, Any]:
@@ -200,11 +293,26 @@ def serve(server: EnvServer, host: str = "127.0.0.1", port: int = 8000) -> Threa
                 return self._send(404, {"detail": f"no endpoint {self.path}"})
             try:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                if not isinstance(body, dict):
+                    raise ValueError("the request body must be a JSON object")
                 return self._send(200, handler(body))
-            except (LookupError, ValueError, TypeError) as exc:
+            except LookupError as exc:
+                return self._send(400, {"detail": str(exc).strip("'\"")})
+            except Conflict as exc:
+                return self._send(409, {"detail": str(exc)})
+            except Busy as exc:
+                return self._send(503, {"detail": str(exc)})
+            except (ValueError, TypeError) as exc:
                 return self._send(400, {"detail": str(exc)})
+            except Exception as exc:  # a bug of ours: say so, keep serving
+                return self._send(500, {"detail": f"the server failed: {type(exc).__name__}: {exc}"})
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: one line per request is noise here
             pass
 
-    return ThreadingHTTPServer((host, port), Handler)
+    return _Server((host, port), Handler)
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the listen backlog: a burst of clients waits instead of being refused
+    daemon_threads = True

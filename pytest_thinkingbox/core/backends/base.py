@@ -78,3 +78,19 @@ def engine_of(session: Session) -> Engine:
 def driver_connection(session: Session) -> Any:
     """The database driver's own connection under a session (sqlite3's or psycopg's)."""
     return session.connection().connection.driver_connection
+
+
+def forget_compiled(dialects: set[Any]) -> None:
+    """Drop the statements ORM mappers compiled for these engines' dialects.
+
+    Each mapper keeps the INSERT and UPDATE statements it compiled, per dialect,
+    in a cache that outlives the engines; a process that opens and closes many
+    backends (the environment server) would otherwise hold on to them.
+    """
+    from sqlalchemy.orm import mapperlib
+
+    for registry in list(mapperlib._mapper_registries):  # no public way to reach every mapper's cache
+        for mapper in registry.mappers:
+            cache = mapper._compiled_cache
+            for key in [k for k in list(cache) if isinstance(k, tuple) and k and k[0] in dialects]:
+                cache.pop(key, None)

@@ -27,7 +27,7 @@ from sqlalchemy.pool import NullPool
 
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
-from .base import ReusedDatabases, driver_connection
+from .base import ReusedDatabases, driver_connection, forget_compiled
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -151,6 +151,7 @@ class PostgresBackend(ReusedDatabases):
         """Drop every database this run created and end the run."""
         for engine in self._schema_of:
             engine.dispose()
+        forget_compiled({engine.dialect for engine in self._schema_of})
         for name in self._databases:
             self._drop(name)
         self._databases.clear()

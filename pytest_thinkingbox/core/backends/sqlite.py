@@ -18,7 +18,7 @@ from sqlalchemy import Engine, MetaData, create_engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
-from .base import ReusedDatabases, driver_connection
+from .base import ReusedDatabases, driver_connection, forget_compiled
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,10 @@ class SQLiteBackend(ReusedDatabases):
         raw.execute("PRAGMA defer_foreign_keys = ON")
 
     def close(self) -> None:
-        """Nothing to drop: in-memory databases vanish with their connections."""
+        """Close the databases (in-memory: they vanish) and forget what ORM mappers compiled for them."""
+        for engine in self._schema_of:
+            engine.dispose()
+        forget_compiled({engine.dialect for engine in self._schema_of})
 
     def _new_database(self, metadata: MetaData) -> Engine:
         # The schema arrives with the image (create_all in build_image, else deserialize).
