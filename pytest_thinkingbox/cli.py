@@ -20,6 +20,7 @@ from typing import Any
 from .campaign.pools import EDGES, KEEP, NAMES, Probe, select_pool
 from .campaign.records import ReportError, read_records
 from .core.errors import ThinkingboxError
+from .core.values import at_least_one
 
 
 class CliError(ThinkingboxError):
@@ -48,12 +49,9 @@ def _names(text: str) -> list[str]:
 def _whole(text: str) -> int:
     """A whole number of at least 1 (argparse names the option in its error)."""
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
+        return at_least_one(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _edges(text: str) -> tuple[float, ...]:

@@ -21,3 +21,14 @@ def jsonable(value: Any) -> Any:
 def quote_identifier(identifier: str) -> str:
     """An SQL identifier in double quotes (SQLite and PostgreSQL alike)."""
     return '"' + identifier.replace('"', '""') + '"'
+
+
+def at_least_one(text: str) -> int:
+    """`text` as a whole number of at least 1, else a ValueError that quotes it (for option parsers)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"expected a whole number of at least 1, got {text!r}")
+    return value

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
+from ..core.values import at_least_one
+
 
 def group(parser: pytest.Parser) -> pytest.OptionGroup:
     """The plugin's option group (``pytest --help`` shows it once, whichever concern asks first)."""
@@ -22,12 +24,9 @@ def positive_int(option: str) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            return at_least_one(text)
         except ValueError:
-            value = 0
-        if value < 1:
-            raise pytest.UsageError(f"{option} expects a whole number of at least 1, got {text!r}")
-        return value
+            raise pytest.UsageError(f"{option} expects a whole number of at least 1, got {text!r}") from None
 
     return parse
 
