@@ -35,6 +35,14 @@ from .roles.endpoint import Endpoint
 from .roles.judge import Verdict
 
 
+def agent_label(agent: object) -> str:
+    """What records call an agent the harness did not build: its `name` (and `version`), else ``custom``."""
+    name, version = getattr(agent, "name", None), getattr(agent, "version", None)
+    if not isinstance(name, str) or not name.strip():
+        return "custom"
+    return f"{name}@{version}" if version else name
+
+
 @dataclass
 class WorkerCache:
     """Per-worker work done once: database images, golden end states, the event loop, model clients."""
@@ -102,6 +110,7 @@ class AttemptResult:
     fault: str | None = None  # the fault the flaky agent injected, if any
     differences: tuple[Difference, ...] = ()
     rubric: tuple[RubricVerdict, ...] = ()
+    agent: str | None = None  # the agent's name, once it is known
     ended: bool = False  # the episode ran to its end (the hashes and differences are known)
 
 
@@ -194,6 +203,7 @@ class Attempt:
         make_user: Callable[[User], SimulatedUser],
         make_judge: Callable[[], Any],
         limits: Limits,
+        agent_name: str | None = None,
         defer_golden: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
@@ -202,7 +212,7 @@ class Attempt:
         self._make_judge = make_judge
         self._judge: Any = None  # built on the first rubric question
         self._run: Run | None = None
-        self._result = AttemptResult()
+        self._result = AttemptResult(agent=agent_name)
         self._started = time.perf_counter()
         self.db = cache.databases.restore(cache.image(domain))
         cache.databases.defer_foreign_keys(self.db)  # the arrange step may write children before parents
@@ -275,6 +285,8 @@ class Attempt:
         start = state_hash(before)
         golden_end = self._golden_end(start, golden)
         agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
+        if self._result.agent is None:
+            self._result = replace(self._result, agent=agent_label(agent))
         simulated = self._make_user(user)
         episode = Episode([], end_reason="")
         try:

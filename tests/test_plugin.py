@@ -267,3 +267,33 @@ def test_a_failing_seed_is_a_backend_error_naming_the_domain(toy):
     )
     [record] = read_records([toy.path / "r.jsonl"])
     assert record["error"]["stage"] == "backend"
+
+
+NAMED_AGENT = """
+import pytest
+from pytest_thinkingbox.roles.agents.golden import GoldenAgent
+
+class Mine(GoldenAgent):
+    name, version = "support-bot", "1.2"
+
+class Anonymous(GoldenAgent):
+    pass
+
+@pytest.fixture(scope="session")
+def tb_agent():
+    return lambda context: (Mine if context.attempt == 1 else Anonymous)(context.golden)
+"""
+
+
+def test_a_custom_agent_is_recorded_by_its_name_and_never_as_golden(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    toy.makeconftest((toy.path / "conftest.py").read_text() + NAMED_AGENT)
+    result = toy.runpytest("--tb-repeat", "2", "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=2)
+    records = read_records([toy.path / "r.jsonl"])
+    assert [r["agent"] for r in records] == ["support-bot@1.2", "custom"]
+    result.stdout.fnmatch_lines(["agent custom, support-bot@1.2, user scripted*"])
+    lines = (toy.path / "r.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["manifest"]["agent"] == "custom, support-bot@1.2"
+    resumed = toy.runpytest("--tb-repeat", "2", "--tb-resume", "r.jsonl")  # the same run: nothing left to do
+    assert resumed.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)

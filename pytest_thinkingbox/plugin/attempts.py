@@ -158,6 +158,7 @@ def tb(
         make_agent=tb_agent,
         make_user=tb_user,
         make_judge=tb_judge,
+        agent_name=getattr(tb_agent, "agent_name", None),  # None: a custom agent, named when it is built
         limits=Limits(
             max_steps=config.getoption("tb_max_steps"),
             max_turns=config.getoption("tb_max_turns"),

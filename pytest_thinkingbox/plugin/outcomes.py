@@ -77,6 +77,8 @@ def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]
     result: AttemptResult | None = attempt.result if attempt is not None else None
     differences = result.differences if result else ()
     record = _identity(item.config, task, number, item.nodeid, item.stash.get(DOMAIN, None))
+    if result is not None and result.agent is not None:
+        record["agent"] = result.agent
     record["markers"] = sorted({m.name for m in item.iter_markers()} - {"parametrize"})
     record.update(
         {

@@ -257,7 +257,8 @@ class Results:
         if manifest.get("k") != self.k:
             k = manifest.get("k")
             raise pytest.UsageError(f"{option} {path}: it asked for k = {k}; pass --tb-repeat {k}")
-        differ = [name for name in DEFINING if manifest.get(name) != self.manifest.get(name)]
+        same = manifest.get("fingerprint", fingerprint(manifest)) == self.manifest["fingerprint"]
+        differ = [] if same else [name for name in DEFINING if manifest.get(name) != self.manifest.get(name)]
         if differ:
             then = ", ".join(f"{name} {manifest.get(name)!r}" for name in differ)
             now = ", ".join(f"{name} {self.manifest.get(name)!r}" for name in differ)
@@ -336,7 +337,14 @@ class Results:
     def aggregate(self) -> dict[str, Any]:
         from ..campaign.metrics import aggregate
 
+        self._name_agents()
         return {**aggregate(self.records, self.k), "manifest": self.manifest}
+
+    def _name_agents(self) -> None:
+        """The manifest names the agents the records ran (a custom agent is known only once it is built)."""
+        names = sorted({r["agent"] for r in self.records if r.get("agent")})
+        if names and names != [self.manifest["agent"]]:
+            self.manifest["agent"] = ", ".join(names)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.getoption("tb_validate") and self.records:
@@ -348,6 +356,7 @@ class Results:
         if self._collected is None:  # collection failed or found nothing: the start line still comes first
             self._collected = set()
             self._write_manifest()
+        self._name_agents()
         self.manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         if self._out:
             self._out.write({"manifest": self.manifest})

@@ -134,10 +134,16 @@ def tb_agent(pytestconfig: pytest.Config, _tb_worker: Any) -> Callable[[Any], An
         from ..roles.agents.openai import OpenAIAgent
 
         endpoint = _tb_worker.endpoint("agent")
-        return lambda context: OpenAIAgent(endpoint)
+        return named(lambda context: OpenAIAgent(endpoint), name)
     from ..roles.agents import make_agent
 
-    return lambda context: make_agent(name, context)
+    return named(lambda context: make_agent(name, context), name)
+
+
+def named(factory: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
+    """An agent factory that says which agent it builds: its name is what records and reports show."""
+    factory.agent_name = name  # type: ignore[attr-defined]
+    return factory
 
 
 @pytest.fixture(scope="session")
