@@ -3,7 +3,7 @@
 Task authors use `User`, `call` and `derived`. Domain authors use `Domain`,
 `volatile`, `ToolSet`, `ToolFailure` and its error codes, `Factory`,
 `current_session` and the row helpers `get_or_fail`, `next_id`, `row_dict`.
-Agent authors use `AgentView` and `AgentStep`; trainers use `reward`.
+Agent authors use `AgentView` and `AgentStep`; judge authors `Verdict`; trainers use `reward`.
 Heavy modules load on first use, so importing this package (as the pytest
 plugin does) costs nothing.
 
@@ -35,6 +35,7 @@ __all__ = [
     "ToolFailure",
     "ToolSet",
     "User",
+    "Verdict",
     "__version__",
     "call",
     "current_session",
@@ -63,6 +64,7 @@ _LAZY = {
     "AgentStep": "core.episode",
     "AgentView": "core.episode",
     "reward": "serve.reward",
+    "Verdict": "roles.judge",
 }
 
 

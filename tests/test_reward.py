@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pytest_thinkingbox import call
+from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.core.errors import HarnessError
 from pytest_thinkingbox.serve.reward import _worker, reward
 
@@ -45,3 +49,33 @@ def test_a_backend_failure_is_a_system_error_not_a_zero(monkeypatch):
     with pytest.raises(HarnessError, match="a fresh backend failed: RuntimeError: disk full") as raised:
         reward("test_case_RT001_003", GOOD, root=DOMAINS)
     assert raised.value.stage == "backend"
+
+
+def test_a_full_trajectory_earns_1_on_a_rubric_task_and_its_tool_calls_alone_do_not(tmp_path):
+    # RT001_001 asks the judge whether the agent told the customer why nothing is refunded yet.
+    task = "test_case_RT001_001"
+    results = tmp_path / "golden.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(DOMAINS / "retail"), "-q", "-p", "no:cacheprovider", "-k", task,
+         "--tb-results", str(results)],
+        capture_output=True, text=True, cwd=DOMAINS.parent,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+    [record] = read_records([results])
+    transcript = record["transcript"]
+    assert reward(task, transcript, root=DOMAINS).value == 1
+    calls = [c for m in transcript if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    silent = reward(task, calls, root=DOMAINS)
+    assert silent.value == 0 and "rubric failed" in silent.reason
+    as_openai = [{"function": {"name": c["tool"], "arguments": json.dumps(c["arguments"])}} for c in calls]
+    openai_form = [{"role": "assistant", "tool_calls": [c]} for c in as_openai]
+    openai_form += [m for m in transcript if m["role"] == "assistant" and m.get("content")]
+    assert reward(task, openai_form, root=DOMAINS).value == 1
+
+
+def test_the_readme_import_is_the_function():
+    readme = (DOMAINS.parent / "README.md").read_text(encoding="utf-8")
+    assert "from pytest_thinkingbox import reward" in readme
+    from pytest_thinkingbox import reward as documented
+
+    assert documented is reward
