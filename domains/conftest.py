@@ -1,9 +1,89 @@
+"""What every bundled domain shares in pytest: its `tb_domain` fixture, and markers to select tasks by.
+
+Each task is marked with its domain (``retail``), its family (``RT003``) and
+the kinds of ending its golden path has, read from the literal golden calls in
+its source: ``write`` (it changes business records), ``refusal`` (a ticket
+solved with a reason), ``hold``, ``pending`` and ``escalation`` (a ticket sent
+to a queue); a task with two requests can have several. ``pytest domains -m "retail and refusal"``
+selects by them.
+"""
+
+from __future__ import annotations
+
+import ast
 import importlib
+import inspect
+import re
+import textwrap
+from functools import cache
+from pathlib import Path
 
 import pytest
+
+HERE = Path(__file__).parent
+DOMAINS = sorted(p.name for p in HERE.iterdir() if (p / "policy.md").exists())
+KINDS = {
+    "write": "the golden path changes business records (not only tickets)",
+    "refusal": "the golden path refuses something: a ticket solved with a reason",
+    "hold": "the golden path puts a ticket on hold",
+    "pending": "the golden path leaves a ticket pending",
+    "escalation": "the golden path sends a ticket to a team's queue",
+}
+TICKET_TOOLS = {"create_ticket", "update_ticket", "add_ticket_comment"}
+_TASK = re.compile(r"^def (test_case_([A-Z]{2}\d{3})_\d{3})\(", re.M)
 
 
 @pytest.fixture(scope="module")
 def tb_domain(request: pytest.FixtureRequest):
     """The domain of the bundled package a task lives in: its ``DOMAIN`` (models, tools, policy, clock)."""
     return importlib.import_module(request.module.__package__).DOMAIN
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name in DOMAINS:
+        config.addinivalue_line("markers", f"{name}: a task of the bundled {name} domain")
+    for family in sorted({m[2] for path in HERE.glob("*/test_*.py") for m in _TASK.finditer(path.read_text())}):
+        config.addinivalue_line("markers", f"{family}: a task of family {family}")
+    for kind, what in KINDS.items():
+        config.addinivalue_line("markers", f"{kind}: {what}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not isinstance(item, pytest.Function) or not item.name.startswith("test_case_"):
+            continue
+        domain = Path(str(item.fspath)).parent.name
+        if domain not in DOMAINS:
+            continue
+        family = item.originalname.split("_")[2]
+        for name in (domain, family, *kinds(item.function)):
+            item.add_marker(name)
+
+
+@cache
+def kinds(function: object) -> tuple[str, ...]:
+    """The kinds of ending of a task, from the literal golden calls in its source."""
+    domain = importlib.import_module(function.__module__.rsplit(".", 1)[0]).DOMAIN
+    writes = set(domain.tools.writes())
+    found: set[str] = set()
+    business = False
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.keyword) and node.arg == "golden"):
+            continue
+        for c in ast.walk(node.value):
+            if not (isinstance(c, ast.Call) and getattr(c.func, "id", None) == "call" and c.args):
+                continue
+            tool = c.args[0].value if isinstance(c.args[0], ast.Constant) else None
+            arguments = {k.arg: k.value.value for k in c.keywords if isinstance(k.value, ast.Constant)}
+            business |= tool in writes and tool not in TICKET_TOOLS
+            status = arguments.get("status")
+            if status in ("hold", "pending"):
+                found.add(str(status))
+            if arguments.get("queue"):
+                found.add("escalation")
+            if status == "solved" and arguments.get("reason"):
+                found.add("refusal")
+    if business:
+        found.add("write")
+    return tuple(sorted(found))

@@ -110,3 +110,18 @@ def test_every_task_passes_its_own_validation(tmp_path):
     traps = [trap for v in validated.values() for trap in v["traps"]]
     assert len(traps) >= 50 and all(trap["outcome"].startswith("caught") for trap in traps)
     assert not [f for v in validated.values() for f in v["provenance"] if f["kind"] != "derived"]
+
+
+def test_bundled_tasks_carry_domain_family_and_kind_markers():
+    def selected(expression: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "domains", "--co", "-q", "-p", "no:randomly", "-m", expression],
+            cwd=ROOT, capture_output=True, text=True,
+        )  # fmt: skip
+        return [line for line in done.stdout.splitlines() if "::test_case_" in line]
+
+    retail_refusals = selected("retail and refusal")
+    assert retail_refusals and all(line.startswith("domains/retail/") for line in retail_refusals)
+    assert all("test_case_RT003_" in line for line in selected("RT003"))
+    everything = selected("write or refusal or hold or pending or escalation")
+    assert len(everything) == len(selected("auto_insurance or consulting or neobank or retail or travel"))

@@ -297,3 +297,14 @@ def test_a_custom_agent_is_recorded_by_its_name_and_never_as_golden(toy):
     assert json.loads(lines[-1])["manifest"]["agent"] == "custom, support-bot@1.2"
     resumed = toy.runpytest("--tb-repeat", "2", "--tb-resume", "r.jsonl")  # the same run: nothing left to do
     assert resumed.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+
+
+def test_a_failed_attempt_shows_what_the_agent_did_in_the_terminal_and_junit(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "6", "--junitxml", "junit.xml")
+    assert result.parseoutcomes().get("failed", 0) >= 1
+    result.stdout.fnmatch_lines(
+        ["*Captured stdout: what the agent did*", "user: Please refund the 40 dollars you owe me.", "agent calls *"]
+    )
+    junit = (toy.path / "junit.xml").read_text()
+    assert "agent calls" in junit and "-&gt; " in junit

@@ -186,7 +186,40 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
         # Plain JSON types only, which xdist can send to the controller.
         report.tb_record = _plain(attempt_record(item, classify(call.excinfo, stage)))
+        transcript = report.tb_record.get("transcript")
+        if report.failed and transcript:
+            text = transcript_text(transcript)
+            # Shown beside the diff; JUnit XML carries it as a property (and as system-out with junit_logging).
+            report.sections.append(("Captured stdout: what the agent did", text))
+            item.user_properties.append(("thinkingbox_transcript", text))  # junitxml reads them at teardown
     return report
+
+
+TEXT_LIMIT = 300  # characters of a message or tool result shown in a failure's transcript
+SHOWN_LIMIT = 60  # messages shown; the rest is counted
+
+
+def transcript_text(messages: list[dict[str, Any]]) -> str:
+    """The episode as lines a person reads beside the diff: who said what, each tool call and its result."""
+
+    def cut(text: Any) -> str:
+        text = " ".join(str(text).split())
+        return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + " ..."
+
+    lines = []
+    for m in messages[:SHOWN_LIMIT]:
+        role = m.get("role")
+        if role == "assistant" and m.get("tool_calls"):
+            for c in m["tool_calls"]:
+                lines.append(f"agent calls {c.get('tool')}({cut(json.dumps(c.get('arguments'), default=str))})")
+        elif role == "tool":
+            error = f" [{m['error']}]" if m.get("error") else ""
+            lines.append(f"  -> {m.get('tool')}{error}: {cut(m.get('content'))}")
+        elif m.get("content"):
+            lines.append(f"{'agent' if role == 'assistant' else role}: {cut(m['content'])}")
+    if len(messages) > SHOWN_LIMIT:
+        lines.append(f"... {len(messages) - SHOWN_LIMIT} more messages (the record's transcript has them all)")
+    return "\n".join(lines) + "\n"
 
 
 def _plain(record: dict[str, Any]) -> dict[str, Any]:
