@@ -173,7 +173,10 @@ def parser() -> argparse.ArgumentParser:
         "step, and the last step returns the task's 0/1 reward.",
     )
     env.add_argument(
-        "--root", type=Path, default=Path("domains"), help="folder of the task packages (default: domains)"
+        "--root",
+        type=Path,
+        default=None,
+        help="folder of the task packages (default: ./domains, else the bundled domains installed with the plugin)",
     )
     env.add_argument("--tasks", type=Path, help="serve only the tasks a pool file selects (select-pool --out)")
     env.add_argument("--host", default="127.0.0.1")
@@ -362,6 +365,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def serve_env_command(args: argparse.Namespace) -> int:
     from .serve.env_server import EnvServer, serve
+    from .serve.reward import bundled_root
 
     tasks = None
     if args.tasks:
@@ -371,9 +375,10 @@ def serve_env_command(args: argparse.Namespace) -> int:
             raise CliError(f"{args.tasks}: cannot read it ({exc.strerror})") from None
         except (ValueError, KeyError, TypeError):
             raise CliError(f'{args.tasks}: expected JSON with a "selected" list of task ids') from None
-    env = EnvServer(args.root.resolve(), tasks, max_episodes=args.max_episodes, idle_timeout_s=args.idle_timeout)
+    root = args.root or bundled_root()
+    env = EnvServer(root.resolve(), tasks, max_episodes=args.max_episodes, idle_timeout_s=args.idle_timeout)
     if not env.tasks:
-        raise CliError(f"no tasks (test_case_... functions) under {args.root}")
+        raise CliError(f"no tasks (test_case_... functions) under {root}")
     http = serve(env, args.host, args.port)
     print(f"serving {len(env.tasks)} tasks on http://{args.host}:{http.server_port} (Ctrl-C stops)")
     try:

@@ -10,6 +10,7 @@ and returns 1 when its checks pass and 0 with the failure when they do not. A fa
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import re
@@ -34,7 +35,16 @@ class Reward:
     reason: str
 
 
-def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: str | Path = "domains") -> Reward:
+def bundled_root() -> Path:
+    """Where the tasks are by default: ``./domains`` in a checkout, else the installed bundled domains."""
+    here = Path("domains")
+    if here.is_dir():
+        return here
+    spec = importlib.util.find_spec("domains")
+    return Path(spec.origin).parent if spec is not None and spec.origin else here
+
+
+def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: str | Path | None = None) -> Reward:
     """Grade `trajectory` (what an agent did, in order) with the checks of `task_id`, rubric questions included.
 
     Args:
@@ -44,11 +54,12 @@ def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: s
             ``{"role": "assistant", "content": text, "tool_calls": [...]}`` (tool calls as above or in
             the OpenAI form ``{"function": {"name", "arguments": JSON text}}``). Other roles (user,
             tool, system) are skipped: the server recomputes them. A record's ``transcript`` is one.
-        root: the folder whose packages hold the tasks; each task's package exports its ``DOMAIN``.
+        root: the folder whose packages hold the tasks (default: `bundled_root`); each task's package
+            exports its ``DOMAIN``.
     """
     from ..core.episode import Limits
 
-    function, domain = find_task(task_id, Path(root).resolve())
+    function, domain = find_task(task_id, Path(root or bundled_root()).resolve())
     steps = _steps(trajectory)
     limits = Limits(max_steps=max(50, len(steps) + 1))
     passed, reason = run_task(function, task_id, domain, _worker(), lambda context: Replay(steps), limits=limits)
