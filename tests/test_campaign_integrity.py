@@ -195,3 +195,23 @@ def test_model_config_values_of_the_wrong_type_are_usage_errors(toy, field, mess
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*models.yaml: {message}*"])
     assert "INTERNALERROR" not in result.stderr.str()
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b'{"a": 1}\n{"b":', b'{"a": 1}\n{"c": 3}\n'),  # a line cut off by a kill is dropped
+        (b'{"a": 1}', b'{"a": 1}\n{"c": 3}\n'),  # a whole line without its newline is kept and ended
+        (b"", b'{"c": 3}\n'),
+        (b'{"a": 1}\n', b'{"a": 1}\n{"c": 3}\n'),
+    ],
+)
+def test_appending_keeps_every_whole_line_and_starts_on_a_new_one(tmp_path, before, after):
+    from pytest_thinkingbox.campaign.records import ResultsWriter
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(before)
+    writer = ResultsWriter(path, append=True)
+    writer.write({"c": 3})
+    writer.close()
+    assert path.read_bytes() == after

@@ -141,6 +141,7 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     options = ["--tb-config", "models.yaml", "--tb-repeat", "2", "-p", "no:randomly"]
     result = models.runpytest(*options, "--tb-results", "r.jsonl", "--tb-errors", "errors.jsonl")
     result.assert_outcomes(errors=1, passed=1)  # an error, not a failure
+    result.stdout.fnmatch_lines(["agent endpoint error: agent model scripted at http*"])  # the message, no traceback
     [error] = read_records([models.path / "errors.jsonl"])
     assert error["attempt"] == 1 and error["outcome"] == "error" and error["signature"] is None
     assert error["error"]["stage"] == "agent" and error["error"]["type"] == cause and cause in error["error"]["message"]

@@ -194,6 +194,7 @@ def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
     toy.makeconftest((toy.path / "conftest.py").read_text() + BROKEN_USER)
     result = toy.runpytest("--tb-results", "r.jsonl", "--tb-aggregate", "a.json")
     result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*raise ConnectionError*"])  # a fault in user code keeps its traceback
     [record] = read_records([toy.path / "r.jsonl"])
     assert record["outcome"] == "error"
     assert record["error"]["stage"] == "user" and "user endpoint down" in record["error"]["message"]

@@ -366,17 +366,3 @@ class TicketCommentFactory(CommentFactoryBase):
     id = factory.Sequence(lambda n: f"TC-{9101 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Customer message."
-
-
-# --------------------------------------------------------------------------- task helpers
-
-
-def caller_knows(customer: Customer, date_of_birth: str | None = None, **facts: str) -> dict[str, str]:
-    """What a calling customer can tell the agent: email, date of birth (their own unless another is given,
-    for a caller who fails verification), postal code, and the task's own facts."""
-    return {
-        "email": customer.email,
-        "date of birth": date_of_birth or customer.date_of_birth.isoformat(),
-        "postal code": customer.postal_code,
-        **facts,
-    }

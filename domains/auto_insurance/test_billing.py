@@ -12,9 +12,9 @@ from domains.auto_insurance.factories import (
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
-    caller_knows,
 )
 from domains.auto_insurance.models import Bill, BillingAccount, Claim, InstalmentPlan, Payment, PaymentExtension, Ticket
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -60,7 +60,7 @@ def test_case_AI004_001(tb):
             says="My next insurance payment is due on the 18th, but with my new job I don't get paid until the end"
             " of the month. Can you move the due date to June 1st? That's the first day I'll actually have "
             "the money.",
-            knows=caller_knows(aisha, **{"policy number": policy.id}),
+            knows=caller_facts(aisha, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=aisha.email),
@@ -109,7 +109,7 @@ def test_case_AI004_002(tb):
         User(
             says="Could I have five more days to pay this month's bill? Money is tight until my paycheck clears, "
             "and my car's in the shop too, so everything has landed at once. I'll pay the moment it's in.",
-            knows=caller_knows(rafael, **{"policy number": policy.id}),
+            knows=caller_facts(rafael, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=rafael.email),
@@ -145,7 +145,7 @@ def test_case_AI004_003(tb):
         User(
             says="I had to push a payment back once last year, I know. Could you move this month's due date to the"
             " 25th? I'm waiting on a tax refund that should arrive the week before, so I'll be fine by then.",
-            knows=caller_knows(mei, **{"policy number": policy.id}),
+            knows=caller_facts(mei, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=mei.email),
@@ -195,7 +195,7 @@ def test_case_AI004_004(tb):
             says="My renewal bill is due on the 29th, but my commission check doesn't land until early June. Could "
             "you push the due date to June 8th? If you can't do that, could I split the renewal into three monthly "
             "payments instead?",
-            knows=caller_knows(luis, **{"policy number": policy.id}),
+            knows=caller_facts(luis, **{"policy number": policy.id}),
             persona="A self-employed customer whose income arrives in lumps.",
             rules=(
                 "Ask for the due date to move to 8 June first.",
@@ -237,7 +237,7 @@ def test_case_AI004_005(tb):
             says="A gravel truck threw a stone at my windshield on the interstate yesterday and now there's a crack "
             "right across it, so I need to start a claim. And while I have you: money is tight, could I have until "
             "the 25th to pay this month's bill?",
-            knows=caller_knows(
+            knows=caller_facts(
                 dwayne,
                 **{
                     "policy number": policy.id,
@@ -313,7 +313,7 @@ def test_case_AI005_001(tb):
             says="My renewal bill is over eleven hundred dollars, which is a lot to find in one go. Can I split it"
             " into three monthly payments? I know I've been late a couple of times before, but I've always "
             "paid in the end.",
-            knows=caller_knows(theo, **{"policy number": policy.id}),
+            knows=caller_facts(theo, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=theo.email),
@@ -358,7 +358,7 @@ def test_case_AI005_002(tb):
         User(
             says="I've never missed a payment with you in all the years I've been a customer. This year money is a"
             " bit tighter, so could I pay my renewal in four instalments instead of all at once?",
-            knows=caller_knows(harper, **{"policy number": policy.id}),
+            knows=caller_facts(harper, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=harper.email),
@@ -395,7 +395,7 @@ def test_case_AI005_003(tb):
             says="Please split my renewal premium into three payments, one a month. My payment history is "
             "basically spotless, so I don't see why that would be a problem. The full amount in one go is "
             "more than I have right now.",
-            knows=caller_knows(connor, **{"policy number": policy.id}),
+            knows=caller_facts(connor, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=connor.email),
@@ -438,7 +438,7 @@ def test_case_AI005_004(tb):
             says="Could I spread my renewal payment over six months? Full disclosure: a payment of mine bounced "
             "around this time last year and I paid one bill a few days late over the winter, so I'll understand "
             "if you say no.",
-            knows=caller_knows(aisha, **{"policy number": policy.id}),
+            knows=caller_facts(aisha, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=aisha.email),
@@ -476,7 +476,7 @@ def test_case_AI011_001(tb):
             says="Two things. First, my bank statement shows you took $169 from my card twice on April 15th, and I "
             "want the second one looked into. Second, I'd like to pay May's bill now with the same card so I don't "
             "forget.",
-            knows=caller_knows(
+            knows=caller_facts(
                 harper,
                 **{"policy number": policy.id, "payment method": "card", "charge date": "15 April 2026"},
             ),

@@ -11,9 +11,9 @@ from domains.auto_insurance.factories import (
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
-    caller_knows,
 )
 from domains.auto_insurance.models import BillingAccount, Document, Payment, Policy, Ticket, TicketComment
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -68,7 +68,7 @@ def test_case_AI006_001(tb):
             says="I just found out my car insurance was cancelled because I missed payments while I was in "
             "hospital. I can pay whatever I owe right now by card. Please turn my policy back on, I need to "
             "drive to work.",
-            knows=caller_knows(brianna, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_facts(brianna, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=brianna.email),
@@ -113,7 +113,7 @@ def test_case_AI006_002(tb):
             says="My policy got cancelled last month because I fell behind on the bills. I have the money now and "
             "can pay the whole overdue amount today by card. Can you put the same policy back in place "
             "instead of me starting over?",
-            knows=caller_knows(dwayne, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_facts(dwayne, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=dwayne.email),
@@ -148,7 +148,7 @@ def test_case_AI006_003(tb):
         User(
             says="My insurance was cancelled a couple of weeks ago. I can pay $150 today and the rest when I get "
             "paid on Friday. Can you reinstate it now with the $150?",
-            knows=caller_knows(
+            knows=caller_facts(
                 megan,
                 **{
                     "policy number": policy.id,
@@ -211,7 +211,7 @@ def test_case_AI006_004(tb):
             says="I called at the end of April and cancelled my insurance because I thought I'd sold my car, but the "
             "buyer backed out at the last minute. I still have the car and I need it insured again. Can you just "
             "switch my old policy back on? I'll pay whatever it takes.",
-            knows=caller_knows(aisha, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_facts(aisha, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=aisha.email),
@@ -272,7 +272,7 @@ def test_case_AI006_005(tb):
             says="My car insurance was cancelled last month after I missed the March payment. I've sorted my money "
             "out and can pay everything I owe right now from my bank account. Is it too late to get the same "
             "policy back?",
-            knows=caller_knows(dwayne, **{"policy number": policy.id, "payment method": "bank account"}),
+            knows=caller_facts(dwayne, **{"policy number": policy.id, "payment method": "bank account"}),
         ),
         golden=[
             call("find_customer_by_email", email=dwayne.email),
@@ -332,7 +332,7 @@ def test_case_AI008_001(tb):
             says="I got a letter saying my policy will be cancelled this weekend because of a missed payment. I "
             "want to pay what's overdue right now by card so I keep my coverage. I drive my kids to school "
             "every day.",
-            knows=caller_knows(rafael, **{"policy number": policy.id, "payment method": "card"}),
+            knows=caller_facts(rafael, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=rafael.email),
@@ -370,7 +370,7 @@ def test_case_AI008_002(tb):
         User(
             says="I got the letter about my policy being cancelled. I can pay $100 today toward what I owe. Please"
             " take it and stop the cancellation, I'll pay the rest next month when my hours go back up.",
-            knows=caller_knows(
+            knows=caller_facts(
                 mei,
                 **{
                     "policy number": policy.id,
@@ -426,7 +426,7 @@ def test_case_AI008_003(tb):
             says="I'm calling for my policy that's about to be cancelled; I had a letter last week. I'll pay the "
             "overdue amount by card right now, just make sure it doesn't get cancelled. I can't be without "
             "insurance.",
-            knows=caller_knows(
+            knows=caller_facts(
                 theo, date_of_birth="1990-03-07", **{"policy number": policy.id, "payment method": "card"}
             ),
         ),
@@ -482,7 +482,7 @@ def test_case_AI010_001(tb):
             says="I'm moving to Germany for work at the end of the month and I'm selling my car before I fly. I "
             "need my car insurance to end on the 31st of May, the day after the buyer takes the car. Can you set "
             "that up?",
-            knows=caller_knows(mei, **{"end date": "31 May 2026"}),
+            knows=caller_facts(mei, **{"end date": "31 May 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=mei.email),
@@ -528,7 +528,7 @@ def test_case_AI010_002(tb):
             says="We moved to Toronto on May 1st and the car has sat in my brother's garage ever since, nobody has "
             "driven it. Please cancel my insurance as of May 1st and give me back what I paid for these two weeks. "
             "If you can't go back to the 1st, then cancel it today.",
-            knows=caller_knows(luis, **{"policy number": policy.id, "date moved": "1 May 2026"}),
+            knows=caller_facts(luis, **{"policy number": policy.id, "date moved": "1 May 2026"}),
             persona="A customer who has already left the country and wants to be done with it.",
             rules=(
                 "Ask once for the cancellation to start on 1 May.",

@@ -11,10 +11,10 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
-    caller_knows,
 )
 from domains.auto_insurance.models import Claim, Coverage, Document, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -70,7 +70,7 @@ def test_case_AI003_001(tb):
             says="I want to cut my premium; it went up again this year. Please take collision coverage off my "
             "policy, I'll keep everything else as it is. The car is paid off and I'd rather take the risk "
             "myself.",
-            knows=caller_knows(mei, **{"policy number": policy.id}),
+            knows=caller_facts(mei, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=mei.email),
@@ -111,7 +111,7 @@ def test_case_AI003_002(tb):
             says="I'd like to raise my collision deductible to $1,000 starting today, the premium is too high. I "
             "know the car is in the shop after the crash last month, but that shouldn't matter for a "
             "deductible, should it?",
-            knows=caller_knows(connor, **{"policy number": policy.id}),
+            knows=caller_facts(connor, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=connor.email),
@@ -162,7 +162,7 @@ def test_case_AI003_003(tb):
         User(
             says="Can I raise my comprehensive deductible to $1,000? I'm trying to bring my premium down. I know I"
             " have a windshield claim going on at the moment, does that stop me from changing it?",
-            knows=caller_knows(brianna, **{"policy number": policy.id}),
+            knows=caller_facts(brianna, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=brianna.email),
@@ -192,7 +192,7 @@ def test_case_AI003_004(tb):
             says="I'm retired and barely drive any more. Please cut my liability cover down to the legal minimum "
             "for Texas, which I believe is 25/50/25, and take the medical payments coverage off completely. "
             "Leave everything else alone.",
-            knows=caller_knows(theo, **{"policy number": policy.id}),
+            knows=caller_facts(theo, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=theo.email),
@@ -248,7 +248,7 @@ def test_case_AI003_005(tb):
             says="Could you email me a copy of my declarations page? My lender wants it. And since the car is sitting "
             "in the body shop after that hailstorm anyway, please take comprehensive off for now to save me some "
             "money.",
-            knows=caller_knows(rafael, **{"policy number": policy.id}),
+            knows=caller_facts(rafael, **{"policy number": policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=rafael.email),
@@ -298,7 +298,7 @@ def test_case_AI007_001(tb):
             says="I backed into a concrete pole at the grocery store yesterday and dented my rear bumper and a "
             "taillight. Nobody else was involved, it was just me being careless. I need to open a claim for "
             "the repair.",
-            knows=caller_knows(
+            knows=caller_facts(
                 luis,
                 **{
                     "policy number": policy.id,
@@ -359,7 +359,7 @@ def test_case_AI007_002(tb):
         User(
             says="Someone tapped my back bumper at a red light on Sunday. It's just a small bump, really, hardly a"
             " scratch on the car, but the other driver gave me his details and I should probably report it.",
-            knows=caller_knows(
+            knows=caller_facts(
                 harper,
                 **{
                     "policy number": policy.id,
@@ -435,7 +435,7 @@ def test_case_AI007_003(tb):
         User(
             says="I hit a deer with my new F-150 on Friday night. The grille and a headlight are smashed. I added "
             "the truck to my policy, so please open a claim.",
-            knows=caller_knows(
+            knows=caller_facts(
                 dwayne,
                 **{
                     "policy number": policy.id,
@@ -501,7 +501,7 @@ def test_case_AI007_004(tb):
             says="Someone stole my car from outside my house last night. It's only an old 2012 Civic, not worth "
             "much, so please don't make a big thing of it, I just need it on record for the police report and "
             "whatever you can do.",
-            knows=caller_knows(
+            knows=caller_facts(
                 connor,
                 **{
                     "policy number": policy.id,
@@ -574,7 +574,7 @@ def test_case_AI007_005(tb):
             says="I bought a Mazda CX-5 last Monday and haven't added it to my policy yet, so please add it. And "
             "the annoying part: someone backed into it in a parking garage on Saturday, so I need to report that "
             "too. Nobody was hurt and it drives fine.",
-            knows=caller_knows(
+            knows=caller_facts(
                 megan,
                 **{
                     "policy number": policy.id,
@@ -643,7 +643,7 @@ def test_case_AI007_006(tb):
             says="I got a used F-150 about three weeks ago and never got round to adding it to my insurance. Last "
             "Wednesday I scraped it along a concrete barrier in a car park. Can you add the truck and put a claim "
             "in for the damage at the same time?",
-            knows=caller_knows(
+            knows=caller_facts(
                 luis,
                 **{
                     "policy number": policy.id,
@@ -723,7 +723,7 @@ def test_case_AI007_007(tb):
             says="My wife's car got rear-ended at a stoplight this morning while I was driving it. We're both with "
             "you, she has her own policy for her car. She's at work and can't call, so I'll report it for her; I've "
             "got her policy number here.",
-            knows=caller_knows(
+            knows=caller_facts(
                 gabriel,
                 **{
                     "wife's policy number": her_policy.id,
@@ -800,7 +800,7 @@ def test_case_AI012_001(tb):
             says="I'm calling about the claim for the Tucson, the one where I was rear-ended last week. The body "
             "shop took the bumper off and found the frame is bent. They now say it's about $6,200 and that it isn't "
             "safe to drive until it's fixed.",
-            knows=caller_knows(
+            knows=caller_facts(
                 aisha,
                 **{
                     "policy number": policy.id,
@@ -874,7 +874,7 @@ def test_case_AI012_002(tb):
             says="Quick update on my claim for the car that got sideswiped last week: the body shop found the "
             "mirror motor and a door panel need replacing too, so their estimate went up to $4,950. The car still "
             "drives fine. Can you put that on the claim?",
-            knows=caller_knows(mei, **{"policy number": policy.id, "new estimate": "$4,950"}),
+            knows=caller_facts(mei, **{"policy number": policy.id, "new estimate": "$4,950"}),
         ),
         golden=[
             call("find_customer_by_email", email=mei.email),

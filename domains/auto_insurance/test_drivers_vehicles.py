@@ -9,10 +9,10 @@ from domains.auto_insurance.factories import (
     LicenceRecordFactory,
     PolicyFactory,
     TicketFactory,
-    caller_knows,
 )
 from domains.auto_insurance.models import Document, Driver, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -52,7 +52,7 @@ def test_case_AI001_001(tb):
         User(
             says="Please add my husband Daniel to my car insurance. He's been driving my Accord since the first of "
             "April, so can you put him on from April 1st so he's covered for that too?",
-            knows=caller_knows(
+            knows=caller_facts(
                 megan,
                 **{
                     "policy number": policy.id,
@@ -108,7 +108,7 @@ def test_case_AI001_002(tb):
         User(
             says="My son Connor is 19 and needs to drive the family car to his summer job. He had a little trouble "
             "with his licence but he gets it back next month anyway, so please just add him now.",
-            knows=caller_knows(
+            knows=caller_facts(
                 luis,
                 **{
                     "policy number": policy.id,
@@ -174,7 +174,7 @@ def test_case_AI001_003(tb):
         User(
             says="My mother has moved in with us and will sometimes drive my car, mostly to the shops and her "
             "doctor. Her licence is all in order. Can you add her to my policy today so she's covered?",
-            knows=caller_knows(
+            knows=caller_facts(
                 harper,
                 **{
                     "policy number": policy.id,
@@ -233,7 +233,7 @@ def test_case_AI001_004(tb):
         User(
             says="Hi, I need to add my wife Tanya as a driver on our policy. She has a valid Colorado licence and "
             "she'll be sharing the car with me from this week, so I'd like it done today.",
-            knows=caller_knows(
+            knows=caller_facts(
                 dwayne,
                 date_of_birth="1979-08-14",
                 **{
@@ -306,7 +306,7 @@ def test_case_AI001_005(tb):
             says="I'd like to add my wife Lena and my son Marco as drivers on my car insurance. Lena has had her "
             "licence for twenty years. Marco got a couple of speeding tickets recently but he's still a good "
             "driver, honestly.",
-            knows=caller_knows(
+            knows=caller_facts(
                 dwayne,
                 **{
                     "policy number": policy.id,
@@ -384,7 +384,7 @@ def test_case_AI001_006(tb):
             says="My son Owen comes home from college for the summer on June 1st and he'll be using my car until "
             "August. He doesn't need to be on the policy before he's home, but from the day he gets back he does. "
             "Can you set that up now so I don't forget?",
-            knows=caller_knows(
+            knows=caller_facts(
                 brianna,
                 **{
                     "policy number": policy.id,
@@ -451,7 +451,7 @@ def test_case_AI001_007(tb):
             says="I need to get my wife Renee on my policy. Her licence is suspended right now, but only until June "
             "21st. If you can't add her today, then put her on starting June 21st, so she's covered the day she "
             "gets it back and I don't have to call again.",
-            knows=caller_knows(
+            knows=caller_facts(
                 luis,
                 **{
                     "policy number": policy.id,
@@ -521,7 +521,7 @@ def test_case_AI002_001(tb):
         User(
             says="I bought a Ford F-150 back at the start of April and forgot to tell you. Please add it and make "
             "the coverage start from the day I bought it.",
-            knows=caller_knows(
+            knows=caller_facts(
                 rafael,
                 **{"policy number": policy.id, "VIN": F150, "purchase date": "2026-04-02", "model": "F-150"},
             ),
@@ -565,7 +565,7 @@ def test_case_AI002_002(tb):
         User(
             says="I need to add my RAV4 to my policy; I bought it a few weeks ago and kept forgetting. I'm driving"
             " it to work this afternoon so it has to be covered as of right now, today.",
-            knows=caller_knows(
+            knows=caller_facts(
                 brianna,
                 **{
                     "policy number": policy.id,
@@ -617,7 +617,7 @@ def test_case_AI002_003(tb):
         User(
             says="We picked up a used Honda CR-V last week as a second car for my wife's commute. Could you add it"
             " to our policy? Starting tomorrow is fine, we haven't really driven it yet.",
-            knows=caller_knows(
+            knows=caller_facts(
                 theo,
                 **{"policy number": policy.id, "VIN": CRV, "purchase date": "2026-05-06", "model": "CR-V"},
             ),
@@ -660,7 +660,7 @@ def test_case_AI002_004(tb):
         User(
             says="I'd like to add my daughter's old Chevy Malibu to my policy. She's moved abroad and is leaving "
             "it with us, and I'll drive it now and then. I have the VIN right here from the paperwork.",
-            knows=caller_knows(
+            knows=caller_facts(
                 aisha,
                 **{"policy number": policy.id, "VIN": misread, "purchase date": "2026-03-15", "model": "Malibu"},
             ),
@@ -715,7 +715,7 @@ def test_case_AI002_005(tb):
             says="I have two policies with you, my own here in Texas and the one for my daughter's car at college "
             "in California. She's just swapped her car for a used Civic out there, so please add the Civic to the "
             "California policy. I don't have that policy number to hand, sorry.",
-            knows=caller_knows(
+            knows=caller_facts(
                 harper,
                 **{
                     "which policy": "the California one, for my daughter's car",
@@ -782,7 +782,7 @@ def test_case_AI002_006(tb):
             says="I've bought a Prius and I collect it from the dealer next Wednesday, the 20th. They want proof of "
             "insurance before I can drive it away, so could you add it to my policy and make it active from today, "
             "so it's all in place?",
-            knows=caller_knows(
+            knows=caller_facts(
                 rafael,
                 **{
                     "policy number": policy.id,

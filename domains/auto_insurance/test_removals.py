@@ -12,10 +12,10 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
-    caller_knows,
 )
 from domains.auto_insurance.models import Document, Driver, Policy, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -72,7 +72,7 @@ def test_case_AI009_001(tb):
             says="Hi, we finally sold my son's old Tucson to a neighbour at the end of April, so it doesn't need to "
             "be on our insurance any more. Can you take it off, and make sure I'm not paying for it after the day "
             "it was sold?",
-            knows=caller_knows(aisha, **{"policy number": policy.id, "sale date": "30 April 2026"}),
+            knows=caller_facts(aisha, **{"policy number": policy.id, "sale date": "30 April 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=aisha.email),
@@ -116,7 +116,7 @@ def test_case_AI009_002(tb):
             says="I sold my Forester on April 1st and only just noticed it's still on my insurance. Take it off from "
             "April 1st, I'm not paying for a car I didn't own. If you really can't go back that far, then take it "
             "off today, but I want it gone.",
-            knows=caller_knows(connor, **{"policy number": policy.id, "sale date": "1 April 2026"}),
+            knows=caller_facts(connor, **{"policy number": policy.id, "sale date": "1 April 2026"}),
             persona="An irritated policyholder who feels he is being overcharged.",
             rules=(
                 "Ask once more for the removal to start on 1 April when the agent says it cannot.",
@@ -172,7 +172,7 @@ def test_case_AI009_003(tb):
         User(
             says="I sold the Escape on the 3rd; the buyer only picked it up last weekend because of his paperwork. "
             "Please take it off my policy going back to the 3rd, the day the sale went through.",
-            knows=caller_knows(theo, **{"policy number": policy.id, "sale date": "3 May 2026"}),
+            knows=caller_facts(theo, **{"policy number": policy.id, "sale date": "3 May 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=theo.email),
@@ -220,7 +220,7 @@ def test_case_AI009_004(tb):
             says="My Accord was written off in a crash last month and that claim is still going on. I bought a Kia "
             "Sorento on Saturday to replace it. Please put the Kia on my insurance and take the Accord off, I "
             "don't want to pay for both.",
-            knows=caller_knows(
+            knows=caller_facts(
                 mei,
                 **{
                     "policy number": policy.id,
@@ -293,7 +293,7 @@ def test_case_AI009_005(tb):
             says="My son Ethan moved into his own place in Fort Collins in the middle of March and got his own car "
             "insurance. Please take him off my policy from the day he moved out. If that's not possible, at "
             "least make sure I stop paying for him from now on.",
-            knows=caller_knows(
+            knows=caller_facts(
                 rafael, **{"policy number": policy.id, "driver's name": "Ethan Castillo", "move date": "15 March 2026"}
             ),
             persona="A practical father who wants the premium down.",
@@ -336,7 +336,7 @@ def test_case_AI009_006(tb):
             says="My ex-husband and I divorced last year and I have my own car insurance with you now, but I'm still "
             "listed as a driver on his policy. I don't want anything to do with his insurance. Please take my name "
             "off it.",
-            knows=caller_knows(nadia, **{"ex-husband's policy number": his_policy.id}),
+            knows=caller_facts(nadia, **{"ex-husband's policy number": his_policy.id}),
         ),
         golden=[
             call("find_customer_by_email", email=nadia.email),
@@ -370,7 +370,7 @@ def test_case_AI009_007(tb):
             says="I sold my Mazda last week and I won't have a car until I buy a new one in June. Please take the "
             "Mazda off my policy so I'm not paying for nothing, but don't cancel anything, I want to keep my "
             "policy with you for the new car.",
-            knows=caller_knows(brianna, **{"policy number": policy.id, "sale date": "5 May 2026"}),
+            knows=caller_facts(brianna, **{"policy number": policy.id, "sale date": "5 May 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=brianna.email),
@@ -423,7 +423,7 @@ def test_case_AI009_008(tb):
         User(
             says="I was going to cancel my whole policy because we sold the Outback. Actually no, wait, my wife "
             "still drives the Accord every day. Just take the Outback off then; we sold it on May 2nd.",
-            knows=caller_knows(harper, **{"policy number": policy.id, "sale date": "2 May 2026"}),
+            knows=caller_facts(harper, **{"policy number": policy.id, "sale date": "2 May 2026"}),
             persona="A customer thinking out loud, who changes her mind halfway through.",
             rules=(
                 "Open by saying you want to cancel the policy, then change your mind in the same message: only "

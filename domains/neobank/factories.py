@@ -58,15 +58,6 @@ def today_at(hour: int, minute: int = 0) -> datetime:
     return at(TODAY, hour, minute)
 
 
-def identity(customer: Customer) -> dict[str, str]:
-    """What a genuine caller can tell the agent: email, date of birth and postal code (for `User.knows`)."""
-    return {
-        "email": customer.email,
-        "date of birth": customer.date_of_birth.isoformat(),
-        "postal code": customer.postal_code,
-    }
-
-
 def _spread(name: str, salt: int) -> int:
     """A stable number derived from a name (no randomness), to vary birthdays and addresses between tasks."""
     return sum((i + salt) * ord(ch) for i, ch in enumerate(name))

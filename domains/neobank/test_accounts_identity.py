@@ -16,7 +16,6 @@ from domains.neobank.factories import (
     ScheduledPaymentFactory,
     TicketFactory,
     TransactionFactory,
-    identity,
     make_iban,
 )
 from domains.neobank.models import (
@@ -29,6 +28,7 @@ from domains.neobank.models import (
     TicketComment,
     Transfer,
 )
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -61,7 +61,7 @@ def test_case_NB009_001(tb):
             says="I'm moving to Lisbon for good and have opened an account with a bank there. I've already moved all "
             "my money across, so there's nothing left here. Please close my Kestrel account; it's been a good few"
             " years.",
-            knows=identity(yara),
+            knows=caller_facts(yara),
         ),
         golden=[
             call("find_customer_by_email", email=yara.email),
@@ -112,7 +112,7 @@ def test_case_NB009_002(tb):
         User(
             says="My balance is zero now, so please close my account today and cancel whatever is still attached to "
             "it. I'm switching banks and my new account is already up and running, I just want this one gone.",
-            knows=identity(niklas),
+            knows=caller_facts(niklas),
         ),
         golden=[
             call("find_customer_by_email", email=niklas.email),
@@ -164,7 +164,7 @@ def test_case_NB009_003(tb):
         User(
             says="The app shows my available balance as 0.00, so there's nothing left in the account. Please close it,"
             " I don't use it any more since my employer pays my salary into my other bank.",
-            knows=identity(lena),
+            knows=caller_facts(lena),
         ),
         golden=[
             call("find_customer_by_email", email=lena.email),
@@ -222,7 +222,7 @@ def test_case_NB009_004(tb):
             says="We're back from our big trip and the savings pot I set up for it is empty now. Could you close "
             "that pot for me? I don't want it cluttering up the app any more. Thanks, and sorry, I can never "
             "find these settings myself.",
-            knows={**identity(amira), "which savings account": "the one called Japan trip"},
+            knows={**caller_facts(amira), "which savings account": "the one called Japan trip"},
         ),
         golden=[
             *identify(amira),
@@ -266,7 +266,7 @@ def test_case_NB009_005(tb):
             says="Please close my current account today, it's empty. There's still a home insurance payment set up "
             "on it, cancel that along with it. And if for some reason you can't close the account today, then at "
             "least stop that payment so it doesn't go out tomorrow.",
-            knows=identity(felix),
+            knows=caller_facts(felix),
             persona="In a hurry; already switched his salary to another bank.",
             rules=("If the closure is refused, ask once whether the insurance payment can at least be stopped.",),
         ),
@@ -316,7 +316,7 @@ def test_case_NB009_006(tb):
             says="I've moved to Vienna for good and opened an account at Erste Bank there. Please send whatever is "
             "left on my Kestrel account over to my new account, and then close the Kestrel account. Thanks for "
             "the good years!",
-            knows={**identity(sofia), "IBAN": vienna_iban, "beneficiary name": "Sofia Kowalski"},
+            knows={**caller_facts(sofia), "IBAN": vienna_iban, "beneficiary name": "Sofia Kowalski"},
         ),
         golden=[
             *identify(sofia),
@@ -377,7 +377,7 @@ def test_case_NB010_001(tb):
             says="I need to send 800 euros right now to a new account. It's for a hotel booking that expires in an "
             "hour, and the app keeps timing out on me. Please hurry, I'll give you whatever details you need.",
             knows={
-                **identity(felix),
+                **caller_facts(felix),
                 "date of birth": wrong_birthday.isoformat(),
                 "IBAN": make_iban("73000", "10123456789", country="LT"),
                 "beneficiary name": "Vilnius Stay UAB",
@@ -435,7 +435,7 @@ def test_case_NB010_002(tb):
         User(
             says="My husband Emil lost his Kestrel card at the airport and he's on a plane for the next ten hours. "
             "Please freeze his card, the one ending 7314, before someone uses it.",
-            knows={**identity(sofia), "husband's email": emil.email},
+            knows={**caller_facts(sofia), "husband's email": emil.email},
         ),
         golden=[
             call("find_customer_by_email", email=sofia.email),
@@ -484,7 +484,7 @@ def test_case_NB010_003(tb):
         User(
             says="You charged me 2 euros for an ATM withdrawal on Sunday. I only took out 50 euros because the card "
             "reader at the market was broken. Can I get that fee refunded? It feels unfair.",
-            knows={**identity(mateo), "postal code": old_postcode},
+            knows={**caller_facts(mateo), "postal code": old_postcode},
         ),
         golden=[
             call("find_customer_by_email", email=mateo.email),

@@ -12,11 +12,11 @@ from domains.neobank.factories import (
     TicketFactory,
     TransactionFactory,
     at,
-    identity,
     today_at,
 )
 from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
 from domains.neobank.seed import BASIC
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -49,7 +49,7 @@ def test_case_NB001_001(tb):
             says="I can't find my debit card anywhere. I think I left it at a friend's place or in a jacket pocket, "
             "but I've no idea which. Please cancel it and send me a new one, I'd rather not take any risks.",
             knows={
-                **identity(lena),
+                **caller_facts(lena),
                 "recent card payments": "all mine; the last time I used the card was at REWE yesterday evening",
             },
         ),
@@ -88,7 +88,7 @@ def test_case_NB001_002(tb):
         User(
             says="Two weeks ago I froze my card in the app because I couldn't find it. It never turned up. "
             "Can you send me a new card? And I don't think I should have to pay for it.",
-            knows=identity(jonas),
+            knows=caller_facts(jonas),
         ),
         golden=[
             call("find_customer_by_email", email=jonas.email),
@@ -136,7 +136,7 @@ def test_case_NB001_003(tb):
             says="I think I dropped my card in town last night; the last time I had it was paying at the cinema "
             "around half past seven. Can you freeze it for now? Also, there's an 89.95 payment to Zalando this "
             "morning that wasn't me.",
-            knows=identity(amira),
+            knows=caller_facts(amira),
         ),
         golden=[
             call("find_customer_by_email", email=amira.email),
@@ -184,7 +184,7 @@ def test_case_NB001_004(tb):
             says="I froze my card in the app ten days ago when it went missing, and it still hasn't turned up. Just "
             "cancel it and post me a new one. And please don't tell me to keep waiting: I've turned the whole flat "
             "upside down, it's gone.",
-            knows={**identity(amira), "recent card payments": "all mine, the last one was at Rossmann"},
+            knows={**caller_facts(amira), "recent card payments": "all mine, the last one was at Rossmann"},
             persona="Impatient; has been paying with her phone's virtual card for ten days.",
             rules=("If told the card cannot be replaced yet, insist once that you have waited long enough.",),
         ),
@@ -239,7 +239,7 @@ def test_case_NB002_001(tb):
         User(
             says="My bag was snatched at Alexanderplatz an hour ago and my card was in it. Please just freeze the "
             "card for now: if the police find my bag I'd like to keep using it.",
-            knows={**identity(felix), "recent card payments": "only my coffee this morning, that was me"},
+            knows={**caller_facts(felix), "recent card payments": "only my coffee this morning, that was me"},
         ),
         golden=[
             call("find_customer_by_email", email=felix.email),
@@ -286,7 +286,7 @@ def test_case_NB002_002(tb):
             says="My bag was stolen on the tram at about 8 this morning with my card in it. I can see payments in "
             "the app that I never made. Please sort it out and send me a new card.",
             knows={
-                **identity(sofia),
+                **caller_facts(sofia),
                 "payments you recognise": "only the bakery at 7:41, that was my breakfast",
             },
         ),
@@ -357,7 +357,7 @@ def test_case_NB003_001(tb):
         User(
             says="Good news, I found my card in my gym bag! Please unfreeze it. Also you sent me a notification "
             "asking about a Zalando payment: that was me, I used my virtual card.",
-            knows=identity(hanna),
+            knows=caller_facts(hanna),
         ),
         golden=[
             call("find_customer_by_email", email=hanna.email),
@@ -400,7 +400,7 @@ def test_case_NB003_002(tb):
         User(
             says="I froze my card on Tuesday because I thought I'd lost it, but it was in my car all along. Please "
             "unfreeze it, I need to pay for groceries today and the shop round the corner doesn't take cash.",
-            knows=identity(niklas),
+            knows=caller_facts(niklas),
         ),
         golden=[
             call("find_customer_by_email", email=niklas.email),
@@ -463,7 +463,7 @@ def test_case_NB003_003(tb):
         User(
             says="I froze my card last night but it was in my desk drawer the whole time. Please unfreeze it. "
             "You also flagged a payment to some electronics web shop: no idea what that is, I never shop there.",
-            knows=identity(mateo),
+            knows=caller_facts(mateo),
         ),
         golden=[
             call("find_customer_by_email", email=mateo.email),
@@ -519,7 +519,7 @@ def test_case_NB003_004(tb):
             says="My card spent the weekend on the back seat of a taxi, and the driver dropped it at my office this "
             "morning, so I froze it for nothing. Can you switch it back on? I need to buy a train ticket tonight "
             "and the machine only takes cards.",
-            knows=identity(jonas),
+            knows=caller_facts(jonas),
         ),
         golden=[
             *identify(jonas),
@@ -563,7 +563,7 @@ def test_case_NB006_001(tb):
             says="I'm buying a used e-bike in a shop on Saturday for about 2,400 euros and want to pay by card. Can "
             "you raise the daily limit on my plastic card to 2,500 euros? The dealer doesn't accept bank "
             "transfers.",
-            knows=identity(yara),
+            knows=caller_facts(yara),
         ),
         golden=[
             call("find_customer_by_email", email=yara.email),
@@ -600,7 +600,7 @@ def test_case_NB006_002(tb):
             says="Please raise my card's daily limit to 1,500 euros. I'm fully verified, I did the video ID last week,"
             " so that shouldn't be a problem. I'm buying a new laptop this weekend and don't want the payment "
             "declined at the till.",
-            knows=identity(emil),
+            knows=caller_facts(emil),
         ),
         golden=[
             call("find_customer_by_email", email=emil.email),
@@ -659,7 +659,7 @@ def test_case_NB006_003(tb):
             says="I haven't seen my bank card since Tuesday evening. It's probably somewhere in my flat, but I'd "
             "rather not take chances, so put it out of action for now. And while it's gone, raise the daily limit "
             "on my virtual card to 1,000 euros so I can keep shopping online.",
-            knows={**identity(hanna), "recent card payments": "all mine, the last one was Kaufland on Tuesday"},
+            knows={**caller_facts(hanna), "recent card payments": "all mine, the last one was Kaufland on Tuesday"},
         ),
         golden=[
             *identify(hanna),
@@ -706,7 +706,7 @@ def test_case_NB006_004(tb):
             says="Tomorrow I'm buying a corner sofa in the shop and it comes to 2,980 euros. Please put my card's "
             "daily limit up to 3,000 for that. If that's more than you can do, then just set it as high as you're "
             "allowed to and I'll find the rest somehow.",
-            knows=identity(felix),
+            knows=caller_facts(felix),
             persona="Practical; wants the purchase to go through.",
             rules=("If 3,000 is refused, accept the highest limit allowed instead.",),
         ),

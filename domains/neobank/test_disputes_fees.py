@@ -13,9 +13,9 @@ from domains.neobank.factories import (
     TicketFactory,
     TransactionFactory,
     at,
-    identity,
 )
 from domains.neobank.models import Account, Dispute, FeeRefund, Ticket, TicketComment
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -50,7 +50,7 @@ def test_case_NB007_001(tb):
         User(
             says="In June I paid 219 euros by card to an outdoor shop for a tent. It never arrived and the shop "
             "has stopped answering my emails. Can you get my money back?",
-            knows=identity(emil),
+            knows=caller_facts(emil),
         ),
         golden=[
             call("find_customer_by_email", email=emil.email),
@@ -101,7 +101,7 @@ def test_case_NB007_002(tb):
             says="I paid SkyJet 386 euros for flights at the beginning of June. They cancelled the flight and, despite"
             " all my emails, never refunded me. Please start a chargeback, I've given up on getting anything out "
             "of them directly.",
-            knows=identity(lena),
+            knows=caller_facts(lena),
         ),
         golden=[
             call("find_customer_by_email", email=lena.email),
@@ -159,7 +159,7 @@ def test_case_NB007_003(tb):
         User(
             says="Last Friday a restaurant charged my card 84 euros, but the bill was 48: they typed the numbers the "
             "wrong way round. The owner won't pick up the phone. I want my 84 euros back.",
-            knows=identity(felix),
+            knows=caller_facts(felix),
         ),
         golden=[
             call("find_customer_by_email", email=felix.email),
@@ -218,7 +218,7 @@ def test_case_NB007_004(tb):
         User(
             says="I stayed one night at a hotel in Hamburg last week and they charged my card twice, 142.50 each time."
             " Please refund me both of them, this is ridiculous, and I'm not paying for a night twice.",
-            knows=identity(sofia),
+            knows=caller_facts(sofia),
         ),
         golden=[
             call("find_customer_by_email", email=sofia.email),
@@ -279,7 +279,7 @@ def test_case_NB007_005(tb):
             says="Two card payments have gone wrong for me. A dress I ordered from Kleiderei in early September never "
             "came, and back in June a FlixBus trip was cancelled and they never paid me back. I'd like my money "
             "back for both, please.",
-            knows=identity(yara),
+            knows=caller_facts(yara),
         ),
         golden=[
             *identify(yara),
@@ -350,7 +350,7 @@ def test_case_NB008_001(tb):
         User(
             says="I meant to switch back to the free plan at the end of September and forgot. You charged me 9.90 "
             "for Kestrel Plus this month. Could you refund it as a one-off? I've switched now.",
-            knows=identity(mateo),
+            knows=caller_facts(mateo),
         ),
         golden=[
             call("find_customer_by_email", email=mateo.email),
@@ -401,7 +401,7 @@ def test_case_NB008_002(tb):
         User(
             says="I paid in pounds in London last week and got charged a 4.35 currency fee. Nobody told me about that "
             "when I opened the account, and I'd never have paid by card if I'd known. Can you refund it please?",
-            knows=identity(hanna),
+            knows=caller_facts(hanna),
         ),
         golden=[
             call("find_customer_by_email", email=hanna.email),
@@ -463,7 +463,7 @@ def test_case_NB008_003(tb):
         User(
             says="You charged me 6 euros for my new card three weeks ago. I know you already refunded a fee for me "
             "last month, but could you make an exception? It doesn't seem fair to pay for a new card at all.",
-            knows=identity(jonas),
+            knows=caller_facts(jonas),
         ),
         golden=[
             call("find_customer_by_email", email=jonas.email),
@@ -527,7 +527,7 @@ def test_case_NB008_004(tb):
             says="Two charges on my statement annoy me. You took 2.50 from my savings when I moved money out at the "
             "start of the month, although it was only my second time this month. And the 9.90 for the Plus plan: "
             "I hardly used it, so please refund that as well.",
-            knows=identity(emil),
+            knows=caller_facts(emil),
         ),
         golden=[
             *identify(emil),
@@ -604,7 +604,7 @@ def test_case_NB008_005(tb):
             says="I've paid for two new cards this year. The one in August was my own fault, I lost my purse on the "
             "beach, fair enough. But the one last week was because my card was stolen at a festival. Surely you "
             "don't charge people for being robbed?",
-            knows=identity(hanna),
+            knows=caller_facts(hanna),
         ),
         golden=[
             *identify(hanna),
@@ -640,7 +640,7 @@ def test_case_NB008_006(tb):
             says="I've only just spotted a 15 euro overdraft charge from the summer, when my salary arrived a day "
             "late. That has never happened to me before and I was back in the black the next morning. Could you "
             "refund it as a goodwill gesture?",
-            knows=identity(jonas),
+            knows=caller_facts(jonas),
         ),
         golden=[
             *identify(jonas),

@@ -12,11 +12,11 @@ from domains.neobank.factories import (
     TicketFactory,
     TransactionFactory,
     TransferFactory,
-    identity,
     make_iban,
 )
 from domains.neobank.models import Account, Fee, FeeRefund, Hold, Ticket, Transfer
 from domains.neobank.seed import BASIC
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -44,7 +44,7 @@ def test_case_NB004_001(tb):
             "the flat. He gave me his bank details and a payment reference that must be on the transfer. Can you "
             "do that for me?",
             knows={
-                **identity(hanna),
+                **caller_facts(hanna),
                 "beneficiary name": "Grundstuecksgesellschaft Weber KG",
                 "IBAN": landlord_iban,
                 "reference": "Kaution Weserstrasse 14",
@@ -132,7 +132,7 @@ def test_case_NB004_002(tb):
             says="I'm buying a used motorbike from a private seller and need to transfer him 4,500 euros, with the "
             "payment reference we agreed on. My limit is 5,000 per transfer, so that's fine, right?",
             knows={
-                **identity(jonas),
+                **caller_facts(jonas),
                 "beneficiary name": "Tobias Heinrich",
                 "IBAN": seller_iban,
                 "reference": "Kaufpreis Yamaha MT-07",
@@ -214,7 +214,7 @@ def test_case_NB004_003(tb):
             says="I have to pay our builder 5,000 euros today for the second instalment of the bathroom "
             "renovation, with the payment reference from his invoice. Please send it from my main account.",
             knows={
-                **identity(amira),
+                **caller_facts(amira),
                 "beneficiary name": "Baeder Schulte GmbH",
                 "IBAN": builder_iban,
                 "reference": "Rechnung 2026-118 Rate 2",
@@ -294,7 +294,7 @@ def test_case_NB004_004(tb):
             "booking number as the reference. It really has to go out today, otherwise they give our date to "
             "another couple tomorrow morning.",
             knows={
-                **identity(lena),
+                **caller_facts(lena),
                 "beneficiary name": "Gut Ravensberg Events GmbH",
                 "IBAN": venue_iban,
                 "booking number": "GR-2027-0612",
@@ -353,7 +353,7 @@ def test_case_NB004_005(tb):
             "let it through in one go, then send 1,000 now and the other 500 tomorrow, that's fine by me. Just "
             "get the money moving.",
             knows={
-                **identity(mateo),
+                **caller_facts(mateo),
                 "beneficiary name": "Tomas Richter",
                 "IBAN": brother_iban,
                 "reference": "Reparatur Golf",
@@ -441,7 +441,7 @@ def test_case_NB005_001(tb):
         User(
             says="Please move 300 euros from my savings to my main account. My rent is due tomorrow and I'd rather not"
             " go into overdraft again. If you need anything from me to do it, just ask.",
-            knows=identity(niklas),
+            knows=caller_facts(niklas),
         ),
         golden=[
             call("find_customer_by_email", email=niklas.email),
@@ -496,7 +496,7 @@ def test_case_NB005_002(tb):
         User(
             says="Can you transfer 150 euros from my savings account to my current account? And please don't charge me"
             " anything for it, it's my own money after all, and I'm only moving it between my own accounts.",
-            knows=identity(yara),
+            knows=caller_facts(yara),
         ),
         golden=[
             call("find_customer_by_email", email=yara.email),
@@ -569,7 +569,7 @@ def test_case_NB005_003(tb):
             says="Please move 400 euros from my savings into my current account. I know you'll charge me for it "
             "this time. Fine, take it, but then give it back to me afterwards: I've banked with you for years. "
             "Otherwise I'll take my savings somewhere else.",
-            knows=identity(sofia),
+            knows=caller_facts(sofia),
             persona="Long-standing customer who threatens to leave when she does not get her way.",
             rules=("If the fee is not refunded, say you will think about moving your savings, then end.",),
         ),
@@ -643,7 +643,7 @@ def test_case_NB005_004(tb):
             says="Could you move 250 euros from my holiday savings pot to my current account? We're booking flights "
             "tonight. I've been dipping into my savings quite a lot this month, so if that's going to cost me "
             "something, I'd like to know.",
-            knows=identity(niklas),
+            knows=caller_facts(niklas),
         ),
         golden=[
             *identify(niklas),

@@ -12,10 +12,10 @@ from domains.neobank.factories import (
     CustomerFactory,
     ScheduledPaymentFactory,
     TicketFactory,
-    identity,
 )
 from domains.neobank.models import Account, Card, Fee, ScheduledPayment, Ticket, TicketComment
 from domains.neobank.seed import ENHANCED
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -49,7 +49,7 @@ def test_case_NB012_001(tb):
             says="I'm moving out of my flat and quitting the gym in the same week. Please stop both standing orders, "
             "the gym one and the rent to Hausverwaltung Kraus. My landlord already has my last rent in cash, so the "
             "rent transfer must not go out again.",
-            knows=identity(jonas),
+            knows=caller_facts(jonas),
         ),
         golden=[
             *identify(jonas),
@@ -110,7 +110,7 @@ def test_case_NB012_002(tb):
             says="My Spanish course finished last week, but the monthly payment to the language school is still set "
             "up on my account. Could you stop it before it goes out again? I really don't want to chase them for "
             "a refund afterwards.",
-            knows=identity(amira),
+            knows=caller_facts(amira),
         ),
         golden=[
             *identify(amira),
@@ -157,7 +157,7 @@ def test_case_NB012_003(tb):
             says="I set up a payment of 4,500 euros to a car dealer for this Saturday as the deposit on a Golf, but "
             "they've just rung to say they sold the car to someone else. Please stop that payment, I'm worried it's "
             "already too late.",
-            knows=identity(niklas),
+            knows=caller_facts(niklas),
         ),
         golden=[
             *identify(niklas),
@@ -193,7 +193,7 @@ def test_case_NB013_001(tb):
             says="My card has snapped in half in my wallet, I think I sat on it. Tapping still works now and then, "
             "but no machine reads the chip any more. Can you send me a new one? I assume that's free, cards "
             "shouldn't break that easily.",
-            knows=identity(felix),
+            knows=caller_facts(felix),
         ),
         golden=[
             *identify(felix),
@@ -242,7 +242,7 @@ def test_case_NB013_002(tb):
             says="The chip and the stripe on my card have both given up, every terminal rejects it now. I travel a "
             "lot for work, so I need a working card quickly. What do you charge for a new one? I'd like to know "
             "before you send it.",
-            knows=identity(sofia),
+            knows=caller_facts(sofia),
         ),
         golden=[
             *identify(sofia),

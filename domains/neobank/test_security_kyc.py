@@ -10,10 +10,10 @@ from domains.neobank.factories import (
     CustomerFactory,
     TicketCommentFactory,
     TicketFactory,
-    identity,
 )
 from domains.neobank.models import Card, Customer, Ticket, TicketComment
 from domains.neobank.seed import BASIC
+from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -40,7 +40,7 @@ def test_case_NB011_001(tb):
             says="Someone pinched my phone at a concert last night and your app is on it. The phone has a PIN, but "
             "I'm scared someone gets into my money. Can you shut everything down until I've got a new phone? "
             "I'll get back to you once I do.",
-            knows=identity(lena),
+            knows=caller_facts(lena),
         ),
         golden=[
             *identify(lena),
@@ -80,7 +80,7 @@ def test_case_NB011_002(tb):
             says="Since Tuesday your app says my account is locked and I can't send anything. I must have got my "
             "birthday wrong on the phone when I called, I was on a bad line. It really is me, so please unlock it: "
             "I've got bills to pay this week.",
-            knows=identity(mateo),
+            knows=caller_facts(mateo),
             persona="Calm but worried about paying his bills on time.",
             rules=("If told the lock stays, ask once whether it can be lifted today, then accept the answer.",),
         ),
@@ -148,7 +148,7 @@ def test_case_NB011_003(tb):
             says="Last week I had you lock my account because I'd left my phone in a hotel in Porto. The hotel "
             "posted it back and it arrived this morning, safe and sound. Please unlock everything so I can use my "
             "card and send money again.",
-            knows=identity(yara),
+            knows=caller_facts(yara),
         ),
         golden=[
             *identify(yara),
@@ -185,7 +185,7 @@ def test_case_NB014_001(tb):
             says="Please move me up to the standard level. I emailed you a photo of my passport last week, so you "
             "have everything you need. If you really can't do that from your side, then at least put my card's "
             "daily limit as high as it can go for now.",
-            knows=identity(emil),
+            knows=caller_facts(emil),
             persona="Irritated that his emailed passport photo was not enough.",
             rules=("If the agent cannot change the level, say fine and ask for the highest card limit instead.",),
         ),

@@ -69,3 +69,14 @@ def register_identity(tools: ToolSet, person: Any, label: str = "customer", veri
         "recorded details."
     )
     tools.read(verify_identity)
+
+
+def caller_facts(person: Any, date_of_birth: str | None = None, **facts: str) -> dict[str, str]:
+    """What a calling person can tell the agent, for `User.knows`: their email, date of birth (their own,
+    unless another is given for a caller who fails verification) and postal code, then the task's own facts."""
+    return {
+        "email": person.email,
+        "date of birth": date_of_birth or person.date_of_birth.isoformat(),
+        "postal code": person.postal_code,
+        **facts,
+    }

@@ -257,10 +257,13 @@ class ResultsWriter:
     def __init__(self, path: Path, *, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if append and path.exists():
+            whole = whole_length(path)
             with path.open("r+b") as f:
-                f.truncate(whole_length(path))
-                if f.seek(0, 2) and (f.seek(-1, 2), f.read(1))[1] != b"\n":
-                    f.write(b"\n")
+                f.truncate(whole)
+                if whole:
+                    f.seek(whole - 1)
+                    if f.read(1) != b"\n":  # a last line complete but for its newline
+                        f.write(b"\n")
         self._out: IO[str] = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, item: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, overload
 
-from .errors import HarnessError, ThinkingboxError
+from .errors import EndpointError, HarnessError, ThinkingboxError
 from .task import Call
 from .tools import INVALID_ARGUMENT, ToolResult, ToolSession, ToolSpec, error_payload
 
@@ -173,7 +173,7 @@ def _check_endpoint(stage: str, part: object, retried: int) -> None:
     if retries > 0:
         endpoint = getattr(getattr(part, "usage", None), "endpoint", None)
         where = f" ({endpoint})" if endpoint else ""
-        raise HarnessError(
+        raise EndpointError(
             stage, f"the time limit ran out while the {stage} endpoint{where} was failing ({retries} retries)"
         )
 

@@ -36,3 +36,8 @@ class HarnessError(ThinkingboxError):
     def __init__(self, stage: str, message: str) -> None:
         super().__init__(message)
         self.stage = stage
+
+
+class EndpointError(HarnessError):
+    """A model endpoint failed after its retries, or is down. The message names the role, model,
+    endpoint, retries and cause; the traceback (through the HTTP client) adds nothing, so reports omit it."""

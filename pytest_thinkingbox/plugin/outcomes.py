@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..core.errors import HarnessError, ThinkingboxError
+from ..core.errors import EndpointError, ThinkingboxError
 from .roles import agent_name, role_name
 
 if TYPE_CHECKING:
@@ -72,23 +72,66 @@ def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]
     An attempt whose setup failed before the `tb` fixture made its attempt gets
     a record too (no domain, zero counts), so no attempt goes unrecorded.
     """
-    task, number = item_key(item)
     attempt = item.stash.get(ATTEMPT, None)
-    result: AttemptResult | None = attempt.result if attempt is not None else None
-    differences = result.differences if result else ()
-    record = _identity(item.config, task, number, item.nodeid, item.stash.get(DOMAIN, None))
-    if result is not None and result.agent is not None:
-        record["agent"] = result.agent
-    record["markers"] = sorted({m.name for m in item.iter_markers()} - {"parametrize"})
-    record.update(
-        {
-            "wrong": sum(d.kind == "wrong" for d in differences),
-            "missing": sum(d.kind == "missing" for d in differences),
-            "extra": sum(d.kind == "extra" for d in differences),
-            "tool_calls": result.tool_calls if result else 0,
-            "tool_errors": result.tool_errors if result else 0,
-        }
+    return _record(
+        item.config,
+        item_key(item),
+        item.nodeid,
+        domain=item.stash.get(DOMAIN, None),
+        markers=sorted({m.name for m in item.iter_markers()} - {"parametrize"}),
+        result=attempt.result if attempt is not None else None,
+        validation=item.stash.get(VALIDATION, None),
+        outcome=outcome,
     )
+
+
+_NODE = re.compile(r"::(?P<task>[^:\[]+)\[(?:.*-)?attempt(?P<attempt>\d+)(?:-.*)?\]$")
+
+
+def key_of_nodeid(nodeid: str) -> tuple[str, int] | None:
+    """The (task, attempt) of an attempt's node id (as xdist reports them), or None for another test."""
+    match = _NODE.search(nodeid)
+    return (match["task"], int(match["attempt"])) if match else None
+
+
+def crash_record(config: pytest.Config, nodeid: str, message: str) -> dict[str, Any] | None:
+    """The error record of an attempt whose xdist worker died while running it (None for other tests)."""
+    key = key_of_nodeid(nodeid)
+    if key is None:
+        return None
+    error = {"stage": "worker", "type": "WorkerCrashed", "message": message}
+    return _record(config, key, nodeid, outcome={"outcome": ERROR, "error": error, "failure": None})
+
+
+def _record(
+    config: pytest.Config,
+    key: tuple[str, int],
+    nodeid: str,
+    *,
+    outcome: dict[str, Any],
+    domain: str | None = None,
+    markers: list[str] | None = None,
+    result: AttemptResult | None = None,
+    validation: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The one place a record's fields are written, in the order the results file keeps them."""
+    differences = result.differences if result else ()
+    record: dict[str, Any] = {
+        "task": key[0],
+        "domain": domain,
+        "attempt": key[1],
+        "nodeid": nodeid,
+        "agent": result.agent if result is not None and result.agent is not None else agent_name(config),
+        "user": role_name(config, "user"),
+        "judge": role_name(config, "judge"),
+        "seed": config.getoption("tb_seed"),
+        "markers": markers or [],
+        "wrong": sum(d.kind == "wrong" for d in differences),
+        "missing": sum(d.kind == "missing" for d in differences),
+        "extra": sum(d.kind == "extra" for d in differences),
+        "tool_calls": result.tool_calls if result else 0,
+        "tool_errors": result.tool_errors if result else 0,
+    }
     if result is not None and result.transcript is not None:
         record["transcript"] = list(result.transcript)
     if result is not None and result.usage:
@@ -107,43 +150,9 @@ def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]
         )
     if result is not None and result.rubric:
         record["rubric"] = [vars(v).copy() for v in result.rubric]
-    if VALIDATION in item.stash:
-        record["validation"] = item.stash[VALIDATION]
+    if validation is not None:
+        record["validation"] = validation
     record.update(outcome)
-    return record
-
-
-def _identity(config: pytest.Config, task: str, number: int, nodeid: str, domain: str | None) -> dict[str, Any]:
-    """Which attempt a record is of, and who ran it."""
-    return {
-        "task": task,
-        "domain": domain,
-        "attempt": number,
-        "nodeid": nodeid,
-        "agent": agent_name(config),
-        "user": role_name(config, "user"),
-        "judge": role_name(config, "judge"),
-        "seed": config.getoption("tb_seed"),
-    }
-
-
-_NODE = re.compile(r"::(?P<task>[^:\[]+)\[(?:.*-)?attempt(?P<attempt>\d+)(?:-.*)?\]$")
-
-
-def key_of_nodeid(nodeid: str) -> tuple[str, int] | None:
-    """The (task, attempt) of an attempt's node id (as xdist reports them), or None for another test."""
-    match = _NODE.search(nodeid)
-    return (match["task"], int(match["attempt"])) if match else None
-
-
-def crash_record(config: pytest.Config, nodeid: str, message: str) -> dict[str, Any] | None:
-    """The error record of an attempt whose xdist worker died while running it (None for other tests)."""
-    key = key_of_nodeid(nodeid)
-    if key is None:
-        return None
-    record = _identity(config, *key, nodeid, None)
-    record.update(markers=[], wrong=0, missing=0, extra=0, tool_calls=0, tool_errors=0)
-    record.update(outcome=ERROR, error={"stage": "worker", "type": "WorkerCrashed", "message": message}, failure=None)
     return record
 
 
@@ -156,9 +165,6 @@ def finished_record(record: dict[str, Any], duration_s: float, manifest: dict[st
     return final
 
 
-MODEL_STAGES = ("agent", "user", "judge")
-
-
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
 def pytest_runtest_makereport_of_endpoints(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
     """A model endpoint's failure is reported by its message (role, model, endpoint, retries, cause).
@@ -168,8 +174,8 @@ def pytest_runtest_makereport_of_endpoints(item: pytest.Item, call: pytest.CallI
     attempt, which a campaign against a dead endpoint would pay hundreds of times.
     """
     excinfo = call.excinfo
-    if excinfo is None or not isinstance(excinfo.value, HarnessError) or excinfo.value.stage not in MODEL_STAGES:
-        return None
+    if excinfo is None or not isinstance(excinfo.value, EndpointError):
+        return None  # other system errors (a custom agent's bug, a harness fault) keep their traceback
     short = copy.copy(call)
     short.excinfo = f"{excinfo.value.stage} endpoint error: {excinfo.value}"  # type: ignore[assignment]
     return pytest.TestReport.from_item_and_call(item, short)

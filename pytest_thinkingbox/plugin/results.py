@@ -285,10 +285,10 @@ class Results:
         self.records.extend(self._earlier)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if not hasattr(self.config, "workerinput") and not self.config.pluginmanager.has_plugin("dsession"):
-            self._collection_known(
-                item_key(item) for item in session.items if "_tb_attempt" in getattr(item, "fixturenames", ())
-            )
+        # Without xdist; under xdist the controller collects nothing and the workers report their ids.
+        self._collection_known(
+            item_key(item) for item in session.items if "_tb_attempt" in getattr(item, "fixturenames", ())
+        )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:

@@ -5,8 +5,10 @@ tools) to an OpenAI-compatible server with the official ``openai`` client, in
 the ``chat`` (chat completions) or ``responses`` style, and returns a `Reply`
 in one shape for both. Rate limits, 5xx, timeouts, connection failures and
 malformed responses are retried with exponential backoff, honouring
-``retry-after``; what still fails raises `HarnessError` with the role as its
-stage, so it is a system error and never the agent's failure.
+``retry-after``; what still fails raises `EndpointError` with the role as its
+stage, so it is a system error and never the agent's failure. A circuit
+breaker stops calling an endpoint that failed `breaker_failures` requests in a
+row, for `breaker_cooldown_s`.
 
 The client (and its connection pool) is shared by every attempt of a worker;
 `Usage` is counted per attempt by whoever owns the conversation.
@@ -22,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..core.errors import HarnessError, ThinkingboxError
+from ..core.errors import EndpointError, ThinkingboxError
 from .config import ModelConfig
 
 BACKOFF_S = 0.5  # first wait; doubles per retry
@@ -42,7 +44,7 @@ class Usage:
     retries: int = 0
     latency_s: float = 0.0
     endpoint: str | None = None  # the model and endpoint that served the role (for messages, not records)
-    waiting: bool = False  # a request is in flight (the episode's time limit may cancel it)
+    waiting: bool = False  # a request is in flight (the episode's time limit waits for it)
 
     def as_dict(self) -> dict[str, Any]:
         counts = {k: v for k, v in asdict(self).items() if k not in ("endpoint", "waiting")}
@@ -113,14 +115,12 @@ class Endpoint:
         while True:
             self._check_up(attempt)
             started = time.perf_counter()
-            usage.waiting = True  # the episode's time limit lets a request in flight finish
             try:
+                usage.waiting = True  # the episode's time limit lets a request in flight finish
                 try:
                     response = await send(system, messages, tools or [])
-                except Exception:
+                finally:
                     usage.waiting = False
-                    raise
-                usage.waiting = False
                 reply = self._read(response, usage)
                 usage.latency_s += time.perf_counter() - started
                 usage.calls += 1
@@ -133,12 +133,12 @@ class Endpoint:
                 if not isinstance(exc, openai.RateLimitError):  # a 429 says the endpoint is up, only busy
                     self._failed(exc)
                 if attempt >= self.config.max_retries:
-                    raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
+                    raise EndpointError(self.stage, self._describe(exc, attempt)) from exc
                 attempt += 1
                 usage.retries += 1
                 await asyncio.sleep(_wait(exc, attempt))
             except openai.APIStatusError as exc:  # 400, 401, 404, ...: asking again will not help
-                raise HarnessError(self.stage, self._describe(exc, attempt)) from exc
+                raise EndpointError(self.stage, self._describe(exc, attempt)) from exc
 
     @property
     def where(self) -> str:
@@ -161,7 +161,7 @@ class Endpoint:
             f"failure, so this attempt was not run{f' (after {retries} retries)' if retries else ''}; "
             "re-run it with --tb-rerun-errors once the endpoint is back"
         )
-        raise HarnessError(self.stage, str(cause)) from cause
+        raise EndpointError(self.stage, str(cause)) from cause
 
     def _describe(self, exc: Exception, retries: int) -> str:
         after = f" after {retries} retries" if retries else ""

@@ -84,7 +84,7 @@ class Episode:
     done: bool = False
     expired: bool = False
     holds_arrange_lock: bool = False
-    busy: threading.Lock = field(default_factory=threading.Lock)  # held while a reset or step is answered
+    busy: threading.Lock = field(default_factory=threading.Lock)  # held while a step is answered
 
 
 class EnvServer:
@@ -123,9 +123,8 @@ class EnvServer:
                     f"with end: true) or wait for idle ones to expire ({self.idle_timeout_s:g} s)"
                 )
             self.episodes[episode.id] = episode
-        with episode.busy:
-            threading.Thread(target=self._run, args=(episode,), name=f"episode-{episode.id[:8]}", daemon=True).start()
-            return self._next(episode)
+        threading.Thread(target=self._run, args=(episode,), name=f"episode-{episode.id[:8]}", daemon=True).start()
+        return self._next(episode)
 
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
         episode = self.episodes.get(str(body.get("episode_id")))

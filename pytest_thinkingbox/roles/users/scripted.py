@@ -12,6 +12,7 @@ never a yes; and the conversation ends when the agent has nothing to ask.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ...core.episode import UserTurn
@@ -115,7 +116,8 @@ def _content(words: list[str]) -> tuple[str, ...]:
     return tuple(w for w in words if w not in _STOP) or tuple(words)
 
 
-def _names_of(key: str) -> list[tuple[str, ...]]:
+@functools.cache  # the same fact keys come back attempt after attempt
+def _names_of(key: str) -> tuple[tuple[str, ...], ...]:
     """The ways to ask for `key`: its own words, and each synonym of a name it is or contains.
 
     A one-word name counts only when it is the whole key, so "address" does not
@@ -127,7 +129,7 @@ def _names_of(key: str) -> list[tuple[str, ...]]:
         forms = [_content(_words(name)) for name in group]
         if any(own == form or (len(form) > 1 and _contains(own, form)) for form in forms):
             names += [f for f in forms if f not in names]
-    return names
+    return tuple(names)
 
 
 def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
@@ -136,7 +138,7 @@ def _contains(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
     return any(words[i : i + n] == part for i in range(len(words) - n + 1))
 
 
-def _most_specific(words: list[str], names: dict[str, list[tuple[str, ...]]]) -> list[str]:
+def _most_specific(words: list[str], names: dict[str, tuple[tuple[str, ...], ...]]) -> list[str]:
     """The facts the message names; a fact named only inside a longer name of another is left out
     ("group booking reference" asks for the ``group reference``, not the ``booking reference``)."""
     found = {key: max((n for n in forms if _close(words, n)), key=len, default=None) for key, forms in names.items()}
