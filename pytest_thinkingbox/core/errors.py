@@ -4,6 +4,8 @@
   twice). The author of the test fixes it; the attempt is reported as an error.
 * `HarnessError`: the harness or a model endpoint failed (backend, tools,
   simulated user). Kept apart from agent failures and re-runnable.
+  `EndpointError` is the endpoint's kind: its message says all, so reports
+  show no traceback.
 * Bad input elsewhere has its own subclass, named where it is raised:
   `ReportError` (results files), `CliError` (the command line), `PostgresError`
   (a server that cannot serve the run), `MalformedResponse` (an endpoint's
