@@ -16,7 +16,9 @@ whose transcripts hold the golden calls as made:
 * articles: the policy's articles (its ``##`` headings) that some task module
   names in its ``ARTICLES`` tuple, of all of them;
 * shared sequence: the share of tasks whose sequence of golden tool names is
-  also another task's.
+  also another task's;
+* two requests, distractors, pushback: the tasks marked with that trait
+  (``@pytest.mark.pushback``; the markers are registered in domains/conftest.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DOMAINS = ("auto_insurance", "consulting", "neobank", "retail", "travel")
 TICKET_WRITES = {"create_ticket", "update_ticket", "add_ticket_comment"}
+TRAITS = {"two_requests": "two requests", "distractors": "distractors", "pushback": "pushback"}
 DOC = ROOT / "docs" / "domains.md"
 START, END = "<!-- inventory:start (scripts/inventory.py --write) -->", "<!-- inventory:end -->"
 
@@ -53,6 +56,18 @@ def declared_articles(path: Path) -> tuple[str, ...] | None:
             value = ast.literal_eval(node.value)
             return tuple(value) if isinstance(value, (tuple, list)) else (value,)
     return None
+
+
+def marked_traits(path: Path) -> Counter[str]:
+    """How many task functions of a module carry each trait marker (``@pytest.mark.pushback``)."""
+    found: Counter[str] = Counter()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_case_"):
+            for decorator in node.decorator_list:
+                name = getattr(decorator, "attr", None)
+                if name in TRAITS and getattr(getattr(decorator, "value", None), "attr", None) == "mark":
+                    found[name] += 1
+    return found
 
 
 def golden_records() -> list[dict[str, Any]]:
@@ -89,8 +104,10 @@ def inventory() -> dict[str, dict[str, Any]]:
         paths = [calls(r) for r in rows]
         heads = articles(name)
         named: set[str] = set()
+        traits: Counter[str] = Counter()
         for module in sorted((ROOT / "domains" / name).glob("test_*.py")):
             named.update(declared_articles(module) or ())
+            traits.update(marked_traits(module))
         table[name] = {
             "tasks": len(rows),
             "tools": len(domain.tools._functions),
@@ -102,6 +119,7 @@ def inventory() -> dict[str, dict[str, Any]]:
             "creates ticket": sum("create_ticket" in p for p in paths),
             "articles": f"{len(named & set(heads))}/{len(heads)}",
             "shared sequence": sum(sequences[tuple(p)] > 1 for p in paths) / len(rows),
+            **{label: traits[marker] for marker, label in TRAITS.items()},
         }
     return table
 
