@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from .core.agent_session import AgentSession, OwnedAgent, owns_loop
 from .core.backends.base import bind_session
 from .core.backends.sqlite import SQLiteBackend
 from .core.domain import Domain
@@ -369,9 +370,12 @@ class Attempt:
         self._result = replace(self._result, rubric=(*self._result.rubric, entry))
         return verdict
 
-    async def _episode(self, agent: Agent, user: SimulatedUser, episode: Episode) -> Episode:
+    async def _episode(self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode) -> Episode:
         async with ToolSession(self.domain.tools, self.db) as tools:
-            return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)
+            if owns_loop(agent):
+                session = AgentSession(tools, user, self.domain.policy_text, self._limits, episode)
+                return await session.run(agent)  # type: ignore[arg-type]
+            return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)  # type: ignore[arg-type]
 
     def _golden_end(self, start: str, golden: tuple[Call, ...]) -> Snapshot:
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end

@@ -120,7 +120,7 @@ class ToolSet:
         from mcp.server.mcpserver import MCPServer
         from mcp.types import ToolAnnotations
 
-        server = MCPServer(self.name)
+        server = MCPServer(self.name, log_level="WARNING")  # the SDK configures root logging: keep it quiet
         for name, (fn, read_only) in self._functions.items():
             server.add_tool(
                 _served(fn, read_only),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ..roles.agents import NAMES as AGENTS
+from ..roles.agents.imported import is_import_path, load_agent
 from ..roles.config import PREFIX, Config
 from ..roles.users import NAMES as USERS
 from .options import group, setting
@@ -21,6 +22,8 @@ JUDGES = ("phrases",)
 
 #: The model roles of this session (from --tb-config and the openai:MODEL shortcuts), read once at configure.
 MODELS = pytest.StashKey[Config]()
+#: An agent named by import path (--tb-agent module:object): its factory and the name records give it.
+IMPORTED = pytest.StashKey[tuple[Callable[[Any], Any], str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -29,7 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tb-agent",
         dest="tb_agent",
         metavar="NAME",
-        help=f"Agent under test: {', '.join(AGENTS)}. Default: ini tb_agent, else golden.",
+        help=f"Agent under test: {', '.join(AGENTS)}, openai:MODEL, or your own as MODULE:OBJECT or FILE.py:OBJECT "
+        "(an async function that owns its loop, or an agent class). Default: ini tb_agent, else golden.",
     )
     options.addoption(
         "--tb-user",
@@ -73,6 +77,12 @@ def pytest_configure(config: pytest.Config) -> None:
         ("judge", "a judge", JUDGES),
     ):
         name = setting(config, f"tb_{role}")
+        if role == "agent" and is_import_path(name):
+            try:
+                config.stash[IMPORTED] = load_agent(name, config.invocation_params.dir)
+            except ValueError as exc:
+                raise pytest.UsageError(str(exc)) from None
+            continue
         if name not in offline and not name.startswith(PREFIX):
             raise pytest.UsageError(
                 f"--tb-{role} {name!r} is not {kind}; choose one of: {', '.join(offline)}, or {PREFIX}MODEL"
@@ -86,7 +96,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def agent_name(config: pytest.Config) -> str:
     """The agent under test; --tb-validate runs the golden agent (and noop and mutants itself)."""
-    return "golden" if config.getoption("tb_validate") else role_name(config, "agent")
+    if config.getoption("tb_validate"):
+        return "golden"
+    if IMPORTED in config.stash:
+        return config.stash[IMPORTED][1]
+    return role_name(config, "agent")
 
 
 def role_name(config: pytest.Config, role: str) -> str:
@@ -130,6 +144,8 @@ def _models(config: pytest.Config) -> Config:
 def tb_agent(pytestconfig: pytest.Config, _tb_worker: Any) -> Callable[[Any], Any]:
     """Builds the agent for each attempt (from --tb-agent or --tb-config). Override to test your own agent class."""
     name = agent_name(pytestconfig)
+    if IMPORTED in pytestconfig.stash:
+        return named(*pytestconfig.stash[IMPORTED])
     if name.startswith(PREFIX):
         from ..roles.agents.openai import OpenAIAgent
 

@@ -69,6 +69,7 @@ class Conversation:
     opening: str
     tool_results: int  # results that are not errors: the script's calls made so far
     has_tools: bool
+    offers_end: bool  # the request offers the end tool (the plugin's own agent does; frameworks do not)
     text: str  # the whole request, for token estimates
 
 
@@ -143,7 +144,7 @@ class ScriptedModelServer:
         if done < len(script.calls) and not self._slips(model):
             batch = script.calls[done : done + self.calls_per_turn]
             return None, [(c["tool"], json.dumps(c["arguments"])) for c in batch]
-        return script.reply, [(END_TOOL, "{}")] if script.end else []
+        return script.reply, [(END_TOOL, "{}")] if script.end and conversation.offers_end else []
 
     def _slips(self, model: str) -> bool:
         """A sloppy model closes early now and then, leaving the rest of its script undone."""
@@ -169,17 +170,31 @@ def scripts_from_results(path: str | Path) -> dict[str, Script]:
 
 def _read_chat(body: dict[str, Any]) -> Conversation:
     messages = body.get("messages", [])
-    system = next((m["content"] for m in messages if m["role"] == "system"), "")
-    opening = next((m["content"] for m in messages if m["role"] == "user"), "")
-    results = sum(m["role"] == "tool" and not _is_error(m["content"]) for m in messages)
-    return Conversation(system, opening, results, bool(body.get("tools")), json.dumps(body))
+    system = next((_text(m["content"]) for m in messages if m["role"] in ("system", "developer")), "")
+    opening = next((_text(m["content"]) for m in messages if m["role"] == "user"), "")
+    results = sum(m["role"] == "tool" and not _is_error(_text(m["content"])) for m in messages)
+    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), json.dumps(body))
 
 
 def _read_responses(body: dict[str, Any]) -> Conversation:
     items = body.get("input", [])
-    opening = next((i["content"] for i in items if i.get("role") == "user"), "")
-    results = sum(i.get("type") == "function_call_output" and not _is_error(i["output"]) for i in items)
-    return Conversation(body.get("instructions", ""), opening, results, bool(body.get("tools")), json.dumps(body))
+    items = [{"role": "user", "content": items}] if isinstance(items, str) else items
+    opening = next((_text(i["content"]) for i in items if i.get("role") == "user"), "")
+    results = sum(i.get("type") == "function_call_output" and not _is_error(_text(i["output"])) for i in items)
+    system = body.get("instructions") or ""
+    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), json.dumps(body))
+
+
+def _text(content: Any) -> str:
+    """A message's text, whether plain or a list of content parts (as agent frameworks send it)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
+
+
+def _offers_end(body: dict[str, Any]) -> bool:
+    """Whether the request's tools include the end tool (chat: under "function"; responses: flat)."""
+    return any(END_TOOL in (t.get("name"), (t.get("function") or {}).get("name")) for t in body.get("tools") or [])
 
 
 def _is_error(content: str) -> bool:
@@ -307,11 +322,16 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             if fault is not None and fault.not_json:
                 return self._send(200, b"<html>upstream proxy error</html>")
             if self.path.endswith("/chat/completions"):
-                conversation, render = _read_chat(body), _chat_body
+                read, render = _read_chat, _chat_body
             elif self.path.endswith("/responses"):
-                conversation, render = _read_responses(body), _responses_body
+                read, render = _read_responses, _responses_body
             else:
                 return self._send(404, b'{"error": {"message": "not found"}}')
+            try:
+                conversation = read(body)
+            except (KeyError, TypeError, AttributeError) as exc:
+                message = {"error": {"message": f"unreadable request: {type(exc).__name__}: {exc}", "type": "invalid"}}
+                return self._send(400, json.dumps(message).encode())
             text, calls = server.reply(conversation, fault, body.get("model", ""))
             try:
                 self._send(200, json.dumps(render(server, body.get("model", ""), conversation, text, calls)).encode())
