@@ -7,9 +7,9 @@ solved with a reason), ``hold``, ``pending`` and ``escalation`` (a ticket sent
 to a queue); a task with two requests can have several. ``pytest domains -m "retail and refusal"``
 selects by them.
 
-Three more markers say what makes a scenario hard; a task declares them
-itself (``@pytest.mark.pushback``), since they are not visible in its calls:
-see ``TRAITS``.
+Tasks also declare what makes their scenario hard with the plugin's trait
+markers (``two_requests``, ``distractors``, ``pushback``), which are not
+visible in their calls.
 """
 
 from __future__ import annotations
@@ -33,11 +33,6 @@ KINDS = {
     "pending": "the golden path leaves a ticket pending",
     "escalation": "the golden path sends a ticket to a team's queue",
 }
-TRAITS = {
-    "two_requests": "the user brings two requests, and the policy decides each on its own",
-    "distractors": "look-ups return several plausible records, and the agent must pick the right one",
-    "pushback": "the user insists on what the policy does not allow, or pushes back on the answer",
-}
 TICKET_TOOLS = {"create_ticket", "update_ticket", "add_ticket_comment"}
 _TASK = re.compile(r"^def (test_case_([A-Z]{2}\d{3})_\d{3})\(", re.M)
 
@@ -53,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: a task of the bundled {name} domain")
     for family in sorted({m[2] for path in HERE.glob("*/test_*.py") for m in _TASK.finditer(path.read_text())}):
         config.addinivalue_line("markers", f"{family}: a task of family {family}")
-    for kind, what in {**KINDS, **TRAITS}.items():
+    for kind, what in KINDS.items():
         config.addinivalue_line("markers", f"{kind}: {what}")
 
 

@@ -168,9 +168,9 @@ def parser() -> argparse.ArgumentParser:
 
     env = commands.add_parser(
         "serve-env",
-        help="serve the tasks as an environment over HTTP (OpenEnv conventions: /reset, /step, /state)",
+        help="serve the tasks as an OpenEnv environment (HTTP /reset, /step, /state and a WebSocket at /ws)",
         description="Serve the tasks under ROOT episode by episode: reset picks a task, each step is one agent "
-        "step, and the last step returns the task's 0/1 reward.",
+        "step, and the last step returns the task's 0/1 reward. openenv-core's GenericEnvClient connects to it.",
     )
     env.add_argument(
         "--root",
@@ -190,6 +190,12 @@ def parser() -> argparse.ArgumentParser:
         default=300.0,
         metavar="SECONDS",
         help="end and free an episode whose client sends nothing this long (default: 300)",
+    )
+    env.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the random task choice of a reset that names no task and gives no seed (default: unseeded)",
     )
     env.set_defaults(run=serve_env_command)
     return root
@@ -364,7 +370,8 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def serve_env_command(args: argparse.Namespace) -> int:
-    from .serve.env_server import EnvServer, serve
+    from .serve.env_http import HttpServer
+    from .serve.env_server import EnvServer
     from .serve.reward import bundled_root
 
     tasks = None
@@ -376,10 +383,15 @@ def serve_env_command(args: argparse.Namespace) -> int:
         except (ValueError, KeyError, TypeError):
             raise CliError(f'{args.tasks}: expected JSON with a "selected" list of task ids') from None
     root = args.root or bundled_root()
-    env = EnvServer(root.resolve(), tasks, max_episodes=args.max_episodes, idle_timeout_s=args.idle_timeout)
+    env = EnvServer(
+        root.resolve(), tasks, max_episodes=args.max_episodes, idle_timeout_s=args.idle_timeout, seed=args.seed
+    )
     if not env.tasks:
         raise CliError(f"no tasks (test_case_... functions) under {root}")
-    http = serve(env, args.host, args.port)
+    try:
+        http = HttpServer(env, args.host, args.port)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     print(f"serving {len(env.tasks)} tasks on http://{args.host}:{http.server_port} (Ctrl-C stops)")
     try:
         http.serve_forever()

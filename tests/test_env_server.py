@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_thinkingbox.serve.env_server import EnvServer, serve
+from pytest_thinkingbox.serve.env_http import HttpServer
+from pytest_thinkingbox.serve.env_server import EnvServer
 
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 SERVERS: dict[str, EnvServer] = {}  # the server behind each base URL, to look inside it
@@ -27,7 +28,7 @@ SOLVE = {"tool": "update_ticket", "arguments": {"ticket_id": "T-7001", "status":
 @pytest.fixture(scope="module")
 def base_url():
     env = EnvServer(DOMAINS, tasks=[TASK, "test_case_RT001_001"])
-    http = serve(env, port=0)
+    http = HttpServer(env, port=0)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{http.server_port}"
     SERVERS[url] = env
@@ -60,7 +61,7 @@ def test_a_client_replaying_the_right_calls_earns_1_and_one_doing_nothing_0(base
     assert json.loads(seen[0]["observation"]["messages"][-1]["content"])["id"] == "RF-0001"
     assert (last["done"], last["reward"]) == (True, 1)
     _, _, idle = _episode(base_url, [{"end": True}])
-    assert idle["reward"] == 0 and idle["info"] == {"reason": "a check failed"}  # not which: that is expected state
+    assert idle["reward"] == 0 and idle["observation"]["info"] == {"reason": "a check failed"}  # not which one
 
 
 def test_private_state_never_leaves_the_server(base_url):
@@ -103,7 +104,8 @@ def test_a_backend_failure_is_a_system_error_with_its_stage_not_a_reward(base_ur
     monkeypatch.setattr(SQLiteBackend, "restore", broken)
     start = _post(base_url, "/reset", {"task_id": TASK})
     assert start["done"] is True and start["reward"] is None
-    assert start["error"] == {"stage": "backend", "message": "a fresh backend failed: RuntimeError: out of memory"}
+    error = {"stage": "backend", "message": "a fresh backend failed: RuntimeError: out of memory"}
+    assert start["observation"]["error"] == error
 
 
 def test_unknown_tasks_and_episodes_are_client_errors(base_url):
@@ -157,7 +159,7 @@ def test_a_second_step_while_one_is_answered_is_refused_with_409(base_url):
 
 def test_live_episodes_are_capped_and_idle_ones_expire_and_are_freed():
     env = EnvServer(DOMAINS, tasks=[TASK], max_episodes=2, idle_timeout_s=0.5)
-    http = serve(env, port=0)
+    http = HttpServer(env, port=0)
     threading.Thread(target=http.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{http.server_port}"
     try:
@@ -191,3 +193,73 @@ def test_a_burst_of_clients_is_served_without_dropping_any(base_url):
     with ThreadPoolExecutor(60) as pool:
         outcomes = list(pool.map(client, range(60)))
     assert outcomes == ["ok"] * 60
+
+
+def test_openenv_validate_passes_every_criterion(base_url):
+    import shutil
+    import subprocess
+
+    done = subprocess.run(
+        [shutil.which("openenv") or "openenv", "validate", "--url", base_url, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = json.loads(done.stdout)
+    failed = [c for c in report["criteria"] if not c["passed"]]
+    assert report["passed"] and not failed and len(report["criteria"]) >= 6, failed
+    assert report["mode"] == "simulation"
+
+
+def test_openenvs_own_client_resets_steps_and_reads_state_over_the_websocket(base_url):
+    import asyncio
+
+    from openenv.core.generic_client import GenericEnvClient
+
+    async def episode(actions: list[dict]) -> tuple[object, list[object], dict]:
+        async with GenericEnvClient(base_url=base_url) as env:
+            start = await env.reset(task_id=TASK)
+            steps = [await env.step(action) for action in actions]
+            return start, steps, await env.state()
+
+    start, steps, state = asyncio.run(episode([{"tool_calls": [REFUND]}, {"tool_calls": [SOLVE]}, {"end": True}]))
+    assert start.observation["task_id"] == TASK and start.observation["tools"] and not start.done
+    assert json.loads(steps[0].observation["messages"][-1]["content"])["id"] == "RF-0001"
+    assert (steps[-1].done, steps[-1].reward) == (True, 1)
+    assert state["task_id"] == TASK and state["step_count"] == 3 and state["done"] is True
+
+    async def malformed() -> str:
+        async with GenericEnvClient(base_url=base_url) as env:
+            await env.reset(task_id=TASK)
+            with pytest.raises(RuntimeError) as refused:
+                await env.step({"tool_calls": "issue_refund"})
+            assert (await env.step({"end": True})).reward == 0  # the episode goes on after a refused action
+            return str(refused.value)
+
+    assert "action.tool_calls must be a list" in asyncio.run(malformed())
+
+
+def test_a_reset_without_a_task_picks_one_at_random_and_names_it(base_url):
+    seen = {_post(base_url, "/reset", {})["observation"]["task_id"] for _ in range(12)}
+    assert seen == {TASK, "test_case_RT001_001"}  # both tasks of the pool come up (1 - 2/2**12 likely)
+    seeded = [_post(base_url, "/reset", {"seed": 5})["observation"]["task_id"] for _ in range(3)]
+    assert len(set(seeded)) == 1  # a seed in the call makes the choice repeatable
+
+
+def test_a_closed_websocket_frees_its_episode(base_url):
+    import asyncio
+
+    from openenv.core.generic_client import GenericEnvClient
+
+    env = SERVERS[base_url]
+
+    async def abandon() -> str:
+        async with GenericEnvClient(base_url=base_url) as client:
+            start = await client.reset(task_id=TASK)
+            return (await client.state())["episode_id"] if start else ""
+
+    episode_id = asyncio.run(abandon())
+    deadline = time.monotonic() + 10
+    while episode_id in env.episodes and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert episode_id not in env.episodes

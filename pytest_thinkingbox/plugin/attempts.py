@@ -68,9 +68,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("tb_repeat", "Default attempts per task (see --tb-repeat).", default="1")
 
 
+#: What makes a scenario hard, declared by the task itself (``@pytest.mark.pushback``), since its calls do not show it.
+TRAITS = {
+    "two_requests": "the user brings two requests, and the policy decides each on its own",
+    "distractors": "look-ups return several plausible records, and the agent must pick the right one",
+    "pushback": "the user insists on what the policy does not allow, or pushes back on the answer",
+}
+
+
 @pytest.hookimpl(tryfirst=True)  # the results keeper writes k into its manifest at configure
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "tb_repeat(n): run this task n attempts instead of --tb-repeat.")
+    for trait, what in TRAITS.items():  # registered by the plugin, so a task module imports under --strict-markers
+        config.addinivalue_line("markers", f"{trait}: {what}")
     config.stash[REPEAT] = _repeat(config)
 
 

@@ -1,10 +1,8 @@
-"""An environment server for trainers: the tasks, episode by episode, over HTTP.
+"""An environment server for trainers: the tasks, episode by episode (the wire side is `env_http`).
 
-It follows the OpenEnv conventions (``POST /reset``, ``POST /step``,
-``GET /state``, ``GET /health``, observations with ``reward`` and ``done``), with
-one addition: OpenEnv's plain-HTTP endpoints keep no session, so ``reset``
-returns an ``episode_id`` that every ``step`` names, and many episodes run at
-once. Each episode runs its task function in a thread of its own, on a
+`reset` starts an episode (a named task, or one at random from the pool:
+seeded by the call's ``seed``, else by the server's) and returns its
+``episode_id``; many episodes run at once. Each episode runs its task function in a thread of its own, on a
 private backend, with an agent that is the remote client: every ``step`` is
 one agent step (tool calls, which the server executes, or a message, which the
 simulated user answers). When the episode ends the task's checks run, and the
@@ -12,8 +10,7 @@ last step returns the reward, 1 or 0. A failure of the harness comes back as
 an ``error`` with its stage, never as a reward. The golden calls, the expected
 state, the checks and the user's private facts stay on the server.
 
-Under load and abuse: the listen backlog holds many simultaneous connections;
-a malformed request gets a 4xx with a message (never a traceback); a step on
+Under load and abuse: a malformed request gets a 4xx with a message (never a traceback); a step on
 an episode that is still answering another is refused with 409; at most
 `max_episodes` live at once (a reset beyond gets 503); an episode whose client
 sends nothing for `idle_timeout_s` is ended and its resources freed; and at
@@ -23,16 +20,14 @@ most a few idle worker caches are kept for reuse, the rest closed.
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import random
 import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 from ..core.episode import AgentStep, AgentView
 from ..core.errors import ThinkingboxError
@@ -42,6 +37,7 @@ from .reward import find_task, run_task, task_ids
 IDLE_TIMEOUT_S = 300.0  # an episode whose client sends nothing this long is ended and freed
 MAX_EPISODES = 256  # live episodes at once; a reset beyond is refused
 KEPT_CACHES = 4  # idle worker caches (database images, event loop) kept for the next episodes
+KEPT_ENDED = 4096  # ended episodes whose state can still be read
 
 _arrange = threading.Lock()  # factory sequences are process-wide: one task arranges its records at a time
 
@@ -97,25 +93,34 @@ class EnvServer:
         *,
         max_episodes: int = MAX_EPISODES,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
+        seed: int | None = None,
     ) -> None:
         self.root = root
+        self._choices = random.Random(seed)  # picks the task of a reset that names none and gives no seed
         self.tasks = sorted(tasks) if tasks else task_ids(root)
         self.max_episodes, self.idle_timeout_s = max_episodes, idle_timeout_s
         self.episodes: dict[str, Episode] = {}
         self._lock = threading.Lock()  # guards `episodes` and the cache pool
         self._caches: list[Any] = []  # idle worker caches, at most KEPT_CACHES
+        self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()  # recently ended episodes' states
 
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
-        seed = body.get("seed", 0)
-        if not isinstance(seed, int) or isinstance(seed, bool):
+        seed = body.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise ValueError(f"seed must be a whole number, got {seed!r}")
         pool = body.get("pool") or self.tasks
-        if not isinstance(pool, list) or not all(isinstance(t, str) for t in pool):
-            raise ValueError("pool must be a list of task ids")
-        task = body.get("task_id") or random.Random(seed).choice(sorted(pool))
+        if not isinstance(pool, list) or not pool or not all(isinstance(t, str) for t in pool):
+            raise ValueError("pool must be a non-empty list of task ids")
+        task = body.get("task_id")
+        if not task:
+            if seed is not None:
+                task = random.Random(seed).choice(sorted(pool))
+            else:
+                with self._lock:
+                    task = self._choices.choice(sorted(pool))
         if task not in self.tasks:
             raise LookupError(f"no task {task!r} on this server")
-        episode = Episode(uuid.uuid4().hex, str(task), seed)
+        episode = Episode(uuid.uuid4().hex, str(task), seed or 0)
         with self._lock:
             if len(self.episodes) >= self.max_episodes:
                 raise Busy(
@@ -142,11 +147,21 @@ class EnvServer:
         finally:
             episode.busy.release()
 
-    def state(self, episode_id: str) -> dict[str, Any]:
+    def abandon(self, episode_id: str) -> None:
+        """End an episode nobody will step again (its WebSocket closed): its thread finishes and frees it."""
         episode = self.episodes.get(episode_id)
-        if episode is None:
-            raise LookupError(f"no episode {episode_id!r}")
-        return {"episode_id": episode.id, "task_id": episode.task, "step_count": episode.steps, "done": episode.done}
+        if episode is not None and not episode.done:
+            episode.expired = True
+            episode.inbox.put(AgentStep(end=True))
+
+    def state(self, episode_id: str) -> dict[str, Any]:
+        """A live episode's state, or a recently ended one's (the last `KEPT_ENDED`)."""
+        episode = self.episodes.get(episode_id)
+        if episode is not None:
+            return _described(episode)
+        if episode_id in self._ended:
+            return self._ended[episode_id]
+        raise LookupError(f"no episode {episode_id!r}")
 
     def _next(self, episode: Episode) -> dict[str, Any]:
         kind, value = episode.outbox.get()
@@ -155,21 +170,16 @@ class EnvServer:
             episode.seen = len(value.messages)
             observation: dict[str, Any] = {"messages": new}
             if episode.steps == 0:
-                observation |= {"policy": value.policy, "tools": [_tool_schema(t) for t in value.tools]}
+                tools = [_tool_schema(t) for t in value.tools]
+                observation |= {"task_id": episode.task, "policy": value.policy, "tools": tools}
             return {"episode_id": episode.id, "observation": observation, "reward": None, "done": False}
-        episode.done = True
-        with self._lock:
-            self.episodes.pop(episode.id, None)
+        self._forget(episode)
         if kind == "reward":
             value, reason = value
-            return {
-                "episode_id": episode.id,
-                "observation": {"messages": []},
-                "reward": value,
-                "done": True,
-                "info": {"reason": reason},
-            }
-        return {"episode_id": episode.id, "observation": {"messages": []}, "reward": None, "done": True, "error": value}
+            observation = {"messages": [], "info": {"reason": reason}}
+            return {"episode_id": episode.id, "observation": observation, "reward": value, "done": True}
+        observation = {"messages": [], "error": value}  # a system error: no reward, never a 0
+        return {"episode_id": episode.id, "observation": observation, "reward": None, "done": True}
 
     def _run(self, episode: Episode) -> None:
         """The episode's thread: arrange the task, run its episode with the remote agent, grade it."""
@@ -195,10 +205,17 @@ class EnvServer:
                 _arrange.release()
             self._keep(cache)
         if episode.expired:  # nobody is waiting for its outcome: forget it
-            episode.done = True
-            with self._lock:
-                self.episodes.pop(episode.id, None)
+            self._forget(episode)
         episode.outbox.put(outcome)
+
+    def _forget(self, episode: Episode) -> None:
+        """An episode has ended: free it, keeping only its state for a while."""
+        episode.done = True
+        with self._lock:
+            self.episodes.pop(episode.id, None)
+            self._ended[episode.id] = _described(episode)
+            while len(self._ended) > KEPT_ENDED:
+                self._ended.popitem(last=False)
 
     def _keep(self, cache: Any) -> None:
         """Return a worker cache to the pool, or close it when the pool is full (its memory and threads go)."""
@@ -252,6 +269,10 @@ def _agent_step(action: Any) -> AgentStep:
     return AgentStep(tool_calls=calls, message=message, end=bool(action.get("end")))
 
 
+def _described(episode: Episode) -> dict[str, Any]:
+    return {"episode_id": episode.id, "task_id": episode.task, "step_count": episode.steps, "done": episode.done}
+
+
 def _tool_schema(spec: Any) -> dict[str, Any]:
     return {
         "name": spec.name,
@@ -259,59 +280,3 @@ def _tool_schema(spec: Any) -> dict[str, Any]:
         "input_schema": spec.input_schema,
         "read_only": spec.read_only,
     }
-
-
-def serve(server: EnvServer, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    """An HTTP server for `server`'s episodes (call `serve_forever` on it, or `shutdown`)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            body = json.dumps(payload, default=str).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self) -> None:
-            url = urlparse(self.path)
-            if url.path == "/health":
-                return self._send(200, {"status": "healthy", "tasks": len(server.tasks)})
-            if url.path == "/tasks":
-                return self._send(200, {"tasks": server.tasks})
-            if url.path == "/state":
-                try:
-                    return self._send(200, server.state(parse_qs(url.query).get("episode_id", [""])[0]))
-                except LookupError as exc:
-                    return self._send(404, {"detail": str(exc)})
-            self._send(404, {"detail": f"no endpoint {url.path}"})
-
-        def do_POST(self) -> None:
-            handler = {"/reset": server.reset, "/step": server.step}.get(urlparse(self.path).path)
-            if handler is None:
-                return self._send(404, {"detail": f"no endpoint {self.path}"})
-            try:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                if not isinstance(body, dict):
-                    raise ValueError("the request body must be a JSON object")
-                return self._send(200, handler(body))
-            except LookupError as exc:
-                return self._send(400, {"detail": str(exc).strip("'\"")})
-            except Conflict as exc:
-                return self._send(409, {"detail": str(exc)})
-            except Busy as exc:
-                return self._send(503, {"detail": str(exc)})
-            except (ValueError, TypeError) as exc:
-                return self._send(400, {"detail": str(exc)})
-            except Exception as exc:  # a bug of ours: say so, keep serving
-                return self._send(500, {"detail": f"the server failed: {type(exc).__name__}: {exc}"})
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: one line per request is noise here
-            pass
-
-    return _Server((host, port), Handler)
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 1024  # the listen backlog: a burst of clients waits instead of being refused
-    daemon_threads = True

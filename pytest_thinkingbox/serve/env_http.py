@@ -1,0 +1,294 @@
+"""The wire side of `thinkingbox serve-env`: OpenEnv's HTTP and WebSocket contract over an `EnvServer`.
+
+What a client of the ``openenv-core`` package expects, and `openenv validate
+--url` checks: ``GET /health``, ``/metadata``, ``/schema`` and
+``/openapi.json``; ``POST /reset`` and ``/step`` and ``GET /state`` (the
+simulation mode); ``POST /mcp`` answering JSON-RPC; and a WebSocket at ``/ws``
+where one connection is one session: ``{"type": "reset" | "step" | "state" |
+"close", "data": {...}}`` in, ``{"type": "observation" | "state" | "error",
+"data": {...}}`` out. OpenEnv's plain-HTTP endpoints keep no session, so
+``/reset`` returns an ``episode_id`` that ``/step`` and ``/state`` name; over
+the WebSocket the connection is the session.
+
+The episodes block on their threads, so each request waits for its episode in
+a worker thread; the listen backlog and the thread pool are sized for the
+server's episode cap. A closed WebSocket abandons its live episode, which
+frees its resources at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..core.bundle import __version__
+from .env_server import Busy, Conflict, EnvServer
+
+DESCRIPTION = (
+    "Stateful business workflows (retail, auto insurance, travel, neobank, consulting ...): the agent serves a "
+    "simulated user with the domain's tools under a written policy, and the episode's reward is 1 when the task's "
+    "checks of the database's end state pass, else 0."
+)
+
+MESSAGE = {"type": "object", "properties": {"role": {"type": "string"}, "content": {"type": ["string", "null"]}}}
+TOOL_CALL = {
+    "type": "object",
+    "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
+    "required": ["tool"],
+}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "action": {
+        "type": "object",
+        "description": "One agent step: tool calls (run by the server) or a message (answered by the user), or both",
+        "properties": {
+            "tool_calls": {"type": "array", "items": TOOL_CALL},
+            "message": {"type": "string"},
+            "end": {"type": "boolean", "description": "the agent closes the conversation"},
+        },
+    },
+    "observation": {
+        "type": "object",
+        "description": "What the agent sees: new messages; the task, policy and tool schemas at reset; "
+        "the reason (info) or a system error (error) at the end",
+        "properties": {
+            "messages": {"type": "array", "items": MESSAGE},
+            "task_id": {"type": "string"},
+            "policy": {"type": "string"},
+            "tools": {"type": "array", "items": {"type": "object"}},
+            "info": {"type": "object"},
+            "error": {"type": "object"},
+        },
+    },
+    "state": {
+        "type": "object",
+        "properties": {
+            "episode_id": {"type": "string"},
+            "task_id": {"type": "string"},
+            "step_count": {"type": "integer"},
+            "done": {"type": "boolean"},
+        },
+    },
+}
+RESET = {
+    "type": "object",
+    "properties": {
+        "task_id": {"type": "string", "description": "the task; without it, one at random from the pool"},
+        "seed": {"type": "integer", "description": "the episode's seed, and the random choice's when no task is named"},
+        "pool": {"type": "array", "items": {"type": "string"}, "description": "task ids to choose from"},
+    },
+}
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI description of the HTTP side (the WebSocket is described in the module's docstring)."""
+
+    def operation(summary: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        described: dict[str, Any] = {"summary": summary, "responses": {"200": {"description": "OK"}}}
+        if body is not None:
+            described["requestBody"] = {"content": {"application/json": {"schema": body}}}
+        return described
+
+    step = {
+        "type": "object",
+        "properties": {"episode_id": {"type": "string"}, "action": SCHEMAS["action"]},
+        "required": ["episode_id", "action"],
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "thinkingbox environment", "version": __version__, "description": DESCRIPTION},
+        "paths": {
+            "/reset": {"post": operation("Start an episode; returns its episode_id and first observation", RESET)},
+            "/step": {"post": operation("One agent step in an episode", step)},
+            "/state": {"get": operation("An episode's state (?episode_id=...)")},
+            "/health": {"get": operation("Whether the server is up")},
+            "/metadata": {"get": operation("The environment's name, description and version")},
+            "/schema": {"get": operation("JSON schemas of action, observation and state")},
+            "/mcp": {"post": operation("JSON-RPC 2.0 (tools are offered per episode, in the observation)")},
+        },
+    }
+
+
+def app(env: EnvServer) -> Any:
+    """The Starlette application serving `env`."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route, WebSocketRoute
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    async def call(handler: Callable[..., dict[str, Any]], *args: Any) -> JSONResponse:
+        """Run an episode call in a worker thread; map its failures to the status a client can act on."""
+        try:
+            return JSONResponse(await asyncio.to_thread(handler, *args))
+        except LookupError as exc:
+            return JSONResponse({"detail": str(exc).strip("'\"")}, 400)
+        except Conflict as exc:
+            return JSONResponse({"detail": str(exc)}, 409)
+        except Busy as exc:
+            return JSONResponse({"detail": str(exc)}, 503)
+        except (ValueError, TypeError) as exc:
+            return JSONResponse({"detail": str(exc)}, 400)
+        except Exception as exc:  # a bug of ours: say so, keep serving
+            return JSONResponse({"detail": f"the server failed: {type(exc).__name__}: {exc}"}, 500)
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        body = json.loads(await request.body() or b"{}")
+        if not isinstance(body, dict):
+            raise ValueError("the request body must be a JSON object")
+        return body
+
+    async def reset(request: Request) -> JSONResponse:
+        try:
+            body = await body_of(request)
+        except ValueError as exc:
+            return JSONResponse({"detail": str(exc)}, 400)
+        return await call(env.reset, body)
+
+    async def step(request: Request) -> JSONResponse:
+        try:
+            body = await body_of(request)
+        except ValueError as exc:
+            return JSONResponse({"detail": str(exc)}, 400)
+        return await call(env.step, body)
+
+    async def state(request: Request) -> JSONResponse:
+        return await call(env.state, request.query_params.get("episode_id", ""))
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "healthy", "tasks": len(env.tasks), "episodes": len(env.episodes)})
+
+    async def metadata(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {"name": "thinkingbox", "description": DESCRIPTION, "version": __version__, "tasks": len(env.tasks)}
+        )
+
+    async def schema(request: Request) -> JSONResponse:
+        return JSONResponse(SCHEMAS)
+
+    async def openapi_json(request: Request) -> JSONResponse:
+        return JSONResponse(openapi())
+
+    async def mcp(request: Request) -> JSONResponse:
+        try:
+            message = json.loads(await request.body() or b"null")
+        except ValueError as exc:
+            return JSONResponse(_rpc_error(None, -32700, f"parse error: {exc}"))
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or "method" not in message:
+            return JSONResponse(
+                _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
+            )
+        return JSONResponse(
+            _rpc_error(
+                message.get("id"),
+                -32601,
+                f"method {message['method']!r} is not served here: each episode's tools come in its reset "
+                "observation and are called through step (tool_calls)",
+            )
+        )
+
+    async def session(socket_: WebSocket) -> None:
+        await socket_.accept()
+        current: str | None = None
+        try:
+            while True:
+                try:
+                    message = json.loads(await socket_.receive_text())
+                    kind, data = message.get("type"), message.get("data") or {}
+                    if not isinstance(data, dict):
+                        raise ValueError("data must be an object")
+                except (ValueError, AttributeError) as exc:
+                    await socket_.send_json(_ws_error(f"invalid message: {exc}", "INVALID_JSON"))
+                    continue
+                if kind == "close":
+                    break
+                try:
+                    if kind == "reset":
+                        if current is not None:
+                            env.abandon(current)
+                        payload = await asyncio.to_thread(env.reset, data)
+                        current = payload["episode_id"]
+                        reply = {"type": "observation", "data": payload}
+                    elif kind == "step":
+                        if current is None:
+                            raise LookupError("no episode on this connection; send a reset first")
+                        payload = await asyncio.to_thread(env.step, {"episode_id": current, "action": data})
+                        reply = {"type": "observation", "data": payload}
+                    elif kind == "state":
+                        if current is None:
+                            raise LookupError("no episode on this connection; send a reset first")
+                        reply = {"type": "state", "data": env.state(current)}
+                    else:
+                        reply = _ws_error(f"unknown message type {kind!r}: reset, step, state or close", "UNKNOWN_TYPE")
+                except (LookupError, ValueError, TypeError) as exc:
+                    reply = _ws_error(str(exc).strip("'\""), "VALIDATION_ERROR")
+                except (Busy, Conflict) as exc:
+                    reply = _ws_error(str(exc), "CAPACITY_REACHED" if isinstance(exc, Busy) else "SESSION_ERROR")
+                await socket_.send_json(reply)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if current is not None:
+                env.abandon(current)
+
+    return Starlette(
+        routes=[
+            Route("/reset", reset, methods=["POST"]),
+            Route("/step", step, methods=["POST"]),
+            Route("/state", state, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/metadata", metadata, methods=["GET"]),
+            Route("/schema", schema, methods=["GET"]),
+            Route("/openapi.json", openapi_json, methods=["GET"]),
+            Route("/mcp", mcp, methods=["POST"]),
+            WebSocketRoute("/ws", session),
+        ]
+    )
+
+
+def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def _ws_error(message: str, code: str) -> dict[str, Any]:
+    return {"type": "error", "data": {"message": message, "code": code}}
+
+
+class HttpServer:
+    """`env` served on `host`:`port` (0: any free port; see `server_port`) until `shutdown`."""
+
+    def __init__(self, env: EnvServer, host: str = "127.0.0.1", port: int = 8000) -> None:
+        import uvicorn
+
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        backlog = max(1024, 4 * env.max_episodes)  # a burst of clients waits instead of being refused
+        self._socket.listen(backlog)  # listening now: a client that comes before serve_forever waits
+        self.server_port = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            app(env), log_level="warning", access_log=False, backlog=backlog, ws="websockets-sansio"
+        )
+        self._uvicorn = uvicorn.Server(config)
+        self._threads = env.max_episodes + 16  # each live request waits for its episode in a thread
+        self._stopped = threading.Event()
+
+    def serve_forever(self) -> None:
+        """Serve until `shutdown` (or Ctrl-C, when called from the main thread)."""
+        try:
+            asyncio.run(self._serve())
+        finally:
+            self._stopped.set()
+
+    async def _serve(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(self._threads, "env-request"))
+        await self._uvicorn.serve(sockets=[self._socket])
+
+    def shutdown(self) -> None:
+        self._uvicorn.should_exit = True
+        self._stopped.wait(10)
