@@ -105,6 +105,7 @@ def openapi() -> dict[str, Any]:
             "/step": {"post": operation("One agent step in an episode", step)},
             "/state": {"get": operation("An episode's state (?episode_id=...)")},
             "/health": {"get": operation("Whether the server is up")},
+            "/tasks": {"get": operation("The task ids served")},
             "/metadata": {"get": operation("The environment's name, description and version")},
             "/schema": {"get": operation("JSON schemas of action, observation and state")},
             "/mcp": {"post": operation("JSON-RPC 2.0 (tools are offered per episode, in the observation)")},
@@ -160,6 +161,9 @@ def app(env: EnvServer) -> Any:
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "healthy", "tasks": len(env.tasks), "episodes": len(env.episodes)})
+
+    async def tasks(request: Request) -> JSONResponse:
+        return JSONResponse({"tasks": env.tasks})
 
     async def metadata(request: Request) -> JSONResponse:
         return JSONResponse(
@@ -240,6 +244,7 @@ def app(env: EnvServer) -> Any:
             Route("/step", step, methods=["POST"]),
             Route("/state", state, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
+            Route("/tasks", tasks, methods=["GET"]),
             Route("/metadata", metadata, methods=["GET"]),
             Route("/schema", schema, methods=["GET"]),
             Route("/openapi.json", openapi_json, methods=["GET"]),
