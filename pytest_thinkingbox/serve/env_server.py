@@ -14,7 +14,9 @@ Under load and abuse: a malformed request gets a 4xx with a message (never a tra
 an episode that is still answering another is refused with 409; at most
 `max_episodes` live at once (a reset beyond gets 503); an episode whose client
 sends nothing for `idle_timeout_s` is ended and its resources freed; and at
-most a few idle worker caches are kept for reuse, the rest closed.
+most a few idle worker caches are kept for reuse, the rest closed. Every cache
+shares one database image per domain and one store of golden end states, so a
+burst of episodes builds each once.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ class EnvServer:
         self._lock = threading.Lock()  # guards `episodes` and the cache pool
         self._caches: list[Any] = []  # idle worker caches, at most KEPT_CACHES
         self._ended: OrderedDict[str, dict[str, Any]] = OrderedDict()  # recently ended episodes' states
+        self._images: dict[str, Any] = {}  # each domain's database image, for every episode
+        self._golden: dict[Any, Any] = {}  # golden end states, for every episode
 
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
         seed = body.get("seed")
@@ -186,7 +190,8 @@ class EnvServer:
         from ..attempt import WorkerCache
 
         with self._lock:
-            cache = self._caches.pop() if self._caches else WorkerCache()
+            # Images and golden end states are shared by every cache: a burst of episodes builds each once.
+            cache = self._caches.pop() if self._caches else WorkerCache(images=self._images, golden=self._golden)
         try:
             function, domain = find_task(episode.task, self.root)
             _arrange.acquire()
