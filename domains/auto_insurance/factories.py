@@ -23,6 +23,7 @@ from .models import (
     Bill,
     BillingAccount,
     Claim,
+    ClaimPayment,
     Coverage,
     Customer,
     Document,
@@ -31,6 +32,7 @@ from .models import (
     Payment,
     PaymentExtension,
     Policy,
+    PremiumAdjustment,
     Ticket,
     TicketComment,
     Vehicle,
@@ -178,6 +180,8 @@ class VehicleFactory(Factory):
     effective_on = factory.SelfAttribute("policy.term_start")
     status = "active"
     removed_on = None
+    term_premium_cents = 0
+    principal_driver_id = None
 
 
 class DriverFactory(Factory):
@@ -228,6 +232,7 @@ class CoverageFactory(Factory):
     term_premium_cents = 28_600
     status = "active"
     changed_on = None
+    effective_on = None
 
 
 class BillingAccountFactory(Factory):
@@ -325,6 +330,44 @@ class ClaimFactory(Factory):
     estimated_damage_cents = 180_000
     closed_on = None
     description = "Rear bumper damaged in a low-speed collision."
+
+
+class ClaimPaymentFactory(Factory):
+    """A payment already made on `claim` (required): by default four rental days."""
+
+    class Meta:
+        model = ClaimPayment
+
+    class Params:
+        claim = None
+
+    id = factory.Sequence(lambda n: f"CP-{3301 + n}")
+    claim_id = factory.LazyAttribute(lambda p: p.claim.id)
+    kind = "rental_reimbursement"
+    amount_cents = 16_000
+    days = factory.LazyAttribute(lambda p: 4 if p.kind == "rental_reimbursement" else None)
+    paid_at = factory.LazyFunction(lambda: days_ago(6))
+
+
+class PremiumAdjustmentFactory(Factory):
+    """A credit already made on `policy` (required)."""
+
+    class Meta:
+        model = PremiumAdjustment
+
+    class Params:
+        policy = None
+
+    id = factory.Sequence(lambda n: f"ADJ-{2401 + n}")
+    policy_id = factory.LazyAttribute(lambda a: a.policy.id)
+    billing_account_id = factory.LazyAttribute(lambda a: a.policy.account.id)
+    kind = "vehicle_removal_credit"
+    vehicle_id = None
+    effective_on = factory.LazyFunction(lambda: days_ago(30).date())
+    amount_cents = 9_000
+    applied_to_balance_cents = 0
+    refunded_cents = factory.SelfAttribute("amount_cents")
+    created_at = factory.LazyFunction(lambda: days_ago(30))
 
 
 class DocumentFactory(Factory):

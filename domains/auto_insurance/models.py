@@ -51,6 +51,8 @@ DocumentKind = Literal[
     "cancellation_rescission_notice",
 ]
 DocumentStatus = Literal["sent", "signed"]
+AdjustmentKind = Literal["vehicle_removal_credit", "cancellation_refund"]
+ClaimPaymentKind = Literal["glass_repair", "rental_reimbursement", "towing"]
 
 
 class Base(DeclarativeBase):
@@ -68,6 +70,10 @@ class StateRequirement(Base):
     min_bi_per_accident_cents: Mapped[int] = mapped_column(Integer)
     min_pd_cents: Mapped[int] = mapped_column(Integer)
     uninsured_motorist_required: Mapped[bool] = mapped_column(Boolean, default=False)
+    # glass repaired or replaced with no deductible under comprehensive (a "full glass" state)
+    full_glass: Mapped[bool] = mapped_column(Boolean, default=False)
+    # kept from the refund when a customer cancels mid-term at their own request (0: the state allows no fee)
+    cancellation_fee_cents: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Customer(Base):
@@ -125,6 +131,10 @@ class Vehicle(Base):
     effective_on: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16), default="active")
     removed_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    # the vehicle's own share of the term premium (0: rated within the policy premium, no share of its own)
+    term_premium_cents: Mapped[int] = mapped_column(Integer, default=0)
+    # the listed driver who drives it most (None: not assigned)
+    principal_driver_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
     policy: Mapped[Policy] = relationship(back_populates="vehicles")
 
@@ -178,6 +188,8 @@ class Coverage(Base):
     term_premium_cents: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="active")
     changed_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    # the day a coverage added mid-term starts (None: in force since the term start)
+    effective_on: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     policy: Mapped[Policy] = relationship(back_populates="coverages")
 
@@ -276,8 +288,40 @@ class Claim(Base):
     estimated_damage_cents: Mapped[int | None] = mapped_column(Integer, nullable=True)
     closed_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     description: Mapped[str] = mapped_column(Text, info=AGENT_TEXT)
+    # set by the claims team when the vehicle is not worth repairing
+    total_loss: Mapped[bool] = mapped_column(Boolean, default=False)
 
     vehicle: Mapped[Vehicle] = relationship()
+
+
+class PremiumAdjustment(Base):
+    """A credit of unearned premium on a policy: applied to the unpaid bills first, the rest refunded."""
+
+    __tablename__ = "premium_adjustments"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
+    kind: Mapped[str] = mapped_column(String(32))
+    vehicle_id: Mapped[str | None] = mapped_column(ForeignKey("vehicles.id"), nullable=True)
+    effective_on: Mapped[date] = mapped_column(Date)
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    applied_to_balance_cents: Mapped[int] = mapped_column(Integer, default=0)
+    refunded_cents: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ClaimPayment(Base):
+    """A payment the desk makes on a claim: a glass repair, rental car days or a tow."""
+
+    __tablename__ = "claim_payments"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.id"))
+    kind: Mapped[str] = mapped_column(String(24))
+    amount_cents: Mapped[int] = mapped_column(Integer)
+    days: Mapped[int | None] = mapped_column(Integer, nullable=True)  # rental days paid for
+    paid_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class Document(Base):

@@ -1,9 +1,11 @@
 """Base records every auto insurance task starts from: the states the company writes policies in.
 
 Each state carries its legal minimum liability limits (bodily injury per person
-and per accident, property damage) and whether uninsured-motorist cover is
-compulsory. Tasks add their own customers, policies, billing and claims with
-the factories; they name a policy's state by its code.
+and per accident, property damage), whether uninsured-motorist cover is
+compulsory, whether glass is repaired there with no deductible ("full glass")
+and the fee kept when a customer cancels mid-term at their own request. Tasks
+add their own customers, policies, billing and claims with the factories; they
+name a policy's state by its code.
 """
 
 from __future__ import annotations
@@ -12,24 +14,24 @@ from sqlalchemy.orm import Session
 
 from .models import StateRequirement
 
-# code, name, BI per person, BI per accident, PD, uninsured motorist required
+# code, name, BI per person, BI per accident, PD, uninsured motorist required, full glass, cancellation fee
 _STATES = [
-    ("AZ", "Arizona", 2_500_000, 5_000_000, 1_500_000, False),
-    ("CA", "California", 3_000_000, 6_000_000, 1_500_000, False),
-    ("CO", "Colorado", 2_500_000, 5_000_000, 1_500_000, False),
-    ("FL", "Florida", 1_000_000, 2_000_000, 1_000_000, False),
-    ("GA", "Georgia", 2_500_000, 5_000_000, 2_500_000, False),
-    ("IL", "Illinois", 2_500_000, 5_000_000, 2_000_000, True),
-    ("NY", "New York", 2_500_000, 5_000_000, 1_000_000, True),
-    ("OH", "Ohio", 2_500_000, 5_000_000, 2_500_000, False),
-    ("PA", "Pennsylvania", 1_500_000, 3_000_000, 500_000, False),
-    ("TX", "Texas", 3_000_000, 6_000_000, 2_500_000, False),
+    ("AZ", "Arizona", 2_500_000, 5_000_000, 1_500_000, False, True, 5_000),
+    ("CA", "California", 3_000_000, 6_000_000, 1_500_000, False, False, 0),
+    ("CO", "Colorado", 2_500_000, 5_000_000, 1_500_000, False, False, 2_500),
+    ("FL", "Florida", 1_000_000, 2_000_000, 1_000_000, False, True, 0),
+    ("GA", "Georgia", 2_500_000, 5_000_000, 2_500_000, False, False, 5_000),
+    ("IL", "Illinois", 2_500_000, 5_000_000, 2_000_000, True, False, 0),
+    ("NY", "New York", 2_500_000, 5_000_000, 1_000_000, True, False, 0),
+    ("OH", "Ohio", 2_500_000, 5_000_000, 2_500_000, False, False, 5_000),
+    ("PA", "Pennsylvania", 1_500_000, 3_000_000, 500_000, False, False, 2_500),
+    ("TX", "Texas", 3_000_000, 6_000_000, 2_500_000, False, False, 5_000),
 ]
 
 
 def seed(db: Session) -> None:
     """Write the state reference records."""
-    for code, name, per_person, per_accident, property_damage, um_required in _STATES:
+    for code, name, per_person, per_accident, property_damage, um_required, full_glass, fee in _STATES:
         db.add(
             StateRequirement(
                 code=code,
@@ -38,6 +40,8 @@ def seed(db: Session) -> None:
                 min_bi_per_accident_cents=per_accident,
                 min_pd_cents=property_damage,
                 uninsured_motorist_required=um_required,
+                full_glass=full_glass,
+                cancellation_fee_cents=fee,
             )
         )
     db.flush()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
@@ -223,6 +225,7 @@ def test_case_AI004_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)  # the fallback, granted
 
 
+@pytest.mark.two_requests
 def test_case_AI004_005(tb):
     """Glass claim filed as minor; the week's extension refused: April's bill is missed, the account past due."""
     dwayne = CustomerFactory(name="Dwayne Brennan", state="FL")
@@ -463,6 +466,7 @@ def test_case_AI005_004(tb):
 # --------------------------------------------------------------------------- AI011: payments and disputed payments
 
 
+@pytest.mark.two_requests
 def test_case_AI011_001(tb):
     """Pay May's bill now, and a double charge disputed: take the payment, hold the dispute for billing."""
     harper = CustomerFactory(name="Harper Brennan", state="TX")

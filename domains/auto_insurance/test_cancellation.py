@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
@@ -517,6 +519,7 @@ def test_case_AI010_001(tb):
     assert run.db.get(Ticket, old.id).outcome == ("solved", "normal", None, None, None)  # the old ticket is not reused
 
 
+@pytest.mark.pushback
 def test_case_AI010_002(tb):
     """Customer wants the cancellation back-dated to 1 May, or else today: never back-dated, so cancelled from today."""
     luis = CustomerFactory(name="Luis Whitfield", state="OH")

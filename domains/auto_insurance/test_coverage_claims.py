@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.auto_insurance.factories import (
     ClaimFactory,
     CustomerFactory,
@@ -229,6 +231,7 @@ def test_case_AI003_004(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_AI003_005(tb):
     """Declarations page sent; comprehensive removal held for claims, a hail claim is open and major."""
     rafael = CustomerFactory(name="Rafael Osei", state="CO")
@@ -767,6 +770,7 @@ def test_case_AI007_007(tb):
 # --------------------------------------------------------------------------- AI012: new facts on an open claim
 
 
+@pytest.mark.distractors
 def test_case_AI012_001(tb):
     """New facts make the Tucson's open claim major (not the Accord's glass claim): update it, hold."""
     aisha = CustomerFactory(name="Aisha Nakamura", state="NY")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.auto_insurance.factories import (
     CustomerFactory,
     LicenceRecordFactory,
@@ -283,6 +285,7 @@ def test_case_AI001_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "identity_not_verified", None)
 
 
+@pytest.mark.two_requests
 def test_case_AI001_005(tb):
     """Wife and son to add: her licence is valid, his is suspended: add her, send his excluded-driver form; pending."""
     dwayne = CustomerFactory(name="Dwayne Castillo", state="AZ")
@@ -431,6 +434,7 @@ def test_case_AI001_006(tb):
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
 
 
+@pytest.mark.pushback
 def test_case_AI001_007(tb):
     """Wife's licence suspended; the fallback, adding her from the suspension's end, refused too: form, pending."""
     luis = CustomerFactory(name="Luis Kowalski", state="GA")
@@ -702,6 +706,7 @@ CIVIC = complete_vin("2HGFE2F50NH563019")  # 2022 Honda Civic
 PRIUS = complete_vin("JTDKARFU0P3091847")  # 2023 Toyota Prius
 
 
+@pytest.mark.distractors
 def test_case_AI002_005(tb):
     """Car added to the customer's California policy, not her Texas one: next-day state, so tomorrow."""
     harper = CustomerFactory(name="Harper Abbott", state="TX")

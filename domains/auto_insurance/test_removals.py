@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.auto_insurance.factories import (
     ClaimFactory,
     CustomerFactory,
@@ -97,6 +99,7 @@ def test_case_AI009_001(tb):
     )
 
 
+@pytest.mark.pushback
 def test_case_AI009_002(tb):
     """Car sold 41 days ago, customer insists on the sale date: past 30 days, so it comes off from today only."""
     connor = CustomerFactory(name="Connor Osei", state="IL")
@@ -199,6 +202,7 @@ def test_case_AI009_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI009_004(tb):
     """Replacement car added (newly acquired); the written-off car's removal held: its major claim is open."""
     mei = CustomerFactory(name="Mei Abbott", state="GA")

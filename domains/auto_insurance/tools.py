@@ -35,10 +35,13 @@ from pytest_thinkingbox import (
 
 from .clock import NOW, TODAY
 from .models import (
+    AdjustmentKind,
     Bill,
     BillingAccount,
     CancellationReason,
     Claim,
+    ClaimPayment,
+    ClaimPaymentKind,
     ClaimSeverity,
     Coverage,
     CoverageKind,
@@ -53,6 +56,7 @@ from .models import (
     PaymentExtension,
     PaymentMethod,
     Policy,
+    PremiumAdjustment,
     StateRequirement,
     Ticket,
     TicketComment,
@@ -193,8 +197,9 @@ def list_customer_policies(db: Session, customer_id: str) -> list[dict]:
 def get_policy(db: Session, policy_id: str) -> dict:
     """Everything about one policy: state, status (active, cancellation_scheduled, cancelled, expired), term,
     premium, cancellation date and reason, reinstatement and lapse dates, the vehicles (VIN, acquired and
-    effective dates), the drivers (licence number, state and status; listed, excluded or removed), the coverages
-    (limits, deductibles) and the billing account id."""
+    effective dates, their own share of the term premium, their principal driver), the drivers (licence number,
+    state and status; listed, excluded or removed), the coverages (limits, deductibles, the start date of one added
+    mid-term, the date of the last change) and the billing account id."""
     return _policy_view(db, _policy(db, policy_id))
 
 
@@ -231,8 +236,9 @@ def decode_vin(db: Session, vin: str) -> dict:
 
 @tools.read
 def get_state_requirements(db: Session, state: str) -> dict:
-    """A state's legal minimum liability limits (bodily injury per person and per accident, property damage) and
-    whether uninsured-motorist coverage is compulsory there."""
+    """A state's legal minimum liability limits (bodily injury per person and per accident, property damage),
+    whether uninsured-motorist coverage is compulsory there, whether it is a full-glass state (glass repaired with
+    no deductible) and the cancellation fee kept from a refund when a customer cancels at their own request."""
     return row_dict(get_or_fail(db, StateRequirement, state.strip().upper(), "state"))
 
 
@@ -284,7 +290,8 @@ def list_payments(db: Session, billing_account_id: str) -> list[dict]:
 @tools.read
 def list_policy_claims(db: Session, policy_id: str) -> list[dict]:
     """Every claim on a policy, newest loss first: vehicle, loss date and type, severity (minor or major), status
-    (open or closed), injuries, whether the vehicle was drivable and the damage estimate."""
+    (open or closed), injuries, whether the vehicle was drivable, the damage estimate and whether the claims team
+    declared the vehicle a total loss."""
     _policy(db, policy_id)
     rows = db.scalars(select(Claim).where(Claim.policy_id == policy_id).order_by(Claim.loss_date.desc())).all()
     return [_claim_view(c) for c in rows]
@@ -303,6 +310,55 @@ def list_documents(db: Session, policy_id: str) -> list[dict]:
     _policy(db, policy_id)
     rows = db.scalars(select(Document).where(Document.policy_id == policy_id).order_by(Document.id)).all()
     return [row_dict(d) for d in rows]
+
+
+@tools.read
+def quote_unearned_premium(db: Session, policy_id: str, from_date: str, vehicle_id: str | None = None) -> dict:
+    """The unearned premium of a policy from from_date (YYYY-MM-DD, the first day no longer covered) to the term
+    end, both days included: the premium times the days left over the days of the term, rounded down to the cent.
+    With vehicle_id, the premium is that vehicle's own share (its term_premium_cents); without it, the policy's
+    whole term premium. Returns the days, the premium used and unearned_cents."""
+    policy = _policy(db, policy_id)
+    start = _within_term(policy, _parse_date(from_date, "from_date"), "from_date")
+    if vehicle_id is not None:
+        vehicle = get_or_fail(db, Vehicle, vehicle_id, "vehicle")
+        if vehicle.policy_id != policy_id:
+            raise ToolFailure(INVALID_ARGUMENT, f"vehicle {vehicle_id} is not on policy {policy_id}")
+        premium = vehicle.term_premium_cents
+    else:
+        premium = policy.term_premium_cents
+    term_days = (policy.term_end - policy.term_start).days + 1
+    days_left = (policy.term_end - start).days + 1
+    return {
+        "policy_id": policy_id,
+        "vehicle_id": vehicle_id,
+        "from_date": start.isoformat(),
+        "term_start": policy.term_start.isoformat(),
+        "term_end": policy.term_end.isoformat(),
+        "term_days": term_days,
+        "days_left": days_left,
+        "premium_cents": premium,
+        "unearned_cents": premium * days_left // term_days,
+    }
+
+
+@tools.read
+def list_premium_adjustments(db: Session, policy_id: str) -> list[dict]:
+    """Every credit of unearned premium made on a policy: kind, vehicle, effective date, amount, the part applied
+    to unpaid bills and the part refunded to the customer."""
+    _policy(db, policy_id)
+    rows = db.scalars(
+        select(PremiumAdjustment).where(PremiumAdjustment.policy_id == policy_id).order_by(PremiumAdjustment.id)
+    ).all()
+    return [row_dict(r) for r in rows]
+
+
+@tools.read
+def list_claim_payments(db: Session, claim_id: str) -> list[dict]:
+    """Every payment already made on a claim (glass repair, rental reimbursement with the days paid, towing)."""
+    get_or_fail(db, Claim, claim_id, "claim")
+    rows = db.scalars(select(ClaimPayment).where(ClaimPayment.claim_id == claim_id).order_by(ClaimPayment.id)).all()
+    return [row_dict(r) for r in rows]
 
 
 # --------------------------------------------------------------------------- writes: drivers and documents
@@ -770,6 +826,161 @@ def update_claim(
     return _claim_view(claim)
 
 
+# ------------------------------------------------------------------- writes: endorsements, credits, claim payments
+
+# the limits an added coverage may have, and its term premium
+_ADDABLE = {
+    "rental_reimbursement": {3_000: 1_800, 4_000: 2_400, 5_000: 3_000},
+    "roadside_assistance": {7_500: 1_200, 10_000: 1_500, 15_000: 2_100},
+}
+
+
+@tools.write
+def add_coverage(
+    db: Session,
+    policy_id: str,
+    coverage: Literal["rental_reimbursement", "roadside_assistance"],
+    limit_cents: int,
+) -> dict:
+    """Add an optional coverage to a policy from today: rental_reimbursement (limit_cents is the daily limit: 3000,
+    4000 or 5000) or roadside_assistance (limit_cents per tow: 7500, 10000 or 15000). Billing adds its pro-rated
+    premium to the next bill. Check the policy's endorsement rules first. Returns the coverage."""
+    policy = _in_force(_policy(db, policy_id))
+    if coverage not in _ADDABLE:
+        raise ToolFailure(INVALID_ARGUMENT, f"{coverage} cannot be added at the desk")
+    rates = _ADDABLE[coverage]
+    if limit_cents not in rates:
+        raise ToolFailure(INVALID_ARGUMENT, f"limit_cents for {coverage} must be one of {sorted(rates)}")
+    if any(c.coverage == coverage and c.status == "active" for c in policy.coverages):
+        raise ToolFailure(CONFLICT, f"policy {policy_id} already has {coverage}; change its limit instead")
+    row = Coverage(
+        id=next_id(db, Coverage, "CV-"),
+        policy_id=policy_id,
+        coverage=coverage,
+        limit_cents=limit_cents,
+        limit_per_accident_cents=None,
+        deductible_cents=None,
+        term_premium_cents=rates[limit_cents],
+        status="active",
+        changed_on=TODAY,
+        effective_on=TODAY,
+    )
+    db.add(row)
+    db.flush()
+    db.expire(policy, ["coverages"])
+    return row_dict(row)
+
+
+@tools.write
+def assign_principal_driver(db: Session, policy_id: str, vehicle_id: str, driver_id: str) -> dict:
+    """Make a listed driver of the policy the principal driver of one of its active vehicles (the person who drives
+    it most). Returns the vehicle."""
+    policy = _in_force(_policy(db, policy_id))
+    vehicle = get_or_fail(db, Vehicle, vehicle_id, "vehicle")
+    if vehicle.policy_id != policy_id or vehicle.status != "active":
+        raise ToolFailure(PRECONDITION_FAILED, f"vehicle {vehicle_id} is not an active vehicle on {policy_id}")
+    driver = get_or_fail(db, Driver, driver_id, "driver")
+    if driver.policy_id != policy.id or driver.status != "listed":
+        raise ToolFailure(PRECONDITION_FAILED, f"driver {driver_id} is not a listed driver on {policy_id}")
+    if vehicle.principal_driver_id == driver_id:
+        raise ToolFailure(CONFLICT, f"driver {driver_id} is already the principal driver of {vehicle_id}")
+    vehicle.principal_driver_id = driver_id
+    return row_dict(vehicle)
+
+
+@tools.write
+def apply_premium_credit(
+    db: Session,
+    policy_id: str,
+    kind: AdjustmentKind,
+    amount_cents: int,
+    effective_on: str,
+    vehicle_id: str | None = None,
+) -> dict:
+    """Credit unearned premium to a policy's billing account: vehicle_removal_credit (give the removed vehicle's
+    id) or cancellation_refund. The credit pays the unpaid bills first (past-due ones first, oldest first, then open
+    ones) and the rest is refunded to the customer's payment method. Check the policy's credit rules first and use
+    quote_unearned_premium for the amount. Returns the adjustment and the account."""
+    policy = _policy(db, policy_id)
+    account = _account_of(db, policy)
+    if amount_cents <= 0:
+        raise ToolFailure(INVALID_ARGUMENT, "amount_cents must be a positive number of cents")
+    starts = _within_term(policy, _parse_date(effective_on, "effective_on"), "effective_on")
+    if kind == "vehicle_removal_credit":
+        if vehicle_id is None:
+            raise ToolFailure(INVALID_ARGUMENT, "a vehicle_removal_credit is for one vehicle: give its vehicle_id")
+        vehicle = get_or_fail(db, Vehicle, vehicle_id, "vehicle")
+        if vehicle.policy_id != policy_id or vehicle.status != "removed":
+            raise ToolFailure(PRECONDITION_FAILED, f"vehicle {vehicle_id} has not been removed from {policy_id}")
+    elif vehicle_id is not None:
+        raise ToolFailure(INVALID_ARGUMENT, f"a {kind} is not for one vehicle; leave vehicle_id out")
+    remaining = amount_cents
+    applied_total = 0
+    for status in ("missed", "open"):
+        for bill in (b for b in account.bills if b.status == status):
+            applied = min(remaining, bill.amount_cents - bill.paid_cents)
+            if applied <= 0:
+                continue
+            bill.paid_cents += applied
+            remaining -= applied
+            applied_total += applied
+            if status == "missed":
+                account.past_due_cents -= applied
+            if bill.paid_cents == bill.amount_cents:
+                bill.status = "paid_late" if status == "missed" else "paid"
+    account.balance_cents -= applied_total
+    if account.past_due_cents <= 0:
+        account.past_due_cents = 0
+        account.delinquency_status = "current"
+    adjustment = PremiumAdjustment(
+        id=next_id(db, PremiumAdjustment, "ADJ-"),
+        policy_id=policy_id,
+        billing_account_id=account.id,
+        kind=kind,
+        vehicle_id=vehicle_id,
+        effective_on=starts,
+        amount_cents=amount_cents,
+        applied_to_balance_cents=applied_total,
+        refunded_cents=remaining,
+        created_at=NOW,
+    )
+    db.add(adjustment)
+    db.flush()
+    return {"adjustment": row_dict(adjustment), "account": row_dict(account)}
+
+
+@tools.write
+def issue_claim_payment(
+    db: Session,
+    claim_id: str,
+    kind: ClaimPaymentKind,
+    amount_cents: int,
+    days: int | None = None,
+) -> dict:
+    """Pay the customer on a claim: glass_repair (the glass shop's invoice), rental_reimbursement (give the number
+    of rental days paid for) or towing. Check the policy's claim payment rules (coverage on the loss date,
+    deductibles, limits) first. Returns the payment."""
+    claim = get_or_fail(db, Claim, claim_id, "claim")
+    if amount_cents <= 0:
+        raise ToolFailure(INVALID_ARGUMENT, "amount_cents must be a positive number of cents")
+    if kind == "rental_reimbursement":
+        if days is None or days <= 0:
+            raise ToolFailure(INVALID_ARGUMENT, "a rental_reimbursement needs the number of rental days paid for")
+    elif days is not None:
+        raise ToolFailure(INVALID_ARGUMENT, f"a {kind} payment has no days; leave days out")
+    payment = ClaimPayment(
+        id=next_id(db, ClaimPayment, "CP-"),
+        claim_id=claim.id,
+        kind=kind,
+        amount_cents=amount_cents,
+        days=days,
+        paid_at=NOW,
+    )
+    db.add(payment)
+    db.flush()
+    return row_dict(payment)
+
+
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
@@ -797,6 +1008,7 @@ TICKET_REASONS = (
     "insufficient_payment",
     "payment_dispute",
     "underwriting_review",
+    "below_deductible",
 )
 TICKET_QUEUES = (
     "claims",

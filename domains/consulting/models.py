@@ -28,7 +28,7 @@ ComplianceStatus = Literal["signed", "sent", "cleared", "in_progress", "failed",
 ApprovalRoute = Literal["none", "line_manager", "it_security"]
 SeatStatus = Literal["active", "released", "waitlisted"]
 HardwareCategory = Literal["laptop", "monitor", "dock", "headset", "tablet", "peripheral"]
-HardwareStatus = Literal["submitted", "awaiting_approval", "ordered", "delivered", "rejected"]
+HardwareStatus = Literal["submitted", "awaiting_approval", "ordered", "delivered", "rejected", "returned"]
 ApprovalKind = Literal[
     "client_access", "folder_access", "system_access", "software_licence", "hardware_budget", "expense_override"
 ]
@@ -202,6 +202,7 @@ class HardwareRequest(Base):
     status: Mapped[str] = mapped_column(String(24), default="submitted")
     requested_on: Mapped[date] = mapped_column(Date)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
+    returned_on: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     model: Mapped[HardwareModel] = relationship()
 

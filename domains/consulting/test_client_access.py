@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
@@ -17,10 +19,12 @@ from domains.consulting.seed import (
     ALDER,
     ALDER_SAP,
     CALLOWAY,
+    CALLOWAY_FOLDER,
     CALLOWAY_SNOWFLAKE,
     DELIVERY_TEMPLATES,
     FS_PARTNER,
     HEALTH_DIRECTOR,
+    IT_SECURITY_LEAD,
     MERIDIAN,
     MERIDIAN_SANDBOX,
     NORDHAVN,
@@ -105,6 +109,7 @@ def test_case_CO001_001(tb):
     assert (t.status, t.category, t.reason, t.queue) == ("solved", "client_access", None, None)  # carried out
 
 
+@pytest.mark.distractors
 def test_case_CO001_002(tb):
     """Staffed and cleared, but the only signed NDA is for another client (Nordhavn's was sent, not signed): pending."""
     kwame = EmployeeFactory(name="Kwame Mensah", department="Financial Services")
@@ -489,6 +494,7 @@ def test_case_CO002_003(tb):
     assert (t.status, t.category, t.reason) == ("pending", "client_access", "needs_approval")
 
 
+@pytest.mark.distractors
 def test_case_CO001_005(tb):
     """Two Nordhavn engagements: the grant is for the active one and ends with its assignment, not the old one's."""
     mei = EmployeeFactory(name="Mei Fischer", grade="senior_consultant", department="Financial Services")
@@ -550,6 +556,7 @@ def test_case_CO001_005(tb):
     assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
 
 
+@pytest.mark.two_requests
 def test_case_CO001_006(tb):
     """Expired check holds the Nordhavn environment for screening; the folder she falls back on is granted."""
     hannah = EmployeeFactory(name="Hannah Dubois", department="Financial Services")
@@ -626,6 +633,7 @@ def test_case_CO001_006(tb):
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
 
 
+@pytest.mark.two_requests
 def test_case_CO001_007(tb):
     """Two requests: Calloway's environment is granted (staffed, NDA); the Nordhavn folder is refused (not staffed)."""
     arjun = EmployeeFactory(name="Arjun Costa", department="Retail & Consumer")
@@ -685,6 +693,7 @@ def test_case_CO001_007(tb):
     assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
 
 
+@pytest.mark.distractors
 def test_case_CO002_004(tb):
     """Staffed on Alder only from next Monday (and on Calloway now): the Alder environment is refused as not staffed."""
     kwame = EmployeeFactory(name="Kwame Byrne", grade="senior_consultant", department="Energy")
@@ -755,6 +764,7 @@ def test_case_CO002_004(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_CO002_005(tb):
     """Two requests after a roll-off: the template folder is granted, the client sandbox refused (assignment ended)."""
     sofia = EmployeeFactory(name="Sofia Rahman", department="Health")
@@ -829,3 +839,214 @@ def test_case_CO002_005(tb):
     assert (active.resource_id, active.expires_on) == (DELIVERY_TEMPLATES, None)
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "folder_access", "assignment_ended")  # the first request
+
+
+def test_case_CO001_008(tb):
+    """Admin on Alder's SAP test: every gate passes, and it goes to the IT security lead, not the engagement lead."""
+    lead = EmployeeFactory(name="Omar Whitfield", grade="partner", department="Energy")
+    priya = EmployeeFactory(name="Aisha Petrov", grade="manager", department="Energy")
+    engagement = EngagementFactory(
+        client_id=ALDER,
+        name="Finance transformation",
+        lead_id=lead.id,
+        start_date=date(2025, 11, 17),
+        end_date=date(2026, 7, 31),
+    )
+    AssignmentFactory(engagement=engagement, employee=priya, start_date=date(2025, 11, 17), end_date=date(2026, 7, 31))
+    ComplianceRecordFactory(employee_id=priya.id, client_id=ALDER, completed_on=date(2025, 11, 10))
+    _cleared_check(priya, completed=date(2025, 5, 12))
+    viewer = AccessGrantFactory(
+        employee_id=priya.id, resource_id=ALDER_SAP, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
+    )
+    ticket = TicketFactory(requester=priya, subject="SAP test admin")
+
+    run = tb.run(
+        User(
+            says="I run the test team on the Alder finance programme and need to create test users in their SAP "
+            "S/4HANA test system, so I need admin there. Omar, our engagement lead, says he's happy to approve it.",
+            knows={"email": priya.email, "role wanted": "admin", "which system": "Alder Energy SAP test, RES-404"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=priya.email),
+            call("list_tickets", requester_id=priya.id),
+            call("get_resource", resource_id=ALDER_SAP),
+            call("list_assignments", employee_id=priya.id),
+            call("get_compliance_status", employee_id=priya.id),
+            call("list_access_grants", employee_id=priya.id),
+            call("list_approval_requests", employee_id=priya.id),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="client_access",
+                employee_id=priya.id,
+                approver_id=IT_SECURITY_LEAD,
+                resource_id=ALDER_SAP,
+                requested_role="admin",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="client_access",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Admin on Alder SAP test sent for approval to the IT security lead, Ruth Adeyemi (not the "
+                "engagement lead). Viewer grant unchanged meanwhile.",
+                public=False,
+            ),
+        ],
+        traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # viewer dropped for the admin role
+    )
+
+    run.expect_golden()
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not the lead
+    kept = run.db.get(AccessGrant, viewer.id)
+    assert (kept.role, kept.status) == ("viewer", "active")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "client_access", "needs_approval")
+
+
+@pytest.mark.distractors
+def test_case_CO001_009(tb):
+    """The Meridian NDA says signed but expired last week; another client's NDA is current: pending, no grant."""
+    jonas = EmployeeFactory(name="Jonas Kraus", grade="consultant", department="Health")
+    engagement = EngagementFactory(
+        client_id=MERIDIAN,
+        name="Patient-flow analytics",
+        lead_id=HEALTH_DIRECTOR,
+        start_date=date(2025, 10, 6),
+        end_date=date(2026, 5, 29),
+    )
+    AssignmentFactory(engagement=engagement, employee=jonas, start_date=date(2026, 1, 12), end_date=date(2026, 5, 29))
+    ComplianceRecordFactory(
+        employee_id=jonas.id, client_id=MERIDIAN, completed_on=date(2025, 1, 27), expires_on=date(2026, 1, 27)
+    )
+    ComplianceRecordFactory(employee_id=jonas.id, client_id=CALLOWAY, completed_on=date(2025, 6, 2))
+    _cleared_check(jonas)
+    AccessGrantFactory(
+        employee_id=jonas.id,
+        resource_id=MERIDIAN_SANDBOX,
+        engagement_id=engagement.id,
+        status="revoked",
+        revoked_at=datetime(2026, 1, 28, 8, 0),
+        revoke_reason="security",
+    )
+    ticket = TicketFactory(requester=jonas, subject="Epic sandbox locked")
+
+    run = tb.run(
+        User(
+            says="My access to the Meridian Epic reporting sandbox was switched off last week and I'm in the middle "
+            "of the patient-flow work. I'm staffed until May and my NDA and screening are fine. Please turn it back "
+            "on as a viewer.",
+            knows={"email": jonas.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=jonas.email),
+            call("list_tickets", requester_id=jonas.id),
+            call("get_resource", resource_id=MERIDIAN_SANDBOX),
+            call("list_assignments", employee_id=jonas.id),
+            call("get_compliance_status", employee_id=jonas.id),
+            call("list_access_grants", employee_id=jonas.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="client_access",
+                reason="awaiting_employee",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Meridian sandbox waits for the employee: his Meridian NDA expired on 2026-01-27 and must be "
+                "signed again; the Calloway NDA does not count.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "grant_access",
+                employee_id=jonas.id,
+                resource_id=MERIDIAN_SANDBOX,
+                role="viewer",
+                expires_on="2026-05-03",
+                engagement_id=engagement.id,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # policy: an expired NDA is no NDA
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("pending", "client_access", "awaiting_employee", None)
+
+
+def test_case_CO002_006(tb):
+    """Editor on the Calloway folder after her roll-off: refuse it, and revoke the viewer grant left over from it."""
+    grace = EmployeeFactory(name="Grace Kraus", grade="senior_consultant", department="Retail & Consumer")
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Store operating model",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2025, 12, 1),
+        end_date=date(2026, 4, 10),
+    )
+    AssignmentFactory(engagement=engagement, employee=grace, start_date=date(2025, 12, 1), end_date=date(2026, 1, 23))
+    ComplianceRecordFactory(employee_id=grace.id, client_id=CALLOWAY, completed_on=date(2025, 11, 26))
+    leftover = AccessGrantFactory(
+        employee_id=grace.id, resource_id=CALLOWAY_FOLDER, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
+    )
+    ticket = TicketFactory(requester=grace, subject="Calloway folder edit rights")
+
+    run = tb.run(
+        User(
+            says="I need to tidy up the final deliverables in the Calloway engagement folder; I can read it but "
+            "not save anything. Could I have editor rights for a week? Ingrid leads it and won't mind.",
+            knows={"email": grace.email, "role wanted": "editor"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=grace.email),
+            call("list_tickets", requester_id=grace.id),
+            call("list_resources", kind="client_folder"),
+            call("get_resource", resource_id=CALLOWAY_FOLDER),
+            call("list_assignments", employee_id=grace.id),
+            call("list_access_grants", employee_id=grace.id),
+            call("revoke_access", grant_id=leftover.id, reason="assignment_ended"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="folder_access",
+                reason="assignment_ended",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: her Calloway assignment ended 2026-01-23 (the engagement runs on). The viewer grant "
+                "left over on the Calloway folder was revoked.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="folder_access",
+                employee_id=grace.id,
+                approver_id=RETAIL_DIRECTOR,
+                resource_id=CALLOWAY_FOLDER,
+                requested_role="editor",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    gone = run.db.get(AccessGrant, leftover.id)
+    assert (gone.status, gone.revoke_reason) == ("revoked", "assignment_ended")  # policy: the leftover goes
+    assert run.db.query(ApprovalRequest).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "assignment_ended")
+    assert run.db.query(TicketComment).count() == 1

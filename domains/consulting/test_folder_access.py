@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from domains.consulting.factories import (
+    AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
@@ -16,8 +17,10 @@ from domains.consulting.seed import (
     CALLOWAY,
     CALLOWAY_FOLDER,
     DELIVERY_TEMPLATES,
+    FS_PARTNER,
     IT_SECURITY_LEAD,
     KNOWLEDGE_MANAGER,
+    NORDHAVN,
     NORDHAVN_FOLDER,
     PROPOSAL_TEMPLATES,
     RETAIL_DIRECTOR,
@@ -306,3 +309,208 @@ def test_case_CO003_005(tb):
     assert run.db.query(AccessGrant).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
+
+
+def test_case_CO003_006(tb):
+    """Client folder, staffed, but the Calloway NDA was only sent: nothing granted, pending until she signs it."""
+    hannah = EmployeeFactory(name="Hannah Alvarez", grade="consultant", department="Retail & Consumer")
+    AssignmentFactory(
+        engagement=_calloway_engagement(),
+        employee=hannah,
+        start_date=date(2026, 1, 26),
+        end_date=date(2026, 4, 10),
+    )
+    ComplianceRecordFactory(employee_id=hannah.id, client_id=CALLOWAY, status="sent", completed_on=None)
+    ticket = TicketFactory(requester=hannah, subject="Calloway working papers")
+
+    run = tb.run(
+        User(
+            says="I joined the Calloway store operating model team last week and need to read the working papers "
+            "in the client's engagement folder. The NDA paperwork is in my inbox somewhere; surely being staffed is "
+            "enough to read our own folder?",
+            knows={"email": hannah.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=hannah.email),
+            call("list_tickets", requester_id=hannah.id),
+            call("list_resources", kind="client_folder"),
+            call("get_resource", resource_id=CALLOWAY_FOLDER),
+            call("list_assignments", employee_id=hannah.id),
+            call("get_compliance_status", employee_id=hannah.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="folder_access",
+                reason="awaiting_employee",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Calloway folder on hold for the employee: the Calloway NDA was sent but is not signed. Grant "
+                "viewer once she signs it.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "grant_access",
+                employee_id=hannah.id,
+                resource_id=CALLOWAY_FOLDER,
+                role="viewer",
+                expires_on="2026-04-10",
+                engagement_id="ENG-601",
+            )
+        ],
+        reply="Being staffed isn't enough on its own: client folders also need a signed NDA for that client, and "
+        "your Calloway NDA has been sent to you but not signed yet. Once you sign it, let us know and we'll give "
+        "you read access to the folder.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).count() == 0  # policy: no signed NDA, no access
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "awaiting_employee")
+    run.rubric(
+        "Did the agent tell the employee she must sign the Calloway NDA first?",
+        phrases=["sign the NDA", "sign your NDA", "signed NDA", "NDA signed", "sign it"],
+    )
+
+
+def test_case_CO003_007(tb):
+    """Nordhavn folder with an expired background check: folders need none, so grant viewer under the client rule."""
+    mateo = EmployeeFactory(name="Mateo Rahman", grade="senior_consultant", department="Financial Services")
+    old = EngagementFactory(
+        client_id=NORDHAVN,
+        name="Treasury review",
+        lead_id=FS_PARTNER,
+        status="closed",
+        start_date=date(2025, 3, 3),
+        end_date=date(2025, 8, 29),
+    )
+    current = EngagementFactory(
+        client_id=NORDHAVN,
+        name="Core banking migration",
+        lead_id=FS_PARTNER,
+        start_date=date(2025, 11, 3),
+        end_date=date(2026, 6, 30),
+    )
+    AssignmentFactory(engagement=old, employee=mateo)
+    AssignmentFactory(engagement=current, employee=mateo, start_date=date(2026, 1, 19), end_date=date(2026, 3, 20))
+    ComplianceRecordFactory(employee_id=mateo.id, client_id=NORDHAVN, completed_on=date(2025, 2, 24))
+    ComplianceRecordFactory(
+        employee_id=mateo.id,
+        kind="background_check",
+        client_id=None,
+        status="cleared",
+        completed_on=date(2022, 11, 7),
+        expires_on=date(2025, 11, 7),
+    )
+    AccessGrantFactory(
+        employee_id=mateo.id,
+        resource_id=NORDHAVN_FOLDER,
+        engagement_id=old.id,
+        status="expired",
+        granted_at=datetime(2025, 3, 3, 9, 0),
+        expires_on=date(2025, 8, 29),
+    )
+    ticket = TicketFactory(requester=mateo, subject="Nordhavn folder")
+
+    run = tb.run(
+        User(
+            says="My read access to the Nordhavn engagement folder lapsed when the treasury review finished, and "
+            "I'm now on the core banking migration. Could I have viewer on the folder again? I know my screening "
+            "has lapsed too, if that matters.",
+            knows={"email": mateo.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mateo.email),
+            call("list_tickets", requester_id=mateo.id),
+            call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call("list_assignments", employee_id=mateo.id),
+            call("get_compliance_status", employee_id=mateo.id),
+            call("list_access_grants", employee_id=mateo.id),
+            call(
+                "grant_access",
+                employee_id=mateo.id,
+                resource_id=NORDHAVN_FOLDER,
+                role="viewer",
+                expires_on="2026-03-20",
+                engagement_id=current.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access"),
+        ],
+        traps=[  # the lapsed screening applied to a folder
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                reason="screening_required",
+                queue="screening",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).filter_by(status="active").one()
+    assert (grant.resource_id, grant.expires_on, grant.engagement_id) == (
+        NORDHAVN_FOLDER,
+        date(2026, 3, 20),
+        current.id,
+    )  # policy: no background check for folders; the running assignment's end
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "folder_access", None, None)
+
+
+def test_case_CO003_008(tb):
+    """No open ticket: admin on the Proposal templates goes to the IT security lead, not the folder's owner."""
+    nina = EmployeeFactory(name="Nina Osei", grade="manager", department="Knowledge Management")
+    TicketFactory(requester=nina, status="solved", subject="Template refresh", created_at=datetime(2025, 12, 3))
+
+    run = tb.run(
+        User(
+            says="I'm taking over the proposal library from Tom Whitaker and need to manage who can edit the "
+            "Proposal templates folder. Please make me an admin of it; Tom owns it and has already said yes.",
+            knows={"email": nina.email, "folder": "Proposal templates", "role wanted": "admin"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=nina.email),
+            call("list_tickets", requester_id=nina.id),
+            call("get_resource", resource_id=PROPOSAL_TEMPLATES),
+            call("list_access_grants", employee_id=nina.id),
+            call("list_approval_requests", employee_id=nina.id),
+            call(
+                "create_ticket",
+                requester_id=nina.id,
+                subject="Admin on Proposal templates",
+                category="folder_access",
+                subject_employee_id=nina.id,
+            ),
+            call(
+                "create_approval_request",
+                ticket_id="T-3302",
+                kind="folder_access",
+                employee_id=nina.id,
+                approver_id=IT_SECURITY_LEAD,
+                resource_id=PROPOSAL_TEMPLATES,
+                requested_role="admin",
+            ),
+            call("update_ticket", ticket_id="T-3302", status="pending", reason="needs_approval"),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-3302",
+                body="Admin on Proposal templates sent for approval to the IT security lead, Ruth Adeyemi; the "
+                "folder owner's yes does not count.",
+                public=False,
+            ),
+        ],
+        traps=[call("grant_access", employee_id=nina.id, resource_id=PROPOSAL_TEMPLATES, role="admin")],
+    )
+
+    run.expect_golden()
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not KNOWLEDGE_MANAGER
+    assert run.db.query(AccessGrant).count() == 0
+    new = run.db.get(Ticket, "T-3302")
+    assert (new.requester_id, new.subject_employee_id) == (nina.id, nina.id)
+    assert (new.status, new.category, new.reason) == ("pending", "folder_access", "needs_approval")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AssignmentFactory,
     EmployeeFactory,
@@ -25,6 +27,7 @@ from domains.consulting.seed import (
     PERFORMANCE_LAPTOP,
     RETAIL_DIRECTOR,
     STANDARD_LAPTOP,
+    TABLET,
 )
 from pytest_thinkingbox import User, call
 
@@ -37,6 +40,7 @@ ARTICLES = (
 )
 
 
+@pytest.mark.distractors
 def test_case_CO006_001(tb):
     """MacBook for a consultant: December's laptop (last year) and a rejected headset don't count, so within budget."""
     lena = EmployeeFactory(name="Lena Mehta", grade="consultant", department="Digital")
@@ -517,6 +521,7 @@ def test_case_CO006_005(tb):
     assert run.db.query(HardwareRequest).filter_by(status="submitted").one().model_id == MONITOR
 
 
+@pytest.mark.two_requests
 def test_case_CO007_005(tb):
     """Two overrides: $40 over with an itemised receipt is approved; a taxi claimed 70 days later is not."""
     kwame = EmployeeFactory(name="Kwame Rahman", grade="consultant")
@@ -586,6 +591,7 @@ def test_case_CO007_005(tb):
     assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")
 
 
+@pytest.mark.pushback
 def test_case_CO007_006(tb):
     """Card slip and late: the late check comes first, so reject as late and solve; no waiting for a receipt."""
     mateo = EmployeeFactory(name="Mateo Haddad", grade="senior_consultant")
@@ -651,3 +657,216 @@ def test_case_CO007_006(tb):
         "Did the agent explain that overrides are only possible within 60 days of the expense?",
         phrases=["60 days", "sixty days"],
     )
+
+
+@pytest.mark.distractors
+def test_case_CO006_006(tb):
+    """A dock for a consultant whose January MacBook was returned: a returned item still counts, so over budget."""
+    manager = EmployeeFactory(name="Nina Fischer", grade="manager", department="Digital")
+    chloe = EmployeeFactory(name="Chloe Rahman", grade="consultant", department="Digital", manager_id=manager.id)
+    HardwareRequestFactory(
+        employee_id=chloe.id,
+        model_id=MACBOOK_PRO,
+        price_cents=239_900,
+        status="returned",
+        requested_on=date(2026, 1, 6),
+        returned_on=date(2026, 1, 23),
+        reason="Wanted to try macOS for design work",
+    )
+    HardwareRequestFactory(
+        employee_id=chloe.id, model_id=MONITOR, price_cents=42_900, status="rejected", requested_on=date(2026, 1, 9)
+    )
+    HardwareRequestFactory(employee_id=chloe.id, requested_on=date(2025, 3, 17))
+    ticket = TicketFactory(requester=chloe, subject="Thunderbolt dock")
+
+    run = tb.run(
+        User(
+            says="Could I get the Dell Thunderbolt dock for my desk? I sent back the MacBook I tried in January, so "
+            "nothing I have this year counts against my budget any more.",
+            knows={"email": chloe.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=chloe.email),
+            call("list_tickets", requester_id=chloe.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=chloe.id),
+            call("get_employee", employee_id=chloe.id),
+            call("request_hardware", employee_id=chloe.id, model_id=DOCK, reason="Desk dock."),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="hardware_budget",
+                employee_id=chloe.id,
+                approver_id=manager.id,
+                hardware_request_id="HR-7004",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Dock raised (HR-7004): with the returned MacBook (still counted) this year's spend is $2,688.00, "
+                "above the $2,500 consultant budget. Sent to the line manager, Nina Fischer.",
+                public=False,
+            ),
+        ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # the returned MacBook left out
+    )
+
+    run.expect_golden()
+    dock = run.db.get(HardwareRequest, "HR-7004")
+    assert (dock.model_id, dock.status) == (DOCK, "awaiting_approval")  # 239,900 + 28,900 > 250,000
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.kind, approval.approver_id, approval.hardware_request_id) == (
+        "hardware_budget",
+        manager.id,
+        "HR-7004",
+    )
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")
+
+
+def test_case_CO006_007(tb):
+    """A tablet, or the headset if that needs sign-off: neither fits the analyst's budget: route the tablet."""
+    manager = EmployeeFactory(name="Omar Kraus", grade="manager", department="Health")
+    mei = EmployeeFactory(name="Mei Byrne", grade="analyst", department="Health", manager_id=manager.id)
+    HardwareRequestFactory(employee_id=mei.id, requested_on=date(2026, 1, 5), status="delivered")
+    ticket = TicketFactory(requester=mei, subject="Tablet for ward rounds")
+
+    run = tb.run(
+        User(
+            says="I shadow ward rounds for the hospital project and would love the iPad Air for notes. If that "
+            "needs someone's sign-off, I'd settle for the Jabra headset instead, whatever goes through quicker.",
+            knows={"email": mei.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mei.email),
+            call("list_tickets", requester_id=mei.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=mei.id),
+            call("get_manager_chain", employee_id=mei.id),
+            call("request_hardware", employee_id=mei.id, model_id=TABLET, reason="Notes on ward rounds."),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="hardware_budget",
+                employee_id=mei.id,
+                approver_id=manager.id,
+                hardware_request_id="HR-7002",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Neither item fits the $2,000 analyst budget after January's laptop ($2,349.00 with the iPad, "
+                "$2,029.00 with the headset): iPad raised (HR-7002) and sent to the line manager, Omar Kraus.",
+                public=False,
+            ),
+        ],
+        traps=[call("request_hardware", employee_id=mei.id, model_id=HEADSET, reason="Fallback headset.")],
+    )
+
+    run.expect_golden()
+    requests = run.db.query(HardwareRequest).filter_by(employee_id=mei.id, requested_on=date(2026, 2, 2)).all()
+    assert [(r.model_id, r.status) for r in requests] == [(TABLET, "awaiting_approval")]  # policy: only the first
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.approver_id, approval.hardware_request_id) == (manager.id, "HR-7002")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")
+
+
+def test_case_CO007_007(tb):
+    """An override asked on a line that is within its limit: reject it as within the limit, solved as not needed."""
+    lena = EmployeeFactory(name="Lena Haddad", grade="consultant")
+    report = ExpenseReportFactory(employee_id=lena.id, title="Denver site visit")
+    ExpenseLineFactory(
+        report=report, category="hotel", merchant="Hilton Denver", amount_cents=31_000, limit_cents=25_000
+    )
+    line = ExpenseLineFactory(
+        report=report,
+        category="meals",
+        merchant="Snooze Denver",
+        amount_cents=6_850,
+        limit_cents=7_500,
+        override_status="requested",
+        override_justification="Team breakfast before the workshop.",
+    )
+    ticket = TicketFactory(requester=lena, subject="Breakfast override")
+
+    run = tb.run(
+        User(
+            says="I put in an override request on the team breakfast on my Denver report, just to be safe. Could "
+            "you approve it so the whole thing is paid?",
+            knows={"email": lena.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=lena.email),
+            call("list_tickets", requester_id=lena.id),
+            call("list_expense_reports", employee_id=lena.id),
+            call("get_expense_report", report_id=report.id),
+            call("reject_expense_override", line_id=line.id, reason="within_limit"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="expense_override", reason="not_needed"
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Override not needed: the breakfast line ($68.50) is within its $75.00 limit and is paid in full.",
+                public=False,
+            ),
+        ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
+    )
+
+    run.expect_golden()
+    kept = run.db.get(ExpenseLine, line.id)
+    assert (kept.override_status, kept.override_rejection, kept.reimbursable_cents) == (
+        "rejected",
+        "within_limit",
+        6_850,
+    )
+    assert run.db.query(ExpenseLine).filter_by(override_status="none").count() == 1  # the hotel line is not asked
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "not_needed")
+
+
+def test_case_CO007_008(tb):
+    """Exactly $100.00 over, itemised, on time: the desk limit includes $100, so approve it; no manager needed."""
+    manager = EmployeeFactory(name="Grace Byrne", grade="manager")
+    tobias = EmployeeFactory(name="Tobias Osei", grade="senior_consultant", manager_id=manager.id)
+    ExpenseReportFactory(employee_id=tobias.id, title="Atlanta kickoff", submitted_on=date(2025, 12, 19))
+    report = ExpenseReportFactory(employee_id=tobias.id, title="Boston steering committee")
+    line = ExpenseLineFactory(
+        report=report,
+        category="hotel",
+        merchant="Omni Parker House",
+        incurred_on=date(2026, 1, 21),
+        amount_cents=35_000,
+        limit_cents=25_000,
+        override_status="requested",
+        override_justification="Steering committee ran late; only room left near the client.",
+    )
+    ticket = TicketFactory(requester=tobias, subject="Boston hotel override")
+
+    run = tb.run(
+        User(
+            says="My Boston hotel for the steering committee came in a hundred dollars over the limit. The itemised "
+            "folio is attached to my latest report. Does this need to go to my manager?",
+            knows={"email": tobias.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=tobias.email),
+            call("list_tickets", requester_id=tobias.id),
+            call("list_expense_reports", employee_id=tobias.id),
+            call("get_expense_report", report_id=report.id),
+            call("approve_expense_override", line_id=line.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="expense_override"),
+        ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
+    )
+
+    run.expect_golden()
+    approved = run.db.get(ExpenseLine, line.id)
+    assert (approved.override_status, approved.reimbursable_cents) == ("approved", 35_000)  # policy: up to $100
+    assert run.db.query(ApprovalRequest).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", None)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AccessGrantFactory,
     ApprovalRequestFactory,
@@ -204,6 +206,7 @@ def test_case_CO009_003(tb):
     assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
 
 
+@pytest.mark.pushback
 def test_case_CO009_004(tb):
     """Editor on Timesheets already awaits the line manager: create nothing new, grant nothing, keep it pending."""
     manager = EmployeeFactory(name="Jonas Costa", grade="manager", department="Health")
@@ -265,6 +268,7 @@ def test_case_CO009_004(tb):
     assert run.db.get(Ticket, old.id).category is None  # the earlier ticket is left alone
 
 
+@pytest.mark.two_requests
 def test_case_CO009_005(tb):
     """Two requests: Salesforce viewer for herself is granted; the same for a colleague is refused (not authorised)."""
     rory = EmployeeFactory(name="Rory Petrov", grade="analyst", department="Retail & Consumer")
@@ -303,6 +307,7 @@ def test_case_CO009_005(tb):
     assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_authorised")
 
 
+@pytest.mark.distractors
 def test_case_CO009_006(tb):
     """A pending approval for Workday editor does not cover Salesforce editor: raise a new one to the line manager."""
     manager = EmployeeFactory(name="Aisha Whitfield", grade="director", department="Financial Services")
@@ -367,3 +372,265 @@ def test_case_CO009_006(tb):
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
     assert run.db.query(TicketComment).count() == 1
+
+
+@pytest.mark.pushback
+def test_case_CO009_007(tb):
+    """Already an active Salesforce editor: nothing is needed; no approval is raised, however the employee insists."""
+    manager = EmployeeFactory(name="Hannah Costa", grade="director", department="Retail & Consumer")
+    kwame = EmployeeFactory(
+        name="Kwame Alvarez", grade="manager", department="Retail & Consumer", manager_id=manager.id
+    )
+    editor = AccessGrantFactory(employee_id=kwame.id, resource_id=SALESFORCE, role="editor")
+    ticket = TicketFactory(requester=kwame, subject="Salesforce edit rights")
+
+    run = tb.run(
+        User(
+            says="I need edit rights in Salesforce CRM to update the pipeline before the partners' meeting. I can't "
+            "save changes to one of the opportunities, so please put through an editor request to Hannah.",
+            knows={"email": kwame.email, "system": "Salesforce CRM", "role wanted": "editor"},
+            persona="A busy manager sure that his access is the problem.",
+            rules=(
+                "If the agent says you already have editor access, insist that it must be wrong and ask for the "
+                "request to Hannah anyway.",
+                "Accept once the agent explains the records show an active editor grant.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=kwame.email),
+            call("list_tickets", requester_id=kwame.id),
+            call("get_resource", resource_id=SALESFORCE),
+            call("list_access_grants", employee_id=kwame.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="system_access", reason="not_needed"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Already holds active editor access to Salesforce CRM ({editor.id}); nothing to request.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="system_access",
+                employee_id=kwame.id,
+                approver_id=manager.id,
+                resource_id=SALESFORCE,
+                requested_role="editor",
+            )
+        ],
+        reply="Our records show you already hold active editor access to Salesforce CRM, so there's nothing to "
+        "request from Hannah. The save problem on that opportunity is not an access question.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(ApprovalRequest).count() == 0  # policy: nothing needed
+    assert run.db.get(AccessGrant, editor.id).status == "active"
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_needed")
+    run.rubric(
+        "Did the agent tell the employee he already has editor access to Salesforce?",
+        phrases=["already hold", "already have", "already has"],
+    )
+
+
+@pytest.mark.distractors
+def test_case_CO009_008(tb):
+    """A Workday editor request rejected by a skip-level does not block a new one, which goes to the line manager."""
+    director = EmployeeFactory(name="Omar Petrov", grade="director", department="People")
+    manager = EmployeeFactory(name="Isla Mensah", grade="manager", department="People", manager_id=director.id)
+    aisha = EmployeeFactory(name="Aisha Kraus", grade="consultant", department="People", manager_id=manager.id)
+    viewer = AccessGrantFactory(employee_id=aisha.id, resource_id=WORKDAY)
+    ApprovalRequestFactory(
+        kind="system_access",
+        employee_id=aisha.id,
+        approver_id=director.id,
+        status="rejected",
+        resource_id=WORKDAY,
+        requested_role="editor",
+        created_at=datetime(2025, 11, 10, 10, 0),
+        decided_at=datetime(2025, 11, 12, 16, 0),
+    )
+    ApprovalRequestFactory(
+        kind="system_access",
+        employee_id=aisha.id,
+        approver_id=manager.id,
+        status="pending",
+        resource_id=TIMESHEETS,
+        requested_role="editor",
+    )
+    ticket = TicketFactory(requester=aisha, subject="Workday editor again")
+
+    run = tb.run(
+        User(
+            says="Back in November Omar turned down my request to edit Workday, but I've since taken over the leave "
+            "records for the whole department. Could you raise it again? I suppose it goes back to Omar.",
+            knows={"email": aisha.email, "system": "Workday", "role wanted": "editor"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=aisha.email),
+            call("list_tickets", requester_id=aisha.id),
+            call("get_resource", resource_id=WORKDAY),
+            call("get_manager_chain", employee_id=aisha.id),
+            call("list_access_grants", employee_id=aisha.id),
+            call("list_approval_requests", employee_id=aisha.id),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="system_access",
+                employee_id=aisha.id,
+                approver_id=manager.id,
+                resource_id=WORKDAY,
+                requested_role="editor",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="system_access",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="New Workday editor request sent to the line manager, Isla Mensah; November's rejected request "
+                "(Omar Petrov) does not decide the approver.",
+                public=False,
+            ),
+        ],
+        traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # viewer dropped ahead of editor
+    )
+
+    run.expect_golden()
+    new = run.db.query(ApprovalRequest).filter_by(resource_id=WORKDAY, status="pending").one()
+    assert (new.approver_id, new.ticket_id) == (manager.id, ticket.id)  # policy: the line manager, not Omar
+    assert run.db.query(ApprovalRequest).filter_by(approver_id=director.id).count() == 1
+    kept = run.db.get(AccessGrant, viewer.id)
+    assert (kept.role, kept.status) == ("viewer", "active")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+
+
+def test_case_CO009_009(tb):
+    """No open ticket: admin on NetSuite needs the IT security lead; open the ticket, raise it, leave it pending."""
+    manager = EmployeeFactory(name="Felix Haddad", grade="director", department="Finance")
+    mateo = EmployeeFactory(name="Mateo Osei", grade="manager", department="Finance", manager_id=manager.id)
+    AccessGrantFactory(employee_id=mateo.id, resource_id=NETSUITE, role="editor")
+    TicketFactory(requester=mateo, status="closed", subject="NetSuite editor", created_at=datetime(2025, 10, 2))
+
+    run = tb.run(
+        User(
+            says="I now run the finance systems team and need to manage user roles in NetSuite myself. Can you "
+            "make me a NetSuite admin? Felix, my director, is fine with it.",
+            knows={"email": mateo.email, "system": "NetSuite Finance", "role wanted": "admin"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mateo.email),
+            call("list_tickets", requester_id=mateo.id),
+            call("get_resource", resource_id=NETSUITE),
+            call("list_approval_requests", employee_id=mateo.id),
+            call(
+                "create_ticket",
+                requester_id=mateo.id,
+                subject="NetSuite admin access",
+                category="system_access",
+                subject_employee_id=mateo.id,
+            ),
+            call(
+                "create_approval_request",
+                ticket_id="T-3302",
+                kind="system_access",
+                employee_id=mateo.id,
+                approver_id=IT_SECURITY_LEAD,
+                resource_id=NETSUITE,
+                requested_role="admin",
+            ),
+            call("update_ticket", ticket_id="T-3302", status="pending", reason="needs_approval"),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-3302",
+                body="Admin on NetSuite Finance sent for approval to the IT security lead, Ruth Adeyemi.",
+                public=False,
+            ),
+        ],
+        traps=[call("revoke_access", grant_id="AG-5001", reason="requested")],  # editor dropped to make way for admin
+    )
+
+    run.expect_golden()
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.approver_id, approval.requested_role, approval.ticket_id) == (IT_SECURITY_LEAD, "admin", "T-3302")
+    assert run.db.query(AccessGrant).filter_by(role="admin").count() == 0
+    assert run.db.get(AccessGrant, "AG-5001").status == "active"  # the editor grant stays as it is
+    new = run.db.get(Ticket, "T-3302")
+    assert (new.requester_id, new.subject_employee_id) == (mateo.id, mateo.id)
+    assert (new.status, new.category, new.reason) == ("pending", "system_access", "needs_approval")
+    assert run.db.get(Ticket, "T-3301").status == "closed"
+
+
+@pytest.mark.two_requests
+def test_case_CO009_010(tb):
+    """Two requests: Workday viewer is granted at once; NetSuite editor goes to the line manager; ticket pending."""
+    manager = EmployeeFactory(name="Chloe Fischer", grade="manager", department="Finance")
+    jonas = EmployeeFactory(name="Jonas Mehta", grade="consultant", department="Finance", manager_id=manager.id)
+    netsuite = AccessGrantFactory(employee_id=jonas.id, resource_id=NETSUITE)
+    ApprovalRequestFactory(
+        kind="system_access",
+        employee_id=jonas.id,
+        approver_id=manager.id,
+        status="approved",
+        resource_id=SALESFORCE,
+        requested_role="editor",
+        decided_at=datetime(2026, 1, 29, 11, 0),
+    )
+    ticket = TicketFactory(requester=jonas, subject="Workday and NetSuite")
+
+    run = tb.run(
+        User(
+            says="Two things, please: I still can't get into Workday to see my payslips, read-only is fine. And I "
+            "need to post journal corrections in NetSuite, so I need editor there instead of read-only.",
+            knows={"email": jonas.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=jonas.email),
+            call("list_tickets", requester_id=jonas.id),
+            call("get_resource", resource_id=WORKDAY),
+            call("get_resource", resource_id=NETSUITE),
+            call("get_employee", employee_id=jonas.id),
+            call("list_access_grants", employee_id=jonas.id),
+            call("list_approval_requests", employee_id=jonas.id),
+            call("grant_access", employee_id=jonas.id, resource_id=WORKDAY, role="viewer"),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="system_access",
+                employee_id=jonas.id,
+                approver_id=manager.id,
+                resource_id=NETSUITE,
+                requested_role="editor",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="system_access",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Workday viewer granted. NetSuite editor sent for approval to the line manager, Chloe Fischer.",
+                public=False,
+            ),
+        ],
+        traps=[call("revoke_access", grant_id=netsuite.id, reason="requested")],  # viewer dropped for the upgrade
+    )
+
+    run.expect_golden()
+    workday = run.db.query(AccessGrant).filter_by(resource_id=WORKDAY).one()
+    assert (workday.employee_id, workday.role, workday.expires_on) == (jonas.id, "viewer", None)
+    assert run.db.get(AccessGrant, netsuite.id).status == "active"
+    approval = run.db.query(ApprovalRequest).filter_by(resource_id=NETSUITE).one()
+    assert (approval.approver_id, approval.requested_role, approval.status) == (manager.id, "editor", "pending")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")

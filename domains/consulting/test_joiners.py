@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AccessGrantFactory,
     EmployeeFactory,
@@ -260,6 +262,7 @@ def test_case_CO011_004(tb):
     assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
 
 
+@pytest.mark.two_requests
 def test_case_CO011_005(tb):
     """A joiner asks for her own kit and for Alteryx: the kit's missing items are given, Alteryx refused (grade)."""
     manager = EmployeeFactory(name="Omar Braun", grade="manager", department="Data & Analytics")

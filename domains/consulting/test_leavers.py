@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import AccessGrantFactory, EmployeeFactory, LicenceSeatFactory, TicketFactory
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -324,6 +326,7 @@ def test_case_CO008_005(tb):
     assert run.db.query(LicenceSeat).filter_by(employee_id=rory.id, status="active").count() == 0
 
 
+@pytest.mark.pushback
 def test_case_CO008_006(tb):
     """Late offboarding whose manager asks to close it quietly: revoke and release, but still hold for IT security."""
     manager = EmployeeFactory(name="Nina Kraus", grade="manager", department="Energy")
@@ -391,6 +394,7 @@ def test_case_CO008_006(tb):
     )  # policy: the review is not skipped on request
 
 
+@pytest.mark.pushback
 def test_case_CO008_007(tb):
     """Last day next Friday; the manager wants two systems kept for a handover: every expiry is the last day."""
     manager = EmployeeFactory(name="Isla Whitfield", grade="manager", department="Retail & Consumer")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
+
+import pytest
 
 from domains.consulting.clock import TODAY, days_ago
-from domains.consulting.factories import EmployeeFactory, LicenceSeatFactory, TicketFactory
-from domains.consulting.models import ApprovalRequest, LicenceSeat, Ticket
+from domains.consulting.factories import ApprovalRequestFactory, EmployeeFactory, LicenceSeatFactory, TicketFactory
+from domains.consulting.models import ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import ALTERYX, BURP_SUITE, IT_SECURITY_LEAD, STATA, TABLEAU
 from pytest_thinkingbox import User, call
 
@@ -80,6 +82,7 @@ def test_case_CO004_001(tb):
     assert (t.status, t.category, t.reason, t.queue) == ("solved", "software_licence", None, None)
 
 
+@pytest.mark.distractors
 def test_case_CO004_002(tb):
     """Pool full with two idle seats (64 and 81 days): release only the one idle longest, then assign."""
     seats = _tableau_pool([12, 64, 81, 45, 2])
@@ -296,6 +299,7 @@ def test_case_CO005_003(tb):
     assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
 
 
+@pytest.mark.distractors
 def test_case_CO004_004(tb):
     """Pool full: a seat never used since it was assigned 70 days ago is idler than one last used 65 days ago."""
     seats = _tableau_pool([10, 65, 20, 3])
@@ -422,6 +426,7 @@ def test_case_CO004_005(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_CO005_004(tb):
     """Two requests: Tableau (consultant and up, a seat free) is assigned; Stata/MP (senior and up) is refused."""
     _tableau_pool([4, 22, 9])
@@ -465,6 +470,7 @@ def test_case_CO005_004(tb):
     assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
 
 
+@pytest.mark.pushback
 def test_case_CO005_005(tb):
     """Already holds an active Tableau seat: nothing is needed; the 'release and reassign' fix she pushes for is not."""
     seats = _tableau_pool([6, 31, 18])
@@ -507,3 +513,116 @@ def test_case_CO005_005(tb):
     assert run.db.query(LicenceSeat).filter_by(status="active").count() == len(seats) + 1
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_needed")
+
+
+def test_case_CO004_006(tb):
+    """On the Stata waitlist since January; a seat was freed this morning: assign it, leave the held ticket alone."""
+    for n in range(4):
+        holder = EmployeeFactory(name=_HOLDERS[n], grade="manager", department="Economics")
+        LicenceSeatFactory(software_id=STATA, employee_id=holder.id, last_used_on=TODAY - timedelta(days=2 + n))
+    gone = EmployeeFactory(name=_HOLDERS[4], grade="director", department="Economics")
+    LicenceSeatFactory(
+        software_id=STATA, employee_id=gone.id, status="released", last_used_on=date(2026, 1, 28), released_on=TODAY
+    )
+    isla = EmployeeFactory(name="Isla Gallagher", grade="senior_consultant", department="Economics")
+    entry = LicenceSeatFactory(
+        software_id=STATA,
+        employee_id=isla.id,
+        status="waitlisted",
+        requested_on=date(2026, 1, 14),
+        assigned_on=None,
+        last_used_on=None,
+    )
+    held = TicketFactory(
+        requester=isla,
+        status="hold",
+        subject="Stata/MP licence",
+        category="software_licence",
+        reason="no_free_seat",
+        queue="licensing",
+        created_at=datetime(2026, 1, 14, 10, 0),
+    )
+    ticket = TicketFactory(requester=isla, subject="Where am I on the Stata waitlist?")
+
+    run = tb.run(
+        User(
+            says="I've been on the Stata/MP waiting list since mid-January. Can you tell me where I am in the "
+            "queue? My econometrics work for the client is piling up.",
+            knows={"email": isla.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=isla.email),
+            call("list_tickets", requester_id=isla.id),
+            call("get_software", software_id=STATA),
+            call("list_licence_seats", employee_id=isla.id),
+            call("assign_licence", software_id=STATA, employee_id=isla.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+        ],
+        traps=[call("update_ticket", ticket_id=held.id, status="solved")],  # her earlier ticket is not to be edited
+    )
+
+    run.expect_golden()
+    seat = run.db.get(LicenceSeat, entry.id)
+    assert (seat.status, seat.assigned_on) == ("active", TODAY)  # policy: a free seat is assigned
+    assert run.db.query(LicenceSeat).filter_by(software_id=STATA, status="active").count() == 5
+    assert (run.db.get(Ticket, held.id).status, run.db.get(Ticket, held.id).reason) == ("hold", "no_free_seat")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "software_licence", None, None)
+
+
+@pytest.mark.pushback
+def test_case_CO005_006(tb):
+    """Alteryx already awaits the line manager and seats are free: no seat, no second request; still pending."""
+    manager = EmployeeFactory(name="Felix Mehta", grade="manager", department="Data & Analytics")
+    dev = EmployeeFactory(
+        name="Dev Gallagher", grade="consultant", department="Data & Analytics", manager_id=manager.id
+    )
+    old = TicketFactory(
+        requester=dev, status="pending", subject="Alteryx licence", created_at=datetime(2026, 1, 27, 9, 0)
+    )
+    ApprovalRequestFactory(
+        kind="software_licence", employee_id=dev.id, approver_id=manager.id, ticket_id=old.id, software_id=ALTERYX
+    )
+    ticket = TicketFactory(requester=dev, subject="Alteryx, still waiting")
+
+    run = tb.run(
+        User(
+            says="I asked for Alteryx Designer a week ago and I'm still waiting. I can see there are free seats in "
+            "the pool, so there's no reason not to just give me one now, is there?",
+            knows={"email": dev.email, "software": "Alteryx Designer"},
+            persona="An impatient consultant who thinks free seats settle the question.",
+            rules=(
+                "If the agent says it waits for your manager, point out again that seats are free and ask for one now.",
+                "Accept once the agent explains that Alteryx needs your manager's approval whatever the pool holds.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=dev.email),
+            call("list_tickets", requester_id=dev.id),
+            call("get_software", software_id=ALTERYX),
+            call("list_approval_requests", employee_id=dev.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="software_licence",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Alteryx request already awaits the line manager, Felix Mehta (APR-6001); no seat until he "
+                "approves, no new request.",
+                public=False,
+            ),
+        ],
+        traps=[call("assign_licence", software_id=ALTERYX, employee_id=dev.id)],  # "seats are free"
+    )
+
+    run.expect_golden()
+    assert run.db.query(LicenceSeat).count() == 0  # policy: no seat before the approval
+    assert run.db.query(ApprovalRequest).count() == 1
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
+    assert run.db.get(Ticket, old.id).category is None
+    assert run.db.query(TicketComment).count() == 1

@@ -312,7 +312,7 @@ def list_hardware_catalogue(db: Session) -> list[dict]:
 @tools.read
 def list_hardware_requests(db: Session, employee_id: str) -> list[dict]:
     """Every hardware request of an employee, newest first: model, price, date requested and status (submitted,
-    awaiting_approval, ordered, delivered, rejected)."""
+    awaiting_approval, ordered, delivered, rejected, returned), and the day a returned item came back."""
     _employee(db, employee_id)
     rows = db.scalars(
         select(HardwareRequest)
@@ -631,6 +631,18 @@ def request_hardware(db: Session, employee_id: str, model_id: str, reason: str) 
     return {**row_dict(request), "model_name": model.name}
 
 
+@tools.write
+def record_hardware_return(db: Session, request_id: str) -> dict:
+    """Record that the item of a delivered hardware request is being handed back to IT (the request becomes
+    returned, dated today). Only a delivered item can be returned. Returns the request."""
+    request = get_or_fail(db, HardwareRequest, request_id, "hardware request")
+    if request.status != "delivered":
+        raise ToolFailure(PRECONDITION_FAILED, f"hardware request {request_id} is {request.status}, not delivered")
+    request.status = "returned"
+    request.returned_on = TODAY
+    return {**row_dict(request), "model_name": request.model.name}
+
+
 # --------------------------------------------------------------------------- writes: expenses
 
 
@@ -670,6 +682,7 @@ TICKET_CATEGORIES = (
     "expense_override",
     "joiner",
     "leaver",
+    "roll_off",
 )
 TICKET_REASONS = (
     "not_authorised",

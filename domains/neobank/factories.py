@@ -18,14 +18,20 @@ from pytest_thinkingbox import Factory
 
 from .clock import NOW, TODAY, days_ago
 from .models import (
+    AccessGrant,
+    AccessRequest,
     Account,
+    Approval,
     Card,
     Customer,
+    Device,
     Dispute,
+    Employee,
     Fee,
     FeeRefund,
     FraudAlert,
     Hold,
+    Incident,
     ScheduledPayment,
     Ticket,
     TicketComment,
@@ -281,3 +287,166 @@ class TicketCommentFactory(CommentFactoryBase):
     id = factory.Sequence(lambda n: f"TC-{9101 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Customer message."
+
+
+# --------------------------------------------------------------------------- the internal help desk
+
+_STAFF_FIRST = ["Marta", "Henrik", "Selin", "Oskar", "Bianca", "Lukas", "Nadia", "Pavel", "Greta", "Timo", "Ayla"]
+_STAFF_LAST = ["Wendt", "Kaiser", "Yilmaz", "Berger", "Horn", "Ziegler", "Krause", "Nowak", "Seidel", "Arndt", "Falk"]
+
+
+class EmployeeFactory(Factory):
+    """A permanent employee of Customer Support who started three years ago, whose birthday follows from their name.
+    Pass ``manager=`` (an employee) or ``manager_id=`` (a seeded one's number) for their line manager; contractors
+    take ``is_contractor=True`` and ``contract_end_on``."""
+
+    class Meta:
+        model = Employee
+
+    class Params:
+        manager = None
+
+    id = factory.Sequence(lambda n: f"E-{2101 + n}")
+    name = factory.Sequence(
+        lambda n: f"{_STAFF_FIRST[n % len(_STAFF_FIRST)]} {_STAFF_LAST[(n * 4) % len(_STAFF_LAST)]}"
+    )
+    email = factory.LazyAttribute(lambda e: e.name.lower().replace(" ", ".") + f".{e.id[2:]}@kestrelbank.example")
+    date_of_birth = factory.LazyAttribute(
+        lambda e: date(1968 + _spread(e.name, 7) % 34, 1 + _spread(e.name, 8) % 12, 1 + _spread(e.name, 9) % 28)
+    )
+    department = "Customer Support"
+    title = "Customer Support Agent"
+    grade = "staff"
+    manager_id = factory.LazyAttribute(lambda e: e.manager.id if e.manager is not None else None)
+    is_contractor = False
+    contract_end_on = None
+    start_on = factory.LazyFunction(lambda: TODAY.replace(year=TODAY.year - 3))
+    leave_on = None
+    status = "active"
+    previous_department = None
+    moved_on = None
+
+
+class AccessGrantFactory(Factory):
+    """An active role grant with no expiry, given a year ago; pass ``employee=`` and ``role_id=``."""
+
+    class Meta:
+        model = AccessGrant
+
+    id = factory.Sequence(lambda n: f"AG-{3101 + n}")
+    employee = factory.SubFactory(EmployeeFactory)
+    role_id = "CRM-READ"
+    kind = "standard"
+    status = "active"
+    granted_at = factory.LazyFunction(lambda: days_ago(365, hour=10))
+    expires_on = None
+    request_id = None
+    revoked_at = None
+    revoke_reason = None
+
+
+class IncidentFactory(Factory):
+    """An open production incident on a system, opened an hour ago."""
+
+    class Meta:
+        model = Incident
+
+    id = factory.Sequence(lambda n: f"INC-{4101 + n}")
+    system_id = "PAY"
+    title = "Outgoing SEPA batch stuck in the payments hub"
+    status = "open"
+    opened_at = factory.LazyFunction(lambda: NOW - timedelta(hours=1))
+    resolved_at = None
+
+
+class AccessRequestFactory(Factory):
+    """A request awaiting approval, raised yesterday by the employee it is for (``raised_by=`` another)."""
+
+    class Meta:
+        model = AccessRequest
+
+    class Params:
+        raised_by = None
+
+    id = factory.Sequence(lambda n: f"AR-{5101 + n}")
+    employee = factory.SubFactory(EmployeeFactory)
+    role_id = "CRM-AGENT"
+    raised_by_id = factory.LazyAttribute(lambda r: (r.raised_by or r.employee).id)
+    kind = "standard"
+    needed_until = None
+    incident_id = None
+    status = "awaiting_approval"
+    reject_reason = None
+    created_at = factory.LazyFunction(lambda: days_ago(1, hour=9))
+    closed_at = None
+
+
+class ApprovalFactory(Factory):
+    """An approval of an access request; pass ``request=``, ``approver=`` (or ``approver_id=`` for a seeded
+    employee) and ``capacity=``."""
+
+    class Meta:
+        model = Approval
+
+    class Params:
+        approver = None
+
+    id = factory.Sequence(lambda n: f"AP-{6101 + n}")
+    request = factory.SubFactory(AccessRequestFactory)
+    approver_id = factory.LazyAttribute(lambda a: a.approver.id)
+    capacity = "line_manager"
+    decision = "approved"
+    decided_at = factory.LazyFunction(lambda: days_ago(1, hour=15))
+
+
+class DeviceFactory(Factory):
+    """A standard-profile laptop bought a year ago, in stock unless ``assigned_to=`` an employee."""
+
+    class Meta:
+        model = Device
+
+    class Params:
+        assigned_to = None
+
+    id = factory.Sequence(lambda n: f"DV-{7101 + n}")
+    kind = "laptop"
+    model = factory.LazyAttribute(
+        lambda d: {"laptop": "Lenovo ThinkPad T14", "token": "YubiKey 5 NFC", "phone": "iPhone 15"}[d.kind]
+    )
+    profile = factory.LazyAttribute(lambda d: "standard" if d.kind == "laptop" else None)
+    serial = factory.Sequence(lambda n: f"KB-{90417 + 37 * n}")
+    purchased_on = factory.LazyFunction(lambda: TODAY - timedelta(days=365))
+    assigned_to_id = factory.LazyAttribute(lambda d: d.assigned_to.id if d.assigned_to is not None else None)
+    status = factory.LazyAttribute(lambda d: "assigned" if d.assigned_to is not None else "in_stock")
+    assigned_at = factory.LazyAttribute(lambda d: at(d.purchased_on, 9) if d.assigned_to is not None else None)
+    returned_at = None
+
+
+class DeskTicketFactory(TicketFactoryBase):
+    """A ticket of the internal help desk (open, created now): ``employee=`` who asked (or ``employee_id=`` for a
+    seeded employee), no customer."""
+
+    class Meta:
+        model = Ticket
+
+    class Params:
+        employee = None
+
+    id = factory.Sequence(lambda n: f"T-{7101 + n}")
+    requester = None
+    employee_id = factory.LazyAttribute(lambda t: t.employee.id)
+    subject = "Access request"
+    account = None
+    created_at = NOW
+
+
+class DeskCommentFactory(CommentFactoryBase):
+    """A comment on an internal help desk ticket, by the employee who raised it."""
+
+    class Meta:
+        model = TicketComment
+
+    id = factory.Sequence(lambda n: f"TC-{9601 + n}")
+    ticket = factory.SubFactory(DeskTicketFactory)
+    author = "employee"
+    body = "Employee message."

@@ -1,4 +1,6 @@
-"""Records of a mobile-only bank: customers, accounts, cards, payments, disputes, fees, fraud and support.
+"""Records of a mobile-only bank: customers, accounts, cards, payments, disputes, fees, fraud and support,
+and the bank's internal help desk: employees, internal systems and their roles, access grants, access requests
+with their approvals, incidents and devices.
 
 Money is held in integer euro cents, ids are strings with a per-table prefix
 (``CU-``, ``AC-``, ``CD-``, ``TX-`` ...), and every enumerated field has a
@@ -263,12 +265,17 @@ class FraudAlert(Base):
 
 
 class Ticket(TicketColumns, Base):
+    """A support ticket. A customer's ticket has ``requester_id`` (the customer); a ticket of the internal help
+    desk has ``employee_id`` (the employee who asked) and no ``requester_id``."""
+
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    requester_id: Mapped[str | None] = mapped_column(ForeignKey("customers.id"), nullable=True)
     account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
+    employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
 
-    requester: Mapped[Customer] = relationship()
+    requester: Mapped[Customer | None] = relationship()
+    employee: Mapped[Employee | None] = relationship()
     account: Mapped[Account | None] = relationship()
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
@@ -279,3 +286,173 @@ class TicketComment(CommentColumns, Base):
     ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")
+
+
+# --------------------------------------------------------------------------- the internal help desk
+
+EmployeeStatus = Literal["active", "left"]
+Grade = Literal["staff", "senior", "manager", "director"]
+SystemRisk = Literal["low", "medium", "high"]
+GrantKind = Literal["standard", "temporary", "emergency"]
+GrantStatus = Literal["active", "revoked"]
+RevokeReason = Literal["moved", "leaver", "no_longer_needed", "sod_conflict"]
+RequestStatus = Literal["awaiting_approval", "fulfilled", "rejected"]
+RejectReason = Literal[
+    "sod_conflict", "auditor_read_only", "contractor_limit", "not_line_manager", "approval_refused", "no_open_incident"
+]
+ApproverCapacity = Literal["line_manager", "system_owner", "security"]
+ApprovalDecision = Literal["approved", "refused"]
+DeviceKind = Literal["laptop", "token", "phone"]
+DeviceStatus = Literal["in_stock", "assigned", "returned", "in_repair", "lost"]
+ReturnCondition = Literal["working", "faulty"]
+IncidentStatus = Literal["open", "resolved"]
+
+
+class Employee(Base):
+    """Someone who works for Kestrel Bank, as staff or as a contractor; their line manager is another employee."""
+
+    __tablename__ = "employees"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)  # the employee number, e.g. E-2104
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str] = mapped_column(String(200), unique=True)
+    date_of_birth: Mapped[date] = mapped_column(Date)  # only for the identity check; never shown
+    department: Mapped[str] = mapped_column(String(60))
+    title: Mapped[str] = mapped_column(String(120))
+    grade: Mapped[str] = mapped_column(String(16), default="staff")
+    manager_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    is_contractor: Mapped[bool] = mapped_column(Boolean, default=False)
+    contract_end_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    start_on: Mapped[date] = mapped_column(Date)
+    leave_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    previous_department: Mapped[str | None] = mapped_column(String(60), nullable=True)
+    moved_on: Mapped[date | None] = mapped_column(Date, nullable=True)
+
+    manager: Mapped[Employee | None] = relationship(remote_side="Employee.id")
+
+
+class InternalSystem(Base):
+    """An internal system of the bank (core banking, payments hub ...): its owner, the owner's team and its risk."""
+
+    __tablename__ = "internal_systems"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    risk: Mapped[str] = mapped_column(String(8))
+    owner_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    owner_queue: Mapped[str] = mapped_column(String(40))
+
+    owner: Mapped[Employee] = relationship()
+    roles: Mapped[list[SystemRole]] = relationship(back_populates="system", order_by="SystemRole.id")
+
+
+class SystemRole(Base):
+    """A role on an internal system. ``department`` is the department whose work needs it (none: any department);
+    ``conflicts_with_id`` the role nobody may hold together with it (segregation of duties)."""
+
+    __tablename__ = "system_roles"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"))
+    name: Mapped[str] = mapped_column(String(80))
+    description: Mapped[str] = mapped_column(String(200))
+    read_only: Mapped[bool] = mapped_column(Boolean, default=False)
+    privileged: Mapped[bool] = mapped_column(Boolean, default=False)
+    department: Mapped[str | None] = mapped_column(String(60), nullable=True)
+    conflicts_with_id: Mapped[str | None] = mapped_column(ForeignKey("system_roles.id"), nullable=True)
+
+    system: Mapped[InternalSystem] = relationship(back_populates="roles")
+
+
+class AccessGrant(Base):
+    """A role an employee holds (or held) on an internal system, until its expiry date if it has one."""
+
+    __tablename__ = "access_grants"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"))
+    kind: Mapped[str] = mapped_column(String(16), default="standard")
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    granted_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_on: Mapped[date | None] = mapped_column(Date, nullable=True)  # the last day the access works
+    request_id: Mapped[str | None] = mapped_column(ForeignKey("access_requests.id"), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    revoke_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
+
+    employee: Mapped[Employee] = relationship()
+    role: Mapped[SystemRole] = relationship()
+
+
+class Incident(Base):
+    """A production incident on an internal system, the ground for emergency access."""
+
+    __tablename__ = "incidents"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"))
+    title: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    opened_at: Mapped[datetime] = mapped_column(DateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    system: Mapped[InternalSystem] = relationship()
+
+
+class AccessRequest(Base):
+    """A request for a role, raised for an employee (by them or by their manager), and the approvals it collected."""
+
+    __tablename__ = "access_requests"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"))
+    raised_by_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    kind: Mapped[str] = mapped_column(String(16), default="standard")
+    needed_until: Mapped[date | None] = mapped_column(Date, nullable=True)
+    incident_id: Mapped[str | None] = mapped_column(ForeignKey("incidents.id"), nullable=True)
+    status: Mapped[str] = mapped_column(String(24), default="awaiting_approval")
+    reject_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    employee: Mapped[Employee] = relationship(foreign_keys=[employee_id])
+    raised_by: Mapped[Employee] = relationship(foreign_keys=[raised_by_id])
+    role: Mapped[SystemRole] = relationship()
+    approvals: Mapped[list[Approval]] = relationship(back_populates="request", order_by="Approval.id")
+
+
+class Approval(Base):
+    """One approver's decision on an access request, in the capacity they gave it in."""
+
+    __tablename__ = "approvals"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    request_id: Mapped[str] = mapped_column(ForeignKey("access_requests.id"))
+    approver_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    capacity: Mapped[str] = mapped_column(String(16))
+    decision: Mapped[str] = mapped_column(String(16), default="approved")
+    decided_at: Mapped[datetime] = mapped_column(DateTime)
+
+    request: Mapped[AccessRequest] = relationship(back_populates="approvals")
+    approver: Mapped[Employee] = relationship()
+
+
+class Device(Base):
+    """A laptop, hardware token or phone: in stock, or assigned to an employee."""
+
+    __tablename__ = "devices"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    model: Mapped[str] = mapped_column(String(80))
+    profile: Mapped[str | None] = mapped_column(String(16), nullable=True)  # laptops: standard or developer
+    serial: Mapped[str] = mapped_column(String(40), unique=True)
+    purchased_on: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16), default="in_stock")
+    assigned_to_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    assigned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    returned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    assigned_to: Mapped[Employee | None] = relationship()

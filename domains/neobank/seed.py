@@ -1,14 +1,18 @@
-"""Base records every neobank task starts from: the three KYC levels and what each allows.
+"""Base records every neobank task starts from: the three KYC levels and what each allows, and for the internal
+help desk the bank's internal systems, their roles, and the employees who own them or approve for security.
 
-Tasks add their own customers, accounts, cards and payments with the factories;
-they refer to a level through the constants below.
+Tasks add their own customers, accounts, cards and payments, and their own employees, grants, requests and
+devices, with the factories; they refer to a level, a system, a role or a seeded employee through the constants
+below.
 """
 
 from __future__ import annotations
 
+from datetime import date
+
 from sqlalchemy.orm import Session
 
-from .models import KycLevel
+from .models import Employee, InternalSystem, KycLevel, SystemRole
 
 BASIC = "basic"
 STANDARD = "standard"
@@ -22,8 +26,192 @@ _LEVELS = [
 ]
 
 
+# --------------------------------------------------------------------------- the internal help desk
+
+CORE_BANKING, PAYMENTS_HUB, CARD_MANAGEMENT, CRM, DATA_WAREHOUSE = "CBS", "PAY", "CMS", "CRM", "DWH"
+# the seeded employees: the five system owners, the security officer and the HR business partner
+DIETER_HAHN, INES_MARQUARDT, TOBIAS_REUTER, LEONIE_FISCHER, RAFAEL_SOUSA = (
+    "E-1001",
+    "E-1002",
+    "E-1003",
+    "E-1004",
+    "E-1005",
+)
+KATRIN_WOLFF, MIRIAM_ADLER = "E-1006", "E-1007"
+
+TECHNOLOGY = "Technology"
+PAYMENTS_OPS = "Payments Operations"
+CARD_OPS = "Card Operations"
+CUSTOMER_SUPPORT = "Customer Support"
+DATA_ANALYTICS = "Data & Analytics"
+FINANCE = "Finance"
+INTERNAL_AUDIT = "Internal Audit"
+INFORMATION_SECURITY = "Information Security"
+HUMAN_RESOURCES = "Human Resources"
+
+# id, name, department, title, date of birth
+_EMPLOYEES = [
+    (DIETER_HAHN, "Dieter Hahn", TECHNOLOGY, "Head of Core Banking Platform", date(1971, 4, 9)),
+    (INES_MARQUARDT, "Ines Marquardt", PAYMENTS_OPS, "Head of Payments Operations", date(1978, 11, 23)),
+    (TOBIAS_REUTER, "Tobias Reuter", CARD_OPS, "Head of Card Operations", date(1982, 2, 14)),
+    (LEONIE_FISCHER, "Leonie Fischer", CUSTOMER_SUPPORT, "Head of Customer Support", date(1985, 7, 30)),
+    (RAFAEL_SOUSA, "Rafael Sousa", DATA_ANALYTICS, "Head of Data", date(1980, 1, 5)),
+    (KATRIN_WOLFF, "Katrin Wolff", INFORMATION_SECURITY, "Information Security Officer", date(1976, 9, 18)),
+    (MIRIAM_ADLER, "Miriam Adler", HUMAN_RESOURCES, "HR Business Partner", date(1989, 3, 2)),
+]
+
+# id, name, risk, owner, the owner team's queue
+_SYSTEMS = [
+    (CORE_BANKING, "Core banking", "high", DIETER_HAHN, "core_banking_team"),
+    (PAYMENTS_HUB, "Payments hub", "high", INES_MARQUARDT, "payments_team"),
+    (CARD_MANAGEMENT, "Card management", "medium", TOBIAS_REUTER, "cards_team"),
+    (CRM, "Customer CRM", "low", LEONIE_FISCHER, "crm_team"),
+    (DATA_WAREHOUSE, "Data warehouse", "medium", RAFAEL_SOUSA, "data_team"),
+]
+
+# id, system, name, description, read only, privileged, department, conflicts with
+_ROLES = [
+    ("CBS-READ", CORE_BANKING, "Core banking viewer", "Read accounts and bookings", True, False, None, None),
+    (
+        "CBS-POST",
+        CORE_BANKING,
+        "Manual booking",
+        "Post manual bookings and corrections",
+        False,
+        False,
+        FINANCE,
+        "CBS-RECON",
+    ),
+    (
+        "CBS-RECON",
+        CORE_BANKING,
+        "Booking reconciliation",
+        "Reconcile and sign off manual bookings",
+        False,
+        False,
+        FINANCE,
+        "CBS-POST",
+    ),
+    (
+        "CBS-ADMIN",
+        CORE_BANKING,
+        "Core banking administrator",
+        "Change core banking configuration",
+        False,
+        True,
+        TECHNOLOGY,
+        None,
+    ),
+    ("PAY-READ", PAYMENTS_HUB, "Payments viewer", "Read payment orders and their status", True, False, None, None),
+    (
+        "PAY-INIT",
+        PAYMENTS_HUB,
+        "Payment initiator",
+        "Enter outgoing payment orders",
+        False,
+        False,
+        PAYMENTS_OPS,
+        "PAY-APPROVE",
+    ),
+    (
+        "PAY-APPROVE",
+        PAYMENTS_HUB,
+        "Payment approver",
+        "Approve outgoing payment orders (second pair of eyes)",
+        False,
+        False,
+        PAYMENTS_OPS,
+        "PAY-INIT",
+    ),
+    (
+        "PAY-ADMIN",
+        PAYMENTS_HUB,
+        "Payments hub administrator",
+        "Change payment routing and limits",
+        False,
+        True,
+        TECHNOLOGY,
+        None,
+    ),
+    ("CMS-READ", CARD_MANAGEMENT, "Card viewer", "Read cards and their status", True, False, None, None),
+    (
+        "CMS-SUPPORT",
+        CARD_MANAGEMENT,
+        "Card support",
+        "Freeze, block and reorder customer cards",
+        False,
+        False,
+        CARD_OPS,
+        None,
+    ),
+    (
+        "CMS-LIMITS",
+        CARD_MANAGEMENT,
+        "Card limit override",
+        "Override card spending limits",
+        False,
+        True,
+        CARD_OPS,
+        None,
+    ),
+    ("CRM-READ", CRM, "CRM viewer", "Read customer profiles and contact history", True, False, None, None),
+    ("CRM-AGENT", CRM, "CRM agent", "Edit customer contact records and notes", False, False, CUSTOMER_SUPPORT, None),
+    ("CRM-EXPORT", CRM, "CRM export", "Export customer lists", False, True, None, None),
+    ("DWH-READ", DATA_WAREHOUSE, "Report viewer", "Read aggregated reports", True, False, None, None),
+    ("DWH-ANALYST", DATA_WAREHOUSE, "Analyst", "Query pseudonymised customer data", False, False, DATA_ANALYTICS, None),
+    (
+        "DWH-PII",
+        DATA_WAREHOUSE,
+        "Personal data analyst",
+        "Query customer personal data",
+        False,
+        True,
+        DATA_ANALYTICS,
+        None,
+    ),
+]
+
+
+def seed_internal(db: Session) -> None:
+    """Write the seeded employees, the internal systems and their roles."""
+    for emp_id, name, department, title, born in _EMPLOYEES:
+        db.add(
+            Employee(
+                id=emp_id,
+                name=name,
+                email=name.lower().replace(" ", ".") + "@kestrelbank.example",
+                date_of_birth=born,
+                department=department,
+                title=title,
+                grade="director" if title.startswith("Head") else "manager",
+                manager_id=None,
+                is_contractor=False,
+                start_on=date(2019, 1, 2),
+                status="active",
+            )
+        )
+    db.flush()
+    for sys_id, name, risk, owner, queue in _SYSTEMS:
+        db.add(InternalSystem(id=sys_id, name=name, risk=risk, owner_id=owner, owner_queue=queue))
+    db.flush()
+    for role_id, system, name, description, read_only, privileged, department, conflicts in _ROLES:
+        db.add(
+            SystemRole(
+                id=role_id,
+                system_id=system,
+                name=name,
+                description=description,
+                read_only=read_only,
+                privileged=privileged,
+                department=department,
+                conflicts_with_id=conflicts,
+            )
+        )
+    db.flush()
+
+
 def seed(db: Session) -> None:
-    """Write the KYC levels."""
+    """Write the KYC levels, then the internal help desk's base records."""
     for level, description, single, monthly, card_max in _LEVELS:
         db.add(
             KycLevel(
@@ -35,3 +223,4 @@ def seed(db: Session) -> None:
             )
         )
     db.flush()
+    seed_internal(db)

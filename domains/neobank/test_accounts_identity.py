@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
@@ -206,6 +208,7 @@ def test_case_NB009_003(tb):
     )
 
 
+@pytest.mark.distractors
 def test_case_NB009_004(tb):
     """Close the empty "Japan trip" savings pot, not the funded "Rainy day" one; the gym order on the current
     account stays."""
@@ -247,6 +250,7 @@ def test_case_NB009_004(tb):
     assert run.db.get(ScheduledPayment, gym.id).status == "active"  # policy: other accounts' payments untouched
 
 
+@pytest.mark.two_requests
 def test_case_NB009_005(tb):
     """Empty account, but its insurance order runs tomorrow: cannot be cancelled, so no closure; the fallback
     (stop the payment) is refused too."""

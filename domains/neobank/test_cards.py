@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.neobank.calls import identify
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
@@ -171,6 +173,7 @@ def test_case_NB001_003(tb):
     assert run.db.query(Fee).count() == 0
 
 
+@pytest.mark.pushback
 def test_case_NB001_004(tb):
     """Lost card frozen 10 days ago, customer insists on a new one: under 14 days, so keep it frozen; refuse."""
     amira = CustomerFactory(name="Amira Kowalski")
@@ -268,6 +271,7 @@ def test_case_NB002_001(tb):
     assert run.db.query(Dispute).count() == 0
 
 
+@pytest.mark.distractors
 def test_case_NB002_002(tb):
     """Card stolen around 08:00: dispute the two payments after the theft, not the 07:41 bakery; confirm the alert."""
     sofia = CustomerFactory(name="Sofia Lehmann")
@@ -645,6 +649,7 @@ def test_case_NB006_002(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_NB006_003(tb):
     """Two requests: freeze the misplaced card (done), raise the virtual card above the basic maximum (refused)."""
     hanna = CustomerFactory(name="Hanna Demir", kyc_level=BASIC)
@@ -693,6 +698,7 @@ def test_case_NB006_003(tb):
     assert run.db.get(Card, virtual.id).daily_limit_cents == 20_000  # policy: above the basic maximum, no change
 
 
+@pytest.mark.two_requests
 def test_case_NB006_004(tb):
     """EUR 3,000 asked, else the highest allowed: refuse the 3,000, set the standard maximum EUR 2,500 as the
     fallback; the ticket records the refusal."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
@@ -263,6 +265,7 @@ def test_case_NB007_004(tb):
     assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0  # policy: it stands
 
 
+@pytest.mark.two_requests
 def test_case_NB007_005(tb):
     """Two refunds asked: a dress never delivered 41 days ago (open a dispute), a bus trip 126 days ago (refuse)."""
     yara = CustomerFactory(name="Yara Okoye")
@@ -493,6 +496,7 @@ def test_case_NB008_003(tb):
     assert run.db.get(Account, account.id).balance_cents == 71_290 + 600
 
 
+@pytest.mark.two_requests
 def test_case_NB008_004(tb):
     """Two fee refunds asked: a withdrawal fee on October's 2nd withdrawal was charged in error (refund); the plan
     fee's goodwill is refused (goodwill 60 days ago)."""
@@ -563,6 +567,7 @@ def test_case_NB008_004(tb):
     assert run.db.get(Account, savings.id).balance_cents == 318_000 + 250
 
 
+@pytest.mark.distractors
 def test_case_NB008_005(tb):
     """Two replacement fees: the one for the stolen card was charged in error (refund); the one for the card she
     lost in August stands."""

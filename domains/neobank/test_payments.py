@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.neobank.calls import identify
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
@@ -269,6 +271,7 @@ def test_case_NB004_003(tb):
     assert run.db.query(Hold).count() == 0  # policy: within both limits (September excluded), nothing held
 
 
+@pytest.mark.distractors
 def test_case_NB004_004(tb):
     """EUR 2,500 fits October's EUR 15,000 when both current accounts are counted and the cancelled transfer is
     not: send it at once."""
@@ -340,6 +343,7 @@ def test_case_NB004_004(tb):
     assert run.db.query(Hold).count() == 0
 
 
+@pytest.mark.pushback
 def test_case_NB004_005(tb):
     """Basic customer sends EUR 1,500 and offers to split it into 1,000 + 500: never split; hold the whole amount."""
     mateo = CustomerFactory(name="Mateo Richter", kyc_level=BASIC)
@@ -547,6 +551,8 @@ def test_case_NB005_002(tb):
     )
 
 
+@pytest.mark.two_requests
+@pytest.mark.pushback
 def test_case_NB005_003(tb):
     """Fifth withdrawal this month costs 250 cents; the goodwill refund of it she demands is refused (goodwill
     100 days ago)."""
@@ -615,6 +621,7 @@ def test_case_NB005_003(tb):
     assert run.db.get(Account, savings.id).balance_cents == 1_240_000 - 40_000 - 250
 
 
+@pytest.mark.distractors
 def test_case_NB005_004(tb):
     """Third October withdrawal from the holiday pot (the other two October withdrawals were from another savings
     account): free."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
@@ -28,6 +30,7 @@ ARTICLES = (
 # --------------------------------------------------------------------------- NB012 scheduled payments
 
 
+@pytest.mark.two_requests
 def test_case_NB012_001(tb):
     """Two standing orders to cancel: the gym's runs in 9 days (cancel), the rent runs tomorrow (refuse)."""
     jonas = CustomerFactory(name="Jonas Vogel")

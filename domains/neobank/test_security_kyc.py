@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.neobank.calls import identify, next_ticket_id
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
@@ -60,6 +62,7 @@ def test_case_NB011_001(tb):
     assert run.db.get(Ticket, old.id).status == "solved"
 
 
+@pytest.mark.pushback
 def test_case_NB011_002(tb):
     """Verified customer asks to lift a lock set after a failed verification: only security lifts it; hold, high."""
     mateo = CustomerFactory(
@@ -128,6 +131,7 @@ def test_case_NB011_002(tb):
     )
 
 
+@pytest.mark.distractors
 def test_case_NB011_003(tb):
     """Lock the customer asked for last week, phone now back: lift it; work in the new ticket, not last week's."""
     yara = CustomerFactory(
@@ -172,6 +176,7 @@ def test_case_NB011_003(tb):
 # --------------------------------------------------------------------------- NB014 KYC level requests
 
 
+@pytest.mark.two_requests
 def test_case_NB014_001(tb):
     """Basic customer wants support to upgrade her level, else the highest card limit: refuse the upgrade (kyc),
     set the basic maximum."""

@@ -1,4 +1,5 @@
-"""The neobank support desk's tools, as an agent sees them.
+"""The neobank support desk's tools, as an agent sees them, and those of the bank's internal help desk
+(employees, system access, approvals, devices).
 
 Reads return plain dicts; writes validate their arguments and the preconditions
 the call itself would break (an unknown id, a card in the wrong state, more money
@@ -10,6 +11,7 @@ from the domain clock and every new id from the rows present.
 
 from __future__ import annotations
 
+import inspect
 import re
 from datetime import date
 from pathlib import Path
@@ -33,20 +35,32 @@ from pytest_thinkingbox import (
 
 from .clock import NOW, TODAY
 from .models import (
+    AccessGrant,
+    AccessRequest,
     Account,
     AlertResolution,
     BlockReason,
     Card,
     Customer,
+    Device,
+    DeviceKind,
     Dispute,
     DisputeReason,
+    Employee,
     Fee,
     FeeRefund,
     FeeRefundReason,
     FraudAlert,
+    GrantKind,
     Hold,
+    Incident,
+    InternalSystem,
     LockReason,
+    RejectReason,
+    ReturnCondition,
+    RevokeReason,
     ScheduledPayment,
+    SystemRole,
     Ticket,
     TicketComment,
     Transaction,
@@ -726,6 +740,354 @@ def close_account(db: Session, account_id: str) -> dict:
     return {**_account_view(account), "cancelled_cards": cancelled}
 
 
+# --------------------------------------------------------------------------- the internal help desk
+
+
+def _employee(db: Session, employee_id: str) -> Employee:
+    return get_or_fail(db, Employee, employee_id.strip(), "employee")
+
+
+def _current_employee(db: Session, employee_id: str) -> Employee:
+    employee = _employee(db, employee_id)
+    if employee.status == "left":
+        raise ToolFailure(
+            PRECONDITION_FAILED,
+            f"employee {employee.id} left the bank on {employee.leave_on}; nothing can be given to them",
+        )
+    return employee
+
+
+def _role(db: Session, role_id: str) -> SystemRole:
+    return get_or_fail(db, SystemRole, role_id.strip(), "system role")
+
+
+def _iso_day(value: str, field: str) -> date:
+    try:
+        day = date.fromisoformat(value.strip())
+    except ValueError:
+        raise ToolFailure(INVALID_ARGUMENT, f"{field} must be a date as YYYY-MM-DD") from None
+    if day < TODAY:
+        raise ToolFailure(INVALID_ARGUMENT, f"{field} {day.isoformat()} is in the past; today is {TODAY.isoformat()}")
+    return day
+
+
+def _employee_view(db: Session, employee: Employee) -> dict:
+    reports = db.scalars(select(Employee.id).where(Employee.manager_id == employee.id).order_by(Employee.id)).all()
+    return {
+        **row_dict(employee, "date_of_birth"),
+        "manager_name": employee.manager.name if employee.manager else None,
+        "direct_report_ids": list(reports),
+    }
+
+
+def _grant_view(grant: AccessGrant) -> dict:
+    return {
+        **row_dict(grant),
+        "role_name": grant.role.name,
+        "system_id": grant.role.system_id,
+        "system_name": grant.role.system.name,
+    }
+
+
+def _request_view(request: AccessRequest) -> dict:
+    return {
+        **row_dict(request),
+        "employee_name": request.employee.name,
+        "raised_by_name": request.raised_by.name,
+        "role_name": request.role.name,
+        "system_id": request.role.system_id,
+        "approvals": [
+            {
+                **row_dict(a),
+                "approver_name": a.approver.name,
+                "approver_department": a.approver.department,
+            }
+            for a in request.approvals
+        ],
+    }
+
+
+def _device_view(device: Device) -> dict:
+    return {
+        **row_dict(device),
+        "assigned_to_name": device.assigned_to.name if device.assigned_to else None,
+        "age_days": (TODAY - device.purchased_on).days,
+    }
+
+
+@tools.read
+def find_employee(db: Session, employee_number: str) -> dict:
+    """Internal help desk: find a Kestrel Bank employee or contractor by their employee number (E-....). Use it
+    first, with the number the caller gives you. Returns the profile (department, title, grade, line manager and
+    their name, contractor flag and contract end, start and leave dates, a recent move between departments, direct
+    reports), without the date of birth used to verify identity."""
+    return _employee_view(db, _employee(db, employee_number))
+
+
+@tools.read
+def verify_employee(db: Session, employee_number: str, date_of_birth: str) -> dict:
+    """Internal help desk: verify that you are talking to the employee who owns an employee number, with the date of
+    birth (YYYY-MM-DD) they tell you. Returns verified true or false; it never shows the recorded date."""
+    try:
+        born = date.fromisoformat(date_of_birth.strip())
+    except ValueError:
+        raise ToolFailure(INVALID_ARGUMENT, "date_of_birth must be a date as YYYY-MM-DD") from None
+    employee = _employee(db, employee_number)
+    if employee.date_of_birth == born:
+        return {"verified": True, "employee_id": employee.id}
+    return {"verified": False, "detail": "the date of birth does not match our records"}
+
+
+@tools.read
+def search_employees(db: Session, name: str) -> list[dict]:
+    """Internal help desk: employees whose name contains `name` (any case), for someone the caller names (a new
+    joiner, a colleague who is leaving): employee number, department, title, line manager, start and leave dates."""
+    wanted = name.strip().lower()
+    if len(wanted) < 2:
+        raise ToolFailure(INVALID_ARGUMENT, "give at least two letters of the name")
+    rows = db.scalars(select(Employee).where(func.lower(Employee.name).contains(wanted)).order_by(Employee.id)).all()
+    return [_employee_view(db, e) for e in rows]
+
+
+@tools.read
+def list_systems(db: Session) -> list[dict]:
+    """Internal help desk: the bank's internal systems (core banking, payments hub, card management, CRM, data
+    warehouse) with their risk (low, medium, high), owner (id and name), the owner team's queue, and every role:
+    read_only, privileged, the department whose work needs it, and the role it conflicts with."""
+    systems = db.scalars(select(InternalSystem).order_by(InternalSystem.id)).all()
+    return [{**row_dict(s), "owner_name": s.owner.name, "roles": [row_dict(r) for r in s.roles]} for s in systems]
+
+
+@tools.read
+def list_access_grants(db: Session, employee_id: str) -> list[dict]:
+    """Internal help desk: every role an employee holds or held on the internal systems: role and system, kind
+    (standard, temporary, emergency), status (active, revoked), when granted, expires_on (the last day it works;
+    none: no expiry), and when and why it was revoked."""
+    _employee(db, employee_id)
+    rows = db.scalars(select(AccessGrant).where(AccessGrant.employee_id == employee_id).order_by(AccessGrant.id)).all()
+    return [_grant_view(g) for g in rows]
+
+
+@tools.read
+def list_access_requests(db: Session, employee_id: str) -> list[dict]:
+    """Internal help desk: the access requests raised for an employee, newest first: role, who raised it, kind,
+    needed_until, incident, status (awaiting_approval, fulfilled, rejected), and every approval recorded on it
+    (approver id, name and department, the capacity they approved in, approved or refused, when)."""
+    _employee(db, employee_id)
+    rows = db.scalars(
+        select(AccessRequest)
+        .where(AccessRequest.employee_id == employee_id)
+        .order_by(AccessRequest.created_at.desc(), AccessRequest.id)
+    ).all()
+    return [_request_view(r) for r in rows]
+
+
+@tools.read
+def get_incident(db: Session, incident_id: str) -> dict:
+    """Internal help desk: a production incident by its number (INC-....): the system it concerns, its title,
+    status (open, resolved) and when it was opened and resolved."""
+    incident = get_or_fail(db, Incident, incident_id.strip(), "incident")
+    return {**row_dict(incident), "system_name": incident.system.name}
+
+
+@tools.read
+def list_devices(db: Session, employee_id: str) -> list[dict]:
+    """Internal help desk: the devices an employee has or had (laptops with their profile, hardware tokens,
+    phones): model, serial, purchased_on and age in days, status (assigned, returned, in_repair, lost)."""
+    _employee(db, employee_id)
+    rows = db.scalars(select(Device).where(Device.assigned_to_id == employee_id).order_by(Device.id)).all()
+    return [_device_view(d) for d in rows]
+
+
+@tools.read
+def list_device_stock(db: Session, kind: DeviceKind) -> list[dict]:
+    """Internal help desk: the devices of a kind (laptop, token, phone) in stock, ready to hand out, by id: model,
+    profile (laptops: standard or developer), serial, purchased_on."""
+    rows = db.scalars(select(Device).where(Device.kind == kind, Device.status == "in_stock").order_by(Device.id)).all()
+    return [_device_view(d) for d in rows]
+
+
+@tools.write
+def create_access_request(
+    db: Session,
+    employee_id: str,
+    role_id: str,
+    raised_by: str,
+    kind: GrantKind = "standard",
+    needed_until: str | None = None,
+    incident_id: str | None = None,
+) -> dict:
+    """Internal help desk: record a request for a role for an employee (raised_by: the employee number of the
+    caller who asks for it), so the approvals the policy needs can be collected; its status is awaiting_approval.
+    kind is standard, temporary (needed_until: the last day it is needed) or emergency (incident_id: the open
+    incident). Returns the request."""
+    employee = _current_employee(db, employee_id)
+    raiser = _employee(db, raised_by)
+    role = _role(db, role_id)
+    existing = db.scalars(
+        select(AccessRequest).where(
+            AccessRequest.employee_id == employee.id,
+            AccessRequest.role_id == role.id,
+            AccessRequest.status == "awaiting_approval",
+        )
+    ).first()
+    if existing is not None:
+        raise ToolFailure(CONFLICT, f"request {existing.id} for {role.id} is already awaiting approval; use it")
+    until = _iso_day(needed_until, "needed_until") if needed_until else None
+    if kind == "temporary" and until is None:
+        raise ToolFailure(INVALID_ARGUMENT, "a temporary request needs needed_until, the last day it is needed")
+    if incident_id is not None:
+        get_or_fail(db, Incident, incident_id.strip(), "incident")
+    if kind == "emergency" and incident_id is None:
+        raise ToolFailure(INVALID_ARGUMENT, "an emergency request needs the incident_id it is for")
+    request = AccessRequest(
+        id=next_id(db, AccessRequest, "AR-"),
+        employee_id=employee.id,
+        role_id=role.id,
+        raised_by_id=raiser.id,
+        kind=kind,
+        needed_until=until,
+        incident_id=incident_id.strip() if incident_id else None,
+        status="awaiting_approval",
+        created_at=NOW,
+    )
+    db.add(request)
+    db.flush()
+    return _request_view(request)
+
+
+@tools.write
+def grant_access(
+    db: Session,
+    employee_id: str,
+    role_id: str,
+    kind: GrantKind = "standard",
+    expires_on: str | None = None,
+    request_id: str | None = None,
+) -> dict:
+    """Internal help desk: give an employee a role on an internal system, now. kind is standard, temporary or
+    emergency; expires_on is the last day the access works (YYYY-MM-DD; none: no expiry); request_id the access
+    request it fulfils, if there is one (it is then marked fulfilled). Check the policy on approvals, segregation
+    of duties, contractors and expiry first. Returns the grant."""
+    employee = _current_employee(db, employee_id)
+    role = _role(db, role_id)
+    held = db.scalars(
+        select(AccessGrant).where(
+            AccessGrant.employee_id == employee.id, AccessGrant.role_id == role.id, AccessGrant.status == "active"
+        )
+    ).first()
+    if held is not None:
+        raise ToolFailure(CONFLICT, f"{employee.id} already holds {role.id} (grant {held.id})")
+    until = _iso_day(expires_on, "expires_on") if expires_on else None
+    request = None
+    if request_id is not None:
+        request = get_or_fail(db, AccessRequest, request_id.strip(), "access request")
+        if (request.employee_id, request.role_id) != (employee.id, role.id):
+            raise ToolFailure(
+                INVALID_ARGUMENT, f"request {request.id} is for {request.role_id} for {request.employee_id}"
+            )
+        if request.status != "awaiting_approval":
+            raise ToolFailure(PRECONDITION_FAILED, f"request {request.id} is already {request.status}")
+        request.status = "fulfilled"
+        request.closed_at = NOW
+    grant = AccessGrant(
+        id=next_id(db, AccessGrant, "AG-"),
+        employee_id=employee.id,
+        role_id=role.id,
+        kind=kind,
+        status="active",
+        granted_at=NOW,
+        expires_on=until,
+        request_id=request.id if request else None,
+    )
+    db.add(grant)
+    db.flush()
+    return _grant_view(grant)
+
+
+def _active_grant(db: Session, grant_id: str) -> AccessGrant:
+    grant = get_or_fail(db, AccessGrant, grant_id.strip(), "access grant")
+    if grant.status != "active":
+        raise ToolFailure(PRECONDITION_FAILED, f"grant {grant.id} is already {grant.status}")
+    return grant
+
+
+@tools.write
+def revoke_access(db: Session, grant_id: str, reason: RevokeReason) -> dict:
+    """Internal help desk: take a role away from an employee now (reason moved, leaver, no_longer_needed or
+    sod_conflict). Returns the grant."""
+    grant = _active_grant(db, grant_id)
+    grant.status = "revoked"
+    grant.revoked_at = NOW
+    grant.revoke_reason = reason
+    db.flush()
+    return _grant_view(grant)
+
+
+@tools.write
+def set_access_expiry(db: Session, grant_id: str, expires_on: str) -> dict:
+    """Internal help desk: set the last day an active grant works (YYYY-MM-DD, today or later); the role stays
+    until then. Returns the grant."""
+    grant = _active_grant(db, grant_id)
+    grant.expires_on = _iso_day(expires_on, "expires_on")
+    db.flush()
+    return _grant_view(grant)
+
+
+@tools.write
+def reject_access_request(db: Session, request_id: str, reason: RejectReason) -> dict:
+    """Internal help desk: close an access request awaiting approval without granting it, with the policy's reason
+    (sod_conflict, auditor_read_only, contractor_limit, not_line_manager, approval_refused, no_open_incident).
+    Returns the request."""
+    request = get_or_fail(db, AccessRequest, request_id.strip(), "access request")
+    if request.status != "awaiting_approval":
+        raise ToolFailure(PRECONDITION_FAILED, f"request {request.id} is already {request.status}")
+    request.status = "rejected"
+    request.reject_reason = reason
+    request.closed_at = NOW
+    db.flush()
+    return _request_view(request)
+
+
+@tools.write
+def assign_device(db: Session, device_id: str, employee_id: str) -> dict:
+    """Internal help desk: hand an in-stock device (list_device_stock) to an employee. Returns the device."""
+    device = get_or_fail(db, Device, device_id.strip(), "device")
+    if device.status != "in_stock":
+        raise ToolFailure(PRECONDITION_FAILED, f"device {device.id} is {device.status}, not in stock")
+    employee = _current_employee(db, employee_id)
+    device.status = "assigned"
+    device.assigned_to_id = employee.id
+    device.assigned_at = NOW
+    db.flush()
+    return _device_view(device)
+
+
+@tools.write
+def return_device(db: Session, device_id: str, condition: ReturnCondition) -> dict:
+    """Internal help desk: take back a device an employee has: condition working (status returned, wiped for
+    re-use) or faulty (status in_repair). It stays on the employee's device list as history. Returns the device."""
+    device = get_or_fail(db, Device, device_id.strip(), "device")
+    if device.status != "assigned":
+        raise ToolFailure(PRECONDITION_FAILED, f"device {device.id} is {device.status}; only an assigned one")
+    device.status = "returned" if condition == "working" else "in_repair"
+    device.returned_at = NOW
+    db.flush()
+    return _device_view(device)
+
+
+@tools.write
+def report_device_lost(db: Session, device_id: str) -> dict:
+    """Internal help desk: record an assigned device as lost or stolen; it is barred from the bank's network at
+    once. Returns the device."""
+    device = get_or_fail(db, Device, device_id.strip(), "device")
+    if device.status != "assigned":
+        raise ToolFailure(PRECONDITION_FAILED, f"device {device.id} is {device.status}; only an assigned one")
+    device.status = "lost"
+    db.flush()
+    return _device_view(device)
+
+
 # --------------------------------------------------------------------------- shared: identity, tickets, policy
 
 register_identity(tools, Customer, "customer", verify=True)
@@ -744,6 +1106,13 @@ TICKET_CATEGORIES = (
     "dispute",
     "fees",
     "closure",
+    # the internal help desk (see "Internal desk tickets: classification, status and queues")
+    "access",
+    "emergency_access",
+    "joiner",
+    "mover",
+    "leaver",
+    "device",
 )
 TICKET_REASONS = (
     "identity_failed",
@@ -756,11 +1125,26 @@ TICKET_REASONS = (
     "not_eligible",
     "balance_not_zero",
     "open_items",
+    # the internal help desk
+    "approval_required",
+    "approval_refused",
+    "sod_conflict",
+    "auditor_read_only",
+    "contractor_limit",
+    "not_line_manager",
+    "no_open_incident",
+    "device_lost",
 )
 TICKET_QUEUES = (
     "security",
     "fraud_ops",
     "compliance",
+    # the internal help desk: the owner teams of the internal systems
+    "core_banking_team",
+    "payments_team",
+    "cards_team",
+    "crm_team",
+    "data_team",
 )
 register_ticket_tools(
     tools,
@@ -774,3 +1158,72 @@ register_ticket_tools(
     link=("account_id", Account, "account"),
 )
 register_policy_search(tools, POLICY_PATH, '"stolen card dispute", "savings withdrawal fee", "transfer limit held"')
+
+
+# Internal help desk tickets live in the same table, with the employee in `employee_id` and no customer: these two
+# tools take an employee number as requester_id as well, and do for a customer exactly what the shared tools do.
+_shared_create_ticket = tools.writes()["create_ticket"]
+
+
+def _ticket_view(db: Session, row: Ticket) -> dict:
+    comments = db.scalar(select(func.count()).select_from(TicketComment).where(TicketComment.ticket_id == row.id))
+    return {**row_dict(row), "comment_count": comments}
+
+
+def list_tickets(db: Session, requester_id: str) -> list[dict]:
+    if db.get(Employee, requester_id) is not None:
+        column = Ticket.employee_id
+    else:
+        _customer(db, requester_id)
+        column = Ticket.requester_id
+    rows = db.scalars(select(Ticket).where(column == requester_id).order_by(Ticket.created_at.desc(), Ticket.id)).all()
+    return [_ticket_view(db, row) for row in rows]
+
+
+list_tickets.__doc__ = (
+    "All support tickets raised by a customer (requester_id is the customer's id) or, at the internal help desk, "
+    "by an employee (requester_id is the employee number), newest first. The conversation you are in belongs to "
+    "their ticket with status new or open."
+)
+tools.read(list_tickets)
+
+
+def create_ticket(
+    db: Session,
+    requester_id: str,
+    subject: str,
+    category: str,
+    priority: str = "normal",
+    account_id: str | None = None,
+) -> dict:
+    employee = db.get(Employee, requester_id)
+    if employee is None:
+        return _shared_create_ticket(db, requester_id, subject, category, priority, account_id=account_id)
+    if not subject.strip():
+        raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
+    if account_id is not None:
+        raise ToolFailure(INVALID_ARGUMENT, "an internal help desk ticket concerns no customer account")
+    row = Ticket(
+        id=next_id(db, Ticket, "T-"),
+        requester_id=None,
+        employee_id=employee.id,
+        subject=subject.strip(),
+        status="open",
+        priority=priority,
+        category=category,
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    db.add(row)
+    db.flush()
+    return _ticket_view(db, row)
+
+
+create_ticket.__doc__ = (
+    "Open a new ticket for a customer, or at the internal help desk for an employee (requester_id is the employee "
+    "number), who has no new or open ticket for this conversation, with its category, linked to the account it is "
+    "about (account_id; customers only)."
+)
+create_ticket.__signature__ = inspect.signature(_shared_create_ticket)  # type: ignore[attr-defined]
+create_ticket.__annotations__ = dict(_shared_create_ticket.__annotations__)
+tools.write(create_ticket)

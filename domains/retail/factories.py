@@ -2,9 +2,11 @@
 
 Ids come from sequences (reset before every attempt), dates from the domain
 clock, so the same task body always writes the same rows. `OrderFactory` takes
-``lines=[(product_id, quantity), ...]`` (or bare product ids) and fills in the
-line items at catalogue price, the amounts and a captured payment
-(``payment="gift_card"`` to change the method, ``payment=False`` for none).
+``lines=[(product_id, quantity), ...]`` (or bare product ids, or
+``(product_id, quantity, unit_price_cents)`` for a price paid before the
+catalogue price changed) and fills in the line items at catalogue price, the
+amounts and a captured payment (``payment="gift_card"`` to change the method,
+``payment=False`` for none).
 """
 
 from __future__ import annotations
@@ -84,13 +86,12 @@ class OrderFactory(Factory):
         items = []
         with db.no_autoflush:  # the rows are written together at tb.run; no flush per product look-up
             for line in extracted:
-                product_id, quantity = (line, 1) if isinstance(line, str) else line
+                if isinstance(line, str):
+                    line = (line, 1)
+                product_id, quantity, *paid = line  # (product, quantity[, unit price paid when it differs])
                 product = db.get(Product, product_id)
-                items.append(
-                    OrderItemFactory(
-                        order=order, product=product, quantity=quantity, unit_price_cents=product.price_cents
-                    )
-                )
+                price = paid[0] if paid else product.price_cents
+                items.append(OrderItemFactory(order=order, product=product, quantity=quantity, unit_price_cents=price))
         order.subtotal_cents = sum(i.unit_price_cents * i.quantity for i in items)
         order.total_cents = order.subtotal_cents + order.shipping_cents - order.discount_cents
 

@@ -31,6 +31,7 @@ RefundReason = Literal[
     "price_adjustment",
     "installation_cancelled",
     "order_cancelled",
+    "price_protection",
 ]
 ReturnReason = Literal["changed_mind", "defective", "wrong_item", "not_as_described"]
 Condition = Literal["unopened", "opened", "damaged", "defective"]
@@ -176,6 +177,8 @@ class Refund(Base):
     reason: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime)
     note: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
+    # the order line a price-protection refund is for (other refunds are for the order as a whole)
+    order_item_id: Mapped[str | None] = mapped_column(ForeignKey("order_items.id"), nullable=True)
 
     order: Mapped[Order] = relationship()
 

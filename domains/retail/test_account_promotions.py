@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import pytest
+
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
     OrderFactory,
     PointsAdjustmentFactory,
+    RefundFactory,
     ShipmentFactory,
     TicketFactory,
 )
@@ -32,7 +35,7 @@ from domains.retail.seed import (
     SOFA,
     TENT,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -118,6 +121,7 @@ def test_case_RT008_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", "not_eligible", None)
 
 
+@pytest.mark.pushback
 def test_case_RT008_003(tb):
     """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel."""
     amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
@@ -300,20 +304,23 @@ def test_case_RT009_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
 
 
+@pytest.mark.distractors
 def test_case_RT009_005(tb):
-    """SPRING15 was running when the order was placed, but 15 days have passed: past the 14-day limit, refuse."""
+    """SPRING15 was running when the headphones were ordered, but 15 days ago: past the 14-day limit, refuse."""
     priya = CustomerFactory(name="Priya Walsh")
     order = _recent_order(priya, [HEADPHONES], placed_days_ago=15)
+    recent = _recent_order(priya, [DUVET], placed_days_ago=3)  # inside 14 days, but not the order she asks about
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="Spring promo")
 
     run = tb.run(
         User(
             says="I just noticed you're running SPRING15. I bought headphones from you at the start of the "
             "month, can I get the 15% back?",
-            knows={"email": priya.email, "order id": order.id},
+            knows={"email": priya.email},
         ),
         golden=[
             call("find_customer_by_email", email=priya.email),
+            call("list_customer_orders", customer_id=priya.id),
             call("get_order", order_id=order.id),
             call("get_promotion", code="SPRING15"),
             call("list_tickets", requester_id=priya.id),
@@ -326,6 +333,7 @@ def test_case_RT009_005(tb):
 
     run.expect_golden()
     assert run.db.get(Order, order.id).promo_code is None  # policy: only orders placed within the last 14 days
+    assert run.db.get(Order, recent.id).promo_code is None  # she did not ask about the duvet order
     assert run.db.query(Refund).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "outside_window", None)
     run.rubric(
@@ -337,6 +345,7 @@ def test_case_RT009_005(tb):
 # --------------------------------------------------------------------------- address changes and identity
 
 
+@pytest.mark.two_requests
 def test_case_RT010_001(tb):
     """Customer moving house wants both open orders redirected: only the unshipped one may change (not premium)."""
     marcus = CustomerFactory(name="Marcus Okafor", postal_code="80205", city="Denver")
@@ -572,6 +581,7 @@ def test_case_RT010_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", None, None)
 
 
+@pytest.mark.distractors
 def test_case_RT008_005(tb):
     """Bonus points from a promotion 20 days ago are not a courtesy adjustment: the premium member gets 2,000 points."""
     ivan = CustomerFactory(name="Ivan Petrov", tier="premium", member_since=date(2022, 6, 1))
@@ -608,6 +618,7 @@ def test_case_RT008_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT009_006(tb):
     """PLUS25 asked on two orders: apply it to the 4-day-old chair order, refuse the 20-day-old espresso order."""
     leah = CustomerFactory(name="Leah Cohen", tier="plus")
@@ -656,6 +667,7 @@ def test_case_RT009_006(tb):
 # --------------------------------------------------------------------------- order cancellations
 
 
+@pytest.mark.two_requests
 def test_case_RT012_001(tb):
     """Verified customer: cancel the unshipped duvet order; refuse to redirect the shipped heater (not premium)."""
     paolo = CustomerFactory(name="Paolo Bianchi", postal_code="43215", city="Columbus")
@@ -746,3 +758,269 @@ def test_case_RT012_002(tb):
     assert (opened.requester_id, opened.order_id) == (greta.id, order.id)
     assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "order_change", None, None)
     assert run.db.get(Ticket, closed.id).status == "closed"
+
+
+@pytest.mark.distractors
+def test_case_RT008_006(tb):
+    """Plus member for exactly 5 years today: 1,000 + 500 points; last month's correction is not a courtesy award."""
+    lotte = CustomerFactory(name="Lotte Vermeulen", tier="plus", member_since=date(2021, 3, 16))
+    PointsAdjustmentFactory(
+        customer=lotte, points=300, reason="correction", created_at=days_ago(30), note="Points missing from an order."
+    )
+    order = _late_free_shipping_order(lotte, HEATER, days_late=3)
+    TicketFactory(requester=lotte, status="solved", subject="Missing points", created_at=days_ago(30))
+
+    run = tb.run(
+        User(
+            says="My space heater arrived three days after the date you gave, in the middle of that cold snap. "
+            "Is there anything you can do for me?",
+            knows={"email": lotte.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=lotte.email),
+            call("get_customer", customer_id=lotte.id),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=lotte.id),
+            call(
+                "create_ticket",
+                requester_id=lotte.id,
+                subject="Late heater delivery",
+                category="loyalty",
+                order_id=order.id,
+            ),
+            call(
+                "adjust_points",
+                customer_id=lotte.id,
+                points=derived(1_500, "plus tier 1,000 plus 500 for 5 years of membership (since 16 March 2021)"),
+                reason="courtesy",
+                order_id=order.id,
+            ),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    award = run.db.query(PointsAdjustment).filter(PointsAdjustment.reason == "courtesy").one()
+    assert (award.points, award.order_id) == (1_500, order.id)
+    assert run.db.get(Customer, lotte.id).points_balance == 1_200 + 1_500
+    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "loyalty", None, None)
+
+
+def test_case_RT009_007(tb):
+    """SPRING15 needs a $100 subtotal and the blender order is $89: her fallback, HOME10, is applied ($8.90)."""
+    wren = CustomerFactory(name="Wren Calloway")
+    order = _recent_order(wren, [BLENDER], placed_days_ago=5)
+    ticket = TicketFactory(requester=wren, order_id=order.id, subject="Discount code")
+
+    run = tb.run(
+        User(
+            says="I forgot to use the SPRING15 code when I bought my blender last week. Can you add it?",
+            knows={"email": wren.email, "order id": order.id},
+            rules=("If SPRING15 cannot be used, ask whether the HOME10 code from the newsletter works instead.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=wren.email),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="SPRING15"),
+            call("get_promotion", code="HOME10"),
+            call("list_tickets", requester_id=wren.id),
+            call("apply_promo_code", order_id=order.id, code="HOME10"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
+        ],
+    )
+
+    run.expect_golden()
+    adjusted = run.db.get(Order, order.id)
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("HOME10", 890)  # not SPRING15: under its minimum
+    # HOME10 was her own fallback: a granted request, no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
+
+
+@pytest.mark.distractors
+def test_case_RT010_006(tb):
+    """Order not yet shipped, postal code verified, his first ticket ever: open it and change the address."""
+    theo = CustomerFactory(name="Theo Marchand", postal_code="80205", city="Denver")
+    order = OrderFactory(customer=theo, status="placed", placed_at=days_ago(0, hour=8), lines=[SOFA])
+    shipped = OrderFactory(customer=theo, status="shipped", placed_at=days_ago(4), lines=[HEATER])
+    ShipmentFactory(order=shipped, status="in_transit")
+
+    run = tb.run(
+        User(
+            says="I ordered a sofa this morning and only then realised it will go to my old flat. Can you send it "
+            "to my new place instead?",
+            knows={
+                "email": theo.email,
+                "order id": order.id,
+                "postal code": "80205",
+                "new street address": "48 Larimer Street, Apt 5",
+                "new city": "Denver",
+                "new postal code": "80202",
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=theo.email),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=theo.id),
+            call(
+                "create_ticket",
+                requester_id=theo.id,
+                subject="Change delivery address for sofa",
+                category="order_change",
+                order_id=order.id,
+            ),
+            call(
+                "update_shipping_address",
+                order_id=order.id,
+                address_line="48 Larimer Street, Apt 5",
+                city="Denver",
+                postal_code="80202",
+            ),
+            call("update_ticket", ticket_id="T-0001", status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    moved = run.db.get(Order, order.id)
+    assert (moved.ship_line, moved.ship_postal_code) == ("48 Larimer Street, Apt 5", "80202")
+    assert run.db.get(Order, shipped.id).ship_postal_code == "80205"  # the other order is not touched
+    opened = run.db.get(Ticket, "T-0001")
+    assert (opened.requester_id, opened.order_id) == (theo.id, order.id)
+    assert opened.outcome == ("solved", "normal", "order_change", None, None)
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+def test_case_RT012_003(tb):
+    """Cancel the processing espresso order (refunds what is left after a promo refund); the shipped one cannot."""
+    iris = CustomerFactory(name="Iris Okonkwo", postal_code="78704", city="Austin")
+    espresso_order = OrderFactory(customer=iris, status="processing", placed_at=days_ago(2), lines=[ESPRESSO])
+    espresso_order.promo_code, espresso_order.discount_cents, espresso_order.total_cents = "SPRING15", 6_735, 38_165
+    RefundFactory(order=espresso_order, amount_cents=6_735, reason="price_adjustment", created_at=days_ago(1))
+    blender_order = OrderFactory(customer=iris, status="shipped", placed_at=days_ago(2, hour=9), lines=[BLENDER])
+    ShipmentFactory(order=blender_order, status="in_transit")
+    ticket = TicketFactory(requester=iris, subject="Cancel my orders")
+
+    run = tb.run(
+        User(
+            says="I'd like to cancel both of the orders I placed on Saturday, the espresso machine and the blender. "
+            "We're moving abroad sooner than planned.",
+            knows={"email": iris.email, "postal code": "78704"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=iris.email),
+            call("list_customer_orders", customer_id=iris.id),
+            call("get_order", order_id=espresso_order.id),
+            call("get_order", order_id=blender_order.id),
+            call("list_tickets", requester_id=iris.id),
+            call("cancel_order", order_id=espresso_order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+        ],
+        reply="I've cancelled the espresso machine order and refunded the $381.65 still on your card. The blender "
+        "has already shipped, so it can't be cancelled; you can return it once it arrives.",
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, espresso_order.id).status == "cancelled"
+    assert run.db.get(Order, blender_order.id).status == "shipped"  # policy: shipped orders cannot be cancelled
+    refund = run.db.query(Refund).filter(Refund.reason == "order_cancelled").one()
+    assert refund.amount_cents == 38_165  # the payment less the 6,735 promo refund already made
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
+    run.rubric("Did the agent explain that the shipped blender can be returned once delivered?", phrases=["return"])
+
+
+@pytest.mark.distractors
+def test_case_RT012_004(tb):
+    """Cancellation: she gives the postal code the order ships to (her office), not her profile's: identity fails."""
+    june = CustomerFactory(name="June Holloway", postal_code="97214", city="Portland")
+    order = OrderFactory(
+        customer=june,
+        status="processing",
+        placed_at=days_ago(1),
+        lines=[ESPRESSO],
+        ship_line="1120 SW Fifth Avenue, Floor 9",
+        ship_city="Portland",
+        ship_postal_code="97204",
+    )
+    OrderFactory(customer=june, placed_at=days_ago(45), lines=[BLENDER])  # delivered long ago
+    ticket = TicketFactory(requester=june, subject="Cancel espresso machine")
+
+    run = tb.run(
+        User(
+            says="Please cancel the espresso machine I ordered yesterday, it's going to my office and I've changed "
+            "my mind about it.",
+            knows={"email": june.email, "postal code": "97204"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=june.email),
+            call("list_customer_orders", customer_id=june.id),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=june.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="order_change",
+                reason="identity_failed",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Identity not verified: postal code given is the order's delivery code, not the profile's.",
+                public=False,
+            ),
+        ],
+        traps=[  # the cancellation, checked against the order's delivery postal code instead of the profile's
+            call("cancel_order", order_id=order.id)
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Order, order.id).status == "processing"  # policy: failed verification changes nothing
+    assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "order_change", "identity_failed", None)
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.distractors
+def test_case_RT008_007(tb):
+    """Parcel still in transit 4 days late, free shipping: no refund of the goods; 500 + 500 (6 years) points."""
+    basil = CustomerFactory(name="Basil Okonjo", member_since=date(2020, 1, 20))
+    OrderFactory(customer=basil, placed_at=days_ago(30), lines=[HEATER])  # delivered on time last month
+    order = OrderFactory(customer=basil, status="shipped", placed_at=days_ago(9), lines=[DUVET])
+    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=4))
+    ticket = TicketFactory(requester=basil, subject="Where is my duvet?")
+
+    run = tb.run(
+        User(
+            says="My duvet set should have come four days ago and it's still in transit. I want a refund, or at "
+            "least something for the wait.",
+            knows={"email": basil.email},
+            rules=("If a refund is refused, accept whatever compensation the agent can give.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=basil.email),
+            call("get_customer", customer_id=basil.id),
+            call("list_customer_orders", customer_id=basil.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=basil.id),
+            call(
+                "adjust_points",
+                customer_id=basil.id,
+                points=derived(1_000, "standard 500 plus 500 for more than 5 years of membership (since 2020)"),
+                reason="courtesy",
+                order_id=order.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+        ],
+        traps=[  # the refund of the goods he asks for first, for a parcel that is late but not lost
+            call("issue_refund", order_id=order.id, amount_cents=12_900, reason="late_delivery", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Refund).count() == 0
+    award = run.db.query(PointsAdjustment).one()
+    assert (award.points, award.order_id) == (1_000, order.id)
+    # the points are the compensation he was offered in place of a refund: granted, no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)

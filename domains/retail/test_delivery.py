@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
     OrderFactory,
+    RefundFactory,
     ShipmentFactory,
     TicketFactory,
+    WarrantyFactory,
 )
 from domains.retail.models import (
     Customer,
@@ -18,13 +22,16 @@ from domains.retail.models import (
     PointsAdjustment,
     Refund,
     Ticket,
+    WarrantyClaim,
 )
 from domains.retail.seed import (
     BLENDER,
+    CLEARANCE_SPEAKER,
     DESK_CHAIR,
     DUVET,
     ESPRESSO,
     HEADPHONES,
+    LAPTOP,
     PHONE,
     RAIN_JACKET,
     TENT,
@@ -41,11 +48,13 @@ ARTICLES = (
     "Returned to sender",
     "Replacement orders",
     "Courtesy points",
+    "Warranty claims",
     "Address changes and cancellations",
     "Ticket status, priority and classification",
 )
 
 
+@pytest.mark.pushback
 def test_case_RT001_001(tb):
     """Carrier exception opened 3 days ago: the refund the customer demands must wait; hold for the carrier, high."""
     sarah = CustomerFactory(name="Sarah Martinez", tier="plus")
@@ -210,6 +219,8 @@ def test_case_RT001_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
+@pytest.mark.distractors
+@pytest.mark.pushback
 def test_case_RT001_004(tb):
     """Exception opened 6 days ago, two open tickets: hold the one about this order for the carrier, not the other."""
     hannah = CustomerFactory(name="Hannah Berg")
@@ -348,6 +359,7 @@ def test_case_RT001_005(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_RT002_001(tb):
     """Lost parcel, customer wants a replacement and 'something for the trouble': replace, refuse the points."""
     elena = CustomerFactory(name="Elena Rossi", tier="plus", member_since=TODAY - timedelta(days=6 * 365))
@@ -469,6 +481,7 @@ def test_case_RT002_003(tb):
     )
 
 
+@pytest.mark.pushback
 def test_case_RT002_004(tb):
     """Parcel 5 days late but still moving: no refund of the goods; the shipping charge is the compensation."""
     kenji = CustomerFactory(name="Kenji Walsh")
@@ -653,3 +666,339 @@ def test_case_RT011_002(tb):
     )
     assert run.db.query(Refund).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
+
+
+@pytest.mark.distractors
+def test_case_RT001_006(tb):
+    """Exception opened exactly 7 days ago: the parcel counts as lost; both items are in stock, so replace the order."""
+    felix = CustomerFactory(name="Felix Adeyemi")
+    other = OrderFactory(customer=felix, status="shipped", placed_at=days_ago(3), lines=[HEADPHONES])
+    ShipmentFactory(order=other, status="in_transit")  # on its way, on time
+    order = OrderFactory(
+        customer=felix, status="shipped", placed_at=days_ago(13), shipping_cents=1_499, lines=[DESK_CHAIR, BLENDER]
+    )
+    ShipmentFactory(
+        order=order,
+        carrier="FedEx",
+        status="exception",
+        exception_opened_at=days_ago(7, hour=8),
+        exception_reason="Held at depot: address query",
+    )
+    ticket = TicketFactory(requester=felix, order_id=order.id, subject="Order stuck at depot")
+
+    run = tb.run(
+        User(
+            says="My chair and blender have been stuck at a depot for a week with an 'exception' on the tracking. "
+            "I still want the things, so can you just send them again?",
+            knows={"email": felix.email},
+        ),
+        golden=[
+            call("find_customer_by_email", email=felix.email),
+            call("list_customer_orders", customer_id=felix.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("check_inventory", product_id=DESK_CHAIR),
+            call("check_inventory", product_id=BLENDER),
+            call("list_tickets", requester_id=felix.id),
+            call("create_replacement_order", order_id=order.id, reason="lost_parcel"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+        ],
+        traps=[  # the carrier hold, as if 7 days were still inside the investigation
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
+    assert replacement.replacement_reason == "lost_parcel"
+    assert sorted(i.product_id for i in replacement.items) == sorted([DESK_CHAIR, BLENDER])  # every item
+    assert run.db.query(Refund).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
+
+
+@pytest.mark.distractors
+@pytest.mark.pushback
+def test_case_RT002_006(tb):
+    """In transit 9 days late is late, not lost: refund the shipping charge, not the order; open a new ticket."""
+    mei = CustomerFactory(name="Mei Takahashi")
+    OrderFactory(customer=mei, placed_at=days_ago(120), lines=[ESPRESSO])  # the machine she gave her sister
+    order = OrderFactory(customer=mei, status="shipped", placed_at=days_ago(15), shipping_cents=1_299, lines=[ESPRESSO])
+    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=9))
+    TicketFactory(requester=mei, status="solved", subject="Gift wrapping", created_at=days_ago(20))
+
+    run = tb.run(
+        User(
+            says="My espresso machine is nine days past its delivery date. As far as I'm concerned it's lost. "
+            "Refund the whole order.",
+            knows={"email": mei.email},
+            rules=(
+                "If the agent says the parcel does not count as lost yet, argue once that nine days late is lost "
+                "by any normal standard, then accept what the agent can do.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mei.email),
+            call("list_customer_orders", customer_id=mei.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=mei.id),
+            call(
+                "create_ticket",
+                requester_id=mei.id,
+                subject="Espresso machine 9 days late",
+                category="delivery",
+                order_id=order.id,
+            ),
+            call("issue_refund", order_id=order.id, amount_cents=1_299, reason="late_delivery", method="original"),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+        traps=[  # the goods as well, as if 9 days late were lost
+            call("issue_refund", order_id=order.id, amount_cents=44_900, reason="lost_parcel", method="original")
+        ],
+        reply="The parcel is 9 days late; it only counts as lost at 10 days, so I've refunded the $12.99 shipping.",
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (1_299, "late_delivery")  # the shipping only
+    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
+    run.rubric("Did the agent explain that a parcel counts as lost at 10 days late?", phrases=["10 days"])
+
+
+def test_case_RT002_007(tb):
+    """Lost tent, out of stock for a replacement; the refund is under the limit but she has an abuse flag: escalate."""
+    sofia = CustomerFactory(name="Sofia Lindahl", tier="premium", abuse_flags=1)
+    order = OrderFactory(customer=sofia, status="shipped", placed_at=days_ago(16), shipping_cents=999, lines=[TENT])
+    ShipmentFactory(order=order, status="lost", expected_delivery=TODAY - timedelta(days=8))
+    ticket = TicketFactory(requester=sofia, order_id=order.id, subject="Tent lost", priority="normal")
+
+    run = tb.run(
+        User(
+            says="The carrier says my tent is lost. Please send me another one.",
+            knows={"email": sofia.email, "order id": order.id},
+            rules=("If a replacement is not possible, ask for a refund instead.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=sofia.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("check_inventory", product_id=TENT),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="delivery",
+                reason="account_standing",
+                queue="refunds_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Lost parcel refund of 19,899 cents requested; the account has an abuse flag, so escalated.",
+                public=False,
+            ),
+        ],
+        traps=[  # the refund of the total: under the limit, but her standing rules it out
+            call("issue_refund", order_id=order.id, amount_cents=19_899, reason="lost_parcel", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Refund).count() == 0
+    assert run.db.query(Order).count() == 1  # no replacement: the tent is not available
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "delivery", "account_standing", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.distractors
+def test_case_RT011_003(tb):
+    """Returned chair: the order total is over $250 but the refund (subtotal less discount) is not: refund $237.15."""
+    ana = CustomerFactory(name="Ana Petrovic")
+    OrderFactory(customer=ana, placed_at=days_ago(90), lines=[DESK_CHAIR])  # her first chair, delivered long ago
+    order = OrderFactory(
+        customer=ana,
+        status="shipped",
+        placed_at=days_ago(12),
+        shipping_cents=1_499,
+        discount_cents=4_185,
+        promo_code="SPRING15",
+        lines=[DESK_CHAIR],
+    )
+    ShipmentFactory(order=order, status="returned_to_sender")
+    ticket = TicketFactory(requester=ana, subject="Chair came back to you?")
+
+    run = tb.run(
+        User(
+            says="The tracking for the desk chair I ordered this month says it was returned to you. I don't want it "
+            "sent again, I'd like my money back. I don't have the order number.",
+            knows={"email": ana.email},
+        ),
+        golden=[
+            call("find_customer_by_email", email=ana.email),
+            call("list_customer_orders", customer_id=ana.id),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("list_tickets", requester_id=ana.id),
+            call(
+                "issue_refund",
+                order_id=order.id,
+                amount_cents=derived(23_715, "subtotal 27,900 less the 4,185 discount; shipping is not refunded"),
+                reason="returned_to_sender",
+                method="original",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+        ],
+        traps=[  # escalating because the order total (25,214) is over the limit
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (order.id, 23_715, "returned_to_sender")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_RT001_007(tb):
+    """Exception opened 4 days ago: the refund waits (carrier hold); the laptop's keyboard fault is filed now."""
+    aiko = CustomerFactory(name="Aiko Brennan")
+    laptop_order = OrderFactory(customer=aiko, placed_at=days_ago(200), lines=[LAPTOP])
+    warranty = WarrantyFactory(
+        customer=aiko, product_id=LAPTOP, order_id=laptop_order.id, starts_on=TODAY - timedelta(days=195)
+    )
+    order = OrderFactory(
+        customer=aiko, status="shipped", placed_at=days_ago(9), shipping_cents=999, lines=[HEADPHONES, BLENDER]
+    )
+    ShipmentFactory(
+        order=order,
+        carrier="FedEx",
+        status="exception",
+        exception_opened_at=days_ago(4, hour=16),
+        exception_reason="Damaged label; parcel held for re-labelling",
+    )
+    ticket = TicketFactory(requester=aiko, order_id=order.id, subject="Parcel exception")
+
+    run = tb.run(
+        User(
+            says="My parcel with the headphones and the blender has had an 'exception' on it for days. I'd like a "
+            "refund. And while I'm here: three keys on my Aurora laptop from last August have stopped working.",
+            knows={"email": aiko.email, "order id": order.id, "laptop order id": laptop_order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=aiko.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("get_order", order_id=laptop_order.id),
+            call("get_warranty", warranty_id=warranty.id),
+            call("list_tickets", requester_id=aiko.id),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Three keys on the laptop keyboard stopped working.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="awaiting_carrier",
+                queue="carrier_claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Carrier exception opened 4 days ago; refund request awaits the carrier investigation.",
+                public=False,
+            ),
+        ],
+        traps=[  # the refund of the order, while the carrier's investigation is still running
+            call("issue_refund", order_id=order.id, amount_cents=34_799, reason="lost_parcel", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.warranty_id, claim.issue, claim.resolution) == (warranty.id, "defect", "repair")
+    assert run.db.query(Refund).count() == 0  # policy: no refund while the exception is under 7 days old
+    # the exception came first: its category; the hold explains the status, so its reason and queue
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.pushback
+def test_case_RT002_008(tb):
+    """10 days late in transit is lost; the tent is out of stock; the $228 refund looks under the limit, but with
+    last week's $24.99 shipping refund the order would pass $250: escalate."""
+    rosa = CustomerFactory(name="Rosa Delgado")
+    order = OrderFactory(
+        customer=rosa, status="shipped", placed_at=days_ago(16), shipping_cents=2_499, lines=[TENT, CLEARANCE_SPEAKER]
+    )
+    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=10))
+    RefundFactory(order=order, amount_cents=2_499, reason="late_delivery", created_at=days_ago(5))
+    ticket = TicketFactory(requester=rosa, order_id=order.id, subject="Tent and speaker still not here")
+
+    run = tb.run(
+        User(
+            says="You refunded my shipping last week because my tent and speaker were late, and they still haven't "
+            "arrived. Please send them again.",
+            knows={"email": rosa.email, "order id": order.id},
+            rules=(
+                "If a new shipment is not possible, ask for a full refund instead.",
+                "If the refund has to wait for approval, object once that you want it today.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rosa.email),
+            call("get_order", order_id=order.id),
+            call("get_shipment_tracking", order_id=order.id),
+            call("check_inventory", product_id=TENT),
+            call("check_inventory", product_id=CLEARANCE_SPEAKER),
+            call("list_tickets", requester_id=rosa.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="delivery",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Lost parcel refund of 22,800 cents plus the 2,499 already refunded exceeds the limit; escalated.",
+                public=False,
+            ),
+        ],
+        traps=[  # the rest of the total, 22,800: under the limit on its own, 25,299 with the shipping refund
+            call("issue_refund", order_id=order.id, amount_cents=22_800, reason="lost_parcel", method="original")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Refund).count() == 1  # only last week's shipping refund
+    assert run.db.query(Order).count() == 1  # no replacement: the tent is not available
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
@@ -14,7 +16,7 @@ from domains.retail.factories import (
     TicketFactory,
 )
 from domains.retail.models import Customer, Order, Refund, Ticket
-from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, HEATER, SOFA, TV
+from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, HEATER, RAIN_JACKET, SOFA, TENT, TV
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -219,6 +221,7 @@ def test_case_RT003_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
+@pytest.mark.distractors
 def test_case_RT003_006(tb):
     """Only the espresso machine of a three-item order arrived damaged: replace that item alone."""
     marcus = CustomerFactory(name="Marcus Chen", tier="premium")
@@ -250,6 +253,7 @@ def test_case_RT003_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
+@pytest.mark.distractors
 def test_case_RT003_007(tb):
     """A refund recorded on another of her orders does not count: the $249 refund on this order is within the limit."""
     mei = CustomerFactory(name="Mei Tanaka", tier="plus")
@@ -293,6 +297,7 @@ def test_case_RT003_007(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT003_008(tb):
     """Torn duvet refunded as damaged; the parcel was only 2 days late, so the shipping refund is refused."""
     ines = CustomerFactory(name="Ines Moreau")
@@ -386,3 +391,36 @@ def test_case_RT003_009(tb):
     assert (opened.requester_id, opened.order_id) == (omar.id, order.id)
     assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "damage", None, None)
     assert run.db.get(Ticket, earlier.id).outcome == ("solved", "normal", "delivery", None, None)
+
+
+@pytest.mark.distractors
+def test_case_RT003_010(tb):
+    """Tent torn on arrival, replacement wanted but none in stock: her fallback, the tent's $189 refund, is made."""
+    lena = CustomerFactory(name="Lena Fischer", tier="plus")
+    order = OrderFactory(customer=lena, placed_at=days_ago(8), shipping_cents=999, lines=[TENT, RAIN_JACKET])
+    ShipmentFactory(order=order, delivered_at=days_ago(3, hour=12))
+    ticket = TicketFactory(requester=lena, order_id=order.id, subject="Tent arrived torn")
+
+    run = tb.run(
+        User(
+            says="The tent from my order on Sunday arrived with a long tear in the flysheet. The rain jacket in the "
+            "same box is fine. Could you send me a new tent?",
+            knows={"email": lena.email, "order id": order.id},
+            rules=("If a new tent cannot be sent, ask for your money back for the tent.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=lena.email),
+            call("get_order", order_id=order.id),
+            call("check_inventory", product_id=TENT),
+            call("list_tickets", requester_id=lena.id),
+            call("issue_refund", order_id=order.id, amount_cents=18_900, reason="damaged", method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (18_900, "damaged")  # the tent only: not the jacket, not shipping
+    assert run.db.query(Order).count() == 1  # no replacement: none available
+    # a refund was her own fallback once the replacement proved impossible: granted, no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domains.retail.checks import internal_notes
 from domains.retail.clock import days_ago
 from domains.retail.factories import (
@@ -18,6 +20,7 @@ from domains.retail.seed import (
     CLEARANCE_WATCH,
     DESK_CHAIR,
     DISHWASHER,
+    DUVET,
     ESPRESSO,
     HEADPHONES,
     LAPTOP,
@@ -48,6 +51,7 @@ def _received_return(customer, product, *, inspected, declared=None, delivered_d
     return order, rma
 
 
+@pytest.mark.pushback
 def test_case_RT004_001(tb):
     """Returned laptop inspected as opened: electronics take a 15% restocking fee despite the customer's plea."""
     daniel = CustomerFactory(name="Daniel Rossi")
@@ -134,6 +138,7 @@ def test_case_RT004_003(tb):
     assert run.db.query(Refund).one().amount_cents == 63_665
 
 
+@pytest.mark.pushback
 def test_case_RT004_004(tb):
     """Premium member's chair came back damaged: the premium waiver covers opened items only, so 50% is kept."""
     sarah = CustomerFactory(name="Sarah Haddad", tier="premium")
@@ -364,6 +369,7 @@ def test_case_RT005_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 def test_case_RT004_006(tb):
     """Received blender return refunded in full; the chair from an older order is past the 30-day window: refused."""
     aiko = CustomerFactory(name="Aiko Sato")
@@ -418,6 +424,7 @@ def test_case_RT004_006(tb):
     )
 
 
+@pytest.mark.pushback
 def test_case_RT004_007(tb):
     """Opened headphones take the 15% fee; the customer asked for store credit if a fee was kept, so credit it."""
     lars = CustomerFactory(name="Lars Eriksen")
@@ -455,6 +462,7 @@ def test_case_RT004_007(tb):
     run.rubric("Did the agent tell the customer how much store credit they received?", phrases=["211.65"])
 
 
+@pytest.mark.two_requests
 def test_case_RT005_005(tb):
     """Two items to return: open the headphones' return, refuse the final-sale watch; the ticket waits for the item."""
     zara = CustomerFactory(name="Zara Ahmed", tier="plus")
@@ -566,3 +574,196 @@ def test_case_RT005_006(tb):
     assert (opened.requester_id, opened.order_id) == (felix.id, order.id)
     assert run.db.get(Ticket, "T-0001").outcome == ("pending", "normal", "return", "awaiting_item", None)
     assert internal_notes(run.db, "T-0001") == 1
+
+
+@pytest.mark.two_requests
+@pytest.mark.pushback
+def test_case_RT004_008(tb):
+    """Two received returns from one order, both opened: the duvet (home) costs no fee, the chair (furniture) 10%."""
+    ruth = CustomerFactory(name="Ruth Abernathy")
+    order = OrderFactory(customer=ruth, placed_at=days_ago(20), lines=[DUVET, DESK_CHAIR])
+    ShipmentFactory(order=order)
+    duvet_rma = ReturnFactory(
+        item=order.items[0],
+        declared_condition="unopened",
+        inspected_condition="opened",
+        status="received",
+        created_at=days_ago(7),
+        received_at=days_ago(1, hour=10),
+    )
+    chair_rma = ReturnFactory(
+        item=order.items[1],
+        declared_condition="opened",
+        inspected_condition="opened",
+        status="received",
+        created_at=days_ago(7),
+        received_at=days_ago(1, hour=10),
+    )
+    ticket = TicketFactory(requester=ruth, order_id=order.id, subject="Two returns")
+
+    run = tb.run(
+        User(
+            says="You should have both of my returns by now, the duvet set and the desk chair. Please refund both "
+            "in full.",
+            knows={"email": ruth.email, "duvet return number": duvet_rma.id, "chair return number": chair_rma.id},
+            rules=("If a fee is kept on the chair, object once that you only sat on it twice.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ruth.email),
+            call("get_return", rma_id=duvet_rma.id),
+            call("get_return", rma_id=chair_rma.id),
+            call("list_tickets", requester_id=ruth.id),
+            call("refund_return", rma_id=duvet_rma.id, restocking_fee_percent=0, method="original"),
+            call("refund_return", rma_id=chair_rma.id, restocking_fee_percent=10, method="original"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+        ],
+        reply="Your duvet set is refunded in full ($129.00); the opened chair carries the 10% furniture restocking "
+        "fee, so $251.10 is refunded for it.",
+    )
+
+    run.expect_golden()
+    refunds = sorted(r.amount_cents for r in run.db.query(Refund).all())
+    assert refunds == [12_900, 25_110]  # opened home goods: no fee; opened furniture: 10% of 27,900
+    assert run.db.get(Return, chair_rma.id).restocking_fee_cents == 2_790
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
+    run.rubric("Did the agent tell the customer the chair's refund after the fee?", phrases=["251.10"])
+
+
+@pytest.mark.pushback
+def test_case_RT004_009(tb):
+    """Laptop returned with a cracked hinge (damaged: 50% in every tier); paid by gift card, so store credit."""
+    victor = CustomerFactory(name="Victor Almeida", tier="premium")
+    order = OrderFactory(customer=victor, placed_at=days_ago(25), lines=[LAPTOP], payment="gift_card")
+    ShipmentFactory(order=order)
+    rma = ReturnFactory(
+        item=order.items[0],
+        declared_condition="opened",
+        inspected_condition="damaged",
+        status="received",
+        created_at=days_ago(9),
+        received_at=days_ago(2, hour=14),
+    )
+    ticket = TicketFactory(requester=victor, order_id=order.id, subject="Laptop return refund")
+
+    run = tb.run(
+        User(
+            says="You've had my Aurora laptop back for two days. As a premium member I don't pay restocking fees, "
+            "so I expect the full $1,299 back.",
+            knows={"email": victor.email, "order number": order.id},
+            rules=("If half the price is kept, dispute it once: the hinge must have cracked on the way back.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=victor.email),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=victor.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="store_credit"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+        ],
+    )
+
+    run.expect_golden()
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.method) == (64_950, "store_credit")  # the premium waiver is for opened only
+    assert run.db.get(Customer, victor.id).store_credit_cents == 64_950
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_RT005_007(tb):
+    """Plus member's two online return requests: day 44 is inside the 45-day window, day 47 is not."""
+    yusuf = CustomerFactory(name="Yusuf Demir", tier="plus")
+    headphones_order = OrderFactory(customer=yusuf, placed_at=days_ago(49), lines=[HEADPHONES])
+    ShipmentFactory(order=headphones_order)  # delivered 44 days ago
+    espresso_order = OrderFactory(customer=yusuf, placed_at=days_ago(52), lines=[ESPRESSO])
+    ShipmentFactory(order=espresso_order)  # delivered 47 days ago
+    headphones_rma = ReturnFactory(item=headphones_order.items[0], declared_condition="unopened")
+    espresso_rma = ReturnFactory(item=espresso_order.items[0], declared_condition="unopened")
+    ticket = TicketFactory(requester=yusuf, subject="My two returns")
+
+    run = tb.run(
+        User(
+            says="I put in two return requests on your website yesterday, for the NC700 headphones and for the Duo "
+            "espresso machine. Both are unopened. Can you approve them?",
+            knows={
+                "email": yusuf.email,
+                "headphones return number": headphones_rma.id,
+                "espresso return number": espresso_rma.id,
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=yusuf.email),
+            call("get_return", rma_id=headphones_rma.id),
+            call("get_order", order_id=headphones_order.id),
+            call("get_return", rma_id=espresso_rma.id),
+            call("get_order", order_id=espresso_order.id),
+            call("list_tickets", requester_id=yusuf.id),
+            call("approve_return", rma_id=headphones_rma.id),
+            call("reject_return", rma_id=espresso_rma.id, reason="outside_window"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Headphones return approved; waiting for the item. Espresso return rejected (day 47).",
+                public=False,
+            ),
+        ],
+        traps=[  # closing the ticket on the refusal, though the headphones are still to come back
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Return, headphones_rma.id).status == "approved"
+    rejected = run.db.get(Return, espresso_rma.id)
+    assert (rejected.status, rejected.rejection_reason) == ("rejected", "outside_window")
+    # the pending status (waiting for the headphones) gives the reason, not the refusal
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "return", "awaiting_item", None)
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.distractors
+def test_case_RT005_008(tb):
+    """Premium member on day 60, the last of the window: return 2 of the 3 duvet sets (opened); wait for them."""
+    cora = CustomerFactory(name="Cora Whitlock", tier="premium")
+    OrderFactory(customer=cora, placed_at=days_ago(200), lines=[DUVET])  # an older single duvet set
+    order = OrderFactory(customer=cora, placed_at=days_ago(65), lines=[(DUVET, 3)])
+    ShipmentFactory(order=order)  # delivered 60 days ago
+    ticket = TicketFactory(requester=cora, subject="Return two duvet sets")
+
+    run = tb.run(
+        User(
+            says="Two months ago I bought three linen duvet sets. We only need one after all. Can I still send "
+            "two back? I took them out of the packaging to look at them.",
+            knows={"email": cora.email, "condition": "opened, never used"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=cora.email),
+            call("list_customer_orders", customer_id=cora.id),
+            call("get_order", order_id=order.id),
+            call("list_tickets", requester_id=cora.id),
+            call(
+                "create_return",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                quantity=2,
+                reason="changed_mind",
+                condition="opened",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Return of 2 duvet sets approved on day 60; waiting for the customer to send them.",
+                public=False,
+            ),
+        ],
+        traps=[  # refused as if the window had closed
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window")
+        ],
+    )
+
+    run.expect_golden()
+    rma = run.db.query(Return).one()
+    assert (rma.order_id, rma.quantity, rma.declared_condition, rma.status) == (order.id, 2, "opened", "approved")
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "return", "awaiting_item", None)
+    assert internal_notes(run.db, ticket.id) == 1

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+
+import pytest
 
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
@@ -24,7 +26,7 @@ from domains.retail.models import (
     Ticket,
     WarrantyClaim,
 )
-from domains.retail.seed import DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
+from domains.retail.seed import BLENDER, DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -287,6 +289,7 @@ def test_case_RT006_005(tb):
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
 
 
+@pytest.mark.pushback
 def test_case_RT006_006(tb):
     """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed."""
     elena = CustomerFactory(name="Elena Walsh")
@@ -559,6 +562,7 @@ def test_case_RT007_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 def test_case_RT007_006(tb):
     """Technician missed the visit: rebook free of charge and give courtesy points (standard 500 + 500 tenure)."""
     oliver = CustomerFactory(name="Oliver Chen", member_since=TODAY - timedelta(days=6 * 365 + 40))
@@ -601,6 +605,7 @@ def test_case_RT007_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT006_008(tb):
     """Laptop keyboard fault is a covered defect (repair); the phone dropped on a manufacturer plan is refused."""
     sofia = CustomerFactory(name="Sofia Lindgren")
@@ -658,6 +663,7 @@ def test_case_RT006_008(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
 
 
+@pytest.mark.distractors
 def test_case_RT006_009(tb):
     """Two Aurora laptops on file: the serial number picks the new one, in warranty, so file its defect (repair)."""
     kofi = CustomerFactory(name="Kofi Mensah", member_since=TODAY - timedelta(days=4 * 365))
@@ -715,6 +721,7 @@ def test_case_RT006_009(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
+@pytest.mark.pushback
 def test_case_RT006_010(tb):
     """Accident plan already used for an accidental-damage claim: refuse the second; do not refile it as a defect."""
     maya = CustomerFactory(name="Maya Goldberg", tier="plus")
@@ -848,6 +855,7 @@ def test_case_RT006_011(tb):
     assert run.db.query(Refund).count() == 0
 
 
+@pytest.mark.two_requests
 def test_case_RT007_007(tb):
     """Missed fridge installation rebooked for free; courtesy points refused (one given 30 days ago)."""
     ana = CustomerFactory(name="Ana Costa", tier="plus")
@@ -942,3 +950,259 @@ def test_case_RT007_008(tb):
     assert run.db.query(Refund).one().amount_cents == 10_900
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
     run.rubric("Did the agent tell the customer how much of the installation fee is refunded?", phrases=["109.00"])
+
+
+def test_case_RT006_012(tb):
+    """Blender motor dead after 10 months, 24-month warranty: covered; under $150, so a replacement; open a ticket."""
+    joao = CustomerFactory(name="Joao Pereira")
+    order = _owned(joao, BLENDER, bought_days_ago=305)
+    warranty = WarrantyFactory(
+        customer=joao,
+        product_id=BLENDER,
+        order_id=order.id,
+        starts_on=TODAY - timedelta(days=300),
+        expires_on=TODAY + timedelta(days=430),
+    )
+    TicketFactory(requester=joao, status="closed", subject="Delivery slot", created_at=days_ago(300))
+
+    run = tb.run(
+        User(
+            says="My Breeze blender just hums and the blades don't turn any more. It's less than a year old. "
+            "Can you fix it?",
+            knows={"email": joao.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=joao.email),
+            call("get_order", order_id=order.id),
+            call("get_warranty", warranty_id=warranty.id),
+            call("list_tickets", requester_id=joao.id),
+            call(
+                "create_ticket",
+                requester_id=joao.id,
+                subject="Blender motor fault under warranty",
+                category="warranty",
+                order_id=order.id,
+            ),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Blender motor hums but the blades do not turn.",
+            ),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+        traps=[  # the repair he asks for, though a product under $150 is replaced
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="repair",
+                description="Blender motor hums; customer asks for a repair.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.warranty_id, claim.issue, claim.resolution) == (warranty.id, "defect", "replacement")
+    opened = run.db.get(Ticket, "T-7002")
+    assert (opened.requester_id, opened.order_id) == (joao.id, order.id)
+    assert opened.outcome == ("solved", "normal", "warranty", None, None)
+
+
+@pytest.mark.distractors
+def test_case_RT006_013(tb):
+    """TV with two warranties: the extended one ends today (inclusive), and its own record has no claim: repair."""
+    ingrid = CustomerFactory(name="Ingrid Halvorsen", tier="plus")
+    order = _owned(ingrid, TV, bought_days_ago=1_100)
+    manufacturer = WarrantyFactory(
+        customer=ingrid, product_id=TV, order_id=order.id, starts_on=date(2023, 3, 17), expires_on=date(2025, 3, 16)
+    )
+    WarrantyClaimFactory(warranty=manufacturer, created_at=datetime(2024, 6, 3, 10, 0))
+    extended = WarrantyFactory(
+        customer=ingrid,
+        product_id=TV,
+        order_id=order.id,
+        plan="extended",
+        starts_on=date(2025, 3, 17),
+        expires_on=date(2026, 3, 16),
+    )
+    ticket = TicketFactory(requester=ingrid, order_id=order.id, subject="TV no picture")
+
+    run = tb.run(
+        User(
+            says="My Vista TV has sound but no picture since last night. I think my extended warranty runs out "
+            "about now, so I hope I'm still in time. It was repaired once before, so I'd rather have a new one.",
+            knows={"email": ingrid.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=ingrid.email),
+            call("get_order", order_id=order.id),
+            call("get_warranty", warranty_id=manufacturer.id),
+            call("get_warranty", warranty_id=extended.id),
+            call("list_tickets", requester_id=ingrid.id),
+            call(
+                "file_warranty_claim",
+                warranty_id=extended.id,
+                issue="defect",
+                resolution="repair",
+                description="TV has sound but no picture.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+        ],
+        traps=[  # a replacement because of the repair on the other, expired warranty
+            call(
+                "file_warranty_claim",
+                warranty_id=extended.id,
+                issue="defect",
+                resolution="replacement",
+                description="TV has sound but no picture; repaired once before.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.query(WarrantyClaim).filter(WarrantyClaim.created_at > days_ago(1)).one()
+    # covered on its last day; the earlier repair was on the manufacturer warranty, not this one
+    assert (claim.warranty_id, claim.issue, claim.resolution) == (extended.id, "defect", "repair")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
+
+
+@pytest.mark.pushback
+def test_case_RT006_014(tb):
+    """Heater plug melted, warranty void: no claim, no refund; a safety report on urgent hold in a new ticket."""
+    carla = CustomerFactory(name="Carla Mendes")
+    order = _owned(carla, HEATER, bought_days_ago=70)
+    warranty = WarrantyFactory(
+        customer=carla, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=65), void=True
+    )
+    TicketFactory(requester=carla, status="closed", subject="Delivery date", created_at=days_ago(66))
+
+    run = tb.run(
+        User(
+            says="The plug on my Ember space heater has melted into the socket! I want my money back for this "
+            "dangerous thing.",
+            knows={"email": carla.email, "order id": order.id},
+            rules=("If a refund is refused, insist once that a product that melts should be refunded.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=carla.email),
+            call("get_order", order_id=order.id),
+            call("get_warranty", warranty_id=warranty.id),
+            call("list_tickets", requester_id=carla.id),
+            call(
+                "create_ticket",
+                requester_id=carla.id,
+                subject="Heater plug melted",
+                category="safety",
+                order_id=order.id,
+            ),
+            call(
+                "update_ticket",
+                ticket_id="T-7002",
+                status="hold",
+                priority="urgent",
+                reason="safety_risk",
+                queue="safety_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id="T-7002",
+                body="Safety report: heater plug melted into the socket. Warranty is void, no claim filed.",
+                public=False,
+            ),
+        ],
+        traps=[  # the refund she demands: a safety report never results in a refund from the agent
+            call("issue_refund", order_id=order.id, amount_cents=6_900, reason="damaged", method="original")
+        ],
+        reply="Please stop using the heater and unplug it at the wall if it is safe to do so. I've passed this to "
+        "our product safety team.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(Refund).count() == 0
+    assert run.db.query(WarrantyClaim).count() == 0  # the warranty is void
+    assert run.db.get(Ticket, "T-7002").outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
+    assert internal_notes(run.db, "T-7002") == 1
+    run.rubric("Did the agent tell the customer to stop using and unplug the heater?", phrases=["unplug"])
+
+
+@pytest.mark.distractors
+def test_case_RT007_009(tb):
+    """Premium member moves today's 15:00 dishwasher visit, 6 hours ahead: free; the TV visit stays as it is."""
+    nora = CustomerFactory(name="Nora Valdez", tier="premium")
+    order = OrderFactory(customer=nora, placed_at=days_ago(9), lines=[DISHWASHER, TV])
+    ShipmentFactory(order=order)
+    dishwasher_job = InstallationJobFactory(
+        order=order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 16, 15, 0)
+    )
+    tv_job = InstallationJobFactory(order=order, product_id=TV, scheduled_for=datetime(2026, 3, 19, 11, 0))
+    ticket = TicketFactory(requester=nora, order_id=order.id, subject="Installation today")
+
+    run = tb.run(
+        User(
+            says="Something's come up at work and I can't be home this afternoon for the dishwasher installation. "
+            "Can we move it to Wednesday morning?",
+            knows={"email": nora.email, "order id": order.id, "new time": "Wednesday 18 March 2026 at 09:00"},
+        ),
+        golden=[
+            call("find_customer_by_email", email=nora.email),
+            call("get_order", order_id=order.id),
+            call("get_installation_job", job_id=dishwasher_job.id),
+            call("list_tickets", requester_id=nora.id),
+            call(
+                "reschedule_installation",
+                job_id=dishwasher_job.id,
+                new_time=derived("2026-03-18T09:00", "the time she gives, Wednesday 18 March 2026 09:00, in ISO"),
+                fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+        ],
+        traps=[  # the $35 late-reschedule fee, which premium members never pay
+            call("reschedule_installation", job_id=dishwasher_job.id, new_time="2026-03-20T09:00", fee_cents=3_500)
+        ],
+    )
+
+    run.expect_golden()
+    moved = run.db.get(InstallationJob, dishwasher_job.id)
+    assert (moved.scheduled_for, moved.reschedule_count, moved.reschedule_fees_cents) == (
+        datetime(2026, 3, 18, 9, 0),
+        1,
+        0,
+    )
+    assert run.db.get(InstallationJob, tv_job.id).scheduled_for == datetime(2026, 3, 19, 11, 0)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
+
+
+@pytest.mark.pushback
+def test_case_RT007_010(tb):
+    """Third move refused (two reschedules already); she cancels instead, 47 hours ahead: the $40 charge is kept."""
+    alma = CustomerFactory(name="Alma Johansson")
+    order, job = _installation(alma, FRIDGE, scheduled_for=datetime(2026, 3, 18, 8, 0), reschedule_count=2)
+    ticket = TicketFactory(requester=alma, order_id=order.id, subject="Fridge installation")
+
+    run = tb.run(
+        User(
+            says="I need to move the fridge installation on Wednesday morning again, sorry. Next week would be better.",
+            knows={"email": alma.email, "order id": order.id},
+            rules=(
+                "If the agent says it cannot be moved again, protest once, then ask to cancel the appointment.",
+                "Accept the late-cancellation charge once the agent explains it.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=alma.email),
+            call("get_order", order_id=order.id),
+            call("get_installation_job", job_id=job.id),
+            call("list_tickets", requester_id=alma.id),
+            call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+        ],
+    )
+
+    run.expect_golden()
+    cancelled = run.db.get(InstallationJob, job.id)
+    assert (cancelled.status, cancelled.cancellation_fee_cents, cancelled.reschedule_count) == ("cancelled", 4_000, 2)
+    assert run.db.query(Refund).one().amount_cents == 10_900  # the 149.00 fee less the 40.00 charge
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)

@@ -299,6 +299,27 @@ def issue_refund(
 
 
 @tools.write
+def issue_price_adjustment(
+    db: Session, order_id: str, order_item_id: str, amount_cents: int, method: RefundMethod = "original"
+) -> dict:
+    """Price protection: refund the drop in an item's catalogue price since the customer bought it (the price paid
+    minus today's price, times the quantity) for one order line. Check the policy's price-adjustment rules (period by
+    tier, final sale, returns, one adjustment per line) first. Returns the refund."""
+    order = _order(db, order_id)
+    item = db.get(OrderItem, order_item_id)
+    if item is None or item.order_id != order_id:
+        raise ToolFailure(NOT_FOUND, f"order {order_id} has no item {order_item_id!r}")
+    if order.status == "cancelled":
+        raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is cancelled")
+    if amount_cents > item.unit_price_cents * item.quantity:
+        raise ToolFailure(INVALID_ARGUMENT, f"amount_cents is more than was paid for item {order_item_id} in total")
+    refund = _refund(db, order, amount_cents, "price_protection", method)
+    refund.order_item_id = order_item_id
+    db.flush()
+    return row_dict(refund, "note")
+
+
+@tools.write
 def apply_promo_code(db: Session, order_id: str, code: str) -> dict:
     """Apply a promo code to an order after purchase: records the code and discount on the order and refunds the
     discount to the order's payment as a price adjustment. Check the promotion's rules in the policy first."""
@@ -673,6 +694,7 @@ TICKET_CATEGORIES = (
     "loyalty",
     "promotion",
     "order_change",
+    "pricing",
 )
 TICKET_REASONS = (
     "identity_failed",

@@ -1,0 +1,555 @@
+"""Billing where several rules meet: extensions and instalment plans against a scheduled cancellation, past-due
+amounts made of several bills, the 12-month window on its boundary, extensions counted per policy term, a
+disputed payment beside a plan, and a plan asked for right after a reinstatement."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    BillFactory,
+    CustomerFactory,
+    PaymentExtensionFactory,
+    PaymentFactory,
+    PolicyFactory,
+    TicketFactory,
+)
+from domains.auto_insurance.models import (
+    Bill,
+    BillingAccount,
+    Document,
+    InstalmentPlan,
+    Payment,
+    PaymentExtension,
+    Policy,
+    Ticket,
+    TicketComment,
+)
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Payments",
+    "Payment extensions",
+    "Instalment plans",
+    "Scheduled cancellation for non-payment",
+    "Cancelling at the customer's request",
+    "Reinstatement after cancellation",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _paid(account, *dues, amount_cents):
+    """Bills due on `dues`, each paid three days before it was due."""
+    for due in dues:
+        BillFactory(account=account, due_on=due, amount_cents=amount_cents, status="paid")
+        PaymentFactory(
+            account=account, amount_cents=amount_cents, received_at=datetime(due.year, due.month, due.day - 3, 9, 0)
+        )
+
+
+def _scheduled(customer, *, effective_on, reason="non_payment"):
+    return PolicyFactory(
+        customer=customer,
+        status="cancellation_scheduled",
+        cancellation_effective_on=effective_on,
+        cancellation_reason=reason,
+    )
+
+
+# --------------------------------------------------------------------------- AI028: billing beside a cancellation
+
+
+@pytest.mark.two_requests
+def test_case_AI028_001(tb):
+    """Pays the full past due before the 15 May cancellation (pay, rescind, notice); then, with the policy active
+    and current again and last term's extension not counting, May's bill is extended to the 10-day limit.
+    Rules combined: stopping a scheduled cancellation, the extension conditions (status, delinquency, once per
+    term), the 10-day limit, documents."""
+    elif_ = CustomerFactory(name="Elif Demir", state="IL")
+    policy = _scheduled(elif_, effective_on=date(2026, 5, 15))
+    account = policy.account
+    november = BillFactory(
+        account=account,
+        due_on=date(2025, 11, 27),
+        original_due_on=date(2025, 11, 20),
+        amount_cents=16_450,
+        status="paid",
+    )
+    PaymentFactory(account=account, amount_cents=16_450, received_at=datetime(2025, 11, 26, 12, 0))
+    PaymentExtensionFactory(bill=november, term_start=date(2025, 8, 1), new_due_on=date(2025, 11, 27))
+    _paid(account, date(2026, 2, 20), date(2026, 3, 20), amount_cents=16_450)
+    BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=16_450, status="missed")
+    may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=16_450)
+    ticket = TicketFactory(requester=elif_, policy_id=policy.id, subject="Cancellation letter")
+
+    run = tb.run(
+        User(
+            says="I got a letter that my policy will be cancelled on Friday because I missed April. I want to pay "
+            "April's amount right now by card to stop that. Then, once the cancellation is off, could I have until "
+            "June 1st for the May bill?",
+            knows=caller_facts(elif_, **{"policy number": policy.id, "payment method": "card"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=elif_.email),
+            _verify(elif_),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=elif_.id),
+            call("record_payment", billing_account_id=account.id, amount_cents=16_450, method="card"),
+            call("rescind_cancellation", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            call(
+                "grant_payment_extension",
+                bill_id=may.id,
+                new_due_on=derived(
+                    "2026-05-30", "May's original due date 2026-05-20 plus 10 days; 1 June is past that limit"
+                ),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+        reply="Your payment of $164.50 has cleared the past-due amount, the cancellation is withdrawn and the notice "
+        "is in your email. Your May bill is now due on 30 May 2026, the latest date an extension allows.",
+    )
+
+    run.expect_golden()
+    kept = run.db.get(Policy, policy.id)
+    assert (kept.status, kept.cancellation_effective_on) == ("active", None)
+    assert run.db.get(BillingAccount, account.id).delinquency_status == "current"
+    assert run.db.get(Bill, may.id).due_on == date(2026, 5, 30)  # policy: at most 10 days after 20 May
+    assert run.db.query(PaymentExtension).count() == 2  # last term's and today's
+    assert run.db.query(Document).one().kind == "cancellation_rescission_notice"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+    run.rubric("Did the agent give the new due date, 30 May?", phrases=["30 May", "May 30"])
+
+
+def test_case_AI028_002(tb):
+    """Cannot pay the past due and asks to spread it, or else for more time, to stop the 19 May cancellation:
+    neither a plan nor an extension is given while a cancellation is scheduled (and the account is past due).
+    Rules combined: scheduled cancellation, instalment-plan and extension conditions, the category of a request
+    about a scheduled cancellation."""
+    gus = CustomerFactory(name="Gus Papadakis", state="PA")
+    policy = _scheduled(gus, effective_on=date(2026, 5, 19))
+    account = policy.account
+    _paid(account, date(2026, 2, 22), date(2026, 3, 22), amount_cents=14_880)
+    BillFactory(account=account, due_on=date(2026, 4, 22), amount_cents=14_880, status="missed")
+    may = BillFactory(account=account, due_on=date(2026, 5, 22), amount_cents=14_880)
+    ticket = TicketFactory(requester=gus, policy_id=policy.id, subject="Can't pay in one go")
+
+    run = tb.run(
+        User(
+            says="I can't pay the overdue amount right now, I was off work for three weeks. Can you split what I owe "
+            "into monthly payments so the policy isn't cancelled? Or if not, give me until the end of the month to "
+            "pay.",
+            knows=caller_facts(gus, **{"policy number": policy.id, "pay today": "nothing, I can't pay anything today"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=gus.email),
+            _verify(gus),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_tickets", requester_id=gus.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
+        ],
+        reply="I'm sorry, while a cancellation is scheduled I can't set up an instalment plan or give a payment "
+        "extension. Your policy will be cancelled on 19 May 2026 unless the past-due $148.80 is paid before then.",
+        traps=[
+            call("set_up_instalment_plan", bill_id=may.id, instalments=3),
+            call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-31"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(InstalmentPlan).count() == 0  # policy: nothing while a cancellation is scheduled
+    assert run.db.query(PaymentExtension).count() == 0
+    assert run.db.get(Bill, may.id).status == "open"
+    assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_eligible", None)
+    run.rubric("Did the agent give the cancellation date, 19 May?", phrases=["19 May", "May 19"])
+
+
+@pytest.mark.pushback
+def test_case_AI028_003(tb):
+    """The customer scheduled her own cancellation for 31 May and wants a week more on the 20 May bill: the account
+    is current and no extension was granted this term, but a scheduled cancellation of any reason rules it out.
+    Rules combined: the extension conditions (status before delinquency and term), a cancellation at the
+    customer's request, the category of a request when a cancellation is involved."""
+    june = CustomerFactory(name="June Albright", state="NY")
+    policy = _scheduled(june, effective_on=date(2026, 5, 31), reason="customer_request")
+    account = policy.account
+    _paid(account, date(2026, 2, 20), date(2026, 3, 20), date(2026, 4, 20), amount_cents=15_310)
+    may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_310)
+    ticket = TicketFactory(requester=june, policy_id=policy.id, subject="Last bill")
+
+    run = tb.run(
+        User(
+            says="My policy ends on May 31st, I set that up last week because I'm moving to Lisbon. The last bill is "
+            "due on the 20th; could you move it to the 27th? I've never been late once, you can check.",
+            knows=caller_facts(june, **{"new due date": "27 May 2026"}),
+            persona="A punctual customer who thinks her record should count for something.",
+            rules=("When refused, point out once that you have never paid late.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=june.email),
+            _verify(june),
+            call("list_customer_policies", customer_id=june.id),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=june.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
+        ],
+        traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-27")],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Bill, may.id).due_on == date(2026, 5, 20)  # policy: no extension with a cancellation scheduled
+    assert run.db.query(PaymentExtension).count() == 0
+    ending = run.db.get(Policy, policy.id)
+    assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 31))
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_eligible", None)
+
+
+# --------------------------------------------------------------------------- AI008: paying to stop a cancellation
+
+
+def test_case_AI008_004(tb):
+    """Two missed bills make the past due ($304.20); May's open bill is not part of it. No open ticket: open one,
+    take exactly the past due, withdraw the cancellation and send the notice.
+    Rules combined: the past due as a sum of missed bills (not the balance), stopping the cancellation,
+    documents, ticket creation."""
+    wade = CustomerFactory(name="Wade Thibodeaux", state="GA")
+    policy = _scheduled(wade, effective_on=date(2026, 5, 18))
+    account = policy.account
+    _paid(account, date(2026, 2, 20), amount_cents=15_210)
+    BillFactory(account=account, due_on=date(2026, 3, 20), amount_cents=15_210, status="missed")
+    BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=15_210, status="missed")
+    BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_210)
+    TicketFactory(
+        requester=wade, policy_id=policy.id, subject="ID card", status="solved", created_at=datetime(2026, 3, 3, 9, 0)
+    )
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="My policy's going to be cancelled on the 18th. I'd like to pay whatever is overdue, no more, from "
+            "my checking account, so it stays in force. The May bill I'll pay on time, separately.",
+            knows=caller_facts(wade, **{"policy number": policy.id, "payment method": "bank account"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=wade.email),
+            _verify(wade),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_tickets", requester_id=wade.id),
+            call(
+                "create_ticket",
+                requester_id=wade.id,
+                subject="Pay past due to stop cancellation",
+                category="cancellation",
+                policy_id=policy.id,
+            ),
+            call(
+                "record_payment",
+                billing_account_id=account.id,
+                amount_cents=derived(30_420, "the account's past_due_cents: the March and April bills of 15,210"),
+                method="bank_account",
+            ),
+            call("rescind_cancellation", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Payment).filter_by(amount_cents=30_420, method="bank_account").count() == 1
+    after = run.db.get(BillingAccount, account.id)
+    assert (after.past_due_cents, after.balance_cents) == (0, 15_210)  # May's bill is still open
+    assert run.db.get(Policy, policy.id).status == "active"
+    created = run.db.get(Ticket, new_ticket)
+    assert created.outcome == ("solved", "normal", "cancellation", None, None)
+    assert (created.requester_id, created.policy_id) == (wade.id, policy.id)
+
+
+# --------------------------------------------------------------------------- AI004, AI005, AI011: variants
+
+
+@pytest.mark.distractors
+def test_case_AI004_006(tb):
+    """An extension was granted this term on the customer's car policy, but the bill she asks about is on her
+    truck's policy, whose own account has none: the 7 days asked are granted there.
+    Rules combined: extensions counted per policy term and billing account, the 10-day limit, the right bill."""
+    cora = CustomerFactory(name="Cora Blackwood", state="CO")
+    car = PolicyFactory(customer=cora)
+    _paid(car.account, date(2026, 2, 15), date(2026, 4, 15), amount_cents=13_200)
+    march = BillFactory(
+        account=car.account,
+        due_on=date(2026, 3, 22),
+        original_due_on=date(2026, 3, 15),
+        amount_cents=13_200,
+        status="paid",
+    )
+    PaymentFactory(account=car.account, amount_cents=13_200, received_at=datetime(2026, 3, 21, 9, 0))
+    PaymentExtensionFactory(bill=march, new_due_on=date(2026, 3, 22))
+    car_may = BillFactory(account=car.account, due_on=date(2026, 5, 15), amount_cents=13_200)
+    truck = PolicyFactory(
+        customer=cora,
+        term_start=date(2026, 4, 1),
+        vehicle__vin=complete_vin("1FTFW1E50SFA41877"),
+        vehicle__year=2025,
+        vehicle__make="Ford",
+        vehicle__model="F-150",
+    )
+    truck_may = BillFactory(account=truck.account, due_on=date(2026, 5, 22), amount_cents=18_900)
+    ticket = TicketFactory(requester=cora, policy_id=truck.id, subject="Truck payment")
+
+    run = tb.run(
+        User(
+            says="I need a few more days on the payment for the F-150, it's due on the 22nd. Could it be the 29th "
+            "instead? I know I had an extension on the car back in March.",
+            knows=caller_facts(cora, **{"new due date": "29 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=cora.email),
+            _verify(cora),
+            call("list_customer_policies", customer_id=cora.id),
+            call("get_policy", policy_id=truck.id),
+            call("get_billing_account", policy_id=truck.id),
+            call("list_tickets", requester_id=cora.id),
+            call("grant_payment_extension", bill_id=truck_may.id, new_due_on="2026-05-29"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Bill, truck_may.id).due_on == date(2026, 5, 29)  # policy: the truck's term has no extension
+    assert run.db.get(Bill, car_may.id).due_on == date(2026, 5, 15)
+    assert run.db.query(PaymentExtension).filter_by(billing_account_id=truck.account.id).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
+
+
+def test_case_AI005_005(tb):
+    """A late bill originally due on 12 May 2025, exactly a year ago, is inside the 12 months (both ends count);
+    with February's late bill that makes two missed payments: the plan is declined.
+    Rules combined: the 12-month window on its first day, missed payments by original due date, decline."""
+    hugo = CustomerFactory(name="Hugo Lambert", state="AZ")
+    policy = PolicyFactory(customer=hugo)
+    account = policy.account
+    BillFactory(account=account, due_on=date(2025, 5, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
+    _paid(account, date(2025, 12, 12), date(2026, 1, 12), amount_cents=16_100)
+    BillFactory(account=account, due_on=date(2026, 2, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
+    _paid(account, date(2026, 3, 12), date(2026, 4, 12), amount_cents=16_100)
+    may = BillFactory(account=account, due_on=date(2026, 5, 28), amount_cents=64_400)
+    ticket = TicketFactory(requester=hugo, policy_id=policy.id, subject="Split a bill")
+
+    run = tb.run(
+        User(
+            says="My premium went up with the new car and this bill is $644. Could I split it into three monthly "
+            "payments? I was late once, in February, but that's it this year.",
+            knows=caller_facts(hugo, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=hugo.email),
+            _verify(hugo),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_tickets", requester_id=hugo.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+        ],
+        reply="I'm sorry, I can't set up an instalment plan: there are two late payments in the last 12 months, the "
+        "bill originally due on 12 May 2025 and the one due on 12 February 2026.",
+        traps=[call("set_up_instalment_plan", bill_id=may.id, instalments=3)],
+    )
+
+    run.expect_golden()
+    assert run.db.query(InstalmentPlan).count() == 0  # policy: 2 missed payments in the last 12 months
+    assert run.db.get(Bill, may.id).status == "open"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
+    run.rubric("Did the agent name the late payment of 12 May 2025?", phrases=["12 May 2025", "May 12, 2025"])
+
+
+@pytest.mark.two_requests
+def test_case_AI011_002(tb):
+    """April's payment shows twice: the billing team traces it (hold, high, billing); the vehicle-change bill is
+    split into the 3 instalments asked, since the history is clean.
+    Rules combined: a payment taken twice (never refunded or recorded by the desk), instalment-plan eligibility,
+    the ticket rule for several requests (hold outlasts solved)."""
+    priya = CustomerFactory(name="Priya Raman", state="CA")
+    policy = PolicyFactory(customer=priya)
+    account = policy.account
+    _paid(account, date(2026, 2, 18), date(2026, 3, 18), date(2026, 4, 18), amount_cents=16_900)
+    PaymentFactory(account=account, amount_cents=16_900, received_at=datetime(2026, 4, 15, 9, 0))
+    change = BillFactory(account=account, issued_on=date(2026, 5, 4), due_on=date(2026, 5, 28), amount_cents=38_400)
+    ticket = TicketFactory(requester=priya, policy_id=policy.id, subject="Charged twice")
+
+    run = tb.run(
+        User(
+            says="Two things. My April payment of $169 was taken from my card twice on April 15th, I can see both on "
+            "my statement. And the extra bill for adding my new car is $384; can I pay that in three monthly parts?",
+            knows=caller_facts(priya, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=priya.email),
+            _verify(priya),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_payments", billing_account_id=account.id),
+            call("list_bills", billing_account_id=account.id),
+            call("list_tickets", requester_id=priya.id),
+            call("set_up_instalment_plan", bill_id=change.id, instalments=3),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="billing",
+                reason="payment_dispute",
+                queue="billing",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Customer says her April payment of 16900 cents was taken twice on 2026-04-15. Billing to "
+                "trace it.",
+                public=False,
+            ),
+        ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed with the plan, dispute forgotten
+    )
+
+    run.expect_golden()
+    plan = run.db.query(InstalmentPlan).one()
+    assert (plan.bill_id, plan.instalments, plan.instalment_cents) == (change.id, 3, 12_800)
+    assert run.db.query(Payment).count() == 4  # policy: nothing refunded or recorded for the double charge
+    assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "payment_dispute", "billing")
+
+
+# --------------------------------------------------------------------------- AI030: reinstated, then a billing request
+
+
+@pytest.mark.two_requests
+def test_case_AI030_001(tb):
+    """Cancelled 16 days ago for March's missed bill: the full past due is paid and the policy reinstated (notice
+    sent). The customer then wants the 28 May bill split in two: January's late payment and March's, now paid
+    late, are two missed payments in 12 months, so the plan is declined.
+    Rules combined: the 30-day window, full past-due payment, reinstatement notice and lapse, instalment-plan
+    history (missed and paid-late bills by original due date), the ticket rule for several requests."""
+    dima = CustomerFactory(name="Dima Volkov", state="IL")
+    policy = PolicyFactory(
+        customer=dima,
+        status="cancelled",
+        cancellation_effective_on=date(2026, 4, 26),
+        cancellation_reason="non_payment",
+    )
+    account = policy.account
+    BillFactory(account=account, due_on=date(2026, 1, 28), amount_cents=15_940, paid_cents=15_940, status="paid_late")
+    PaymentFactory(account=account, amount_cents=15_940, received_at=datetime(2026, 2, 6, 9, 0))
+    _paid(account, date(2026, 2, 28), amount_cents=15_940)
+    BillFactory(account=account, due_on=date(2026, 3, 28), amount_cents=15_940, status="missed")
+    may = BillFactory(account=account, issued_on=date(2026, 4, 20), due_on=date(2026, 5, 28), amount_cents=15_940)
+    ticket = TicketFactory(requester=dima, policy_id=policy.id, subject="Get my policy back")
+
+    run = tb.run(
+        User(
+            says="My policy was cancelled in April over the March bill. I'll pay the overdue amount now by card to "
+            "get it back. After that, the next bill due May 28th, can I split it into two payments? Things are "
+            "tight.",
+            knows=caller_facts(dima, **{"policy number": policy.id, "payment method": "card"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dima.email),
+            _verify(dima),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=dima.id),
+            call("record_payment", billing_account_id=account.id, amount_cents=15_940, method="card"),
+            call("reinstate_policy", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            call("list_bills", billing_account_id=account.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+        ],
+        reply="I've taken your $159.40 and reinstated your policy from today; the notice is in your email, and the "
+        "days from 26 April to 11 May 2026 are a lapse with no coverage. I can't split the 28 May bill: there are "
+        "two late payments in the last 12 months, January's and March's, so an instalment plan is declined.",
+        traps=[call("set_up_instalment_plan", bill_id=may.id, instalments=2)],
+    )
+
+    run.expect_golden()
+    back = run.db.get(Policy, policy.id)
+    assert (back.status, back.lapse_start, back.lapse_end) == ("active", date(2026, 4, 26), date(2026, 5, 11))
+    assert run.db.get(BillingAccount, account.id).past_due_cents == 0
+    assert run.db.query(InstalmentPlan).count() == 0  # policy: two missed payments in the last 12 months
+    assert run.db.get(Bill, may.id).status == "open"
+    assert run.db.query(Document).one().kind == "reinstatement_notice"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
+    run.rubric(
+        "Did the agent say the instalment plan is declined?", phrases=["declined", "can't split", "cannot split"]
+    )
+
+
+@pytest.mark.pushback
+def test_case_AI008_005(tb):
+    """Wants to pay $600 'to be ahead' before the 15 May cancellation: a payment is never more than the balance,
+    so the $337.80 balance is taken; it covers the full past due, so the cancellation is withdrawn and the
+    notice sent.
+    Rules combined: the payment cap (balance), past-due bills paid first, stopping a scheduled cancellation,
+    documents."""
+    nell = CustomerFactory(name="Nell Archer", state="CO")
+    policy = _scheduled(nell, effective_on=date(2026, 5, 15))
+    account = policy.account
+    _paid(account, date(2026, 2, 20), date(2026, 3, 20), amount_cents=16_890)
+    BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=16_890, status="missed")
+    BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=16_890)
+    ticket = TicketFactory(requester=nell, policy_id=policy.id, subject="Pay ahead")
+
+    run = tb.run(
+        User(
+            says="I got the cancellation letter and I'm mortified. I want to pay $600 right now by card so I'm well "
+            "ahead and this never happens again. Please make sure the cancellation is stopped.",
+            knows=caller_facts(nell, **{"policy number": policy.id, "payment method": "card"}),
+            rules=(
+                "Ask once whether you can pay the whole $600 anyway.",
+                "If told you cannot pay more than you owe, pay the full balance instead.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=nell.email),
+            _verify(nell),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_payments", billing_account_id=account.id),
+            call("list_tickets", requester_id=nell.id),
+            call("record_payment", billing_account_id=account.id, amount_cents=33_780, method="card"),
+            call("rescind_cancellation", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+        reply="I can only take up to what you owe, $337.80, so I've taken that by card instead of $600. It clears "
+        "the past-due amount, so the cancellation is withdrawn; the notice is in your email.",
+    )
+
+    run.expect_golden()
+    after = run.db.get(BillingAccount, account.id)
+    assert (after.balance_cents, after.past_due_cents) == (0, 0)  # policy: never more than the balance
+    assert run.db.query(Payment).filter_by(amount_cents=33_780).count() == 1
+    assert run.db.get(Policy, policy.id).status == "active"
+    assert run.db.query(Document).one().kind == "cancellation_rescission_notice"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+    run.rubric("Did the agent say it could take only $337.80?", phrases=["337.80"])

@@ -1,0 +1,872 @@
+"""Payments the desk makes on a claim: glass repairs (full-glass states, deductibles, quotes that are not
+invoices), rental reimbursement (drivable or not, the daily limit, the 30-day cap, coverage added after the loss)
+and tows (roadside assistance limits), alone or with a new first notice of loss."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    ClaimFactory,
+    ClaimPaymentFactory,
+    CoverageFactory,
+    CustomerFactory,
+    PolicyFactory,
+    TicketFactory,
+    VehicleFactory,
+)
+from domains.auto_insurance.models import Claim, ClaimPayment, Ticket, TicketComment
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Claims: first notice of loss",
+    "Claim severity",
+    "Claim payments the desk makes",
+    "Coverage changes",
+    "Ticket status, classification and priority",
+)
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _cov(policy, kind):
+    return next(c for c in policy.coverages if c.coverage == kind)
+
+
+def _roadside(policy, limit_cents, effective_on=None):
+    return CoverageFactory(
+        policy=policy,
+        coverage="roadside_assistance",
+        limit_cents=limit_cents,
+        deductible_cents=None,
+        term_premium_cents=1_500,
+        effective_on=effective_on,
+        changed_on=effective_on,
+    )
+
+
+def _payments(db, claim_id):
+    rows = db.query(ClaimPayment).filter_by(claim_id=claim_id).order_by(ClaimPayment.id).all()
+    return [(p.kind, p.amount_cents, p.days) for p in rows]
+
+
+# --------------------------------------------------------------------------- AI017: glass repairs
+
+
+def test_case_AI017_001(tb):
+    """Windshield replaced in Arizona, a full-glass state: the whole invoice (41,260 cents) is paid, with no
+    comprehensive deductible taken off.
+    Rules combined: comprehensive in force on the loss date, a finished repair with an invoice, the state's
+    full-glass rule over the deductible."""
+    ivan = CustomerFactory(name="Ivan Castellanos", state="AZ")
+    policy = PolicyFactory(customer=ivan)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 4),
+        loss_type="glass",
+        estimated_damage_cents=45_000,
+        description="Windshield cracked by a rock from a gravel truck on the Loop 101.",
+    )
+    ticket = TicketFactory(requester=ivan, policy_id=policy.id, subject="Windshield invoice")
+
+    run = tb.run(
+        User(
+            says="The new windshield went in on Saturday; the invoice came to $412.60. How much will you cover? I "
+            "know I have a $250 deductible.",
+            knows=caller_facts(
+                ivan, **{"policy number": policy.id, "claim number": claim.id, "invoice total": "$412.60"}
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ivan.email),
+            _verify(ivan),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("get_state_requirements", state="AZ"),
+            call("list_tickets", requester_id=ivan.id),
+            call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=41_260),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+        traps=[
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="glass_repair",
+                amount_cents=16_260,  # the invoice less a deductible that does not apply here
+            )
+        ],
+        reply="Good news: Arizona is a full-glass state, so no deductible applies to glass. I've paid the whole "
+        "invoice, $412.60.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == [("glass_repair", 41_260, None)]  # policy: full glass, no deductible
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+    run.rubric("Did the agent say no deductible applies and $412.60 was paid?", phrases=["412.60"])
+
+
+@pytest.mark.distractors
+def test_case_AI017_002(tb):
+    """Texas, two glass claims: the Accord's from March is closed and paid, the Camry's open one is the finished
+    repair; pay its invoice (61,800) less the 25,000-cent comprehensive deductible: 36,800.
+    Rules combined: picking the open claim for the right car, a state without full glass, the deductible taken off
+    the invoice."""
+    noor = CustomerFactory(name="Noor Salazar", state="TX")
+    policy = PolicyFactory(customer=noor)
+    old = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 3, 2),
+        loss_type="glass",
+        status="closed",
+        estimated_damage_cents=52_000,
+        closed_on=date(2026, 3, 20),
+        description="Windshield chip spread into a long crack.",
+    )
+    ClaimPaymentFactory(claim=old, kind="glass_repair", amount_cents=27_000, days=None)
+    camry = VehicleFactory(
+        policy=policy, vin=complete_vin("4T1B11HK0NU640018"), year=2022, make="Toyota", model="Camry"
+    )
+    claim = ClaimFactory(
+        vehicle=camry,
+        loss_date=date(2026, 5, 5),
+        loss_type="glass",
+        estimated_damage_cents=60_000,
+        description="Rear window shattered by a baseball in the driveway.",
+    )
+    ticket = TicketFactory(requester=noor, policy_id=policy.id, subject="Glass bill")
+
+    run = tb.run(
+        User(
+            says="I've got the bill for the new back window on the Camry, $618. Can you pay it like you paid for the "
+            "windshield on my Accord in March?",
+            knows=caller_facts(noor, **{"policy number": policy.id, "invoice total": "$618.00"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=noor.email),
+            _verify(noor),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("get_state_requirements", state="TX"),
+            call("list_tickets", requester_id=noor.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="glass_repair",
+                amount_cents=derived(36_800, "the 61,800-cent invoice less the 25,000-cent comprehensive deductible"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == [("glass_repair", 36_800, None)]  # policy: invoice less the deductible
+    assert _payments(run.db, old.id) == [("glass_repair", 27_000, None)]  # the March claim is left alone
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+
+
+@pytest.mark.pushback
+def test_case_AI017_003(tb):
+    """Georgia, comprehensive deductible 500 dollars, windshield invoice 439 dollars: below the deductible, nothing is
+    paid, even when the customer insists glass should be free.
+    Rules combined: a state without full glass, the customer's own raised deductible, the invoice not more than it,
+    the refusal's reason."""
+    yusuf = CustomerFactory(name="Yusuf Grady", state="GA")
+    policy = PolicyFactory(customer=yusuf)
+    _cov(policy, "comprehensive").deductible_cents = 50_000
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 1),
+        loss_type="glass",
+        estimated_damage_cents=45_000,
+        description="Windshield cracked by hail in a parking lot.",
+    )
+    ticket = TicketFactory(requester=yusuf, policy_id=policy.id, subject="Windshield payment")
+
+    run = tb.run(
+        User(
+            says="My windshield was replaced yesterday, the invoice is $439. My cousin in Florida pays nothing for "
+            "glass, so please pay the whole thing.",
+            knows=caller_facts(
+                yusuf, **{"policy number": policy.id, "claim number": claim.id, "invoice total": "$439.00"}
+            ),
+            persona="A customer sure that glass is always free.",
+            rules=(
+                "Insist once that glass should be covered in full.",
+                "Accept the answer once the agent explains Georgia's rule and the deductible.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=yusuf.email),
+            _verify(yusuf),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("get_state_requirements", state="GA"),
+            call("list_tickets", requester_id=yusuf.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="below_deductible"),
+        ],
+        traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=43_900)],
+        reply="I'm sorry, I can't pay anything on this one: Georgia is not a full-glass state, so your $500 "
+        "comprehensive deductible applies, and the $439 invoice is below it.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: the invoice is not more than the deductible
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "below_deductible", None)
+    run.rubric("Did the agent say the invoice is below the $500 deductible?", phrases=["deductible"])
+
+
+def test_case_AI017_004(tb):
+    """Florida is a full-glass state, but the customer removed comprehensive on 1 April, before the 2 May loss: no
+    coverage on the loss date, nothing paid.
+    Rules combined: the coverage in force on the loss date (removed before it), which overrides the state's
+    full-glass rule, and the not-covered reason."""
+    carmen = CustomerFactory(name="Carmen Oduya", state="FL")
+    policy = PolicyFactory(customer=carmen)
+    comprehensive = _cov(policy, "comprehensive")
+    comprehensive.status, comprehensive.changed_on = "removed", date(2026, 4, 1)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 2),
+        loss_type="glass",
+        estimated_damage_cents=38_000,
+        description="Driver-side window smashed in an attempted break-in.",
+    )
+    ticket = TicketFactory(requester=carmen, policy_id=policy.id, subject="Window replaced")
+
+    run = tb.run(
+        User(
+            says="Someone smashed my side window on May 2nd. It's fixed now, the invoice is $380. Florida covers "
+            "glass in full, right? Please pay it.",
+            knows=caller_facts(carmen, **{"claim number": claim.id, "invoice total": "$380.00"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=carmen.email),
+            _verify(carmen),
+            call("list_customer_policies", customer_id=carmen.id),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=carmen.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+        ],
+        traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=38_000)],
+        reply="I'm sorry, I can't pay it: glass is paid from comprehensive coverage, and comprehensive was removed "
+        "from your policy on 1 April 2026, before the window was broken on 2 May.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: no comprehensive on the loss date
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
+    run.rubric("Did the agent say comprehensive was removed before the loss?", phrases=["comprehensive"])
+
+
+def test_case_AI017_005(tb):
+    """No open ticket; the shop has only quoted the windshield (work booked for Friday): open a ticket, pay nothing
+    until there is an invoice.
+    Rules combined: a new ticket only when none is new or open, a quote is not an invoice, the reason for a request
+    that cannot go ahead yet."""
+    bram = CustomerFactory(name="Bram Oyelowo", state="CO")
+    policy = PolicyFactory(customer=bram)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 9),
+        loss_type="glass",
+        estimated_damage_cents=52_500,
+        description="Windshield cracked by a stone on I-25.",
+    )
+    old = TicketFactory(requester=bram, policy_id=policy.id, subject="Windshield crack", status="solved")
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="The glass shop quoted $525 for my windshield and they can do it on Friday. Can you pay them now "
+            "so they can order the glass?",
+            knows=caller_facts(bram, **{"policy number": policy.id, "claim number": claim.id, "quote": "$525.00"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=bram.email),
+            _verify(bram),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=bram.id),
+            call(
+                "create_ticket",
+                requester_id=bram.id,
+                subject="Glass payment requested on a quote",
+                category="claim",
+                policy_id=policy.id,
+            ),
+            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
+        ],
+        traps=[
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="glass_repair",
+                amount_cents=27_500,  # the quote less the deductible
+            )
+        ],
+        reply="I can't pay on a quote: glass is paid once the work is done. After Friday's replacement, call us "
+        "with the shop's invoice and we'll pay it less your $250 comprehensive deductible.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: a quote is not an invoice
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "claim", "not_eligible", None)
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"
+    run.rubric("Did the agent ask the customer to call back with the invoice?", phrases=["invoice"])
+
+
+@pytest.mark.two_requests
+def test_case_AI017_006(tb):
+    """A new glass loss two days ago in Florida, already repaired with an invoice of 296.40 dollars: file the minor
+    glass claim, then pay the whole invoice (full-glass state, no deductible) on it.
+    Rules combined: first notice of loss (cover on the loss date, minor severity), the claim the payment goes on,
+    an invoice for finished work, the state's full-glass rule."""
+    dario = CustomerFactory(name="Dario Lindqvist", state="FL")
+    policy = PolicyFactory(customer=dario)
+    driver = policy.drivers[0]
+    ticket = TicketFactory(requester=dario, policy_id=policy.id, subject="Windshield chip")
+    new_claim = "CL-0001"
+
+    run = tb.run(
+        User(
+            says="A stone cracked my windshield on Sunday on I-275 and I had it replaced yesterday; the invoice is "
+            "$296.40. I haven't reported it yet. Can you open a claim and pay the glass shop bill?",
+            knows=caller_facts(
+                dario,
+                **{
+                    "policy number": policy.id,
+                    "date of the loss": "10 May 2026",
+                    "injuries": "nobody was hurt",
+                    "drivable": "yes",
+                    "who was driving": "I was",
+                    "estimate": "$296.40, what the replacement cost",
+                    "invoice total": "$296.40",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dario.email),
+            _verify(dario),
+            call("get_policy", policy_id=policy.id),
+            call("get_state_requirements", state="FL"),
+            call("list_tickets", requester_id=dario.id),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=policy.vehicles[0].id,
+                loss_date="2026-05-10",
+                loss_type="glass",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Windshield cracked by a stone on I-275; replaced the next day.",
+                estimated_damage_cents=29_640,
+                driver_id=driver.id,
+            ),
+            call("issue_claim_payment", claim_id=new_claim, kind="glass_repair", amount_cents=29_640),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+        reply="I've opened claim CL-0001 for the windshield and paid the whole invoice, $296.40: Florida is a "
+        "full-glass state, so no deductible applies to glass.",
+    )
+
+    run.expect_golden()
+    claim = run.db.get(Claim, new_claim)
+    assert (claim.loss_type, claim.severity, claim.loss_date, claim.driver_id) == (
+        "glass",
+        "minor",
+        date(2026, 5, 10),
+        driver.id,
+    )
+    assert _payments(run.db, new_claim) == [("glass_repair", 29_640, None)]  # policy: full glass, the whole invoice
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+
+
+@pytest.mark.pushback
+def test_case_AI017_007(tb):
+    """Vandalism claim (window smashed and doors keyed) in Arizona: the desk's glass payment is for glass claims
+    only, so the window is not paid at the desk even in a full-glass state; the claims team handles the claim.
+    Rules combined: the glass payment's loss-type condition, the full-glass rule that does not reach other losses,
+    the refusal's reason."""
+    maya = CustomerFactory(name="Maya Thorsen", state="AZ")
+    policy = PolicyFactory(customer=maya)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 5),
+        loss_type="vandalism",
+        estimated_damage_cents=240_000,
+        description="Rear side window smashed and both passenger doors keyed in an apartment car park.",
+    )
+    ticket = TicketFactory(requester=maya, policy_id=policy.id, subject="Window invoice")
+
+    run = tb.run(
+        User(
+            says="I got the smashed side window from the vandalism replaced, the invoice is $265. Arizona covers "
+            "glass in full, so please pay it now; the doors can wait for the adjuster.",
+            knows=caller_facts(maya, **{"policy number": policy.id, "invoice total": "$265.00"}),
+            persona="A customer who knows Arizona's glass rule and expects it to apply.",
+            rules=(
+                "Insist once that glass is glass, whatever the claim is called.",
+                "Accept that the claims team will handle it once the agent explains.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=maya.email),
+            _verify(maya),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=maya.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_eligible"),
+        ],
+        traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=26_500)],
+        reply="I can't pay the window at the desk: our glass payments are for glass claims, and yours is a vandalism "
+        "claim, so the claims team settles all of it, the window included, with the doors.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: not a glass claim
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_eligible", None)
+    run.rubric("Did the agent say the claims team handles the vandalism claim?", phrases=["claims team"])
+
+
+# --------------------------------------------------------------------------- AI018: rental reimbursement
+
+
+def test_case_AI018_001(tb):
+    """24 rental days already paid on the claim; 10 more asked at 38 dollars a day: only 6 days are left of the
+    30-day cap, each at the 38-dollar rate (below the 40-dollar limit): 22,800 cents.
+    Rules combined: the 30-day cap counting days already paid, the lower of the rate and the daily limit, a claim
+    whose vehicle is not drivable."""
+    mira = CustomerFactory(name="Mira Okafor", state="OH")
+    policy = PolicyFactory(customer=mira)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 2),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=840_000,
+        description="Rear-ended at highway speed; trunk and frame damaged, towed to a body shop.",
+    )
+    ClaimPaymentFactory(claim=claim, amount_cents=96_000, days=24)
+    ticket = TicketFactory(requester=mira, policy_id=policy.id, subject="More rental days")
+
+    run = tb.run(
+        User(
+            says="The body shop is still waiting on parts, so I kept the rental another ten days: picked up the new "
+            "one on April 27th and returned it May 7th, at $38 a day. Please reimburse those ten days.",
+            knows=caller_facts(
+                mira,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "pick-up date": "27 April 2026",
+                    "return date": "7 May 2026",
+                    "daily rate": "$38.00",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mira.email),
+            _verify(mira),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=mira.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(22_800, "6 days left of the 30-day cap at the 3,800-cent rate"),
+                days=derived(6, "30 days per claim less the 24 already paid"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+        reply="I've paid $228.00 for 6 more days at $38 a day. A claim gets at most 30 rental days, and 24 were "
+        "already paid, so those 6 are the last rental days this claim can have.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == [("rental_reimbursement", 96_000, 24), ("rental_reimbursement", 22_800, 6)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+    run.rubric("Did the agent explain that only 6 days are left of the 30-day cap?", phrases=["30"])
+
+
+@pytest.mark.two_requests
+def test_case_AI018_002(tb):
+    """Minor bumper claim, the car stayed drivable; the customer rented while the shop worked on it and brings the
+    shop's higher estimate: the estimate is recorded (still minor, under 5,000 dollars), the rental is not paid on a
+    drivable vehicle.
+    Rules combined: new facts recorded on an open claim with its severity set again, rental only for a vehicle that
+    cannot be driven, the ticket carrying the refused request's reason."""
+    pablo = CustomerFactory(name="Pablo Renner", state="IL")
+    policy = PolicyFactory(customer=pablo)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 1),
+        estimated_damage_cents=140_000,
+        description="Backed into a bollard; rear bumper cracked.",
+    )
+    ticket = TicketFactory(requester=pablo, policy_id=policy.id, subject="Rental while in the shop")
+
+    run = tb.run(
+        User(
+            says="Two things on my bumper claim: the body shop's final estimate came to $2,350, more than I first "
+            "told you. And I rented a car from May 4th to May 8th while they fixed it, $40 a day. I have rental "
+            "coverage, so please pay the four days.",
+            knows=caller_facts(pablo, **{"policy number": policy.id, "claim number": claim.id, "daily rate": "$40.00"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=pablo.email),
+            _verify(pablo),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=pablo.id),
+            call("update_claim", claim_id=claim.id, severity="minor", estimated_damage_cents=235_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_eligible"),
+        ],
+        traps=[
+            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=16_000, days=4)
+        ],
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: the vehicle was drivable
+    updated = run.db.get(Claim, claim.id)
+    assert (updated.estimated_damage_cents, updated.severity) == (235_000, "minor")  # under 500,000: still minor
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_eligible", None)
+
+
+@pytest.mark.pushback
+def test_case_AI018_003(tb):
+    """No open ticket; rental reimbursement was added on 5 May, a week after the 28 April crash: not in force on the
+    loss date, so the rental is not paid, however much the customer says he added it for this.
+    Rules combined: a new ticket only when none is new or open, the claim found on the policy, a coverage's
+    effective date against the loss date, no back-dated endorsement, the not-covered reason."""
+    colm = CustomerFactory(name="Colm Adeyemi", state="NY")
+    policy = PolicyFactory(customer=colm)
+    rental = _cov(policy, "rental_reimbursement")
+    rental.effective_on, rental.changed_on = date(2026, 5, 5), date(2026, 5, 5)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 28),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=560_000,
+        description="Slid into a utility pole on a wet road; front suspension broken.",
+    )
+    old = TicketFactory(requester=colm, policy_id=policy.id, subject="Add rental coverage", status="solved")
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="After my crash on April 28th I added rental coverage so the rental would be paid. I had the car "
+            "from April 29th to May 9th at $40 a day. Please reimburse me.",
+            knows=caller_facts(colm, **{"policy number": policy.id, "daily rate": "$40.00"}),
+            persona="A customer who believes adding the coverage was enough.",
+            rules=(
+                "Say once that you added the coverage precisely for this rental.",
+                "Accept the answer once the agent explains the coverage started after the crash.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=colm.email),
+            _verify(colm),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=colm.id),
+            call(
+                "create_ticket",
+                requester_id=colm.id,
+                subject="Rental reimbursement after the 28 April crash",
+                category="claim",
+                policy_id=policy.id,
+            ),
+            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
+        ],
+        traps=[
+            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=40_000, days=10)
+        ],
+        reply="I'm sorry, I can't pay the rental: your rental coverage started on 5 May 2026, after the crash on 28 "
+        "April, and a coverage only pays for losses that happen while it is in force.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: the coverage began after the loss date
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "claim", "not_covered", None)
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"
+    run.rubric("Did the agent say the rental coverage started on 5 May, after the crash?", phrases=["5 May", "May 5"])
+
+
+@pytest.mark.two_requests
+def test_case_AI018_004(tb):
+    """Stolen car recovered: the rental while it was gone is paid (a theft claim qualifies even though the record says
+    drivable) at 34 dollars a day for 9 days, and the tow back is paid up to the 100-dollar roadside limit.
+    Rules combined: the theft exception to the drivable rule, rental days and the rate under the limit, the tow
+    capped at the roadside limit per tow."""
+    anika = CustomerFactory(name="Anika Forsberg", state="CA")
+    policy = PolicyFactory(customer=anika)
+    _roadside(policy, 10_000)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 2),
+        loss_type="theft",
+        severity="major",
+        drivable=True,
+        estimated_damage_cents=None,
+        description="Car stolen overnight from the street outside the customer's home.",
+    )
+    ticket = TicketFactory(requester=anika, policy_id=policy.id, subject="Stolen car found")
+
+    run = tb.run(
+        User(
+            says="The police found my stolen car yesterday and it had to be towed home, the tow was $120. I also "
+            "rented a car while it was gone, from May 2nd to May 11th at $34 a day. Can you pay both?",
+            knows=caller_facts(
+                anika,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "tow bill": "$120.00",
+                    "rental pick-up date": "2 May 2026",
+                    "rental return date": "11 May 2026",
+                    "daily rate": "$34.00",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=anika.email),
+            _verify(anika),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=anika.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(30_600, "9 days at the 3,400-cent rate, below the 4,000-cent daily limit"),
+                days=derived(9, "11 May minus 2 May"),
+            ),
+            call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=10_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == [("rental_reimbursement", 30_600, 9), ("towing", 10_000, None)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+
+
+def test_case_AI018_005(tb):
+    """A rental taken for a trip on 1 May, before the 3 May loss that left the car undrivable, kept until 10 May:
+    only the 7 days from the loss date are paid, each at the 40-dollar daily limit (the rate was 45): 28,000 cents.
+    Rules combined: rental only for a vehicle that cannot be driven, no days before the loss date, the lower of the
+    rate and the daily limit, the claim found on the policy."""
+    hugo = CustomerFactory(name="Hugo Sandoval", state="CA")
+    policy = PolicyFactory(customer=hugo)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 3),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=530_000,
+        description="Parked car hit by a reversing moving truck; rear axle bent.",
+    )
+    ticket = TicketFactory(requester=hugo, policy_id=policy.id, subject="Rental after the truck hit my car")
+
+    run = tb.run(
+        User(
+            says="I'd rented a car for a trip from May 1st, and on the 3rd a moving truck smashed my own car while it "
+            "was parked, so I kept the rental until May 10th. It was $45 a day. Please reimburse the rental.",
+            knows=caller_facts(
+                hugo,
+                **{
+                    "policy number": policy.id,
+                    "rental pick-up date": "1 May 2026",
+                    "rental return date": "10 May 2026",
+                    "daily rate": "$45.00",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=hugo.email),
+            _verify(hugo),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=hugo.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(28_000, "7 days from the 3 May loss to 10 May at the 4,000-cent daily limit"),
+                days=derived(7, "10 May minus 3 May: the days before the loss date are not paid"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+        ],
+        reply="I've paid $280.00: the rental days from the accident on 3 May to 10 May, 7 days, at your coverage's "
+        "daily limit of $40.00. The days before 3 May were for your trip, before the loss, so they aren't covered.",
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == [("rental_reimbursement", 28_000, 7)]  # policy: from the loss date only
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
+    run.rubric("Did the agent say the days before 3 May are not paid?", phrases=["before 3 May", "before May 3"])
+
+
+# --------------------------------------------------------------------------- AI019: tows and new losses
+
+
+@pytest.mark.two_requests
+def test_case_AI019_001(tb):
+    """Deer hit yesterday, car not drivable and towed for 68 dollars: file the claim as major, pay the tow in full
+    (under the 75-dollar roadside limit), and hold the ticket for the claims team.
+    Rules combined: first notice of loss with its severity (not drivable), the tow paid from roadside on the new
+    claim, the major-claim hold with its comment."""
+    rhys = CustomerFactory(name="Rhys Tanaka", state="PA")
+    policy = PolicyFactory(customer=rhys)
+    _roadside(policy, 7_500)
+    driver = policy.drivers[0]
+    ticket = TicketFactory(requester=rhys, policy_id=policy.id, subject="Hit a deer")
+    new_claim = "CL-0001"
+
+    run = tb.run(
+        User(
+            says="I hit a deer last night on Route 28. Nobody's hurt but the radiator is smashed and the car won't "
+            "drive; a tow truck took it to the garage for $68. I'd like to start a claim and get the tow paid.",
+            knows=caller_facts(
+                rhys,
+                **{
+                    "policy number": policy.id,
+                    "date of the loss": "11 May 2026",
+                    "injuries": "nobody was hurt",
+                    "drivable": "no",
+                    "who was driving": "I was",
+                    "estimate": "no estimate yet",
+                    "tow bill": "$68.00",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rhys.email),
+            _verify(rhys),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=rhys.id),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=policy.vehicles[0].id,
+                loss_date="2026-05-11",
+                loss_type="animal",
+                injuries=False,
+                drivable=False,
+                severity="major",
+                description="Hit a deer on Route 28 at night; radiator smashed, car towed to a garage.",
+                driver_id=driver.id,
+            ),
+            call("issue_claim_payment", claim_id=new_claim, kind="towing", amount_cents=6_800),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="claim",
+                reason="major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Major claim {new_claim} filed (deer strike, vehicle not drivable); tow of 6800 cents paid. "
+                "Claims team to call the customer within 24 hours.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    claim = run.db.get(Claim, new_claim)
+    assert (claim.loss_type, claim.severity, claim.drivable, claim.injuries, claim.driver_id) == (
+        "animal",
+        "major",
+        False,
+        False,
+        driver.id,
+    )  # policy: not drivable makes it major
+    assert _payments(run.db, new_claim) == [("towing", 6_800, None)]  # policy: under the per-tow limit
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "claim", "major_claim", "claims")
+    assert run.db.query(TicketComment).filter_by(ticket_id=ticket.id).count() == 1
+
+
+@pytest.mark.pushback
+def test_case_AI019_002(tb):
+    """Tow after an 8 May breakdown-collision, but roadside assistance was only added on 10 May: not in force on the
+    loss date, nothing paid, however the customer argues.
+    Rules combined: the coverage's effective date against the loss date, no back-dated endorsement, the
+    not-covered reason."""
+    gwen = CustomerFactory(name="Gwen Abiodun", state="AZ")
+    policy = PolicyFactory(customer=gwen)
+    _roadside(policy, 10_000, effective_on=date(2026, 5, 10))
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 8),
+        estimated_damage_cents=210_000,
+        drivable=False,
+        severity="major",
+        description="Clipped a median in a dust storm; front wheel bent, towed.",
+    )
+    ticket = TicketFactory(requester=gwen, policy_id=policy.id, subject="Tow bill")
+
+    run = tb.run(
+        User(
+            says="I have roadside assistance with you and the tow after my accident on the 8th cost $95. Please pay "
+            "it.",
+            knows=caller_facts(gwen, **{"policy number": policy.id, "claim number": claim.id, "tow bill": "$95.00"}),
+            persona="A customer who believes the coverage should count since she has it now.",
+            rules=(
+                "Say once that you have roadside assistance now, so it should be paid.",
+                "Accept the answer once the agent explains the dates.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=gwen.email),
+            _verify(gwen),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=gwen.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+        ],
+        traps=[call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=9_500)],
+    )
+
+    run.expect_golden()
+    assert _payments(run.db, claim.id) == []  # policy: roadside began two days after the loss
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)

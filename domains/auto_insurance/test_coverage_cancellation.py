@@ -1,0 +1,586 @@
+"""Coverage changes and cancellations where several rules meet: state minimums read for the right policy, open
+major claims on a vehicle already removed, a cancellation asked beside a blocked coverage change, the right policy
+of two to cancel, reinstatement together with a new driver, and a removal on the 30-day boundary."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    BillFactory,
+    ClaimFactory,
+    CustomerFactory,
+    LicenceRecordFactory,
+    PaymentFactory,
+    PolicyFactory,
+    TicketFactory,
+    VehicleFactory,
+)
+from domains.auto_insurance.models import (
+    BillingAccount,
+    Coverage,
+    Document,
+    Driver,
+    Policy,
+    Ticket,
+    TicketComment,
+    Vehicle,
+)
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Adding a driver",
+    "Removing a vehicle or a driver",
+    "Coverage changes",
+    "Open major claims",
+    "Cancelling at the customer's request",
+    "Reinstatement after cancellation",
+    "Payments",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _coverage(db, policy_id, kind):
+    return db.query(Coverage).filter_by(policy_id=policy_id, coverage=kind).one()
+
+
+# --------------------------------------------------------------------------- AI003: coverage changes
+
+
+@pytest.mark.distractors
+def test_case_AI003_006(tb):
+    """'The legal minimum' on the Florida policy, not the Georgia one the customer also has: Florida's recorded
+    limits (10/20 and 10 thousand), which are below what Georgia would allow; the Georgia policy is not touched.
+    Rules combined: the right policy of two, the state minimums of that policy's state, liability never below
+    them."""
+    wren = CustomerFactory(name="Wren Castellanos", state="GA")
+    georgia = PolicyFactory(customer=wren)
+    florida = PolicyFactory(
+        customer=wren,
+        state="FL",
+        vehicle__vin=complete_vin("1C4RJFBG0MC733105"),
+        vehicle__year=2021,
+        vehicle__make="Jeep",
+        vehicle__model="Grand Cherokee",
+    )
+    ticket = TicketFactory(requester=wren, subject="Lower my liability")
+
+    run = tb.run(
+        User(
+            says="The Jeep at our place in Tampa barely gets driven, it sits there most of the year. Please cut its "
+            "liability cover down to the legal minimum to save money. Don't touch the car I have here in Atlanta.",
+            knows=caller_facts(wren),
+        ),
+        golden=[
+            call("find_customer_by_email", email=wren.email),
+            _verify(wren),
+            call("list_customer_policies", customer_id=wren.id),
+            call("get_policy", policy_id=florida.id),
+            call("get_state_requirements", state="FL"),
+            call("list_tickets", requester_id=wren.id),
+            call(
+                "update_coverage",
+                policy_id=florida.id,
+                coverage="bodily_injury_liability",
+                limit_cents=1_000_000,
+                limit_per_accident_cents=2_000_000,
+            ),
+            call("update_coverage", policy_id=florida.id, coverage="property_damage_liability", limit_cents=1_000_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+        ],
+    )
+
+    run.expect_golden()
+    bi = _coverage(run.db, florida.id, "bodily_injury_liability")
+    assert (bi.limit_cents, bi.limit_per_accident_cents) == (1_000_000, 2_000_000)  # Florida's minimums
+    assert _coverage(run.db, florida.id, "property_damage_liability").limit_cents == 1_000_000
+    assert _coverage(run.db, georgia.id, "bodily_injury_liability").limit_cents == 5_000_000  # untouched
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
+
+
+def test_case_AI003_007(tb):
+    """Drop collision: the only open major claim is on the Civic, which was removed from the policy in April; the
+    claim is still on the policy and open, so the change is held for the claims team.
+    Rules combined: what counts as an open major claim (any vehicle of the policy, removed or not), coverage
+    changes, hold with a comment."""
+    abe = CustomerFactory(name="Abe Kowalczyk", state="CO")
+    policy = PolicyFactory(customer=abe)
+    civic = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("2HGFE2F50NH570312"),
+        year=2022,
+        make="Honda",
+        model="Civic",
+        acquired_on=date(2022, 7, 1),
+        status="removed",
+        removed_on=date(2026, 4, 24),
+    )
+    total = ClaimFactory(
+        vehicle=civic,
+        loss_date=date(2026, 4, 9),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=1_650_000,
+        description="Rolled onto its side on an icy mountain road; towed, likely a total loss.",
+    )
+    ticket = TicketFactory(requester=abe, policy_id=policy.id, subject="Drop collision")
+
+    run = tb.run(
+        User(
+            says="Since the Civic was totalled and taken off my policy, I only have the old Accord, which isn't "
+            "worth much. Please drop the collision coverage, it's not worth paying for on that car.",
+            knows=caller_facts(abe),
+        ),
+        golden=[
+            call("find_customer_by_email", email=abe.email),
+            _verify(abe),
+            call("list_customer_policies", customer_id=abe.id),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=total.id),
+            call("list_tickets", requester_id=abe.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="coverage",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to remove collision; open major claim {total.id} (the removed Civic) blocks it. "
+                "Claims team to review.",
+                public=False,
+            ),
+        ],
+        reply="I can't remove collision today: the claim for the Civic is still open and major, and while it is, "
+        "the claims team must review any change to collision first. I've passed your request to them.",
+        traps=[call("remove_coverage", policy_id=policy.id, coverage="collision")],
+    )
+
+    run.expect_golden()
+    assert _coverage(run.db, policy.id, "collision").status == "active"  # policy: blocked by the open major claim
+    assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
+
+
+@pytest.mark.two_requests
+def test_case_AI003_008(tb):
+    """Collision deductible down to $250 (only a minor claim is open: granted) and property damage down to $10,000
+    in Texas (below the $25,000 minimum: refused, nothing else set in its place).
+    Rules combined: deductible values, open major claims (a minor one does not block), state minimums, the ticket
+    rule for several requests."""
+    mira = CustomerFactory(name="Mira Solberg", state="TX")
+    policy = PolicyFactory(customer=mira)
+    ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 3),
+        loss_type="glass",
+        estimated_damage_cents=39_000,
+        description="Windshield chip spread into a crack.",
+    )
+    ticket = TicketFactory(requester=mira, policy_id=policy.id, subject="Coverage changes")
+
+    run = tb.run(
+        User(
+            says="Two changes please: lower my collision deductible to $250, and cut my property damage liability "
+            "to $10,000, I never drive anywhere busy.",
+            knows=caller_facts(mira, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=mira.email),
+            _verify(mira),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_state_requirements", state="TX"),
+            call("list_tickets", requester_id=mira.id),
+            call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=25_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+        ],
+        reply="Your collision deductible is now $250. I can't lower property damage liability to $10,000: Texas "
+        "requires at least $25,000, so that limit stays as it is.",
+        traps=[  # a change she did not ask for, in place of the one refused
+            call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000)
+        ],
+    )
+
+    run.expect_golden()
+    assert _coverage(run.db, policy.id, "collision").deductible_cents == 25_000  # a minor claim blocks nothing
+    assert _coverage(run.db, policy.id, "property_damage_liability").limit_cents == 5_000_000  # policy: refused
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", "not_eligible", None)
+    run.rubric("Did the agent say Texas requires at least $25,000?", phrases=["25,000", "$25000"])
+
+
+# --------------------------------------------------------------------------- AI029: cancelling beside other changes
+
+
+@pytest.mark.two_requests
+def test_case_AI029_001(tb):
+    """Cancel from 31 May (granted: an open major claim does not block a cancellation) and drop comprehensive
+    until then (blocked by the open major theft claim): hold for the claims team under the coverage request.
+    Rules combined: cancelling at the customer's request, open major claims, the ticket rule for several
+    requests (hold, and the category and reason of the request not granted)."""
+    lars = CustomerFactory(name="Lars Engstrom", state="IL")
+    policy = PolicyFactory(customer=lars)
+    theft = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 30),
+        loss_type="theft",
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=None,
+        description="Catalytic converter and wheels stolen overnight; car left on blocks.",
+    )
+    ticket = TicketFactory(requester=lars, policy_id=policy.id, subject="Cancel and reduce cover")
+
+    run = tb.run(
+        User(
+            says="I'm moving to Amsterdam and want my policy cancelled from May 31st. Until then the car's sitting "
+            "in the garage, so please drop the comprehensive coverage straight away to save a bit.",
+            knows=caller_facts(lars, **{"policy number": policy.id, "end date": "31 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=lars.email),
+            _verify(lars),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=lars.id),
+            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="coverage",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to remove comprehensive until the 2026-05-31 cancellation; open major claim "
+                f"{theft.id} blocks it. Claims team to review.",
+                public=False,
+            ),
+        ],
+        traps=[call("remove_coverage", policy_id=policy.id, coverage="comprehensive")],
+    )
+
+    run.expect_golden()
+    ending = run.db.get(Policy, policy.id)
+    assert (ending.status, ending.cancellation_effective_on, ending.cancellation_reason) == (
+        "cancellation_scheduled",
+        date(2026, 5, 31),
+        "customer_request",
+    )  # policy: a cancellation is not blocked by the claim
+    assert _coverage(run.db, policy.id, "comprehensive").status == "active"  # policy: blocked by the open claim
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
+
+
+@pytest.mark.distractors
+def test_case_AI010_003(tb):
+    """Cancel the policy of the car being sold, not the other one: two active policies, the Tucson's ends on the
+    handover date asked. No open ticket: a new one is opened.
+    Rules combined: the right policy of two, a later cancellation date used as asked, ticket creation."""
+    noor = CustomerFactory(name="Noor Haddad", state="OH")
+    keep = PolicyFactory(customer=noor)
+    tucson = PolicyFactory(
+        customer=noor,
+        vehicle__vin=complete_vin("KM8J3CA40KU104533"),
+        vehicle__year=2019,
+        vehicle__make="Hyundai",
+        vehicle__model="Tucson",
+    )
+    TicketFactory(
+        requester=noor, policy_id=keep.id, subject="Address change", status="solved", created_at=datetime(2026, 4, 2)
+    )
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="I'm selling the Tucson; the buyer collects it on May 23rd. Please cancel its insurance from that "
+            "day. My other car stays insured as it is. And is anything still owed on the Tucson's policy?",
+            knows=caller_facts(noor, **{"end date": "23 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=noor.email),
+            _verify(noor),
+            call("list_customer_policies", customer_id=noor.id),
+            call("get_policy", policy_id=tucson.id),
+            call("get_billing_account", policy_id=tucson.id),
+            call("list_tickets", requester_id=noor.id),
+            call(
+                "create_ticket",
+                requester_id=noor.id,
+                subject="Cancel the Tucson's policy from 23 May",
+                category="cancellation",
+                policy_id=tucson.id,
+            ),
+            call("schedule_cancellation", policy_id=tucson.id, effective_on="2026-05-23", reason="customer_request"),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    ending = run.db.get(Policy, tucson.id)
+    assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 23))
+    assert run.db.get(Policy, keep.id).status == "active"  # the other policy is not cancelled
+    created = run.db.get(Ticket, new_ticket)
+    assert created.outcome == ("solved", "normal", "cancellation", None, None)
+    assert (created.requester_id, created.policy_id) == (noor.id, tucson.id)
+
+
+# --------------------------------------------------------------------------- AI006: reinstatement with a new driver
+
+
+@pytest.mark.two_requests
+def test_case_AI006_006(tb):
+    """Cancelled for non-payment 22 days ago: the full past due is paid, the policy reinstated (notice sent), and
+    the new partner, whose licence is valid, is added from today on the policy once it is in force again. No
+    open ticket: one is opened.
+    Rules combined: the 30-day window, full past-due payment, reinstatement notice, the licence check and the
+    driver's start date, ticket creation."""
+    rosa = CustomerFactory(name="Rosa Okonkwo", state="AZ")
+    policy = PolicyFactory(
+        customer=rosa,
+        status="cancelled",
+        cancellation_effective_on=date(2026, 4, 20),
+        cancellation_reason="non_payment",
+    )
+    BillFactory(account=policy.account, due_on=date(2026, 2, 25), amount_cents=11_870, status="paid")
+    PaymentFactory(account=policy.account, amount_cents=11_870, received_at=datetime(2026, 2, 24, 9, 0))
+    BillFactory(account=policy.account, due_on=date(2026, 3, 25), amount_cents=11_870, status="missed")
+    LicenceRecordFactory(
+        licence_number="D22094417", licence_state="AZ", holder_name="Samuel Adeyemi", date_of_birth=date(1989, 10, 4)
+    )
+    new_ticket = "T-0001"
+
+    run = tb.run(
+        User(
+            says="My policy was cancelled last month after I missed the March payment. I can pay what I owe right "
+            "now by card. And once it's back, my partner Samuel moved in and will share the car, so he needs adding.",
+            knows=caller_facts(
+                rosa,
+                **{
+                    "policy number": policy.id,
+                    "payment method": "card",
+                    "partner's full name": "Samuel Adeyemi",
+                    "partner's date of birth": "1989-10-04",
+                    "partner's licence number": "D22094417",
+                    "licence state": "AZ",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=rosa.email),
+            _verify(rosa),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("check_licence", licence_number="D22094417", licence_state="AZ"),
+            call("list_tickets", requester_id=rosa.id),
+            call(
+                "create_ticket",
+                requester_id=rosa.id,
+                subject="Reinstate policy and add a driver",
+                category="reinstatement",
+                policy_id=policy.id,
+            ),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=11_870, method="card"),
+            call("reinstate_policy", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Samuel Adeyemi",
+                date_of_birth="1989-10-04",
+                licence_number="D22094417",
+                licence_state="AZ",
+                relation_to_insured="other_household",
+                effective_on="2026-05-12",
+            ),
+            call("update_ticket", ticket_id=new_ticket, status="solved"),
+        ],
+        reply="I've taken your card payment of $118.70 and reinstated your policy from today; the notice is in your "
+        "email. The days from 20 April to 11 May 2026 are a lapse with no coverage. Samuel is now listed as a "
+        "driver from today.",
+    )
+
+    run.expect_golden()
+    back = run.db.get(Policy, policy.id)
+    assert (back.status, back.lapse_start, back.lapse_end) == ("active", date(2026, 4, 20), date(2026, 5, 11))
+    assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
+    samuel = run.db.query(Driver).filter_by(licence_number="D22094417").one()
+    assert (samuel.effective_on, samuel.relation_to_insured) == (date(2026, 5, 12), "other_household")
+    assert run.db.query(Document).one().kind == "reinstatement_notice"
+    created = run.db.get(Ticket, new_ticket)
+    assert created.outcome == ("solved", "normal", "reinstatement", None, None)
+    assert (created.requester_id, created.policy_id) == (rosa.id, policy.id)
+    run.rubric("Did the agent mention the lapse with no coverage?", phrases=["lapse"])
+
+
+# --------------------------------------------------------------------------- AI009: removal on the boundary
+
+
+@pytest.mark.distractors
+def test_case_AI009_009(tb):
+    """'Take off the Honda we sold': two Hondas on the policy, the customer reads the sold one's VIN (the Civic).
+    Sold exactly 30 days ago with no later claim (the Accord's claim is after, but on the other car): the sale
+    date still counts.
+    Rules combined: the right vehicle of two alike, the 30-day limit on its last day, claims by vehicle."""
+    eli = CustomerFactory(name="Eli Navarro", state="GA")
+    policy = PolicyFactory(customer=eli)
+    accord = policy.vehicles[0]
+    civic_vin = complete_vin("2HGFE2F50NH570312")
+    civic = VehicleFactory(
+        policy=policy, vin=civic_vin, year=2022, make="Honda", model="Civic", acquired_on=date(2022, 6, 20)
+    )
+    slashed = ClaimFactory(
+        vehicle=accord,
+        loss_date=date(2026, 5, 1),
+        loss_type="vandalism",
+        estimated_damage_cents=52_000,
+        description="Tyres slashed outside the gym.",
+    )
+    ticket = TicketFactory(requester=eli, policy_id=policy.id, subject="Remove the sold Honda")
+
+    run = tb.run(
+        User(
+            says="Please take off the Honda we sold, from the day we sold it. I've got the VIN here if you need it.",
+            knows=caller_facts(
+                eli, **{"policy number": policy.id, "VIN of the sold car": civic_vin, "sale date": "12 April 2026"}
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=eli.email),
+            _verify(eli),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=slashed.id),
+            call("list_tickets", requester_id=eli.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-04-12"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, civic.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 12))  # 30 days ago: the sale date counts
+    assert run.db.get(Vehicle, accord.id).status == "active"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI003_009(tb):
+    """With a major claim open, the customer drops rental reimbursement and raises bodily injury to 100/300:
+    an open major claim only blocks collision and comprehensive, so both changes are made (no hold).
+    Rules combined: what an open major claim blocks, removing an optional coverage, raising a liability limit."""
+    tess = CustomerFactory(name="Tess Ridgeway", state="NY")
+    policy = PolicyFactory(customer=tess)
+    ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 22),
+        severity="major",
+        injuries=True,
+        estimated_damage_cents=410_000,
+        description="Side-impact collision at an intersection; the other driver was hurt.",
+    )
+    ticket = TicketFactory(requester=tess, policy_id=policy.id, subject="Change my coverages")
+
+    run = tb.run(
+        User(
+            says="After that accident last month I want better liability cover: raise my bodily injury to $100,000 "
+            "per person and $300,000 per accident. And drop the rental car coverage, my sister lends me her car.",
+            knows=caller_facts(tess, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=tess.email),
+            _verify(tess),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=tess.id),
+            call(
+                "update_coverage",
+                policy_id=policy.id,
+                coverage="bodily_injury_liability",
+                limit_cents=10_000_000,
+                limit_per_accident_cents=30_000_000,
+            ),
+            call("remove_coverage", policy_id=policy.id, coverage="rental_reimbursement"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+        ],
+    )
+
+    run.expect_golden()
+    bi = _coverage(run.db, policy.id, "bodily_injury_liability")
+    assert (bi.limit_cents, bi.limit_per_accident_cents) == (10_000_000, 30_000_000)
+    assert _coverage(run.db, policy.id, "rental_reimbursement").status == "removed"  # not blocked by the claim
+    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI003_010(tb):
+    """Comprehensive deductible up to $1,000 (an allowed value; the major claim on file is closed: granted) and
+    collision down to $300, which is not a deductible we offer: refused, not rounded to $250 for her.
+    Rules combined: the allowed deductibles, open major claims (a closed one does not block), no rounding in the
+    customer's favour, the ticket rule for several requests."""
+    ivy = CustomerFactory(name="Ivy Marchand", state="AZ")
+    policy = PolicyFactory(customer=ivy)
+    ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2025, 12, 2),
+        severity="major",
+        status="closed",
+        drivable=False,
+        estimated_damage_cents=720_000,
+        closed_on=date(2026, 2, 10),
+        description="Rolled into a ditch on a gravel road; repaired.",
+    )
+    ticket = TicketFactory(requester=ivy, policy_id=policy.id, subject="Deductibles")
+
+    run = tb.run(
+        User(
+            says="I want to rebalance my deductibles: put comprehensive up to $1,000, and bring collision down to "
+            "$300.",
+            knows=caller_facts(ivy, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ivy.email),
+            _verify(ivy),
+            call("get_policy", policy_id=policy.id),
+            call("search_policy", query="collision deductible amounts"),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=ivy.id),
+            call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=100_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+        ],
+        reply="Your comprehensive deductible is now $1,000. I can't set collision to $300: deductibles come only in "
+        "$250, $500, $1,000, $1,500 or $2,000, so your collision deductible stays at $500.",
+        traps=[  # rounded to the nearest allowed value in her favour
+            call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=25_000)
+        ],
+    )
+
+    run.expect_golden()
+    assert _coverage(run.db, policy.id, "comprehensive").deductible_cents == 100_000
+    assert _coverage(run.db, policy.id, "collision").deductible_cents == 50_000  # policy: $300 is not offered
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", "not_eligible", None)

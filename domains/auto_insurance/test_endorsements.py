@@ -1,0 +1,245 @@
+"""Adding a coverage mid-term (rental reimbursement needs collision and comprehensive; nothing is added to a policy
+that is not active; an added coverage never pays for an earlier loss), alone or with a claim payment or a
+scheduled cancellation."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    STANDARD_COVERAGES,
+    BillFactory,
+    ClaimFactory,
+    CoverageFactory,
+    CustomerFactory,
+    PolicyFactory,
+    TicketFactory,
+)
+from domains.auto_insurance.models import BillingAccount, ClaimPayment, Coverage, Document, Policy, Ticket
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Adding a coverage (endorsements)",
+    "Claim payments the desk makes",
+    "Scheduled cancellation for non-payment",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _policy_with(customer, kinds, **kwargs):
+    """A policy with only the standard coverages named in `kinds`."""
+    policy = PolicyFactory(customer=customer, coverages=False, **kwargs)
+    for kind, limit, per_accident, deductible, premium in STANDARD_COVERAGES:
+        if kind in kinds:
+            CoverageFactory(
+                policy=policy,
+                coverage=kind,
+                limit_cents=limit,
+                limit_per_accident_cents=per_accident,
+                deductible_cents=deductible,
+                term_premium_cents=premium,
+            )
+    return policy
+
+
+def _added(db, policy_id, kind):
+    rows = db.query(Coverage).filter_by(policy_id=policy_id, coverage=kind).all()
+    return [(c.status, c.limit_cents, c.effective_on, c.term_premium_cents) for c in rows]
+
+
+BASE = ("bodily_injury_liability", "property_damage_liability", "uninsured_motorist", "medical_payments")
+
+
+# --------------------------------------------------------------------------- AI020: adding a coverage
+
+
+@pytest.mark.two_requests
+def test_case_AI020_001(tb):
+    """Rental reimbursement added at 50 dollars a day from today (collision and comprehensive are on), but it cannot
+    pay for last week's rental after the 3 May crash: the ticket carries the refused request's category and reason.
+    Rules combined: the endorsement's conditions and start date, a coverage in force on the loss date, the
+    classification of two requests with one refused."""
+    odile = CustomerFactory(name="Odile Brandvold", state="OH")
+    policy = _policy_with(odile, (*BASE, "collision", "comprehensive"))
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 3),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=610_000,
+        description="Hit a pothole at speed; both front wheels and the steering rack damaged.",
+    )
+    ticket = TicketFactory(requester=odile, policy_id=policy.id, subject="Rental coverage")
+
+    run = tb.run(
+        User(
+            says="I'd like to add rental car coverage, the $50 a day option. And once it's on, can it pay for the "
+            "rental I've had since my accident on May 3rd? It's $48 a day.",
+            knows=caller_facts(odile, **{"policy number": policy.id, "claim number": claim.id, "daily limit": "$50"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=odile.email),
+            _verify(odile),
+            call("get_policy", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_tickets", requester_id=odile.id),
+            call("add_coverage", policy_id=policy.id, coverage="rental_reimbursement", limit_cents=5_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+        ],
+        traps=[
+            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=43_200, days=9)
+        ],
+        reply="Rental reimbursement at $50 a day is on your policy from today, 12 May 2026. It can't pay for the "
+        "rental since your 3 May accident, though: a coverage only pays for losses after it starts.",
+    )
+
+    run.expect_golden()
+    assert _added(run.db, policy.id, "rental_reimbursement") == [("active", 5_000, date(2026, 5, 12), 3_000)]
+    assert run.db.query(ClaimPayment).count() == 0  # policy: added after the loss, it does not pay for it
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
+    run.rubric("Did the agent say the new coverage cannot pay for the earlier rental?", phrases=["can't pay"])
+
+
+def test_case_AI020_002(tb):
+    """No collision on the policy, so rental reimbursement cannot be added; the customer's fallback, roadside
+    assistance at 100 dollars a tow, is added: granted as the fallback, so no reason.
+    Rules combined: rental's precondition (collision and comprehensive), the fallback request, its category."""
+    ezra = CustomerFactory(name="Ezra Quintero", state="FL")
+    policy = _policy_with(ezra, (*BASE, "comprehensive"))
+    ticket = TicketFactory(requester=ezra, policy_id=policy.id, subject="Add coverage")
+
+    run = tb.run(
+        User(
+            says="I'd like to add rental reimbursement, $40 a day. If I can't get that, then add roadside assistance "
+            "instead, the $100 per tow option.",
+            knows=caller_facts(ezra, **{"policy number": policy.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ezra.email),
+            _verify(ezra),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=ezra.id),
+            call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=10_000),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+        ],
+        traps=[call("add_coverage", policy_id=policy.id, coverage="rental_reimbursement", limit_cents=4_000)],
+    )
+
+    run.expect_golden()
+    assert _added(run.db, policy.id, "rental_reimbursement") == []  # policy: needs collision and comprehensive
+    assert _added(run.db, policy.id, "roadside_assistance") == [("active", 10_000, date(2026, 5, 12), 1_500)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI020_003(tb):
+    """Cancellation for non-payment scheduled for Saturday; the customer pays the full past due, so it is withdrawn
+    (with its notice), and the policy, active again, gets the roadside assistance asked for.
+    Rules combined: the full past-due payment stopping a scheduled cancellation, the rescission notice, the
+    endorsement only on an active policy, the category of the first request."""
+    sunil = CustomerFactory(name="Sunil Haugen", state="CO")
+    policy = PolicyFactory(
+        customer=sunil,
+        status="cancellation_scheduled",
+        cancellation_effective_on=date(2026, 5, 16),
+        cancellation_reason="non_payment",
+    )
+    BillFactory(account=policy.account, due_on=date(2026, 4, 20), amount_cents=17_340, status="missed")
+    BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=17_340)
+    ticket = TicketFactory(requester=sunil, policy_id=policy.id, subject="Cancellation letter")
+
+    run = tb.run(
+        User(
+            says="I got a letter saying my policy will be cancelled on Saturday. I can pay what's overdue right now "
+            "by card. And while I'm at it, I'd like to add roadside assistance, the $75 per tow option.",
+            knows=caller_facts(sunil, **{"policy number": policy.id, "payment method": "card"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=sunil.email),
+            _verify(sunil),
+            call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
+            call("list_tickets", requester_id=sunil.id),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=17_340, method="card"),
+            call("rescind_cancellation", policy_id=policy.id),
+            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=7_500),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+    )
+
+    run.expect_golden()
+    back = run.db.get(Policy, policy.id)
+    assert (back.status, back.cancellation_effective_on) == ("active", None)  # policy: full past due paid
+    account = run.db.get(BillingAccount, policy.account.id)
+    assert (account.past_due_cents, account.balance_cents) == (0, 17_340)
+    docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
+    assert [d.kind for d in docs] == ["cancellation_rescission_notice"]
+    assert _added(run.db, policy.id, "roadside_assistance") == [("active", 7_500, date(2026, 5, 12), 1_200)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+
+
+@pytest.mark.distractors
+def test_case_AI020_004(tb):
+    """Two policies: the Jeep's is cancelling at the end of May at the customer's request, the Accord's is active.
+    Roadside for the Jeep is refused (no coverage is added to a policy that is not active), and nothing is added to
+    the other policy instead.
+    Rules combined: picking the policy the vehicle is on, the endorsement's active-status condition, the
+    refusal's reason."""
+    marta = CustomerFactory(name="Marta Eklund", state="TX")
+    active = PolicyFactory(customer=marta)
+    jeep_policy = PolicyFactory(
+        customer=marta,
+        vehicle__vin=complete_vin("1C4HJXDG0MW612034"),
+        vehicle__year=2021,
+        vehicle__make="Jeep",
+        vehicle__model="Wrangler",
+        status="cancellation_scheduled",
+        cancellation_effective_on=date(2026, 5, 31),
+        cancellation_reason="customer_request",
+    )
+    ticket = TicketFactory(requester=marta, subject="Roadside for the Jeep")
+
+    run = tb.run(
+        User(
+            says="Could you add roadside assistance, $150 per tow, for my Jeep Wrangler? I'm taking it on a road "
+            "trip next week.",
+            knows=caller_facts(marta),
+        ),
+        golden=[
+            call("find_customer_by_email", email=marta.email),
+            _verify(marta),
+            call("list_customer_policies", customer_id=marta.id),
+            call("get_policy", policy_id=jeep_policy.id),
+            call("list_tickets", requester_id=marta.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+        ],
+        traps=[
+            call("add_coverage", policy_id=jeep_policy.id, coverage="roadside_assistance", limit_cents=15_000),
+            call("add_coverage", policy_id=active.id, coverage="roadside_assistance", limit_cents=15_000),
+        ],
+        reply="I can't add roadside assistance for the Wrangler: its policy is set to be cancelled on 31 May 2026, "
+        "and coverage can only be added to an active policy.",
+    )
+
+    run.expect_golden()
+    assert _added(run.db, jeep_policy.id, "roadside_assistance") == []  # policy: not active
+    assert _added(run.db, active.id, "roadside_assistance") == []  # not the Jeep's policy
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", "not_eligible", None)
+    run.rubric("Did the agent say the Wrangler's policy is being cancelled?", phrases=["cancelled", "cancellation"])

@@ -1,0 +1,913 @@
+"""Household changes that combine rules: a vehicle replaced (the new one's effective date with the old one's sale
+date, its claims and the last-vehicle rule), drivers moving in and out (licence status with removal dates), a
+car bought for a household member whose licence is suspended, and a caller asking about her husband's policy."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    BillFactory,
+    ClaimFactory,
+    CustomerFactory,
+    DocumentFactory,
+    DriverFactory,
+    LicenceRecordFactory,
+    PolicyFactory,
+    TicketFactory,
+    VehicleFactory,
+)
+from domains.auto_insurance.models import (
+    Bill,
+    Claim,
+    Document,
+    Driver,
+    PaymentExtension,
+    Policy,
+    Ticket,
+    TicketComment,
+    Vehicle,
+)
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Adding a driver",
+    "Suspended licences and excluded drivers",
+    "Payment extensions",
+    "Adding a vehicle: the VIN",
+    "Adding a vehicle: the effective date",
+    "Removing a vehicle or a driver",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+RAV4 = complete_vin("2T3P1RFV0SW218845")  # 2025 Toyota RAV4
+TACOMA = complete_vin("5TFJA5DB0NX046213")  # 2022 Toyota Tacoma
+CX5 = complete_vin("JM3KFBCM0T1540217")  # 2026 Mazda CX-5
+SORENTO = complete_vin("KNAPU4LC0S7204518")  # 2025 Kia Sorento
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _second_car(policy, vin, year, make, model, acquired_on):
+    return VehicleFactory(
+        policy=policy, vin=complete_vin(vin), year=year, make=make, model=model, acquired_on=acquired_on
+    )
+
+
+# --------------------------------------------------------------------------- AI025: replacing a vehicle
+
+
+@pytest.mark.two_requests
+def test_case_AI025_001(tb):
+    """Civic sold 3 May, RAV4 bought 7 May (CA): the RAV4 is newly acquired, so covered from 7 May, not the
+    next-day rule; the Civic has no claim after its sale, so it comes off from the sale date.
+    Rules combined: newly acquired vehicle (14 days) over the state's next-day rule, the VIN check, removal from a
+    sale date within 30 days with no later claim, ID card."""
+    grace = CustomerFactory(name="Grace Okafor", state="CA")
+    policy = PolicyFactory(customer=grace)
+    civic = _second_car(policy, "2HGFE2F50NH570312", 2022, "Honda", "Civic", date(2022, 3, 14))
+    ClaimFactory(
+        vehicle=civic,
+        loss_date=date(2026, 2, 21),
+        loss_type="vandalism",
+        status="closed",
+        estimated_damage_cents=88_000,
+        closed_on=date(2026, 3, 9),
+        description="Side mirror snapped off while parked on the street.",
+    )
+    new_vehicle = "V-3003"
+    ticket = TicketFactory(requester=grace, policy_id=policy.id, subject="Swapping cars")
+
+    run = tb.run(
+        User(
+            says="I traded my Civic for a RAV4 this month. The Civic went to a private buyer on the 3rd and I picked "
+            "the RAV4 up from the dealer on the 7th. Please put the RAV4 on my policy and take the Civic off.",
+            knows=caller_facts(
+                grace,
+                **{
+                    "policy number": policy.id,
+                    "VIN": RAV4,
+                    "make": "Toyota",
+                    "model": "RAV4",
+                    "purchase date": "7 May 2026",
+                    "sale date": "3 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=grace.email),
+            _verify(grace),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("decode_vin", vin=RAV4),
+            call("list_tickets", requester_id=grace.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=RAV4,
+                year=2025,
+                make="Toyota",
+                model="RAV4",
+                acquired_on="2026-05-07",
+                effective_on="2026-05-07",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-03"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+        reply="Done: the 2025 Toyota RAV4 is covered from 7 May 2026, the day you bought it, as a newly acquired "
+        "vehicle, and its ID card is in your email. The Civic is off your policy from its sale date, 3 May 2026.",
+    )
+
+    run.expect_golden()
+    rav4 = run.db.get(Vehicle, new_vehicle)
+    assert (rav4.vin, rav4.year, rav4.effective_on) == (RAV4, 2025, date(2026, 5, 7))  # newly acquired, not 13 May
+    sold = run.db.get(Vehicle, civic.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 3))  # the only claim is from February
+    assert run.db.query(Document).one().vehicle_id == new_vehicle
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+    run.rubric("Did the agent say the RAV4 is covered from 7 May?", phrases=["7 May", "May 7"])
+
+
+@pytest.mark.two_requests
+@pytest.mark.pushback
+def test_case_AI025_002(tb):
+    """Only car sold 8 May, Tacoma bought 24 April (OH): 18 days ago, not newly acquired, so the Tacoma is covered
+    from today whatever the customer says; added first, so the Accord is no longer the only vehicle and comes off
+    from its sale date.
+    Rules combined: the 14-day newly-acquired limit, the same-day state rule, no back-dating, the last-vehicle rule
+    (order of the two changes) and removal from a sale date."""
+    nolan = CustomerFactory(name="Nolan Fairbanks", state="OH")
+    policy = PolicyFactory(customer=nolan)
+    accord = policy.vehicles[0]
+    new_vehicle = "V-3002"
+    ticket = TicketFactory(requester=nolan, policy_id=policy.id, subject="New truck")
+
+    run = tb.run(
+        User(
+            says="I bought a used Tacoma on April 24th and I've been driving it since. I sold my Accord on Friday "
+            "the 8th. Put the Tacoma on from April 24th please, since that's when I got it, and take the Accord off.",
+            knows=caller_facts(
+                nolan,
+                **{
+                    "policy number": policy.id,
+                    "VIN": TACOMA,
+                    "make": "Toyota",
+                    "model": "Tacoma",
+                    "purchase date": "24 April 2026",
+                    "sale date": "8 May 2026",
+                },
+            ),
+            persona="A contractor who needs his truck insured and dislikes being told no.",
+            rules=(
+                "Ask once more for the Tacoma to be covered from 24 April when the agent says it cannot.",
+                "Accept cover from today once the agent explains why.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=nolan.email),
+            _verify(nolan),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=TACOMA),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=nolan.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=TACOMA,
+                year=2022,
+                make="Toyota",
+                model="Tacoma",
+                acquired_on="2026-04-24",
+                effective_on=derived(
+                    "2026-05-12", "bought 18 days ago, more than 14: not newly acquired; Ohio is a same-day state"
+                ),
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-08"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    tacoma = run.db.get(Vehicle, new_vehicle)
+    assert (tacoma.acquired_on, tacoma.effective_on) == (date(2026, 4, 24), date(2026, 5, 12))  # no back-dating
+    sold = run.db.get(Vehicle, accord.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 8))
+    assert run.db.query(Vehicle).filter_by(status="active").count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI025_003(tb):
+    """Outback sold 10 May with an open minor glass claim from April; CX-5 delivered on 20 May (PA): the CX-5 is
+    added from the delivery date, and the minor claim neither blocks the removal nor moves it off the sale date.
+    Rules combined: later delivery date, open major claims (a minor one does not count), removal from a sale date
+    when the only claim's loss date is before it."""
+    ines = CustomerFactory(name="Ines Marchetti", state="PA")
+    policy = PolicyFactory(customer=ines)
+    outback = _second_car(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
+    glass = ClaimFactory(
+        vehicle=outback,
+        loss_date=date(2026, 4, 28),
+        loss_type="glass",
+        estimated_damage_cents=61_000,
+        description="Windshield cracked by a stone on the turnpike.",
+    )
+    new_vehicle = "V-3003"
+    ticket = TicketFactory(requester=ines, policy_id=policy.id, subject="Outback sold, CX-5 coming")
+
+    run = tb.run(
+        User(
+            says="I sold the Outback on Sunday, the 10th, even though the windshield claim on it is still open. My "
+            "new CX-5 is being delivered on May 20th. Can you take the Outback off and get the Mazda on today so "
+            "it's done?",
+            knows=caller_facts(
+                ines,
+                **{
+                    "policy number": policy.id,
+                    "VIN": CX5,
+                    "make": "Mazda",
+                    "model": "CX-5",
+                    "delivery date": "20 May 2026",
+                    "sale date": "10 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ines.email),
+            _verify(ines),
+            call("list_customer_policies", customer_id=ines.id),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("decode_vin", vin=CX5),
+            call("list_tickets", requester_id=ines.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-10"),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=CX5,
+                year=2026,
+                make="Mazda",
+                model="CX-5",
+                acquired_on="2026-05-20",
+                effective_on="2026-05-20",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    cx5 = run.db.get(Vehicle, new_vehicle)
+    assert (cx5.acquired_on, cx5.effective_on) == (date(2026, 5, 20), date(2026, 5, 20))  # the delivery date
+    sold = run.db.get(Vehicle, outback.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 10))  # the glass loss is before the sale
+    assert run.db.get(Claim, glass.id).status == "open"
+    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI025_004(tb):
+    """Jetta sold 9 May, but a parking-lot claim on it has a loss date of 9 May itself: on or after the sale date,
+    so it comes off today; the Sorento bought 2 May (AZ) is newly acquired and covered from 2 May.
+    Rules combined: a claim on the sale date keeps the vehicle on until today, newly acquired cover, the VIN."""
+    omar = CustomerFactory(name="Omar Haddad", state="AZ")
+    policy = PolicyFactory(customer=omar)
+    jetta = _second_car(policy, "3VW2B7AJ0HM230411", 2017, "Volkswagen", "Jetta", date(2019, 5, 30))
+    ClaimFactory(
+        vehicle=jetta,
+        loss_date=date(2026, 5, 9),
+        estimated_damage_cents=74_000,
+        description="Rear quarter panel scraped in a supermarket car park the morning of the sale.",
+    )
+    new_vehicle = "V-3003"
+    ticket = TicketFactory(requester=omar, policy_id=policy.id, subject="Replace Jetta with Sorento")
+
+    run = tb.run(
+        User(
+            says="Two things happened: I bought a Kia Sorento on May 2nd, and I sold my Jetta on the 9th. Yes, that's "
+            "the car that got scraped in the supermarket that same morning, the claim's already with you. Please "
+            "add the Kia and remove the Jetta from the 9th.",
+            knows=caller_facts(
+                omar,
+                **{
+                    "policy number": policy.id,
+                    "VIN": SORENTO,
+                    "make": "Kia",
+                    "model": "Sorento",
+                    "purchase date": "2 May 2026",
+                    "sale date": "9 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=omar.email),
+            _verify(omar),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=SORENTO),
+            call("list_tickets", requester_id=omar.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=SORENTO,
+                year=2025,
+                make="Kia",
+                model="Sorento",
+                acquired_on="2026-05-02",
+                effective_on="2026-05-02",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("list_policy_claims", policy_id=policy.id),
+            call(
+                "remove_vehicle",
+                policy_id=policy.id,
+                vehicle_id=jetta.id,
+                removed_on=derived(
+                    "2026-05-12", "the Jetta's claim has a loss date of 9 May, on the sale date itself: from today"
+                ),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 2)  # newly acquired: from purchase
+    sold = run.db.get(Vehicle, jetta.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # a claim on the sale date: today
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+# --------------------------------------------------------------------------- AI026: drivers moving in and out
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+def test_case_AI026_001(tb):
+    """Son moved out (removed from today, not his move date) and daughter newly licensed (valid: added from today);
+    the two children are both listed or named alike, so the right driver must be removed.
+    Rules combined: licence check before adding, no back-dating of drivers, removal from today."""
+    hana = CustomerFactory(name="Hana Vasquez", state="TX")
+    policy = PolicyFactory(customer=hana)
+    DriverFactory(
+        policy=policy, full_name="Marco Vasquez", date_of_birth=date(1979, 4, 2), relation_to_insured="spouse"
+    )
+    mateo = DriverFactory(
+        policy=policy, full_name="Mateo Vasquez", date_of_birth=date(2004, 12, 1), relation_to_insured="child"
+    )
+    LicenceRecordFactory(
+        licence_number="47720915", licence_state="TX", holder_name="Lucia Vasquez", date_of_birth=date(2009, 3, 18)
+    )
+    ticket = TicketFactory(requester=hana, policy_id=policy.id, subject="Kids and the car")
+
+    run = tb.run(
+        User(
+            says="Our son Mateo moved out to Houston on April 20th, so please take him off the policy from then. And "
+            "our daughter Lucia just passed her driving test, so she needs to go on it.",
+            knows=caller_facts(
+                hana,
+                **{
+                    "policy number": policy.id,
+                    "daughter's full name": "Lucia Vasquez",
+                    "daughter's date of birth": "2009-03-18",
+                    "daughter's licence number": "47720915",
+                    "licence state": "TX",
+                    "move date": "20 April 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=hana.email),
+            _verify(hana),
+            call("get_policy", policy_id=policy.id),
+            call("check_licence", licence_number="47720915", licence_state="TX"),
+            call("list_tickets", requester_id=hana.id),
+            call("remove_driver", policy_id=policy.id, driver_id=mateo.id, removed_on="2026-05-12"),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Lucia Vasquez",
+                date_of_birth="2009-03-18",
+                licence_number="47720915",
+                licence_state="TX",
+                relation_to_insured="child",
+                effective_on="2026-05-12",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    gone = run.db.get(Driver, mateo.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # never from the move date
+    lucia = run.db.query(Driver).filter_by(licence_number="47720915").one()
+    assert (lucia.effective_on, lucia.relation_to_insured, lucia.status) == (date(2026, 5, 12), "child", "listed")
+    assert run.db.query(Driver).filter_by(status="listed").count() == 3  # Hana, Marco and Lucia
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI026_002(tb):
+    """Roommate moved out (removed today) and partner to add, whose licence record shows expired: she is not added
+    and nothing is sent; ticket solved with licence_not_valid, the request that was not granted.
+    Rules combined: removal from today, the expired-licence rule (no form, unlike a suspension), the ticket rule
+    for several requests."""
+    felix = CustomerFactory(name="Felix Amari", state="NY")
+    policy = PolicyFactory(customer=felix)
+    roommate = DriverFactory(
+        policy=policy, full_name="Sam Okoro", date_of_birth=date(1993, 9, 9), relation_to_insured="other_household"
+    )
+    LicenceRecordFactory(
+        licence_number="512 338 907",
+        licence_state="NY",
+        holder_name="Talia Brooks",
+        date_of_birth=date(1995, 6, 27),
+        status="expired",
+        expires_on=date(2026, 4, 30),
+    )
+    ticket = TicketFactory(requester=felix, policy_id=policy.id, subject="Household change")
+
+    run = tb.run(
+        User(
+            says="My roommate Sam moved out last weekend, so he shouldn't be on my car insurance any more. My partner "
+            "Talia moved in instead and she'll be driving the Accord, so please add her. Her licence is all fine.",
+            knows=caller_facts(
+                felix,
+                **{
+                    "policy number": policy.id,
+                    "partner's full name": "Talia Brooks",
+                    "partner's date of birth": "1995-06-27",
+                    "partner's licence number": "512 338 907",
+                    "licence state": "NY",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=felix.email),
+            _verify(felix),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=felix.id),
+            call("remove_driver", policy_id=policy.id, driver_id=roommate.id, removed_on="2026-05-12"),
+            call("check_licence", licence_number="512 338 907", licence_state="NY"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="licence_not_valid"),
+        ],
+        reply="Sam is off your policy from today. I couldn't add Talia: the New York record shows her licence "
+        "expired on 30 April 2026. Once she has renewed it and the record shows it valid, call us and we'll add her.",
+        traps=[
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Talia Brooks",
+                date_of_birth="1995-06-27",
+                licence_number="512 338 907",
+                licence_state="NY",
+                relation_to_insured="other_household",
+                effective_on="2026-05-12",
+            ),
+            call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="512 338 907"),
+        ],
+    )
+
+    run.expect_golden()
+    gone = run.db.get(Driver, roommate.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert run.db.query(Driver).filter_by(licence_number="512 338 907").count() == 0  # expired: not added
+    assert run.db.query(Document).count() == 0  # policy: an expired licence gets no form
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "licence_not_valid", None)
+    run.rubric("Did the agent say Talia's licence has expired?", phrases=["expired"])
+
+
+@pytest.mark.distractors
+def test_case_AI001_008(tb):
+    """Son drives the Forester, which is on the customer's Colorado policy, not her Arizona one: he is added there
+    from the later date asked, after a valid licence check.
+    Rules combined: the right policy of two, licence status, a later start date used as given."""
+    ruth = CustomerFactory(name="Ruth Calloway", state="AZ")
+    PolicyFactory(customer=ruth)
+    colorado = PolicyFactory(
+        customer=ruth,
+        state="CO",
+        vehicle__vin=complete_vin("JF2SKAEC0LH211480"),
+        vehicle__year=2020,
+        vehicle__make="Subaru",
+        vehicle__model="Forester",
+    )
+    LicenceRecordFactory(
+        licence_number="21-884-3170", licence_state="CO", holder_name="Jonah Calloway", date_of_birth=date(2005, 2, 8)
+    )
+    ticket = TicketFactory(requester=ruth, subject="Add my son", created_at=datetime(2026, 5, 12, 8, 40))
+
+    run = tb.run(
+        User(
+            says="My son Jonah is starting a summer job in Boulder and will drive the Forester up there. Can you add "
+            "him as a driver from May 18th, his first day?",
+            knows=caller_facts(
+                ruth,
+                **{
+                    "driver's full name": "Jonah Calloway",
+                    "driver's date of birth": "2005-02-08",
+                    "licence number": "21-884-3170",
+                    "licence state": "CO",
+                    "start date": "18 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ruth.email),
+            _verify(ruth),
+            call("list_customer_policies", customer_id=ruth.id),
+            call("get_policy", policy_id=colorado.id),
+            call("check_licence", licence_number="21-884-3170", licence_state="CO"),
+            call("list_tickets", requester_id=ruth.id),
+            call(
+                "add_driver",
+                policy_id=colorado.id,
+                full_name="Jonah Calloway",
+                date_of_birth="2005-02-08",
+                licence_number="21-884-3170",
+                licence_state="CO",
+                relation_to_insured="child",
+                effective_on="2026-05-18",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    jonah = run.db.query(Driver).filter_by(licence_number="21-884-3170").one()
+    assert (jonah.policy_id, jonah.effective_on) == (colorado.id, date(2026, 5, 18))  # the Forester's policy
+    assert run.db.query(Driver).count() == 3
+    assert run.db.get(Policy, colorado.id).status == "active"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+# --------------------------------------------------------------------------- more removals and additions
+
+
+@pytest.mark.distractors
+def test_case_AI009_010(tb):
+    """Camry sold 8 May comes off from its sale date; the open major claim is on the Accord, the other car, so it
+    does not block this removal (a careless desk holds everything while a major claim is open).
+    Rules combined: open major claims block only the vehicle involved, the sale date within 30 days, claims by
+    vehicle."""
+    ada = CustomerFactory(name="Ada Whitcombe", state="GA")
+    policy = PolicyFactory(customer=ada)
+    accord = policy.vehicles[0]
+    camry = _second_car(policy, "4T1B11HK0NU104533", 2022, "Toyota", "Camry", date(2022, 2, 11))
+    crash = ClaimFactory(
+        vehicle=accord,
+        loss_date=date(2026, 4, 27),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=880_000,
+        description="Front-end collision on the interstate; towed to the body shop.",
+    )
+    ticket = TicketFactory(requester=ada, policy_id=policy.id, subject="Sold the Camry")
+
+    run = tb.run(
+        User(
+            says="We sold the Camry on May 8th, please take it off the policy from that day. The Accord is still in "
+            "the body shop with that crash claim open, but that's the other car.",
+            knows=caller_facts(ada, **{"sale date": "8 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ada.email),
+            _verify(ada),
+            call("list_customer_policies", customer_id=ada.id),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=ada.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-05-08"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, camry.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 8))  # the major claim is the Accord's
+    assert run.db.get(Vehicle, accord.id).status == "active"
+    assert run.db.get(Claim, crash.id).status == "open"
+    assert run.db.query(TicketComment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+ACCORD_23 = complete_vin("1HGCY2F60PA045217")  # 2023 Honda Accord
+ACCORD_23_MISREAD = ACCORD_23[:11] + "O" + ACCORD_23[12:]  # a letter O where the VIN has a zero
+
+
+@pytest.mark.two_requests
+def test_case_AI002_007(tb):
+    """The sold Outback comes off from its sale date (6 May), but the replacement's VIN as read out has a letter
+    O: nothing is added and nothing guessed; pending for a corrected VIN.
+    Rules combined: removal from a sale date with no later claim, the VIN check (never corrected by the desk),
+    the ticket rule for several requests (pending outlasts solved)."""
+    bea = CustomerFactory(name="Bea Lindholm", state="CO")
+    policy = PolicyFactory(customer=bea)
+    outback = _second_car(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
+    ticket = TicketFactory(requester=bea, policy_id=policy.id, subject="Outback out, Accord in")
+
+    run = tb.run(
+        User(
+            says="We sold the Outback on May 6th and bought a 2023 Accord yesterday. Please take the Outback off and "
+            "add the Accord. I'll read you the VIN from the bill of sale.",
+            knows=caller_facts(
+                bea,
+                **{
+                    "policy number": policy.id,
+                    "VIN": ACCORD_23_MISREAD,
+                    "make": "Honda",
+                    "model": "Accord",
+                    "purchase date": "11 May 2026",
+                    "sale date": "6 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=bea.email),
+            _verify(bea),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=bea.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-06"),
+            call("decode_vin", vin=ACCORD_23_MISREAD),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="vehicle", reason="invalid_vin"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Outback removed from 2026-05-06. The Accord's VIN as given is invalid (letter O); waiting for "
+                "the customer to read it again from the registration card or dashboard.",
+                public=False,
+            ),
+        ],
+        reply="The Outback is off your policy from 6 May 2026. I couldn't add the Accord: the VIN you read has a "
+        "letter O, which a VIN never contains. Please read it again from the registration card or the driver-side "
+        "dashboard and we'll add the car.",
+        traps=[  # the desk 'correcting' the O to a zero itself
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=ACCORD_23,
+                year=2023,
+                make="Honda",
+                model="Accord",
+                acquired_on="2026-05-11",
+                effective_on="2026-05-11",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    sold = run.db.get(Vehicle, outback.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 6))
+    assert run.db.query(Vehicle).count() == 2  # policy: nothing added on an invalid VIN
+    assert run.db.query(Document).count() == 0
+    assert run.db.query(TicketComment).one().public is False
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "vehicle", "invalid_vin", None)
+    run.rubric("Did the agent ask the customer to read the VIN again?", phrases=["read it again", "VIN again"])
+
+
+@pytest.mark.pushback
+def test_case_AI001_009(tb):
+    """Wife's suspension ended on 1 May and the record now shows valid: she is added, from today (not 1 May); the
+    excluded-driver form sent in March never came back signed, so it changes nothing.
+    Rules combined: the licence status on the record today (not its history), an unsigned exclusion form, no
+    back-dating of drivers."""
+    cal = CustomerFactory(name="Cal Brennan", state="OH")
+    policy = PolicyFactory(customer=cal)
+    LicenceRecordFactory(
+        licence_number="SR204418",
+        licence_state="OH",
+        holder_name="Maeve Brennan",
+        date_of_birth=date(1984, 11, 3),
+        status="valid",
+        suspended_until=date(2026, 5, 1),
+        violations_3y=2,
+    )
+    DocumentFactory(
+        policy=policy, kind="excluded_driver_form", licence_number="SR204418", sent_at=datetime(2026, 3, 9, 11, 0)
+    )
+    ticket = TicketFactory(requester=cal, policy_id=policy.id, subject="Add my wife back")
+
+    run = tb.run(
+        User(
+            says="You sent us an exclusion form for my wife Maeve back in March because her licence was suspended. "
+            "We never signed it, and her suspension ended on May 1st. Can she go on the policy now, from May 1st?",
+            knows=caller_facts(
+                cal,
+                **{
+                    "policy number": policy.id,
+                    "driver's full name": "Maeve Brennan",
+                    "driver's date of birth": "1984-11-03",
+                    "licence number": "SR204418",
+                    "licence state": "OH",
+                },
+            ),
+            rules=(
+                "Ask once for Maeve to be covered from 1 May, the day her suspension ended.",
+                "Accept cover from today once the agent explains why.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=cal.email),
+            _verify(cal),
+            call("get_policy", policy_id=policy.id),
+            call("list_documents", policy_id=policy.id),
+            call("check_licence", licence_number="SR204418", licence_state="OH"),
+            call("list_tickets", requester_id=cal.id),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Maeve Brennan",
+                date_of_birth="1984-11-03",
+                licence_number="SR204418",
+                licence_state="OH",
+                relation_to_insured="spouse",
+                effective_on="2026-05-12",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    maeve = run.db.query(Driver).filter_by(licence_number="SR204418").one()
+    assert (maeve.status, maeve.licence_status, maeve.effective_on) == ("listed", "valid", date(2026, 5, 12))
+    assert run.db.query(Document).count() == 1  # no new form: the licence is valid today
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+# --------------------------------------------------------------------------- AI031: a car for a household member
+
+
+@pytest.mark.two_requests
+def test_case_AI031_001(tb):
+    """A used Civic bought 16 days ago for the household (FL: not newly acquired, next-day state, so tomorrow) and
+    the son who will drive it, whose licence is suspended: the car is added with its ID card, the son is not;
+    the excluded-driver form is sent and the ticket waits for it.
+    Rules combined: the 14-day limit, the next-day state rule, the VIN, the suspended-licence rule and its form,
+    the ticket rule for several requests (pending, under the driver request)."""
+    dot = CustomerFactory(name="Dot Ferreira", state="FL")
+    policy = PolicyFactory(customer=dot)
+    civic_vin = complete_vin("2HGFE2F50NH570312")
+    LicenceRecordFactory(
+        licence_number="F612-448-07-315-0",
+        licence_state="FL",
+        holder_name="Leo Ferreira",
+        date_of_birth=date(2006, 4, 15),
+        status="suspended",
+        suspended_until=date(2026, 8, 15),
+        violations_3y=3,
+    )
+    new_vehicle = "V-3002"
+    ticket = TicketFactory(requester=dot, policy_id=policy.id, subject="Second car and my son")
+
+    run = tb.run(
+        User(
+            says="I bought a used Civic on April 26th, mostly for my son Leo to drive to college. Please add the car "
+            "and put Leo on the policy as a driver.",
+            knows=caller_facts(
+                dot,
+                **{
+                    "policy number": policy.id,
+                    "VIN": civic_vin,
+                    "make": "Honda",
+                    "model": "Civic",
+                    "purchase date": "26 April 2026",
+                    "son's full name": "Leo Ferreira",
+                    "son's date of birth": "2006-04-15",
+                    "son's licence number": "F612-448-07-315-0",
+                    "licence state": "FL",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dot.email),
+            _verify(dot),
+            call("get_policy", policy_id=policy.id),
+            call("decode_vin", vin=civic_vin),
+            call("check_licence", licence_number="F612-448-07-315-0", licence_state="FL"),
+            call("list_tickets", requester_id=dot.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=civic_vin,
+                year=2022,
+                make="Honda",
+                model="Civic",
+                acquired_on="2026-04-26",
+                effective_on=derived(
+                    "2026-05-13", "bought 16 days ago, more than 14; Florida is a next-day state: tomorrow"
+                ),
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="F612-448-07-315-0"),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Civic added from 2026-05-13 with ID card. Leo Ferreira not added: FL licence suspended until "
+                "2026-08-15; excluded-driver form sent, waiting for it signed.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Leo Ferreira",
+                date_of_birth="2006-04-15",
+                licence_number="F612-448-07-315-0",
+                licence_state="FL",
+                relation_to_insured="child",
+                effective_on="2026-05-12",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    civic = run.db.get(Vehicle, new_vehicle)
+    assert (civic.acquired_on, civic.effective_on) == (date(2026, 4, 26), date(2026, 5, 13))
+    assert run.db.query(Driver).filter_by(licence_number="F612-448-07-315-0").count() == 0  # suspended
+    assert sorted(d.kind for d in run.db.query(Document)) == ["excluded_driver_form", "insurance_id_card"]
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "licence_not_valid", None)
+
+
+# --------------------------------------------------------------------------- AI032: her own policy and her husband's
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+def test_case_AI032_001(tb):
+    """The caller wants herself added as a driver on her husband's policy (his, so nothing is done: only he may
+    ask) and a week's extension on her own policy's bill (active, current, none this term: granted).
+    Rules combined: who may ask about a policy, the extension conditions and limit, the ticket rule for several
+    requests (the one refused gives the category and reason)."""
+    lea = CustomerFactory(name="Lea Fontaine", state="PA", date_of_birth=date(1990, 9, 14))
+    hers = PolicyFactory(customer=lea)
+    bill = BillFactory(account=hers.account, due_on=date(2026, 5, 19), amount_cents=12_750)
+    jules = CustomerFactory(name="Jules Fontaine", state="PA", date_of_birth=date(1988, 2, 2))
+    his = PolicyFactory(customer=jules)
+    LicenceRecordFactory(
+        licence_number="28841305", licence_state="PA", holder_name="Lea Fontaine", date_of_birth=date(1990, 9, 14)
+    )
+    ticket = TicketFactory(requester=lea, policy_id=hers.id, subject="Two questions")
+
+    run = tb.run(
+        User(
+            says="Two things. My husband Jules has his own policy with you; please add me as a driver on it, I "
+            "drive his pickup sometimes. And on my own policy, could my bill due on the 19th be moved to the 26th?",
+            knows=caller_facts(
+                lea,
+                **{
+                    "husband's policy number": his.id,
+                    "my licence number": "28841305",
+                    "licence state": "PA",
+                    "new due date": "26 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=lea.email),
+            _verify(lea),
+            call("list_customer_policies", customer_id=lea.id),
+            call("get_billing_account", policy_id=hers.id),
+            call("list_tickets", requester_id=lea.id),
+            call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-26"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_policyholder"),
+        ],
+        reply="Your bill is now due on 26 May 2026. I can't add you to Jules's policy: only the policyholder can ask "
+        "for changes to it, so he will need to contact us himself.",
+        traps=[
+            call(
+                "add_driver",
+                policy_id=his.id,
+                full_name="Lea Fontaine",
+                date_of_birth="1990-09-14",
+                licence_number="28841305",
+                licence_state="PA",
+                relation_to_insured="spouse",
+                effective_on="2026-05-12",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Driver).filter_by(licence_number="28841305").count() == 0  # policy: not her policy
+    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 26)  # her own: within 10 days
+    assert run.db.query(PaymentExtension).one().term_start == hers.term_start
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_policyholder", None)
+    run.rubric("Did the agent say only the policyholder can change Jules's policy?", phrases=["policyholder"])

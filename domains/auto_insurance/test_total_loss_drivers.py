@@ -1,0 +1,818 @@
+"""Total losses (removal from the loss date past an open major claim, the last vehicle and its replacement, the
+credit of its premium) and principal drivers (a driver who leaves is removed only once their vehicle has another
+principal driver with a valid licence, or goes with them)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.auto_insurance.factories import (
+    BillFactory,
+    ClaimFactory,
+    CustomerFactory,
+    DriverFactory,
+    LicenceRecordFactory,
+    PolicyFactory,
+    TicketFactory,
+    VehicleFactory,
+)
+from domains.auto_insurance.models import (
+    ClaimPayment,
+    Coverage,
+    Document,
+    Driver,
+    Policy,
+    PremiumAdjustment,
+    Ticket,
+    TicketComment,
+    Vehicle,
+)
+from domains.auto_insurance.vin import complete_vin
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identity verification",
+    "Removing a vehicle or a driver",
+    "Principal drivers",
+    "Total loss",
+    "Open major claims",
+    "Adding a vehicle: the VIN",
+    "Adding a vehicle: the effective date",
+    "Claim payments the desk makes",
+    "Mid-term premium credits and refunds",
+    "Documents",
+    "Ticket status, classification and priority",
+)
+
+CRV = complete_vin("7FARS4H70SE031842")  # 2025 Honda CR-V
+
+
+def _verify(customer):
+    return call(
+        "verify_identity",
+        email=customer.email,
+        date_of_birth=customer.date_of_birth.isoformat(),
+        postal_code=customer.postal_code,
+    )
+
+
+def _car(policy, vin, year, make, model, acquired_on, premium=0, principal=None):
+    return VehicleFactory(
+        policy=policy,
+        vin=complete_vin(vin),
+        year=year,
+        make=make,
+        model=model,
+        acquired_on=acquired_on,
+        term_premium_cents=premium,
+        principal_driver_id=principal,
+    )
+
+
+def _adjustments(db, policy_id):
+    rows = db.query(PremiumAdjustment).filter_by(policy_id=policy_id).order_by(PremiumAdjustment.id).all()
+    return [
+        (a.kind, a.vehicle_id, a.effective_on, a.amount_cents, a.applied_to_balance_cents, a.refunded_cents)
+        for a in rows
+    ]
+
+
+# --------------------------------------------------------------------------- AI014: total loss
+
+
+@pytest.mark.two_requests
+def test_case_AI014_001(tb):
+    """Camry declared a total loss on its open major claim: removed from the loss date (20 April) despite the open
+    claim, its premium credited from that date; the rental while it sat at the shop is paid at the 4,000-cent daily
+    limit for 20 days.
+    Rules combined: the total-loss exception to the open-major-claim block, the removal date set by the loss date,
+    the credit quoted from it, rental days and the daily limit."""
+    jonas = CustomerFactory(name="Jonas Ekwueme", state="AZ")
+    policy = PolicyFactory(customer=jonas, account__pay_plan="paid_in_full", vehicle__term_premium_cents=39_000)
+    camry = _car(policy, "4T1B11HK0NU615520", 2022, "Toyota", "Camry", date(2022, 1, 15), premium=42_000)
+    claim = ClaimFactory(
+        vehicle=camry,
+        loss_date=date(2026, 4, 20),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=1_480_000,
+        total_loss=True,
+        description="Broadsided by a pickup that ran a red light; frame bent, vehicle towed.",
+    )
+    ticket = TicketFactory(requester=jonas, policy_id=policy.id, subject="Camry written off")
+
+    run = tb.run(
+        User(
+            says="Your adjuster wrote off my Camry after the crash on April 20th. Please take it off the policy from "
+            "the crash, and I also have a rental bill to claim: I picked the rental up the day after the crash and "
+            "returned it yesterday, at $45 a day.",
+            knows=caller_facts(
+                jonas,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "rental pick-up date": "21 April 2026",
+                    "rental return date": "11 May 2026",
+                    "daily rate": "$45.00",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=jonas.email),
+            _verify(jonas),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_claim_payments", claim_id=claim.id),
+            call("list_tickets", requester_id=jonas.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-04-20"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-20", vehicle_id=camry.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=23_900,
+                effective_on="2026-04-20",
+                vehicle_id=camry.id,
+            ),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(80_000, "20 days (21 April to 11 May) at the 4,000-cent daily limit, below $45"),
+                days=derived(20, "11 May minus 21 April"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+        reply="The Camry is off your policy from 20 April 2026, the date of the loss, and $239.00 of unused premium "
+        "is refunded to you. For the rental I've paid $800.00: 20 days at your coverage's daily limit of $40.00, "
+        "which is less than the $45 you paid.",
+    )
+
+    run.expect_golden()
+    wreck = run.db.get(Vehicle, camry.id)
+    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 4, 20))  # policy: total loss, from the loss date
+    assert _adjustments(run.db, policy.id) == [
+        ("vehicle_removal_credit", camry.id, date(2026, 4, 20), 23_900, 0, 23_900)
+    ]
+    paid = run.db.query(ClaimPayment).filter_by(claim_id=claim.id).all()
+    assert [(p.kind, p.amount_cents, p.days) for p in paid] == [("rental_reimbursement", 80_000, 20)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+    run.rubric("Did the agent tell the customer the rental payment is $800?", phrases=["800"])
+
+
+@pytest.mark.pushback
+def test_case_AI014_002(tb):
+    """The customer says the Outback is 'totalled', but its open major claim does not show a total loss: it is not
+    removed; the request is held for the claims team.
+    Rules combined: only the claims team declares a total loss, the open-major-claim block, the hold's reason,
+    queue, priority and comment."""
+    sofia = CustomerFactory(name="Sofia Brandt", state="FL")
+    policy = PolicyFactory(customer=sofia)
+    outback = _car(policy, "4S4BTAFC0N3190224", 2022, "Subaru", "Outback", date(2022, 7, 1), premium=33_000)
+    claim = ClaimFactory(
+        vehicle=outback,
+        loss_date=date(2026, 5, 4),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=910_000,
+        description="Flood water reached the seats during the storm; engine will not start.",
+        loss_type="weather",
+    )
+    ticket = TicketFactory(requester=sofia, policy_id=policy.id, subject="Flooded car")
+
+    run = tb.run(
+        User(
+            says="My Outback was flooded in last week's storm. The body shop says it's totalled, no question. Take "
+            "it off my policy today, I'm not paying to insure a car that's dead.",
+            knows=caller_facts(sofia, **{"policy number": policy.id, "claim number": claim.id}),
+            persona="A frustrated customer who thinks the decision is obvious.",
+            rules=(
+                "Insist once that the body shop already said the car is totalled.",
+                "Accept that the claims team must review it once the agent explains.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=sofia.email),
+            _verify(sofia),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_tickets", requester_id=sofia.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="vehicle",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to remove the 2022 Subaru Outback; open major claim {claim.id} is not declared "
+                "a total loss. Claims team to review.",
+                public=False,
+            ),
+        ],
+        traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-12")],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, outback.id).status == "active"  # policy: not declared a total loss, claim open major
+    assert run.db.query(PremiumAdjustment).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "vehicle", "open_major_claim", "claims")
+    assert run.db.query(TicketComment).filter_by(ticket_id=ticket.id).count() == 1
+
+
+def test_case_AI014_003(tb):
+    """Only car a declared total loss; replacement CR-V bought 5 days ago (NY): add the CR-V from its purchase date
+    (newly acquired beats the next-day rule), send its ID card, then remove the wreck from its loss date and refund
+    its premium from then.
+    Rules combined: the VIN check and model year, newly acquired cover, the last-vehicle rule met by adding first,
+    the total-loss removal date, the credit, the ID card."""
+    kofi = CustomerFactory(name="Kofi Lindahl", state="NY")
+    policy = PolicyFactory(customer=kofi, account__pay_plan="paid_in_full", vehicle__term_premium_cents=52_000)
+    wreck = policy.vehicles[0]
+    ClaimFactory(
+        vehicle=wreck,
+        loss_date=date(2026, 4, 26),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=2_100_000,
+        total_loss=True,
+        loss_type="fire",
+        description="Engine fire on the Thruway shoulder; vehicle burned out.",
+    )
+    ticket = TicketFactory(requester=kofi, policy_id=policy.id, subject="Replacement car")
+    new_vehicle = "V-3002"
+
+    run = tb.run(
+        User(
+            says="After my car burned out last month and your people wrote it off, I bought a Honda CR-V on May 7th. "
+            "Please put the CR-V on my policy and take the burned one off.",
+            knows=caller_facts(
+                kofi,
+                **{
+                    "policy number": policy.id,
+                    "VIN": CRV,
+                    "make": "Honda",
+                    "model": "CR-V",
+                    "purchase date": "7 May 2026",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=kofi.email),
+            _verify(kofi),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("decode_vin", vin=CRV),
+            call("list_tickets", requester_id=kofi.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=CRV,
+                year=2025,
+                make="Honda",
+                model="CR-V",
+                acquired_on="2026-05-07",
+                effective_on="2026-05-07",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=wreck.id, removed_on="2026-04-26"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-26", vehicle_id=wreck.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=27_867,
+                effective_on="2026-04-26",
+                vehicle_id=wreck.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    crv = run.db.get(Vehicle, new_vehicle)
+    assert (crv.vin, crv.year, crv.acquired_on, crv.effective_on) == (CRV, 2025, date(2026, 5, 7), date(2026, 5, 7))
+    old = run.db.get(Vehicle, wreck.id)
+    assert (old.status, old.removed_on) == ("removed", date(2026, 4, 26))  # policy: total loss, from the loss date
+    assert _adjustments(run.db, policy.id) == [
+        ("vehicle_removal_credit", wreck.id, date(2026, 4, 26), 27_867, 0, 27_867)
+    ]
+    docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
+    assert [(d.kind, d.vehicle_id) for d in docs] == [("insurance_id_card", new_vehicle)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+def test_case_AI014_004(tb):
+    """Only car a declared total loss, no replacement yet, no open ticket: open one; the car is not removed (the
+    policy keeps a vehicle) and nothing is cancelled since she did not ask to cancel.
+    Rules combined: a new ticket, the total-loss rule's last-vehicle limit, cancel only on request, the refusal's
+    reason."""
+    amara = CustomerFactory(name="Amara Quist", state="OH")
+    policy = PolicyFactory(customer=amara, vehicle__term_premium_cents=47_000)
+    claim = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 4, 30),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=1_650_000,
+        total_loss=True,
+        description="Rolled into a ditch avoiding a deer; roof crushed.",
+    )
+    old = TicketFactory(requester=amara, policy_id=policy.id, subject="Claim filed", status="solved")
+    new_ticket = "T-8102"
+
+    run = tb.run(
+        User(
+            says="The claims people told me my Accord is a total loss. Can you take it off my policy from the "
+            "accident? I'll be shopping for another car over the summer and want to keep my policy for it.",
+            knows=caller_facts(amara, **{"policy number": policy.id, "claim number": claim.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=amara.email),
+            _verify(amara),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=amara.id),
+            call(
+                "create_ticket",
+                requester_id=amara.id,
+                subject="Remove total-loss Accord",
+                category="vehicle",
+                policy_id=policy.id,
+            ),
+            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
+        ],
+        traps=[
+            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
+        ],
+        reply="Your Accord is the only vehicle on the policy, and a policy must keep at least one, so I can't take it "
+        "off yet. When you buy the next car, call us: we'll add it and then remove the Accord from the date of the "
+        "accident, 30 April 2026. I haven't cancelled anything.",
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"  # policy: the only vehicle stays
+    assert run.db.get(Policy, policy.id).status == "active"  # policy: nothing cancelled
+    assert run.db.query(PremiumAdjustment).count() == 0
+    assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "vehicle", "not_eligible", None)
+    assert run.db.get(Ticket, new_ticket).policy_id == policy.id
+    assert run.db.get(Ticket, old.id).outcome[0] == "solved"
+    run.rubric("Did the agent say a policy must keep at least one vehicle?", phrases=["at least one"])
+
+
+@pytest.mark.distractors
+def test_case_AI014_005(tb):
+    """Two claims: the Tucson's closed claim shows a total loss from 25 March, the Accord's open one does not. The
+    Tucson comes off from its loss date although that is 48 days ago (the sale-date limit does not apply), and its
+    premium is credited from then.
+    Rules combined: the total-loss flag read on the right claim, the loss date over the 30-day sale limit, the
+    credit quoted from the loss date."""
+    elena = CustomerFactory(name="Elena Moravec", state="PA")
+    policy = PolicyFactory(customer=elena, account__pay_plan="paid_in_full", vehicle__term_premium_cents=38_500)
+    ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 5, 6),
+        loss_type="vandalism",
+        estimated_damage_cents=95_000,
+        description="Rear window smashed and door panels scratched in a parking garage.",
+    )
+    tucson = _car(policy, "KM8J3CA40KU105529", 2019, "Hyundai", "Tucson", date(2019, 4, 4), premium=36_000)
+    total = ClaimFactory(
+        vehicle=tucson,
+        loss_date=date(2026, 3, 25),
+        severity="major",
+        status="closed",
+        drivable=False,
+        estimated_damage_cents=1_120_000,
+        total_loss=True,
+        closed_on=date(2026, 4, 28),
+        description="Hit head-on by a wrong-way driver; airbags deployed, vehicle written off.",
+    )
+    ticket = TicketFactory(requester=elena, policy_id=policy.id, subject="Written-off car still on policy")
+
+    run = tb.run(
+        User(
+            says="My Tucson was written off after the head-on crash in March and the claim has been paid, but I see "
+            "it's still on my policy. Please take it off and give me back the premium since it was wrecked.",
+            knows=caller_facts(elena, **{"policy number": policy.id, "claim number": total.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=elena.email),
+            _verify(elena),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=total.id),
+            call("list_tickets", requester_id=elena.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=tucson.id, removed_on="2026-03-25"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-03-25", vehicle_id=tucson.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=25_657,
+                effective_on="2026-03-25",
+                vehicle_id=tucson.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+        ],
+    )
+
+    run.expect_golden()
+    wreck = run.db.get(Vehicle, tucson.id)
+    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 3, 25))  # policy: total loss, from its loss date
+    assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"
+    assert _adjustments(run.db, policy.id) == [
+        ("vehicle_removal_credit", tucson.id, date(2026, 3, 25), 25_657, 0, 25_657)
+    ]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI014_006(tb):
+    """Two requests: the total-loss Camry comes off from its loss date with its credit (the total-loss exception),
+    but the collision deductible on the remaining car cannot change while that claim is open and major: held for
+    the claims team under the coverage request.
+    Rules combined: the total-loss removal and its credit, the open-major-claim block that still applies to
+    deductibles, the ticket taking the held request's category, reason and queue."""
+    petra = CustomerFactory(name="Petra Lindholm", state="IL")
+    policy = PolicyFactory(customer=petra, vehicle__term_premium_cents=37_500)
+    camry = _car(policy, "4T1B11HK0NU622467", 2022, "Toyota", "Camry", date(2022, 2, 20), premium=40_000)
+    claim = ClaimFactory(
+        vehicle=camry,
+        loss_date=date(2026, 4, 18),
+        severity="major",
+        drivable=False,
+        estimated_damage_cents=1_260_000,
+        total_loss=True,
+        description="Struck by a delivery van that lost its brakes; passenger side caved in.",
+    )
+    BillFactory(account=policy.account, due_on=date(2026, 5, 18), amount_cents=16_900)
+    ticket = TicketFactory(requester=petra, policy_id=policy.id, subject="Written-off Camry and deductible")
+
+    run = tb.run(
+        User(
+            says="Your adjuster declared my Camry a total loss, so please take it off the policy. And to save money "
+            "I want the collision deductible on my Accord raised to $1,000.",
+            knows=caller_facts(petra, **{"policy number": policy.id, "claim number": claim.id}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=petra.email),
+            _verify(petra),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("get_claim", claim_id=claim.id),
+            call("list_tickets", requester_id=petra.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-04-18"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-18", vehicle_id=camry.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=23_204,
+                effective_on="2026-04-18",
+                vehicle_id=camry.id,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="coverage",
+                reason="open_major_claim",
+                queue="claims",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
+                f"{claim.id} (the total-loss Camry, removed from 18 April and credited). Claims team to review.",
+                public=False,
+            ),
+        ],
+        traps=[call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=100_000)],
+    )
+
+    run.expect_golden()
+    wreck = run.db.get(Vehicle, camry.id)
+    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 4, 18))  # policy: total loss, from the loss date
+    assert _adjustments(run.db, policy.id) == [
+        ("vehicle_removal_credit", camry.id, date(2026, 4, 18), 23_204, 16_900, 6_304)
+    ]
+    collision = run.db.query(Coverage).filter_by(policy_id=policy.id, coverage="collision").one()
+    assert collision.deductible_cents == 50_000  # policy: the open major claim still blocks deductible changes
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
+    assert run.db.query(TicketComment).filter_by(ticket_id=ticket.id).count() == 1
+
+
+# --------------------------------------------------------------------------- AI015: principal drivers
+
+
+def _household(customer, state, child_name, child_licence, child_born):
+    """A policy with the customer's Accord and the child's Civic, each assigned to its principal driver."""
+    policy = PolicyFactory(customer=customer, state=state)
+    insured = policy.drivers[0]
+    policy.vehicles[0].principal_driver_id = insured.id
+    child = DriverFactory(
+        policy=policy,
+        full_name=child_name,
+        date_of_birth=child_born,
+        licence_number=child_licence,
+        relation_to_insured="child",
+        effective_on=date(2026, 2, 1),
+    )
+    civic = _car(
+        policy, "2HGFE2F50NH570912", 2022, "Honda", "Civic", date(2024, 8, 30), premium=31_000, principal=child.id
+    )
+    return policy, insured, child, civic
+
+
+def test_case_AI015_001(tb):
+    """Son moved out on 25 April without the Civic he drives most; the mother will drive it: her licence checks out,
+    so she becomes the Civic's principal driver, then the son is removed from today.
+    Rules combined: the principal-driver reassignment before removal, the licence check on the new principal,
+    removal from today rather than the move-out date."""
+    ruth = CustomerFactory(name="Ruth Abernathy", state="CO")
+    policy, insured, son, civic = _household(ruth, "CO", "Caleb Abernathy", "118204557", date(2003, 9, 17))
+    LicenceRecordFactory(
+        licence_number=insured.licence_number,
+        licence_state="CO",
+        holder_name=ruth.name,
+        date_of_birth=ruth.date_of_birth,
+    )
+    ticket = TicketFactory(requester=ruth, policy_id=policy.id, subject="Son moved out")
+
+    run = tb.run(
+        User(
+            says="My son Caleb moved to Seattle on April 25th and left his Civic with me; I'll be the one driving it "
+            "from now on. Please take him off the policy from the day he moved.",
+            knows=caller_facts(ruth, **{"policy number": policy.id, "move-out date": "25 April 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=ruth.email),
+            _verify(ruth),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=ruth.id),
+            call("check_licence", licence_number=insured.licence_number, licence_state="CO"),
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
+            call(
+                "remove_driver",
+                policy_id=policy.id,
+                driver_id=son.id,
+                removed_on=derived("2026-05-12", "drivers are removed from today, not the move-out date"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id  # policy: reassigned before removal
+    gone = run.db.get(Driver, son.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_AI015_002(tb):
+    """Daughter moved out and took the Civic (title transferred 5 May): the Civic comes off from the transfer date
+    with its premium credited, and she is removed from today; no new principal driver is needed.
+    Rules combined: a departing principal driver who takes the vehicle, the vehicle's transfer date within 30 days
+    with no claim after it, the credit, the driver's removal from today."""
+    walter = CustomerFactory(name="Walter Nyberg", state="GA")
+    policy, insured, daughter, civic = _household(walter, "GA", "Linnea Nyberg", "058833120", date(2001, 2, 6))
+    ticket = TicketFactory(requester=walter, policy_id=policy.id, subject="Daughter moved out")
+
+    run = tb.run(
+        User(
+            says="My daughter Linnea has her own place now and she took her Civic with her; I signed the title over "
+            "to her on May 5th and she's getting her own insurance. Please take her and the Civic off my policy.",
+            knows=caller_facts(walter, **{"policy number": policy.id, "title transfer date": "5 May 2026"}),
+        ),
+        golden=[
+            call("find_customer_by_email", email=walter.email),
+            _verify(walter),
+            call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_tickets", requester_id=walter.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-05"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-05", vehicle_id=civic.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=15_071,
+                effective_on="2026-05-05",
+                vehicle_id=civic.id,
+            ),
+            call(
+                "remove_driver",
+                policy_id=policy.id,
+                driver_id=daughter.id,
+                removed_on=derived("2026-05-12", "drivers are removed from today"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    car = run.db.get(Vehicle, civic.id)
+    assert (car.status, car.removed_on) == ("removed", date(2026, 5, 5))  # policy: no longer owned, 7 days ago
+    assert _adjustments(run.db, policy.id) == [
+        ("vehicle_removal_credit", civic.id, date(2026, 5, 5), 15_071, 0, 15_071)
+    ]
+    gone = run.db.get(Driver, daughter.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert run.db.get(Vehicle, policy.vehicles[0].id).principal_driver_id == insured.id  # unchanged
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+@pytest.mark.pushback
+def test_case_AI015_003(tb):
+    """Son moved out; the customer names his wife for the Civic, listed as valid, but the state's record shows her
+    licence suspended today: no new principal driver, so the son stays on; refused as not eligible.
+    Rules combined: the licence check on the new principal over the stale driver list, the removal blocked without
+    a qualifying principal, the refusal's reason."""
+    henrik = CustomerFactory(name="Henrik Zapata", state="TX")
+    policy, insured, son, civic = _household(henrik, "TX", "Mateo Zapata", "40117735", date(2004, 6, 2))
+    wife = DriverFactory(
+        policy=policy,
+        full_name="Lucia Zapata",
+        date_of_birth=date(1979, 10, 12),
+        licence_number="27730418",
+        relation_to_insured="spouse",
+    )
+    LicenceRecordFactory(
+        licence_number="27730418",
+        licence_state="TX",
+        holder_name="Lucia Zapata",
+        date_of_birth=date(1979, 10, 12),
+        status="suspended",
+        suspended_until=date(2026, 6, 20),
+        violations_3y=3,
+    )
+    ticket = TicketFactory(requester=henrik, policy_id=policy.id, subject="Remove son")
+
+    run = tb.run(
+        User(
+            says="Our son Mateo moved out for college. My wife Lucia will drive his Civic from now on, so please "
+            "take Mateo off the policy.",
+            knows=caller_facts(henrik, **{"policy number": policy.id, "who drives the Civic now": "Lucia"}),
+            persona="A customer who thinks the suspension is a technicality.",
+            rules=(
+                "When told Lucia's licence is suspended, say it ends in June and ask once to go ahead anyway.",
+                "Do not name any other driver for the Civic.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=henrik.email),
+            _verify(henrik),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=henrik.id),
+            call("check_licence", licence_number="27730418", licence_state="TX"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_eligible"),
+        ],
+        traps=[
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=wife.id),
+            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+        ],
+        reply="I can't take Mateo off yet: he is the main driver of the Civic, and the state's record shows Lucia's "
+        "licence is suspended, so she can't take the Civic over. Once someone with a valid licence will drive it, "
+        "or the Civic comes off the policy, we can remove Mateo.",
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, civic.id).principal_driver_id == son.id  # policy: not reassigned to a suspended licence
+    assert run.db.get(Driver, son.id).status == "listed"  # policy: not removed without a qualifying principal
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_eligible", None)
+    run.rubric("Did the agent say Lucia's licence is suspended?", phrases=["suspended"])
+
+
+@pytest.mark.two_requests
+def test_case_AI015_004(tb):
+    """Son moves out and the customer's partner moves in to drive the Civic: check and add the partner, make them the
+    Civic's principal driver, then remove the son from today.
+    Rules combined: adding a driver on a valid licence record, the new principal listed before assignment, the
+    removal only after reassignment, removal from today."""
+    dana = CustomerFactory(name="Dana Whitcombe", state="AZ")
+    policy, insured, son, civic = _household(dana, "AZ", "Eli Whitcombe", "D04417729", date(2005, 1, 30))
+    LicenceRecordFactory(
+        licence_number="D09981342",
+        licence_state="AZ",
+        holder_name="Sam Ortega",
+        date_of_birth=date(1983, 8, 21),
+    )
+    ticket = TicketFactory(requester=dana, policy_id=policy.id, subject="Household changes")
+    new_driver = "D-5003"
+
+    run = tb.run(
+        User(
+            says="Big changes at home: my son Eli moved out last week, and my partner Sam Ortega has moved in. Sam "
+            "will drive the Civic that Eli used to drive. Can you add Sam and take Eli off?",
+            knows=caller_facts(
+                dana,
+                **{
+                    "policy number": policy.id,
+                    "Sam's full name": "Sam Ortega",
+                    "Sam's date of birth": "1983-08-21",
+                    "Sam's licence number": "D09981342",
+                    "Sam's licence state": "AZ",
+                    "relation": "partner living in the household",
+                },
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=dana.email),
+            _verify(dana),
+            call("get_policy", policy_id=policy.id),
+            call("check_licence", licence_number="D09981342", licence_state="AZ"),
+            call("list_tickets", requester_id=dana.id),
+            call(
+                "add_driver",
+                policy_id=policy.id,
+                full_name="Sam Ortega",
+                date_of_birth="1983-08-21",
+                licence_number="D09981342",
+                licence_state="AZ",
+                relation_to_insured="other_household",
+                effective_on="2026-05-12",
+            ),
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=new_driver),
+            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    sam = run.db.get(Driver, new_driver)
+    assert (sam.full_name, sam.effective_on, sam.relation_to_insured) == (
+        "Sam Ortega",
+        date(2026, 5, 12),
+        "other_household",
+    )
+    assert run.db.get(Vehicle, civic.id).principal_driver_id == new_driver  # policy: reassigned before the removal
+    gone = run.db.get(Driver, son.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
+
+
+def test_case_AI015_005(tb):
+    """Son moving out is the principal driver of two vehicles, the Civic the customer mentions and the old pickup:
+    both need a new principal (the customer for the Civic, his wife for the pickup, each licence checked) before
+    the son is removed.
+    Rules combined: every vehicle of the departing driver reassigned, a licence check for each new principal, the
+    removal from today only after both."""
+    omar = CustomerFactory(name="Omar Castellano", state="CO")
+    policy, insured, son, civic = _household(omar, "CO", "Nico Castellano", "120455871", date(2004, 3, 11))
+    pickup = _car(
+        policy, "1FTEW1EP0NKD10295", 2022, "Ford", "F-150", date(2023, 1, 9), premium=29_800, principal=son.id
+    )
+    wife = DriverFactory(
+        policy=policy,
+        full_name="Ana Castellano",
+        date_of_birth=date(1977, 12, 2),
+        licence_number="097712345",
+        relation_to_insured="spouse",
+    )
+    for number, holder, born in (
+        (insured.licence_number, omar.name, omar.date_of_birth),
+        ("097712345", "Ana Castellano", date(1977, 12, 2)),
+    ):
+        LicenceRecordFactory(licence_number=number, licence_state="CO", holder_name=holder, date_of_birth=born)
+    ticket = TicketFactory(requester=omar, policy_id=policy.id, subject="Son leaving home")
+
+    run = tb.run(
+        User(
+            says="Our son Nico is moving out for good this week and isn't taking any car. I'll drive his Civic from "
+            "now on. Please take him off the policy.",
+            knows=caller_facts(
+                omar, **{"policy number": policy.id, "who will drive the pickup": "my wife Ana will drive the F-150"}
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=omar.email),
+            _verify(omar),
+            call("get_policy", policy_id=policy.id),
+            call("list_tickets", requester_id=omar.id),
+            call("check_licence", licence_number=insured.licence_number, licence_state="CO"),
+            call("check_licence", licence_number="097712345", licence_state="CO"),
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=pickup.id, driver_id=wife.id),
+            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id
+    assert run.db.get(Vehicle, pickup.id).principal_driver_id == wife.id  # policy: every vehicle he drove most
+    gone = run.db.get(Driver, son.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)

@@ -1,0 +1,452 @@
+"""Starter kits with full licence pools, laptops already asked for, extras outside the kit, and who may ask."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from domains.consulting.clock import TODAY
+from domains.consulting.factories import (
+    AccessGrantFactory,
+    AssignmentFactory,
+    ComplianceRecordFactory,
+    EmployeeFactory,
+    EngagementFactory,
+    HardwareRequestFactory,
+    LicenceSeatFactory,
+    TicketFactory,
+)
+from domains.consulting.models import AccessGrant, HardwareRequest, LicenceSeat, Ticket, TicketComment
+from domains.consulting.seed import (
+    ACROBAT,
+    CALLOWAY,
+    CALLOWAY_SNOWFLAKE,
+    DELIVERY_TEMPLATES,
+    MACBOOK_PRO,
+    PEOPLE_PARTNER,
+    PROPOSAL_TEMPLATES,
+    RETAIL_DIRECTOR,
+    STANDARD_LAPTOP,
+    THINK_CELL,
+    TIMESHEETS,
+    WORKDAY,
+)
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Who may ask",
+    "Ticket status, priority, classification and comments",
+    "Licence pools, idle seats and the waitlist",
+    "Joiners",
+)
+
+_KIT_ACCESS = {WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES}
+
+
+def _kit_reads(joiner_id: str) -> list:
+    return [
+        call("get_employee", employee_id=joiner_id),
+        call("list_access_grants", employee_id=joiner_id),
+        call("list_licence_seats", employee_id=joiner_id),
+        call("list_resources"),
+        call("list_software"),
+        call("list_hardware_requests", employee_id=joiner_id),
+    ]
+
+
+def _full_acrobat_pool(idle: dict[int, tuple[int, bool]] | None = None) -> dict[int, LicenceSeat]:
+    """Fill the 30-seat Acrobat pool. `idle` maps a seat's position to (days since the date that counts, never
+    used?); every other seat was used three days ago."""
+    idle = idle or {}
+    seats = {}
+    for n in range(30):
+        days, never_used = idle.get(n, (3, False))
+        since = TODAY - timedelta(days=days)
+        if never_used:
+            seats[n] = LicenceSeatFactory(software_id=ACROBAT, requested_on=since, assigned_on=since, last_used_on=None)
+        else:
+            seats[n] = LicenceSeatFactory(
+                software_id=ACROBAT, requested_on=date(2025, 1, 6), assigned_on=date(2025, 1, 6), last_used_on=since
+            )
+    return seats
+
+
+@pytest.mark.distractors
+def test_case_CO014_001(tb):
+    """People asks; Acrobat is full: reclaim the seat idle longest (never used, 84 days), give the rest."""
+    seats = _full_acrobat_pool({4: (74, False), 11: (84, True), 19: (63, False)})
+    coordinator = EmployeeFactory(
+        name="Kwame Haddad", grade="analyst", department="People", title="People Coordinator", manager_id=PEOPLE_PARTNER
+    )
+    manager = EmployeeFactory(name="Nina Gallagher", grade="manager", department="Digital")
+    joiner = EmployeeFactory(
+        name="Sofia Mensah", grade="consultant", department="Digital", manager_id=manager.id, start_date=TODAY
+    )
+    ticket = TicketFactory(requester=coordinator, subject_employee_id=joiner.id, subject="Starter kit: Sofia Mensah")
+
+    run = tb.run(
+        User(
+            says="Hello, People team here. Sofia Mensah starts in Digital today. Could you give her the full "
+            "starter kit, please? Her manager Nina is travelling, so I'm raising it for her.",
+            knows={"email": coordinator.email, "joiner": f"Sofia Mensah, employee id {joiner.id}"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=coordinator.email),
+            call("list_tickets", requester_id=coordinator.id),
+            *_kit_reads(joiner.id),
+            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            call("list_licence_seats", software_id=ACROBAT),
+            call("release_licence", seat_id=seats[11].id),
+            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
+            call(
+                "request_hardware",
+                employee_id=joiner.id,
+                model_id=STANDARD_LAPTOP,
+                reason="Starter laptop for a new joiner.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+        ],
+        traps=[call("release_licence", seat_id=seats[4].id)],  # last used 74 days ago: idle, but not the longest
+    )
+
+    run.expect_golden()
+    released = run.db.query(LicenceSeat).filter_by(software_id=ACROBAT, status="released").all()
+    assert [s.id for s in released] == [seats[11].id]  # policy: only the seat idle longest
+    mine = run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").all()
+    assert {s.software_id for s in mine} == {THINK_CELL, ACROBAT}
+    assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
+    assert run.db.query(HardwareRequest).filter_by(employee_id=joiner.id).one().model_id == STANDARD_LAPTOP
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+
+
+def test_case_CO014_002(tb):
+    """Acrobat is full, no seat idle 60 days: give the rest of the kit, waitlist Acrobat and hold for licensing."""
+    seats = _full_acrobat_pool({7: (59, False), 22: (45, True)})
+    manager = EmployeeFactory(name="Ingrid Mehta", grade="director", department="Health")
+    joiner = EmployeeFactory(
+        name="Jonas Alvarez",
+        grade="senior_consultant",
+        department="Health",
+        manager_id=manager.id,
+        start_date=date(2026, 1, 29),
+    )
+    AccessGrantFactory(employee_id=joiner.id, resource_id=WORKDAY)
+    ticket = TicketFactory(requester=manager, subject_employee_id=joiner.id, subject="Jonas Alvarez set-up")
+
+    run = tb.run(
+        User(
+            says="Jonas Alvarez joined my Health team last Thursday and still only has Workday. Can you sort out "
+            "the rest of his new-starter set-up today? He needs to edit PDFs for a client submission this week.",
+            knows={"email": manager.email, "joiner": f"Jonas Alvarez, employee id {joiner.id}"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=manager.email),
+            call("list_tickets", requester_id=manager.id),
+            *_kit_reads(joiner.id),
+            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            call("list_licence_seats", software_id=ACROBAT),
+            call("join_licence_waitlist", software_id=ACROBAT, employee_id=joiner.id),
+            call(
+                "request_hardware",
+                employee_id=joiner.id,
+                model_id=STANDARD_LAPTOP,
+                reason="Starter laptop for a new joiner.",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                category="joiner",
+                reason="no_free_seat",
+                queue="licensing",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Starter kit given except Adobe Acrobat Pro: pool full and no seat idle 60 days or more; joiner "
+                "waitlisted for the next seat.",
+                public=False,
+            ),
+        ],
+        traps=[call("release_licence", seat_id=seats[7].id)],  # used 59 days ago: not idle yet
+    )
+
+    run.expect_golden()
+    assert run.db.query(LicenceSeat).filter_by(software_id=ACROBAT, status="released").count() == 0
+    entry = run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, software_id=ACROBAT).one()
+    assert entry.status == "waitlisted"
+    assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, software_id=THINK_CELL).one().status == "active"
+    assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
+    assert run.db.query(HardwareRequest).filter_by(employee_id=joiner.id).count() == 1
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("hold", "joiner", "no_free_seat", "licensing")
+    assert run.db.query(TicketComment).count() == 1
+
+
+@pytest.mark.two_requests
+def test_case_CO014_003(tb):
+    """The manager asks for the kit and Calloway access for his joiner: the kit is given, client access refused."""
+    manager = EmployeeFactory(name="Mateo Dubois", grade="manager", department="Retail & Consumer")
+    joiner = EmployeeFactory(
+        name="Chloe Haddad",
+        grade="analyst",
+        department="Retail & Consumer",
+        manager_id=manager.id,
+        start_date=date(2026, 1, 26),
+    )
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Store operating model",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2026, 1, 12),
+        end_date=date(2026, 7, 31),
+    )
+    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=date(2026, 6, 26))
+    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    AccessGrantFactory(employee_id=joiner.id, resource_id=TIMESHEETS)
+    LicenceSeatFactory(software_id=THINK_CELL, employee_id=joiner.id, requested_on=date(2026, 1, 26))
+    ticket = TicketFactory(requester=manager, subject_employee_id=joiner.id, subject="Chloe Haddad onboarding")
+
+    run = tb.run(
+        User(
+            says="Chloe Haddad joined my team a week ago and is only half set up. Please finish her new-starter "
+            "kit, and while you're at it give her read access to the Calloway Snowflake analytics: she's staffed "
+            "on our Calloway store work and her NDA is signed.",
+            knows={"email": manager.email, "joiner": f"Chloe Haddad, employee id {joiner.id}"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=manager.email),
+            call("list_tickets", requester_id=manager.id),
+            *_kit_reads(joiner.id),
+            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
+            call(
+                "request_hardware",
+                employee_id=joiner.id,
+                model_id=STANDARD_LAPTOP,
+                reason="Starter laptop for a new joiner.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Starter kit completed. Calloway Snowflake access refused: client access is not part of the "
+                "kit and only Chloe Haddad may ask for it.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "grant_access",
+                employee_id=joiner.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-05-03",
+                engagement_id=engagement.id,
+            )
+        ],
+        reply="Chloe's starter kit is now complete. I can't add the Calloway Snowflake access on your request, "
+        "though: client access isn't part of the starter kit, so Chloe needs to ask for it herself, and it will be "
+        "checked under the client access rules then.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).filter_by(resource_id=CALLOWAY_SNOWFLAKE).count() == 0  # policy: only she asks
+    assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
+    assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").count() == 2
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
+    run.rubric(
+        "Did the agent say that Chloe has to ask for the Calloway access herself?",
+        phrases=["herself", "Chloe needs to ask", "Chloe can ask", "Chloe will need to ask", "her own"],
+    )
+
+
+@pytest.mark.pushback
+def test_case_CO014_004(tb):
+    """The joiner's skip-level director asks for the kit: not the line manager nor People, so refuse, even insisting."""
+    director = EmployeeFactory(name="Isla Byrne", grade="director", department="Energy")
+    manager = EmployeeFactory(name="Rory Fischer", grade="manager", department="Energy", manager_id=director.id)
+    joiner = EmployeeFactory(
+        name="Arjun Costa", grade="consultant", department="Energy", manager_id=manager.id, start_date=TODAY
+    )
+    ticket = TicketFactory(requester=director, subject_employee_id=joiner.id, subject="New joiner Arjun Costa")
+
+    run = tb.run(
+        User(
+            says="Arjun Costa starts in my Energy practice today, in Rory's team. Rory is on a client site all "
+            "week, so please give Arjun the standard starter kit on my say-so.",
+            knows={"email": director.email, "joiner": f"Arjun Costa, employee id {joiner.id}"},
+            persona="A director used to her word being enough.",
+            rules=(
+                "If the agent refuses, point out that you are Rory's own manager and more senior than him.",
+                "Accept once the agent explains who may ask for a starter kit.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=director.email),
+            call("list_tickets", requester_id=director.id),
+            call("get_employee", employee_id=joiner.id),
+            call("get_manager_chain", employee_id=joiner.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: starter kit asked by the skip-level director; only Arjun Costa, his line manager (Rory "
+                "Fischer) or the People team may ask.",
+                public=False,
+            ),
+        ],
+        traps=[call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer")],
+        reply="I'm sorry, I can't set up Arjun's kit on your request: a starter kit can be asked for only by the "
+        "joiner himself, his line manager (Rory) or the People team. Arjun can ask us directly today, or the People "
+        "team can raise it.",
+    )
+
+    run.expect_golden()
+    assert run.db.query(AccessGrant).count() == 0  # policy: nothing on a skip-level's request
+    assert run.db.query(LicenceSeat).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
+    run.rubric(
+        "Did the agent say the joiner himself, his line manager or the People team can ask?",
+        phrases=["People team", "Arjun can ask", "himself", "line manager"],
+    )
+
+
+def test_case_CO014_005(tb):
+    """The joiner asks for her own kit and already has a MacBook request in: that counts as her laptop, no Dell."""
+    manager = EmployeeFactory(name="Hannah Kraus", grade="manager", department="Data & Analytics")
+    joiner = EmployeeFactory(
+        name="Mei Alvarez",
+        grade="senior_consultant",
+        department="Data & Analytics",
+        manager_id=manager.id,
+        start_date=TODAY,
+    )
+    macbook = HardwareRequestFactory(
+        employee_id=joiner.id,
+        model_id=MACBOOK_PRO,
+        price_cents=239_900,
+        status="submitted",
+        requested_on=date(2026, 1, 27),
+        reason="Pre-hire request by the hiring manager",
+    )
+    ticket = TicketFactory(requester=joiner, subject="First day set-up")
+
+    run = tb.run(
+        User(
+            says="Hi, it's my first day in Data & Analytics. Could you set me up with the usual new-joiner access "
+            "and software, and the standard laptop? I'm on a borrowed one right now.",
+            knows={"email": joiner.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=joiner.email),
+            call("list_tickets", requester_id=joiner.id),
+            *_kit_reads(joiner.id),
+            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+        ],
+        traps=[
+            call(
+                "request_hardware",
+                employee_id=joiner.id,
+                model_id=STANDARD_LAPTOP,
+                reason="Standard starter laptop.",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    laptops = run.db.query(HardwareRequest).filter_by(employee_id=joiner.id).all()
+    assert [r.id for r in laptops] == [macbook.id]  # policy: the open MacBook request counts as her laptop
+    assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
+    assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").count() == 2
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_CO014_006(tb):
+    """The joiner asks herself for the kit and Calloway access: the kit gaps filled, the client viewer given."""
+    manager = EmployeeFactory(name="Omar Haddad", grade="manager", department="Retail & Consumer")
+    joiner = EmployeeFactory(
+        name="Isla Fischer",
+        grade="analyst",
+        department="Retail & Consumer",
+        manager_id=manager.id,
+        start_date=date(2026, 1, 26),
+    )
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Store operating model",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2026, 1, 12),
+        end_date=date(2026, 7, 31),
+    )
+    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=date(2026, 4, 24))
+    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    AccessGrantFactory(employee_id=joiner.id, resource_id=WORKDAY)
+    AccessGrantFactory(employee_id=joiner.id, resource_id=TIMESHEETS)
+    LicenceSeatFactory(software_id=ACROBAT, employee_id=joiner.id, requested_on=date(2026, 1, 26))
+    HardwareRequestFactory(employee_id=joiner.id, status="delivered", requested_on=date(2026, 1, 19))
+    ticket = TicketFactory(requester=joiner, subject="Still missing things")
+
+    run = tb.run(
+        User(
+            says="I started last Monday and I still can't open the proposal or delivery templates, and think-cell "
+            "isn't installed. Could you finish my new-starter set-up? I also need read access to the Calloway "
+            "Snowflake analytics: I'm staffed on the store operating model and signed the NDA on day one.",
+            knows={"email": joiner.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=joiner.email),
+            call("list_tickets", requester_id=joiner.id),
+            *_kit_reads(joiner.id),
+            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
+            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
+            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
+            call("list_assignments", employee_id=joiner.id),
+            call("get_compliance_status", employee_id=joiner.id),
+            call(
+                "grant_access",
+                employee_id=joiner.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-04-24",
+                engagement_id=engagement.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+        ],
+    )
+
+    run.expect_golden()
+    grants = {g.resource_id: g for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)}
+    assert set(grants) == _KIT_ACCESS | {CALLOWAY_SNOWFLAKE}  # policy: she may ask for client access herself
+    assert (grants[CALLOWAY_SNOWFLAKE].expires_on, grants[CALLOWAY_SNOWFLAKE].engagement_id) == (
+        date(2026, 4, 24),
+        engagement.id,
+    )
+    assert {s.software_id for s in run.db.query(LicenceSeat).filter_by(employee_id=joiner.id)} == {THINK_CELL, ACROBAT}
+    assert run.db.query(HardwareRequest).count() == 1  # the delivered laptop counts as given
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+    assert run.db.query(TicketComment).count() == 0

@@ -1,0 +1,343 @@
+"""Two requests of different kinds in one conversation: each decided under its own article, one ticket for both."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from domains.consulting.clock import TODAY
+from domains.consulting.factories import (
+    AssignmentFactory,
+    ComplianceRecordFactory,
+    EmployeeFactory,
+    EngagementFactory,
+    ExpenseLineFactory,
+    ExpenseReportFactory,
+    LicenceSeatFactory,
+    TicketFactory,
+    background_check,
+)
+from domains.consulting.models import (
+    AccessGrant,
+    ApprovalRequest,
+    ExpenseLine,
+    HardwareRequest,
+    LicenceSeat,
+    Ticket,
+    TicketComment,
+)
+from domains.consulting.seed import (
+    CALLOWAY,
+    CALLOWAY_SNOWFLAKE,
+    FS_PARTNER,
+    HEADSET,
+    NORDHAVN,
+    NORDHAVN_FOLDER,
+    NORDHAVN_UAT,
+    PERFORMANCE_LAPTOP,
+    POWER_BI,
+    RETAIL_DIRECTOR,
+    STATA,
+)
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Ticket status, priority, classification and comments",
+    "Access roles and expiry",
+    "Client environments",
+    "Approval requests and routing",
+    "Licence pools, idle seats and the waitlist",
+    "Hardware requests and grade budgets",
+    "Expense overrides",
+)
+
+
+@pytest.mark.two_requests
+def test_case_CO016_001(tb):
+    """A Power BI seat (free: assigned) and a ThinkPad P1 above an analyst's budget (raised, routed): pending."""
+    manager = EmployeeFactory(name="Isla Dubois", grade="manager", department="Data & Analytics")
+    rory = EmployeeFactory(name="Rory Osei", grade="analyst", department="Data & Analytics", manager_id=manager.id)
+    ticket = TicketFactory(requester=rory, subject="Power BI and a faster laptop")
+
+    run = tb.run(
+        User(
+            says="Two things for my data work, please: a Power BI Pro licence, and the Lenovo ThinkPad P1, because "
+            "my current laptop can't cope with the models I'm building.",
+            knows={"email": rory.email},
+        ),
+        golden=[
+            call("find_employee_by_email", email=rory.email),
+            call("list_tickets", requester_id=rory.id),
+            call("get_software", software_id=POWER_BI),
+            call("list_licence_seats", employee_id=rory.id),
+            call("assign_licence", software_id=POWER_BI, employee_id=rory.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=rory.id),
+            call("get_employee", employee_id=rory.id),
+            call(
+                "request_hardware",
+                employee_id=rory.id,
+                model_id=PERFORMANCE_LAPTOP,
+                reason="Data models too heavy for the current laptop.",
+            ),
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="hardware_budget",
+                employee_id=rory.id,
+                approver_id=manager.id,
+                hardware_request_id="HR-0001",
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="software_licence",
+                reason="needs_approval",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Power BI Pro seat assigned. ThinkPad P1 ($2,890.00) is above the $2,000 analyst budget: raised "
+                "(HR-0001) and sent to the line manager, Isla Dubois.",
+                public=False,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(LicenceSeat).filter_by(employee_id=rory.id, software_id=POWER_BI).one().status == "active"
+    laptop = run.db.query(HardwareRequest).one()
+    assert (laptop.model_id, laptop.status) == (PERFORMANCE_LAPTOP, "awaiting_approval")
+    approval = run.db.query(ApprovalRequest).one()
+    assert (approval.kind, approval.approver_id) == ("hardware_budget", manager.id)
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")  # the first request
+
+
+@pytest.mark.two_requests
+def test_case_CO016_002(tb):
+    """Calloway viewer (granted to the assignment's end) and a late taxi override (rejected, final): solved as late."""
+    kwame = EmployeeFactory(name="Kwame Fischer", grade="consultant", department="Retail & Consumer")
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Loyalty relaunch",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2025, 11, 3),
+        end_date=date(2026, 5, 29),
+    )
+    AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2026, 1, 12), end_date=date(2026, 3, 27))
+    ComplianceRecordFactory(employee_id=kwame.id, client_id=CALLOWAY, completed_on=date(2026, 1, 8))
+    report = ExpenseReportFactory(employee_id=kwame.id, title="Q4 store visits", submitted_on=date(2026, 1, 28))
+    line = ExpenseLineFactory(
+        report=report,
+        category="taxi",
+        merchant="Yellow Cab",
+        incurred_on=date(2025, 11, 14),
+        amount_cents=11_200,
+        limit_cents=7_500,
+        override_status="requested",
+        override_justification="Airport run after a late store audit.",
+    )
+    ticket = TicketFactory(requester=kwame, subject="Snowflake and an old taxi")
+
+    run = tb.run(
+        User(
+            says="Hi! I need read access to the Calloway Snowflake analytics for the loyalty work. Also, I've finally "
+            "filed my November store-visit expenses and the airport taxi is over the limit; the receipt is itemised, "
+            "so can you approve the override?",
+            knows={"email": kwame.email, "role wanted": "viewer", "expense report": report.id},
+        ),
+        golden=[
+            call("find_employee_by_email", email=kwame.email),
+            call("list_tickets", requester_id=kwame.id),
+            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
+            call("list_assignments", employee_id=kwame.id),
+            call("get_compliance_status", employee_id=kwame.id),
+            call(
+                "grant_access",
+                employee_id=kwame.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-03-27",
+                engagement_id=engagement.id,
+            ),
+            call("get_expense_report", report_id=report.id),
+            call("reject_expense_override", line_id=line.id, reason="late_submission"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="outside_window"
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Calloway Snowflake viewer granted to 2026-03-27. Taxi override rejected: incurred 2025-11-14, "
+                "75 days before the report was submitted (limit 60).",
+                public=False,
+            ),
+        ],
+        traps=[  # kept open for a receipt, as if lateness could be cured
+            call("update_ticket", ticket_id=ticket.id, status="pending", reason="awaiting_employee")
+        ],
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()
+    assert (grant.resource_id, grant.expires_on) == (CALLOWAY_SNOWFLAKE, date(2026, 3, 27))
+    taxi = run.db.get(ExpenseLine, line.id)
+    assert (taxi.override_status, taxi.override_rejection, taxi.reimbursable_cents) == (
+        "rejected",
+        "late_submission",
+        7_500,
+    )
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "outside_window")
+    assert run.db.query(TicketComment).count() == 1
+
+
+_STATA_HOLDERS = ["Grace Petrov", "Omar Alvarez", "Nina Mehta", "Felix Osei", "Isla Kraus"]
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+def test_case_CO016_003(tb):
+    """Stata (full pool: reclaim the seat idle longest) and Nordhavn UAT (screening in progress): seat given, hold."""
+    seats = []
+    for n, (used, never) in enumerate([(5, False), (66, False), (12, False), (71, True), (2, False)]):
+        holder = EmployeeFactory(name=_STATA_HOLDERS[n], grade="manager", department="Economics")
+        since = TODAY - timedelta(days=used)
+        seats.append(
+            LicenceSeatFactory(
+                software_id=STATA,
+                employee_id=holder.id,
+                requested_on=date(2025, 6, 2) if not never else since,
+                assigned_on=date(2025, 6, 2) if not never else since,
+                last_used_on=None if never else since,
+            )
+        )
+    sofia = EmployeeFactory(name="Sofia Whitfield", grade="senior_consultant", department="Financial Services")
+    engagement = EngagementFactory(
+        client_id=NORDHAVN,
+        name="Credit risk models",
+        lead_id=FS_PARTNER,
+        start_date=date(2026, 1, 5),
+        end_date=date(2026, 6, 30),
+    )
+    AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2026, 1, 26), end_date=date(2026, 6, 30))
+    ComplianceRecordFactory(employee_id=sofia.id, client_id=NORDHAVN, completed_on=date(2026, 1, 22))
+    background_check(sofia, status="in_progress")
+    ticket = TicketFactory(requester=sofia, subject="Stata and Nordhavn UAT")
+
+    run = tb.run(
+        User(
+            says="For the Nordhavn credit risk models I need Stata/MP on my laptop, and read access to the bank's "
+            "Azure DevOps UAT environment. My screening was started last week, if that matters.",
+            knows={"email": sofia.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=sofia.email),
+            call("list_tickets", requester_id=sofia.id),
+            call("get_software", software_id=STATA),
+            call("list_licence_seats", software_id=STATA),
+            call("release_licence", seat_id=seats[3].id),
+            call("assign_licence", software_id=STATA, employee_id=sofia.id),
+            call("get_resource", resource_id=NORDHAVN_UAT),
+            call("list_assignments", employee_id=sofia.id),
+            call("get_compliance_status", employee_id=sofia.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                category="software_licence",
+                reason="screening_required",
+                queue="screening",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Stata/MP seat assigned (reclaimed the seat idle longest, never used since assignment). "
+                "Nordhavn UAT waits for the background check in progress: screening team to complete it.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call("release_licence", seat_id=seats[1].id),  # last used 66 days ago: idle, but not the longest
+            call(
+                "grant_access",
+                employee_id=sofia.id,
+                resource_id=NORDHAVN_UAT,
+                role="viewer",
+                expires_on="2026-05-03",
+                engagement_id=engagement.id,
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    released = run.db.query(LicenceSeat).filter_by(status="released").all()
+    assert [s.id for s in released] == [seats[3].id]
+    assert run.db.query(LicenceSeat).filter_by(employee_id=sofia.id).one().status == "active"
+    assert run.db.query(AccessGrant).count() == 0  # policy: screening first
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason, t.queue) == ("hold", "software_licence", "screening_required", "screening")
+
+
+@pytest.mark.two_requests
+def test_case_CO016_004(tb):
+    """A headset within budget is raised; the Nordhavn folder is refused (staffed only on Calloway): not staffed."""
+    mateo = EmployeeFactory(name="Mateo Kraus", grade="consultant", department="Retail & Consumer")
+    AssignmentFactory(
+        engagement=EngagementFactory(
+            client_id=CALLOWAY,
+            name="Store operating model",
+            lead_id=RETAIL_DIRECTOR,
+            start_date=date(2025, 12, 1),
+            end_date=date(2026, 4, 10),
+        ),
+        employee=mateo,
+    )
+    ComplianceRecordFactory(employee_id=mateo.id, client_id=NORDHAVN, completed_on=date(2025, 3, 3))
+    ticket = TicketFactory(requester=mateo, subject="Headset and Nordhavn papers")
+
+    run = tb.run(
+        User(
+            says="Could I get the Jabra Evolve2 headset? My calls keep dropping out. And I'd like read access to "
+            "the Nordhavn Bank engagement folder: I'm pitching a similar piece of work and their deliverables would "
+            "be a great reference. I signed a Nordhavn NDA last year.",
+            knows={"email": mateo.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=mateo.email),
+            call("list_tickets", requester_id=mateo.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=mateo.id),
+            call("request_hardware", employee_id=mateo.id, model_id=HEADSET, reason="Calls keep dropping out."),
+            call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call("list_assignments", employee_id=mateo.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_staffed"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Headset raised within budget. Nordhavn folder refused: no assignment for Nordhavn Bank "
+                "(staffed only on Calloway).",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "grant_access",
+                employee_id=mateo.id,
+                resource_id=NORDHAVN_FOLDER,
+                role="viewer",
+                expires_on="2026-05-03",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    headset = run.db.query(HardwareRequest).one()
+    assert (headset.model_id, headset.status) == (HEADSET, "submitted")
+    assert run.db.query(AccessGrant).count() == 0  # policy: not staffed on Nordhavn
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_staffed")

@@ -1,0 +1,375 @@
+"""Who may ask, both sides: requests for someone else, employees with a last day to come, and people who have left."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.consulting.factories import (
+    AccessGrantFactory,
+    AssignmentFactory,
+    ComplianceRecordFactory,
+    EmployeeFactory,
+    EngagementFactory,
+    ExpenseLineFactory,
+    ExpenseReportFactory,
+    HardwareRequestFactory,
+    TicketFactory,
+)
+from domains.consulting.models import AccessGrant, ApprovalRequest, ExpenseLine, HardwareRequest, Ticket, TicketComment
+from domains.consulting.seed import (
+    CALLOWAY,
+    CALLOWAY_SNOWFLAKE,
+    MONITOR,
+    NORDHAVN,
+    NORDHAVN_UAT,
+    RETAIL_DIRECTOR,
+    TIMESHEETS,
+)
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Working a request",
+    "Who may ask",
+    "Ticket status, priority, classification and comments",
+    "Access roles and expiry",
+    "Client environments",
+    "Internal systems",
+    "Hardware requests and grade budgets",
+    "Expense overrides",
+)
+
+
+@pytest.mark.pushback
+def test_case_CO015_001(tb):
+    """A manager orders a monitor for her report, within his budget: refused; he must ask for it himself."""
+    manager = EmployeeFactory(name="Grace Alvarez", grade="manager", department="Digital")
+    report = EmployeeFactory(name="Tobias Mensah", grade="consultant", department="Digital", manager_id=manager.id)
+    ticket = TicketFactory(requester=manager, subject="Monitor for Tobias")
+
+    run = tb.run(
+        User(
+            says="Tobias Mensah in my team keeps squinting at his laptop screen. Please order him the 27-inch Dell "
+            "monitor; it's well within his budget and as his manager I'm the one who'd approve it anyway.",
+            knows={"email": manager.email, "for whom": f"Tobias Mensah, employee id {report.id}"},
+            persona="A caring manager who does not see why her report must ask himself.",
+            rules=(
+                "If the agent refuses, say that you would be the approver anyway, so it is pointless to make him ask.",
+                "Accept once the agent explains that employees ask for their own hardware.",
+            ),
+        ),
+        golden=[
+            call("find_employee_by_email", email=manager.email),
+            call("list_tickets", requester_id=manager.id),
+            call("get_employee", employee_id=report.id),
+            call("list_hardware_catalogue"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_authorised"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: monitor requested by the line manager for Tobias Mensah; employees ask for their own "
+                "hardware.",
+                public=False,
+            ),
+        ],
+        traps=[call("request_hardware", employee_id=report.id, model_id=MONITOR, reason="Requested by his manager.")],
+    )
+
+    run.expect_golden()
+    assert run.db.query(HardwareRequest).count() == 0  # policy: nothing for Tobias on her request
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_authorised")
+    assert run.db.query(TicketComment).count() == 1
+
+
+@pytest.mark.two_requests
+def test_case_CO015_002(tb):
+    """The same monitor for herself and for her report: hers is raised within budget, his refused (not authorised)."""
+    manager = EmployeeFactory(name="Lena Osei", grade="manager", department="Financial Services")
+    report = EmployeeFactory(
+        name="Kwame Dubois", grade="analyst", department="Financial Services", manager_id=manager.id
+    )
+    HardwareRequestFactory(employee_id=manager.id, requested_on=date(2026, 1, 8), price_cents=165_000)
+    ticket = TicketFactory(requester=manager, subject="Monitors")
+
+    run = tb.run(
+        User(
+            says="Could I get one of the 27-inch Dell UltraSharp monitors for my desk? And the same for Kwame "
+            "Dubois, my analyst, so we can both work properly in the office.",
+            knows={"email": manager.email, "analyst": f"Kwame Dubois, employee id {report.id}"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=manager.email),
+            call("list_tickets", requester_id=manager.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=manager.id),
+            call("request_hardware", employee_id=manager.id, model_id=MONITOR, reason="Office monitor."),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_authorised"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Monitor raised for the requester (within the manager budget). Monitor for Kwame Dubois refused: "
+                "employees ask for their own hardware.",
+                public=False,
+            ),
+        ],
+        traps=[call("request_hardware", employee_id=report.id, model_id=MONITOR, reason="Office monitor.")],
+    )
+
+    run.expect_golden()
+    mine = run.db.query(HardwareRequest).filter_by(employee_id=manager.id, model_id=MONITOR).one()
+    assert (mine.status, mine.price_cents) == ("submitted", 42_900)  # 165,000 + 42,900 is within 350,000
+    assert run.db.query(HardwareRequest).filter_by(employee_id=report.id).count() == 0
+    assert run.db.query(ApprovalRequest).count() == 0
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_authorised")
+
+
+def test_case_CO015_003(tb):
+    """An engagement lead asks for editor on the client environment for her consultant: refused, no approval raised."""
+    lead = EmployeeFactory(name="Aisha Byrne", grade="director", department="Financial Services")
+    arjun = EmployeeFactory(name="Arjun Gallagher", grade="senior_consultant", department="Financial Services")
+    engagement = EngagementFactory(
+        client_id=NORDHAVN,
+        name="Payments modernisation",
+        lead_id=lead.id,
+        start_date=date(2025, 10, 6),
+        end_date=date(2026, 6, 30),
+    )
+    AssignmentFactory(engagement=engagement, employee=arjun)
+    uat = AccessGrantFactory(
+        employee_id=arjun.id, resource_id=NORDHAVN_UAT, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
+    )
+    ticket = TicketFactory(requester=lead, subject="Editor rights for Arjun")
+
+    run = tb.run(
+        User(
+            says="I lead the Nordhavn payments modernisation. Arjun Gallagher on my team needs editor rights in "
+            "the Nordhavn UAT environment to load test data. As the engagement lead I'm the approver for that, so "
+            "treat this as approved and switch him over.",
+            knows={"email": lead.email, "consultant": f"Arjun Gallagher, employee id {arjun.id}"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=lead.email),
+            call("list_tickets", requester_id=lead.id),
+            call("list_assignments", employee_id=arjun.id),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="not_authorised"
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: editor on Nordhavn UAT asked by the engagement lead for Arjun Gallagher; he must ask "
+                "for his own access.",
+                public=False,
+            ),
+        ],
+        traps=[
+            call(
+                "create_approval_request",
+                ticket_id=ticket.id,
+                kind="client_access",
+                employee_id=arjun.id,
+                approver_id=lead.id,
+                resource_id=NORDHAVN_UAT,
+                requested_role="editor",
+            ),
+            call("revoke_access", grant_id=uat.id, reason="requested"),  # viewer swapped out for the editor role
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(ApprovalRequest).count() == 0  # policy: nothing raised on the lead's request
+    kept = run.db.get(AccessGrant, uat.id)
+    assert (kept.role, kept.status) == ("viewer", "active")
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_authorised")
+
+
+def test_case_CO015_004(tb):
+    """A colleague asks for the override on a teammate's taxi line while she is away: refused, the line untouched."""
+    rory = EmployeeFactory(name="Rory Mehta", grade="senior_consultant", department="Retail & Consumer")
+    chloe = EmployeeFactory(name="Chloe Osei", grade="consultant", department="Retail & Consumer")
+    report = ExpenseReportFactory(employee_id=chloe.id, title="Calloway store visits")
+    line = ExpenseLineFactory(
+        report=report,
+        category="taxi",
+        merchant="Uber",
+        amount_cents=9_800,
+        limit_cents=7_500,
+        override_status="requested",
+        override_justification="Late finish after a store closing audit.",
+    )
+    ticket = TicketFactory(requester=rory, subject="Chloe's taxi override")
+
+    run = tb.run(
+        User(
+            says="Chloe Osei is on holiday for two weeks and her Calloway expense report is stuck on a taxi that "
+            "went over the limit. It's only about twenty dollars over and she has the receipt, so could you approve "
+            "her override so finance can pay her?",
+            knows={"email": rory.email, "expense report": f"{report.id}, Chloe Osei's"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=rory.email),
+            call("list_tickets", requester_id=rory.id),
+            call("get_expense_report", report_id=report.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="expense_override",
+                reason="not_authorised",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: override on Chloe Osei's expense line asked by a colleague; she must ask herself.",
+                public=False,
+            ),
+        ],
+        traps=[call("approve_expense_override", line_id=line.id)],  # $23 over, itemised: within the desk limit
+    )
+
+    run.expect_golden()
+    kept = run.db.get(ExpenseLine, line.id)
+    assert (kept.override_status, kept.reimbursable_cents) == ("requested", 7_500)  # policy: untouched
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "not_authorised")
+
+
+def test_case_CO015_005(tb):
+    """An employee leaving on 27 February asks for Timesheets: she may ask, but the grant ends on her last day."""
+    nina = EmployeeFactory(name="Nina Costa", grade="consultant", department="Health", last_day=date(2026, 2, 27))
+    ticket = TicketFactory(requester=nina, subject="Timesheets login")
+
+    run = tb.run(
+        User(
+            says="I've just realised I never got a Replicon Timesheets login, and I need to check the hours coded to "
+            "my projects before I leave at the end of the month. Read access is all I need.",
+            knows={"email": nina.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=nina.email),
+            call("list_tickets", requester_id=nina.id),
+            call("get_employee", employee_id=nina.id),
+            call("get_resource", resource_id=TIMESHEETS),
+            call(
+                "grant_access",
+                employee_id=nina.id,
+                resource_id=TIMESHEETS,
+                role="viewer",
+                expires_on="2026-02-27",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="system_access"),
+        ],
+        traps=[call("update_ticket", ticket_id=ticket.id, status="solved", reason="not_eligible")],  # as if she left
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()
+    assert (grant.role, grant.expires_on) == ("viewer", date(2026, 2, 27))  # policy: never past the last day
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "system_access", None)
+
+
+def test_case_CO015_006(tb):
+    """Calloway viewer for a consultant leaving on 20 February: the last day comes before the assignment and 90 days."""
+    dev = EmployeeFactory(
+        name="Dev Rahman", grade="consultant", department="Retail & Consumer", last_day=date(2026, 2, 20)
+    )
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Pricing review",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2026, 1, 5),
+        end_date=date(2026, 6, 30),
+    )
+    AssignmentFactory(engagement=engagement, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 6, 30))
+    ComplianceRecordFactory(employee_id=dev.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
+    ticket = TicketFactory(requester=dev, subject="Snowflake access")
+
+    run = tb.run(
+        User(
+            says="I need read access to the Calloway Snowflake analytics for the pricing review. I'm staffed until "
+            "the end of June, so please set it up until then.",
+            knows={"email": dev.email, "role wanted": "viewer"},
+        ),
+        golden=[
+            call("find_employee_by_email", email=dev.email),
+            call("list_tickets", requester_id=dev.id),
+            call("get_employee", employee_id=dev.id),
+            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
+            call("list_assignments", employee_id=dev.id),
+            call("get_compliance_status", employee_id=dev.id),
+            call(
+                "grant_access",
+                employee_id=dev.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-02-20",
+                engagement_id=engagement.id,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+        ],
+        traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-05-03")],  # 90 days, past his last day
+    )
+
+    run.expect_golden()
+    grant = run.db.query(AccessGrant).one()
+    assert (grant.role, grant.expires_on, grant.engagement_id) == ("viewer", date(2026, 2, 20), engagement.id)
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+
+
+def test_case_CO015_007(tb):
+    """A former employee asks for the override on her final report's dinner, $30 over and itemised: not eligible."""
+    manager = EmployeeFactory(name="Jonas Haddad", grade="manager", department="Energy")
+    sofia = EmployeeFactory(
+        name="Sofia Byrne", department="Energy", manager_id=manager.id, status="left", last_day=date(2026, 1, 23)
+    )
+    report = ExpenseReportFactory(employee_id=sofia.id, title="Final client visit", submitted_on=date(2026, 1, 22))
+    line = ExpenseLineFactory(
+        report=report,
+        merchant="Capital Grille Houston",
+        incurred_on=date(2026, 1, 15),
+        amount_cents=10_500,
+        limit_cents=7_500,
+        override_status="requested",
+        override_justification="Farewell dinner with the client team.",
+    )
+    ticket = TicketFactory(requester=sofia, subject="Final expenses")
+
+    run = tb.run(
+        User(
+            says="Hello, I left Halden & Price last month but my final expense report is still open. The farewell "
+            "dinner with the client came in thirty dollars over the limit; I have the itemised bill. Could you "
+            "approve the override so I'm paid in full?",
+            knows={"email": sofia.email, "expense report": report.id},
+        ),
+        golden=[
+            call("find_employee_by_email", email=sofia.email),
+            call("list_tickets", requester_id=sofia.id),
+            call("list_expense_reports", employee_id=sofia.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="expense_override",
+                reason="not_eligible",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Refused: the requester left the firm on 2026-01-23; former employees get no decisions.",
+                public=False,
+            ),
+        ],
+        traps=[call("approve_expense_override", line_id=line.id)],  # within the desk limit, itemised
+    )
+
+    run.expect_golden()
+    kept = run.db.get(ExpenseLine, line.id)
+    assert (kept.override_status, kept.reimbursable_cents) == ("requested", 7_500)  # policy: she gets nothing
+    t = run.db.get(Ticket, ticket.id)
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "not_eligible")

@@ -1,0 +1,284 @@
+"""Internal help desk: laptops (broken, due for refresh or not, the profile by department), lost laptops, tokens
+and phones."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.neobank.calls import employee_facts, identify_employee, next_ticket_id
+from domains.neobank.clock import days_ago
+from domains.neobank.factories import DeskTicketFactory, DeviceFactory, EmployeeFactory
+from domains.neobank.models import Device, Ticket, TicketComment
+from domains.neobank.seed import FINANCE, TECHNOLOGY
+from pytest_thinkingbox import User, call
+
+ARTICLES = (
+    "Internal help desk: who may ask and identity",
+    "Devices: laptops, tokens and phones",
+    "Internal desk tickets: classification, status and queues",
+)
+
+
+def held(db, employee_id: str) -> set[str]:
+    """The devices assigned to an employee now."""
+    rows = db.query(Device).filter(Device.assigned_to_id == employee_id, Device.status == "assigned")
+    return {d.id for d in rows}
+
+
+# --------------------------------------------------------------------------- NB037 devices
+
+
+@pytest.mark.distractors
+def test_case_NB037_001(tb):
+    """A finance employee's laptop no longer boots and she asks for a developer laptop: take it back as faulty and
+    hand out the lowest standard laptop in stock (developer laptops are for Technology)."""
+    amira = EmployeeFactory(name="Amira Seidel", department=FINANCE, title="Accountant")
+    old = DeviceFactory(assigned_to=amira, purchased_on=date(2024, 3, 4))
+    DeviceFactory(profile="developer", model="Dell XPS 15")
+    standard = DeviceFactory()
+    DeviceFactory()
+    ticket = DeskTicketFactory(employee=amira, subject="Laptop won't start")
+
+    run = tb.run(
+        User(
+            says="My laptop won't boot any more, just a black screen since this morning. Could I have one of the "
+            "powerful developer laptops as a replacement? My spreadsheets are huge.",
+            knows=employee_facts(amira),
+        ),
+        golden=[
+            *identify_employee(amira),
+            call("list_tickets", requester_id=amira.id),
+            call("list_devices", employee_id=amira.id),
+            call("list_device_stock", kind="laptop"),
+            call("return_device", device_id=old.id, condition="faulty"),
+            call("assign_device", device_id=standard.id, employee_id=amira.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+        ],
+        reply="I've booked your broken laptop in for repair and assigned you a replacement: a standard Lenovo "
+        "ThinkPad T14. Developer laptops are only for the Technology department, so I can't give you one of those.",
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
+    assert run.db.get(Device, old.id).status == "in_repair"
+    assert held(run.db, amira.id) == {standard.id}  # policy: standard profile outside Technology, lowest id
+    run.rubric(
+        "Did the agent say developer laptops are only for the Technology department?",
+        phrases=["only for the Technology", "Technology department", "only for technology"],
+    )
+
+
+@pytest.mark.pushback
+def test_case_NB037_002(tb):
+    """A working laptop bought two years ago, the employee wants a faster one and insists: not due for replacement
+    (not_eligible); nothing changes."""
+    lead = EmployeeFactory(name="Oskar Ziegler", title="Customer Support Team Lead", grade="manager")
+    henrik = EmployeeFactory(name="Henrik Nowak", title="Customer Support Agent", manager=lead)
+    old = DeviceFactory(assigned_to=henrik, purchased_on=date(2024, 9, 2))
+    spare = DeviceFactory()
+    ticket = DeskTicketFactory(employee=henrik, subject="New laptop please")
+
+    run = tb.run(
+        User(
+            says="My laptop works but it's so slow with the CRM and video calls at the same time. Colleagues got new "
+            "ones this year. Can I swap mine for a new one?",
+            knows=employee_facts(henrik),
+            rules=("If refused, insist once that it slows down your work every day, then accept.",),
+        ),
+        golden=[
+            *identify_employee(henrik),
+            call("list_tickets", requester_id=henrik.id),
+            call("list_devices", employee_id=henrik.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="device", reason="not_eligible"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"{old.id} works and was purchased on 2024-09-02, under 4 years ago: not due for replacement.",
+                public=False,
+            ),
+        ],
+        reply="I'm sorry, I can't swap it: a working laptop is replaced only once it is 4 years old, and yours was "
+        "bought in September 2024. If it develops a fault, we replace it straight away.",
+        traps=[call("assign_device", device_id=spare.id, employee_id=henrik.id)],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", "not_eligible", None)
+    assert held(run.db, henrik.id) == {old.id}  # policy: a working laptop under 4 years old stays
+    assert run.db.get(Device, spare.id).status == "in_stock"
+    run.rubric("Did the agent say laptops are replaced at 4 years old?", phrases=["4 years", "four years"])
+
+
+def test_case_NB037_003(tb):
+    """An engineer's working laptop was bought five years ago: due for refresh. Take it back as working and hand out
+    the lowest developer laptop in stock."""
+    selin = EmployeeFactory(name="Selin Wendt", department=TECHNOLOGY, title="Backend Engineer")
+    old = DeviceFactory(assigned_to=selin, profile="developer", model="Dell XPS 13", purchased_on=date(2021, 6, 14))
+    DeviceFactory()
+    dev = DeviceFactory(profile="developer", model="Dell XPS 15")
+    DeviceFactory(profile="developer", model="Dell XPS 15")
+    token = DeviceFactory(kind="token", assigned_to=selin)
+    ticket = DeskTicketFactory(employee=selin, subject="Old laptop")
+
+    run = tb.run(
+        User(
+            says="My laptop still works, but the battery lasts about an hour and it's ancient. Is there any chance "
+            "of a new one?",
+            knows=employee_facts(selin),
+        ),
+        golden=[
+            *identify_employee(selin),
+            call("list_tickets", requester_id=selin.id),
+            call("list_devices", employee_id=selin.id),
+            call("list_device_stock", kind="laptop"),
+            call("assign_device", device_id=dev.id, employee_id=selin.id),
+            call("return_device", device_id=old.id, condition="working"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
+    assert run.db.get(Device, old.id).status == "returned"  # policy: 4 or more years old is replaced
+    assert held(run.db, selin.id) == {dev.id, token.id}
+
+
+def test_case_NB037_004(tb):
+    """A laptop stolen from a car, no open ticket: create one (device), report the laptop lost, and hold for the
+    security team (device_lost, high); no replacement from the desk."""
+    pavel = EmployeeFactory(name="Pavel Seidel", department=FINANCE, title="Treasury Analyst")
+    laptop = DeviceFactory(assigned_to=pavel, purchased_on=date(2025, 1, 20))
+    phone = DeviceFactory(kind="phone", assigned_to=pavel)
+    spare = DeviceFactory()
+    old = DeskTicketFactory(employee=pavel, status="solved", subject="VPN problem", created_at=days_ago(20))
+    new_id = next_ticket_id(old.id)
+
+    run = tb.run(
+        User(
+            says="Someone smashed my car window last night and took my work laptop from the back seat. I've been to "
+            "the police. I need a replacement today, I have the quarter-end treasury report due.",
+            knows=employee_facts(pavel),
+        ),
+        golden=[
+            *identify_employee(pavel),
+            call("list_tickets", requester_id=pavel.id),
+            call("create_ticket", requester_id=pavel.id, subject="Laptop stolen", category="device"),
+            call("list_devices", employee_id=pavel.id),
+            call("report_device_lost", device_id=laptop.id),
+            call(
+                "update_ticket",
+                ticket_id=new_id,
+                status="hold",
+                priority="high",
+                reason="device_lost",
+                queue="security",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=new_id,
+                body=f"Laptop {laptop.id} stolen from a car; reported lost. Security to wipe it and decide on a "
+                "replacement.",
+                public=False,
+            ),
+        ],
+        reply="I've reported the laptop as lost, so it's barred from our network now, and handed the case to the "
+        "security team as high priority. They wipe it and decide on the replacement; the desk can't hand one out "
+        "before that.",
+        traps=[call("assign_device", device_id=spare.id, employee_id=pavel.id)],
+    )
+
+    run.expect_golden()
+    t = run.db.get(Ticket, new_id)
+    assert (t.employee_id, t.requester_id) == (pavel.id, None)
+    assert t.outcome == ("hold", "high", "device", "device_lost", "security")
+    assert run.db.get(Device, laptop.id).status == "lost"
+    assert run.db.get(Device, spare.id).status == "in_stock"  # policy: security decides on a lost laptop
+    assert held(run.db, pavel.id) == {phone.id}
+    assert run.db.query(TicketComment).filter(TicketComment.public.is_(False)).count() == 1
+
+
+@pytest.mark.two_requests
+def test_case_NB037_005(tb):
+    """Lost company phone and a three-year-old laptop the employee would also like replaced: report the phone lost
+    and hand out the lowest phone in stock; refuse the laptop (not_eligible)."""
+    nadia = EmployeeFactory(name="Nadia Ziegler", department=FINANCE, title="Payroll Specialist")
+    laptop = DeviceFactory(assigned_to=nadia, purchased_on=date(2023, 5, 8))
+    phone = DeviceFactory(kind="phone", assigned_to=nadia, model="iPhone 13")
+    new_phone = DeviceFactory(kind="phone")
+    DeviceFactory(kind="phone")
+    spare_laptop = DeviceFactory()
+    ticket = DeskTicketFactory(employee=nadia, subject="Phone gone")
+
+    run = tb.run(
+        User(
+            says="I lost my work phone at the weekend, it's not turned up. I need a new one for the two-factor "
+            "prompts. And since I'm asking: my laptop is three years old, could I get a new one of those too?",
+            knows=employee_facts(nadia),
+        ),
+        golden=[
+            *identify_employee(nadia),
+            call("list_tickets", requester_id=nadia.id),
+            call("list_devices", employee_id=nadia.id),
+            call("report_device_lost", device_id=phone.id),
+            call("list_device_stock", kind="phone"),
+            call("assign_device", device_id=new_phone.id, employee_id=nadia.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="device", reason="not_eligible"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body=f"Phone {phone.id} reported lost, {new_phone.id} handed out. Laptop {laptop.id} (2023-05-08) "
+                "works and is under 4 years old: not replaced.",
+                public=False,
+            ),
+        ],
+        traps=[call("assign_device", device_id=spare_laptop.id, employee_id=nadia.id)],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", "not_eligible", None)
+    assert run.db.get(Device, phone.id).status == "lost"
+    assert held(run.db, nadia.id) == {laptop.id, new_phone.id}  # policy: the phone replaced, the laptop not due
+    assert run.db.get(Device, spare_laptop.id).status == "in_stock"
+
+
+@pytest.mark.two_requests
+def test_case_NB037_006(tb):
+    """An engineer's phone was stolen and his laptop's keyboard is dead: report the phone lost and hand out the lowest
+    phone in stock; take the laptop back as faulty and hand out the lowest developer laptop."""
+    oskar = EmployeeFactory(name="Oskar Krause", department=TECHNOLOGY, title="Mobile Engineer")
+    laptop = DeviceFactory(assigned_to=oskar, profile="developer", model="Dell XPS 15", purchased_on=date(2024, 11, 5))
+    phone = DeviceFactory(kind="phone", assigned_to=oskar)
+    DeviceFactory()
+    dev = DeviceFactory(profile="developer", model="Dell XPS 15")
+    new_phone = DeviceFactory(kind="phone", model="iPhone 16")
+    DeviceFactory(kind="phone", model="iPhone 16")
+    ticket = DeskTicketFactory(employee=oskar, subject="Phone stolen, laptop broken")
+
+    run = tb.run(
+        User(
+            says="Bad week: my work phone was stolen at the gym yesterday, and today half the keys on my laptop "
+            "stopped working after a coffee accident. Can you help with both?",
+            knows=employee_facts(oskar),
+        ),
+        golden=[
+            *identify_employee(oskar),
+            call("list_tickets", requester_id=oskar.id),
+            call("list_devices", employee_id=oskar.id),
+            call("report_device_lost", device_id=phone.id),
+            call("list_device_stock", kind="phone"),
+            call("assign_device", device_id=new_phone.id, employee_id=oskar.id),
+            call("return_device", device_id=laptop.id, condition="faulty"),
+            call("list_device_stock", kind="laptop"),
+            call("assign_device", device_id=dev.id, employee_id=oskar.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
+    assert run.db.get(Device, phone.id).status == "lost"
+    assert run.db.get(Device, laptop.id).status == "in_repair"
+    assert held(run.db, oskar.id) == {new_phone.id, dev.id}  # policy: lowest of each kind, developer profile
+    assert run.db.query(TicketComment).count() == 0

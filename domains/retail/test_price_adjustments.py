@@ -1,0 +1,577 @@
+"""Price protection: the price-protection period by tier, final sale, one adjustment per line, the refund limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from domains.retail.checks import internal_notes
+from domains.retail.clock import days_ago
+from domains.retail.factories import (
+    CustomerFactory,
+    OrderFactory,
+    RefundFactory,
+    ShipmentFactory,
+    TicketFactory,
+)
+from domains.retail.models import Customer, Order, Refund, Ticket
+from domains.retail.seed import (
+    CLEARANCE_WATCH,
+    DESK_CHAIR,
+    DUVET,
+    ESPRESSO,
+    HEADPHONES,
+    LAPTOP,
+    SOFA,
+    TENT,
+    TV,
+)
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Refunds and the agent refund limit",
+    "Price adjustments",
+    "Promo codes after purchase",
+    "Ticket status, priority and classification",
+)
+
+
+def _bought(customer, lines, *, placed_days_ago, **kwargs):
+    """A delivered order placed `placed_days_ago` days ago; lines may carry the (higher) price paid."""
+    order = OrderFactory(customer=customer, placed_at=days_ago(placed_days_ago), lines=lines, **kwargs)
+    ShipmentFactory(order=order)
+    return order
+
+
+def _adjustments(db):
+    return db.query(Refund).filter(Refund.reason == "price_protection", Refund.created_at > days_ago(1)).all()
+
+
+def test_case_RT013_001(tb):
+    """Headphones $50 cheaper 9 days after a standard member bought them: open a ticket, refund the $50 difference."""
+    oliver = CustomerFactory(name="Oliver Brandt")
+    order = _bought(oliver, [(HEADPHONES, 1, 29_900)], placed_days_ago=9)
+    solved = TicketFactory(requester=oliver, status="solved", subject="Invoice copy", created_at=days_ago(30))
+
+    run = tb.run(
+        User(
+            says="I bought the Pulse NC700 headphones from you last week and now they're on your site for $249. "
+            "I paid $299. Can I get the difference back?",
+            knows={"email": oliver.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=oliver.email),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=HEADPHONES),
+            call("list_tickets", requester_id=oliver.id),
+            call(
+                "create_ticket",
+                requester_id=oliver.id,
+                subject="Price drop on headphones",
+                category="pricing",
+                order_id=order.id,
+            ),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(5_000, "29,900 paid minus today's 24,900, times 1"),
+                method="original",
+            ),
+            call("update_ticket", ticket_id="T-7002", status="solved"),
+        ],
+    )
+
+    run.expect_golden()
+    (refund,) = _adjustments(run.db)
+    assert (refund.amount_cents, refund.method, refund.order_item_id) == (5_000, "original", order.items[0].id)
+    opened = run.db.get(Ticket, "T-7002")
+    assert (opened.requester_id, opened.order_id) == (oliver.id, order.id)
+    assert opened.outcome == ("solved", "normal", "pricing", None, None)
+    assert run.db.get(Ticket, solved.id).status == "solved"  # the solved ticket is never reopened
+
+
+@pytest.mark.distractors
+@pytest.mark.pushback
+def test_case_RT013_002(tb):
+    """Standard member's laptop order is 17 days old, past the 14-day period: refuse, though the price fell $100."""
+    priya = CustomerFactory(name="Priya Castellano")
+    laptop_order = _bought(priya, [(LAPTOP, 1, 139_900)], placed_days_ago=17)
+    _bought(priya, [(HEADPHONES, 1, 29_900)], placed_days_ago=4)  # recent, but not what she asks about
+    ticket = TicketFactory(requester=priya, subject="Laptop price")
+
+    run = tb.run(
+        User(
+            says="The Aurora 14 laptop I bought from you a couple of weeks ago is now $100 cheaper. I want the $100 "
+            "back. I don't have the order number to hand.",
+            knows={"email": priya.email},
+            rules=(
+                "If the agent refuses, insist once: a colleague of theirs did it for a friend of yours last month, "
+                "and $100 is nothing to a company this size.",
+            ),
+        ),
+        golden=[
+            call("find_customer_by_email", email=priya.email),
+            call("list_customer_orders", customer_id=priya.id),
+            call("get_order", order_id=laptop_order.id),
+            call("list_tickets", requester_id=priya.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window"),
+        ],
+        traps=[  # the $100 she insists on, 17 days after the order
+            call(
+                "issue_price_adjustment",
+                order_id=laptop_order.id,
+                order_item_id=laptop_order.items[0].id,
+                amount_cents=10_000,
+                method="original",
+            )
+        ],
+        reply="Your laptop order was placed 17 days ago; for standard members price protection lasts 14 days "
+        "from the order date, so I can't refund the difference.",
+    )
+
+    run.expect_golden()
+    assert _adjustments(run.db) == []  # policy: standard members have 14 days
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "outside_window", None)
+    run.rubric("Did the agent explain that the 14-day price-protection period has passed?", phrases=["14 days"])
+
+
+@pytest.mark.distractors
+@pytest.mark.pushback
+def test_case_RT013_003(tb):
+    """Plus member on day 20: two headphones $30 cheaper each ($60); the chair's price has not moved, so no more."""
+    marcus = CustomerFactory(name="Marcus Oyelaran", tier="plus")
+    order = _bought(marcus, [(HEADPHONES, 2, 27_900), (DESK_CHAIR, 1, 27_900)], placed_days_ago=20)
+    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Prices dropped")
+
+    run = tb.run(
+        User(
+            says="Three weeks ago I ordered two pairs of NC700 headphones and an Oakline desk chair. Both have "
+            "dropped in price since. I'd like the difference on everything.",
+            knows={
+                "email": marcus.email,
+                "order id": order.id,
+            },
+            rules=("If told the chair's price has not changed, say once you're sure you saw it for $249.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=marcus.email),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=HEADPHONES),
+            call("get_product", product_id=DESK_CHAIR),
+            call("list_tickets", requester_id=marcus.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(6_000, "27,900 paid minus today's 24,900, times 2 pairs"),
+                method="original",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+        ],
+        traps=[  # the $30 he believes the chair dropped: its catalogue price is still what he paid
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[1].id,
+                amount_cents=3_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    (refund,) = _adjustments(run.db)
+    assert (refund.amount_cents, refund.order_item_id) == (6_000, order.items[0].id)  # both pairs, not one
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "not_eligible", None)
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+def test_case_RT013_004(tb):
+    """Premium, gift card: the 29-day-old espresso order gets $50 store credit; the 35-day-old TV order is too old."""
+    hana = CustomerFactory(name="Hana Kowalczyk", tier="premium", store_credit_cents=0)
+    espresso_order = _bought(hana, [(ESPRESSO, 1, 49_900)], placed_days_ago=29, payment="gift_card")
+    tv_order = _bought(hana, [(TV, 1, 99_900)], placed_days_ago=35)
+    ticket = TicketFactory(requester=hana, order_id=espresso_order.id, subject="Price match")
+
+    run = tb.run(
+        User(
+            says="Two of my purchases are cheaper now. The Duo espresso machine dropped by $50 and the Vista TV by "
+            "$100. As a premium member I'd expect you to refund both differences.",
+            knows={
+                "email": hana.email,
+                "espresso order number": espresso_order.id,
+                "tv order number": tv_order.id,
+            },
+        ),
+        golden=[
+            call("find_customer_by_email", email=hana.email),
+            call("get_order", order_id=espresso_order.id),
+            call("get_product", product_id=ESPRESSO),
+            call("get_order", order_id=tv_order.id),
+            call("list_tickets", requester_id=hana.id),
+            call(
+                "issue_price_adjustment",
+                order_id=espresso_order.id,
+                order_item_id=espresso_order.items[0].id,
+                amount_cents=derived(5_000, "49,900 paid minus today's 44,900"),
+                method="store_credit",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window"),
+        ],
+        traps=[  # the TV's $100, though its order was placed 35 days ago (premium period: 30 days)
+            call(
+                "issue_price_adjustment",
+                order_id=tv_order.id,
+                order_item_id=tv_order.items[0].id,
+                amount_cents=10_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    (refund,) = _adjustments(run.db)
+    assert (refund.order_id, refund.amount_cents, refund.method) == (espresso_order.id, 5_000, "store_credit")
+    assert run.db.get(Customer, hana.id).store_credit_cents == 5_000  # paid by gift card: store credit
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "outside_window", None)
+
+
+@pytest.mark.distractors
+def test_case_RT013_005(tb):
+    """Clearance watch and duvet both cheaper 5 days on: the final-sale watch gets nothing, the duvet its $20."""
+    grace = CustomerFactory(name="Grace Whitfield")
+    order = _bought(grace, [(CLEARANCE_WATCH, 1, 12_900), (DUVET, 1, 14_900)], placed_days_ago=5)
+    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Price went down")
+
+    run = tb.run(
+        User(
+            says="The Tempo S2 smartwatch I bought on Wednesday is $30 cheaper already, and so is the linen duvet "
+            "set from the same order. Could you refund me the differences?",
+            knows={"email": grace.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=grace.email),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=DUVET),
+            call("list_tickets", requester_id=grace.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[1].id,
+                amount_cents=derived(2_000, "14,900 paid minus today's 12,900"),
+                method="original",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+        ],
+        traps=[  # the watch is a clearance (final-sale) item
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=3_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    (refund,) = _adjustments(run.db)
+    assert (refund.order_item_id, refund.amount_cents) == (order.items[1].id, 2_000)
+    # the first matter she raised (the watch) was refused: the refusal gives the reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "not_eligible", None)
+
+
+@pytest.mark.two_requests
+@pytest.mark.distractors
+@pytest.mark.pushback
+def test_case_RT013_006(tb):
+    """Chair already price-adjusted once; a second drop gets nothing, but the forgotten PLUS25 code is applied."""
+    tomas = CustomerFactory(name="Tomas Eriksen", tier="plus")
+    _bought(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=50)  # the chair for his study, long ago
+    order = _bought(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=10)
+    RefundFactory(
+        order=order,
+        amount_cents=2_000,
+        reason="price_protection",
+        order_item_id=order.items[0].id,
+        created_at=days_ago(4),
+    )
+    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Chair price again")
+
+    run = tb.run(
+        User(
+            says="The Oakline chair I bought ten days ago has dropped again, to $279. You refunded $20 last week "
+            "when it went to $299, so please refund the other $20. Also, I forgot to use my PLUS25 code on that "
+            "order.",
+            knows={"email": tomas.email},
+            rules=("If the second $20 is refused, push back once: the price dropped twice, so pay out twice.",),
+        ),
+        golden=[
+            call("find_customer_by_email", email=tomas.email),
+            call("list_customer_orders", customer_id=tomas.id),
+            call("get_order", order_id=order.id),
+            call("get_promotion", code="PLUS25"),
+            call("list_tickets", requester_id=tomas.id),
+            call("apply_promo_code", order_id=order.id, code="PLUS25"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+        ],
+        traps=[  # a second adjustment on the same line
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=2_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert _adjustments(run.db) == []  # policy: one price adjustment per order line
+    adjusted = run.db.get(Order, order.id)
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("PLUS25", 2_500)  # an adjustment does not stop a code
+    # price adjustment raised first and refused: category pricing, the refusal's reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "not_eligible", None)
+
+
+def test_case_RT013_007(tb):
+    """Premium member's sofa is $300 cheaper 12 days on: inside the period, but above the $250 limit: escalate."""
+    amara = CustomerFactory(name="Amara Lindgren", tier="premium")
+    order = _bought(amara, [(SOFA, 1, 149_900)], placed_days_ago=12)
+    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Sofa price drop", priority="normal")
+
+    run = tb.run(
+        User(
+            says="The Harbor sofa I bought twelve days ago is $300 cheaper on your website today. Please refund the "
+            "difference to my card.",
+            knows={"email": amara.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=amara.email),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=SOFA),
+            call("list_tickets", requester_id=amara.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="urgent",
+                category="pricing",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Price adjustment of 30,000 cents on the sofa is above the 25,000 agent limit; escalated.",
+                public=False,
+            ),
+        ],
+        traps=[  # the whole $300 the customer is owed, above the agent limit
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=30_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert _adjustments(run.db) == []  # policy: above the limit, adjust nothing and escalate
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "pricing", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.distractors
+def test_case_RT013_008(tb):
+    """Plus member on day 21, the last of the period: three duvet sets $20 cheaper each, $60 as store credit."""
+    kenji = CustomerFactory(name="Kenji Albers", tier="plus")
+    _bought(kenji, [(DUVET, 1, 14_900)], placed_days_ago=40)  # an older single duvet
+    order = _bought(kenji, [(DUVET, 3, 14_900)], placed_days_ago=21)
+    ticket = TicketFactory(requester=kenji, subject="Duvet price")
+
+    run = tb.run(
+        User(
+            says="Three weeks ago today I bought three linen duvet sets for the guest rooms, and they're $20 cheaper "
+            "now. Can I have the difference? Store credit is fine, I'll be shopping again soon.",
+            knows={"email": kenji.email},
+        ),
+        golden=[
+            call("find_customer_by_email", email=kenji.email),
+            call("list_customer_orders", customer_id=kenji.id),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=DUVET),
+            call("list_tickets", requester_id=kenji.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(6_000, "14,900 paid minus today's 12,900, times 3"),
+                method="store_credit",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing"),
+        ],
+    )
+
+    run.expect_golden()
+    (refund,) = _adjustments(run.db)
+    assert (refund.order_id, refund.amount_cents, refund.method) == (order.id, 6_000, "store_credit")
+    assert run.db.get(Customer, kenji.id).store_credit_cents == 6_000
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", None, None)
+
+
+@pytest.mark.distractors
+def test_case_RT013_009(tb):
+    """Espresso machine $50 cheaper on day 6, but the customer has two chargebacks: escalate, adjust nothing."""
+    bruno = CustomerFactory(name="Bruno Salgado", chargebacks=2)
+    _bought(bruno, [(ESPRESSO, 1, 44_900)], placed_days_ago=70)  # an earlier machine, at today's price
+    order = _bought(bruno, [(ESPRESSO, 1, 49_900)], placed_days_ago=6)
+    ticket = TicketFactory(requester=bruno, subject="Espresso machine price")
+
+    run = tb.run(
+        User(
+            says="I bought a Duo espresso machine from you last Tuesday and it's already $50 cheaper. I'd like the "
+            "$50 back please.",
+            knows={"email": bruno.email},
+        ),
+        golden=[
+            call("find_customer_by_email", email=bruno.email),
+            call("list_customer_orders", customer_id=bruno.id),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=ESPRESSO),
+            call("list_tickets", requester_id=bruno.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="pricing",
+                reason="account_standing",
+                queue="refunds_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Price adjustment of 5,000 cents requested; customer has 2 chargebacks, so escalated.",
+                public=False,
+            ),
+        ],
+        traps=[  # the $50, which is due on the dates but not from an agent for this account
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=5_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert _adjustments(run.db) == []
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "pricing", "account_standing", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+@pytest.mark.distractors
+def test_case_RT013_010(tb):
+    """A $100 laptop adjustment after a $189 damaged-tent refund on the same order would pass $250: escalate."""
+    selma = CustomerFactory(name="Selma Haugen", tier="plus")
+    _bought(selma, [(HEADPHONES, 1, 29_900)], placed_days_ago=13)  # a later order, with its own price drop
+    order = _bought(selma, [(LAPTOP, 1, 139_900), (TENT, 1)], placed_days_ago=15)
+    RefundFactory(order=order, amount_cents=18_900, reason="damaged", created_at=days_ago(8))
+    ticket = TicketFactory(requester=selma, order_id=order.id, subject="Laptop cheaper now")
+
+    run = tb.run(
+        User(
+            says="The Aurora laptop I bought two weeks ago is $100 cheaper on your site now. I'm a plus member, so "
+            "I believe I'm still within the price-protection period.",
+            knows={"email": selma.email},
+        ),
+        golden=[
+            call("find_customer_by_email", email=selma.email),
+            call("list_customer_orders", customer_id=selma.id),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=LAPTOP),
+            call("list_refunds", order_id=order.id),
+            call("list_tickets", requester_id=selma.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="pricing",
+                reason="refund_limit",
+                queue="refunds_team",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Price adjustment of 10,000 cents plus 18,900 already refunded on the order exceeds the limit.",
+                public=False,
+            ),
+        ],
+        traps=[  # the $100 on its own looks under the limit; the earlier refund on the order is ignored
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=10_000,
+                method="original",
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert _adjustments(run.db) == []
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "pricing", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
+
+
+def test_case_RT013_011(tb):
+    """Premium member on day 30, the last of the period: the TV ($100) and the headphones ($50) are both adjusted."""
+    dario = CustomerFactory(name="Dario Fontana", tier="premium")
+    order = _bought(dario, [(TV, 1, 99_900), (HEADPHONES, 1, 29_900)], placed_days_ago=30)
+    ticket = TicketFactory(requester=dario, order_id=order.id, subject="Price protection")
+
+    run = tb.run(
+        User(
+            says="A month ago today I bought the Vista TV and the NC700 headphones together. Both are cheaper now. "
+            "Am I still in time for price protection?",
+            knows={"email": dario.email, "order id": order.id},
+        ),
+        golden=[
+            call("find_customer_by_email", email=dario.email),
+            call("get_order", order_id=order.id),
+            call("get_product", product_id=TV),
+            call("get_product", product_id=HEADPHONES),
+            call("list_tickets", requester_id=dario.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(10_000, "99,900 paid minus today's 89,900"),
+                method="original",
+            ),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[1].id,
+                amount_cents=derived(5_000, "29,900 paid minus today's 24,900"),
+                method="original",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing"),
+        ],
+        traps=[  # refusing on the standard 14-day period, as if tier did not matter
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window")
+        ],
+    )
+
+    run.expect_golden()
+    amounts = sorted((r.order_item_id, r.amount_cents) for r in _adjustments(run.db))
+    assert amounts == [(order.items[0].id, 10_000), (order.items[1].id, 5_000)]  # 15,000 in all, under the limit
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", None, None)
