@@ -1,10 +1,11 @@
-"""The neobank benchmark domain: a mobile bank's customer support desk.
+"""The neobank benchmark domain: a mobile bank's customer support desk and its internal IT and access desk.
 
 Customers with KYC levels and identity checks, current and savings accounts with
 balances and holds, cards, transactions, transfers and scheduled payments, card
 disputes, fees and fee refunds, fraud alerts, security locks and support
-tickets; about twenty-five MCP tools; and a written policy whose rules decide
-what the agent should do with them.
+tickets; on the internal side, employees, systems and their roles, access grants,
+requests and approvals, incidents and devices; fifty MCP tools; and a written
+policy whose rules decide what the agent should do with them.
 """
 
 from __future__ import annotations
