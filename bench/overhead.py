@@ -7,7 +7,11 @@
    and ``timing`` split (fresh backend; the task's own arrange step; tb.run =
    golden episode over MCP + grading) from the results file.
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
-   a subprocess, timed end to end (interpreter start and collection included).
+   a subprocess, timed end to end (interpreter start and collection included),
+   and whether every attempt passed with one end hash per task.
+
+``--sweep-only`` skips part 1, e.g. for the whole benchmark:
+``python bench/overhead.py domains --sweep-only``.
 """
 
 from __future__ import annotations
@@ -50,8 +54,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="measurement rounds at -n 0 (default 3)")
     parser.add_argument("--tb-db", metavar="URL", help="run on this PostgreSQL server instead of SQLite in memory")
+    parser.add_argument("--sweep-only", action="store_true", help="measure only the -n 2 sweep")
     args = parser.parse_args()
     backend = ("--tb-db", args.tb_db) if args.tb_db else ()
+    if not args.sweep_only:
+        attempts(args, backend)
+    sweep(args, backend)
+
+
+def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
 
     rounds = []
     for _ in range(args.rounds):
@@ -88,9 +99,24 @@ def main() -> None:
     show("  tb.run: golden episode over MCP + grading", [r["timing"]["run_s"] for r in records])
     show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
 
-    wall = pytest_run(args.domain, "-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend)
-    print(f"sweep: pytest {args.domain} -n 2 --tb-repeat {args.repeat} --tb-agent golden {' '.join(backend)}")
-    print(f"  wall {wall:.1f} s for {tasks * args.repeat} attempts ({tasks * args.repeat / wall:.0f} attempts/s)")
+
+def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "sweep.jsonl"
+        command = ["-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend]
+        wall = pytest_run(args.domain, *command, "--tb-results", str(results))
+        records = read_records([results])
+    hashes: dict[str, set[str]] = {}
+    for r in records:
+        hashes.setdefault(r["task"], set()).add(r["end_hash"])
+    passed = sum(r["outcome"] == "passed" for r in records)
+    print(f"sweep: pytest {args.domain} {' '.join(command)}")
+    rate = len(records) / wall
+    print(f"  wall {wall:.1f} s for {len(records)} attempts of {len(hashes)} tasks ({rate:.0f} attempts/s)")
+    print(
+        f"  {passed} of {len(records)} passed; tasks with one end hash over all attempts: "
+        f"{sum(len(h) == 1 for h in hashes.values())} of {len(hashes)}"
+    )
 
 
 if __name__ == "__main__":
