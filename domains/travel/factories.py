@@ -5,7 +5,9 @@ always writes the same rows. `BookingFactory` fills in the hotel from the room t
 total from ``check_in``, ``nights`` and ``nightly_rate_cents``, the hotel's free-cancellation deadline, and a
 captured ``booking`` charge of the total (``payment=False`` for none). Bookings seeded here do not touch the
 room inventory: the seeded occupancy already counts them. `set_available_rooms` sells a room type down for
-one night.
+one night. `TripFactory` opens an itinerary (pass ``trip=`` to `BookingFactory` for its segments),
+`HotelDisruptionFactory` records a closure or overbooking a hotel reported, `CityRateCapFactory` an account's
+nightly rate cap in a city.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from .clock import NOW, TODAY, days_ago
 from .models import (
     ApprovalRequest,
     Booking,
+    CityRateCap,
     CorporateAccount,
     GroupBooking,
+    HotelDisruption,
     Invoice,
     LoyaltyProfile,
     NegotiatedRate,
@@ -32,6 +36,7 @@ from .models import (
     Ticket,
     TicketComment,
     Traveller,
+    Trip,
 )
 from .seed import ACCOUNTS, HOTELS, LIS_STANDARD, VELDHOVEN, hotel_of
 
@@ -147,6 +152,47 @@ class GroupBookingFactory(Factory):
     created_at = factory.LazyFunction(lambda: days_ago(40))
 
 
+class TripFactory(Factory):
+    """A traveller's itinerary; its segments are bookings seeded with ``trip=``."""
+
+    class Meta:
+        model = Trip
+
+    id = factory.Sequence(lambda n: f"TRP-{401 + n}")
+    traveller = factory.SubFactory(TravellerFactory)
+    account_id = factory.SelfAttribute("traveller.account_id")
+    name = "Client visits"
+    created_at = factory.LazyFunction(lambda: days_ago(25, hour=10))
+
+
+class HotelDisruptionFactory(Factory):
+    """A disruption a hotel reported: a closure of the whole hotel unless ``room_type_id`` names one room type."""
+
+    class Meta:
+        model = HotelDisruption
+
+    id = factory.Sequence(lambda n: f"HD-{501 + n}")
+    hotel_id = "H-101"
+    room_type_id = None
+    kind = "closure"
+    first_night = factory.LazyFunction(lambda: TODAY + timedelta(days=7))
+    last_night = factory.LazyAttribute(lambda d: d.first_night + timedelta(days=2))
+    reported_at = factory.LazyFunction(lambda: days_ago(1, hour=17))
+    description = "Water damage after a burst pipe; the hotel is closed to guests while repairs are made."
+
+
+class CityRateCapFactory(Factory):
+    """A corporate account's cap on the nightly rate its travellers may book in one city."""
+
+    class Meta:
+        model = CityRateCap
+
+    id = factory.Sequence(lambda n: f"CAP-{101 + n}")
+    account_id = VELDHOVEN
+    city = "Lisbon"
+    max_nightly_rate_cents = 20_000
+
+
 class BookingFactory(Factory):
     class Meta:
         model = Booking
@@ -157,6 +203,7 @@ class BookingFactory(Factory):
     room_type_id = LIS_STANDARD
     hotel_id = factory.LazyAttribute(lambda b: hotel_of(b.room_type_id))
     group = None
+    trip = None
     hotel_reference = factory.Sequence(lambda n: f"HX{612340 + 71 * n}")
     check_in = factory.LazyFunction(lambda: TODAY + timedelta(days=10))
     nights = 3

@@ -1,7 +1,9 @@
 """Records of a corporate travel agency's hotel desk.
 
-Corporate accounts (standing, invoices, negotiated rates), their travellers and
-loyalty profiles, hotels with room types and nightly room inventory, bookings
+Corporate accounts (standing, invoices, negotiated rates, nightly rate caps per
+city), their travellers and loyalty profiles, hotels with room types and nightly
+room inventory, disruptions hotels report (a closure, an overbooking, rooms out
+of order), trips that link a traveller's bookings into one itinerary, bookings
 and group bookings, a payment ledger, partner escalations sent to hotels,
 approval requests sent to travel managers, and support tickets.
 
@@ -23,16 +25,17 @@ from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
 AccountStatus = Literal["active", "credit_hold", "suspended"]
 InvoiceStatus = Literal["issued", "paid", "void"]
 LoyaltyTier = Literal["member", "silver", "gold", "platinum"]
-BookingStatus = Literal["confirmed", "checked_in", "completed", "cancelled", "no_show"]
+BookingStatus = Literal["confirmed", "checked_in", "completed", "cancelled", "no_show", "relocated"]
 HotelConfirmation = Literal["confirmed", "awaiting", "cannot_honour"]
 GroupStatus = Literal["confirmed", "cancelled"]
 PaymentKind = Literal["charge", "refund"]
-ChargeReason = Literal["booking", "room_upgrade", "extra_nights", "late_checkout"]
+ChargeReason = Literal["booking", "room_upgrade", "extra_nights", "late_checkout", "relocation"]
 RefundReason = Literal["cancellation", "hotel_fault", "date_change", "room_downgrade", "duplicate_charge"]
 EscalationKind = Literal["duplicate_charge", "overcharge", "service_failure", "relocation"]
 EscalationStatus = Literal["sent", "acknowledged", "resolved"]
-ApprovalKind = Literal["room_downgrade", "rate_reduction"]
+ApprovalKind = Literal["room_downgrade", "rate_reduction", "cap_exception"]
 ApprovalStatus = Literal["pending", "approved", "rejected"]
+DisruptionKind = Literal["closure", "overbooking", "out_of_order"]
 
 
 class Base(DeclarativeBase):
@@ -174,6 +177,48 @@ class GroupBooking(Base):
     rooms: Mapped[list[Booking]] = relationship(back_populates="group", order_by="Booking.id")
 
 
+class CityRateCap(Base):
+    """A corporate account's travel-policy cap: the highest nightly rate its travellers may book in a city."""
+
+    __tablename__ = "city_rate_caps"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    city: Mapped[str] = mapped_column(String(80))
+    max_nightly_rate_cents: Mapped[int] = mapped_column(Integer)
+
+
+class HotelDisruption(Base):
+    """A disruption a hotel reported for the nights ``first_night`` to ``last_night`` (both included): a closure of
+    the whole hotel (``room_type_id`` null), or an overbooking or rooms out of order of one room type."""
+
+    __tablename__ = "hotel_disruptions"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
+    room_type_id: Mapped[str | None] = mapped_column(ForeignKey("room_types.id"), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    first_night: Mapped[date] = mapped_column(Date)
+    last_night: Mapped[date] = mapped_column(Date)
+    reported_at: Mapped[datetime] = mapped_column(DateTime)
+    description: Mapped[str] = mapped_column(Text)
+
+
+class Trip(Base):
+    """One journey of a traveller: an itinerary whose segments are hotel bookings, possibly in several cities."""
+
+    __tablename__ = "trips"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    traveller_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    name: Mapped[str] = mapped_column(String(120), info=AGENT_TEXT)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    traveller: Mapped[Traveller] = relationship()
+    segments: Mapped[list[Booking]] = relationship(back_populates="trip", order_by="(Booking.check_in, Booking.id)")
+
+
 class Booking(Base):
     __tablename__ = "bookings"
 
@@ -196,11 +241,14 @@ class Booking(Base):
     upgrade_allowance_used: Mapped[bool] = mapped_column(Boolean, default=False)
     booked_at: Mapped[datetime] = mapped_column(DateTime)
     cancelled_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    trip_id: Mapped[str | None] = mapped_column(ForeignKey("trips.id"), nullable=True, default=None)
+    relocated_from_id: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
 
     traveller: Mapped[Traveller] = relationship()
     hotel: Mapped[Hotel] = relationship()
     room_type: Mapped[RoomType] = relationship()
     group: Mapped[GroupBooking | None] = relationship(back_populates="rooms")
+    trip: Mapped[Trip | None] = relationship(back_populates="segments")
     payments: Mapped[list[Payment]] = relationship(back_populates="booking", order_by="Payment.id")
 
 

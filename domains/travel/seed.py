@@ -1,5 +1,6 @@
-"""Base records every travel task starts from: hotels, room types, nightly room inventory, three corporate
-accounts with their negotiated rates and invoice history.
+"""Base records every travel task starts from: hotels (two partner hotels in each city, so a traveller can be
+relocated), room types, nightly room inventory, three corporate accounts with their negotiated rates and invoice
+history.
 
 Tasks add their own travellers, loyalty profiles, bookings, payments and tickets with the factories (and
 their own accounts when a task needs a particular standing); they refer to the records below through the
@@ -20,6 +21,11 @@ LISBON = "H-101"
 LONDON = "H-102"
 FRANKFURT = "H-103"
 AMSTERDAM = "H-104"
+# the second partner hotel of each city (relocations, see "Hotel disruptions and relocation" in policy.md)
+LISBON_ALFAMA = "H-105"
+LONDON_HOLBORN = "H-106"
+FRANKFURT_WESTEND = "H-107"
+AMSTERDAM_ZUID = "H-108"
 
 LIS_STANDARD = "RT-1011"
 LIS_SUPERIOR = "RT-1012"
@@ -37,6 +43,22 @@ AMS_STANDARD = "RT-1041"
 AMS_CANAL_VIEW = "RT-1042"
 AMS_LOFT = "RT-1043"
 AMS_PENTHOUSE = "RT-1044"
+ALF_CLASSIC = "RT-1051"
+ALF_PATIO = "RT-1052"
+ALF_PRESTIGE = "RT-1053"
+ALF_SUITE = "RT-1054"
+HOL_STANDARD = "RT-1061"
+HOL_SUPERIOR = "RT-1062"
+HOL_EXECUTIVE = "RT-1063"
+HOL_SUITE = "RT-1064"
+WES_SINGLE = "RT-1071"
+WES_DOUBLE = "RT-1072"
+WES_PREMIUM = "RT-1073"
+WES_SUITE = "RT-1074"
+ZUI_COSY = "RT-1081"
+ZUI_PARK_VIEW = "RT-1082"
+ZUI_CORNER = "RT-1083"
+ZUI_SUITE = "RT-1084"
 
 # id: name, city, address, free-cancellation hours before check-in, late checkout fee, partner contact, email
 HOTELS = {
@@ -76,6 +98,42 @@ HOTELS = {
         "Daan Verhoeven",
         "corporate.desk@meridianquay.example.com",
     ),
+    LISBON_ALFAMA: (
+        "Alfama Terrace Hotel",
+        "Lisbon",
+        "Rua dos Remédios 42, 1100-441 Lisboa",
+        48,
+        3_500,
+        "Tiago Mendes",
+        "b2b@alfamaterrace.example.com",
+    ),
+    LONDON_HOLBORN: (
+        "Holborn Row Hotel",
+        "London",
+        "88 High Holborn, London WC1V 6LS",
+        24,
+        4_500,
+        "Priya Raman",
+        "corporate@holbornrow.example.com",
+    ),
+    FRANKFURT_WESTEND: (
+        "Westend Linden Hotel",
+        "Frankfurt",
+        "Bockenheimer Landstraße 24, 60323 Frankfurt am Main",
+        24,
+        3_000,
+        "Felix Baumann",
+        "partner@westendlinden.example.com",
+    ),
+    AMSTERDAM_ZUID: (
+        "Zuidas Park Hotel",
+        "Amsterdam",
+        "Gustav Mahlerlaan 310, 1082 ME Amsterdam",
+        48,
+        4_000,
+        "Noor el Amrani",
+        "partners@zuidaspark.example.com",
+    ),
 }
 
 # id: hotel, code, name, rank, rack rate, max occupancy, rooms of that type
@@ -96,6 +154,22 @@ ROOM_TYPES = {
     AMS_CANAL_VIEW: (AMSTERDAM, "CVW", "Canal View", 2, 25_500, 2, 15),
     AMS_LOFT: (AMSTERDAM, "LFT", "Loft Room", 3, 31_000, 2, 6),
     AMS_PENTHOUSE: (AMSTERDAM, "PHS", "Penthouse Suite", 4, 54_000, 4, 2),
+    ALF_CLASSIC: (LISBON_ALFAMA, "ACL", "Classic Double", 1, 17_500, 2, 30),
+    ALF_PATIO: (LISBON_ALFAMA, "APT", "Patio Room", 2, 22_500, 2, 16),
+    ALF_PRESTIGE: (LISBON_ALFAMA, "APR", "Prestige Room", 3, 31_500, 2, 8),
+    ALF_SUITE: (LISBON_ALFAMA, "AST", "Terrace Suite", 4, 44_000, 3, 3),
+    HOL_STANDARD: (LONDON_HOLBORN, "HST", "Standard Queen", 1, 25_500, 2, 36),
+    HOL_SUPERIOR: (LONDON_HOLBORN, "HSP", "Superior King", 2, 34_000, 2, 18),
+    HOL_EXECUTIVE: (LONDON_HOLBORN, "HEX", "Executive King", 3, 41_000, 2, 8),
+    HOL_SUITE: (LONDON_HOLBORN, "HSU", "Holborn Suite", 4, 58_000, 3, 2),
+    WES_SINGLE: (FRANKFURT_WESTEND, "WSG", "Single Room", 1, 13_900, 1, 40),
+    WES_DOUBLE: (FRANKFURT_WESTEND, "WDB", "Double Room", 2, 17_900, 2, 30),
+    WES_PREMIUM: (FRANKFURT_WESTEND, "WPR", "Premium Double", 3, 21_500, 2, 12),
+    WES_SUITE: (FRANKFURT_WESTEND, "WSU", "Linden Suite", 4, 28_500, 3, 4),
+    ZUI_COSY: (AMSTERDAM_ZUID, "ZCO", "Cosy Double", 1, 19_500, 2, 30),
+    ZUI_PARK_VIEW: (AMSTERDAM_ZUID, "ZPV", "Park View", 2, 26_500, 2, 14),
+    ZUI_CORNER: (AMSTERDAM_ZUID, "ZCN", "Corner Studio", 3, 32_000, 2, 6),
+    ZUI_SUITE: (AMSTERDAM_ZUID, "ZSU", "Zuidas Suite", 4, 49_000, 4, 2),
 }
 
 INVENTORY_FROM = date(2026, 9, 1)
@@ -157,6 +231,16 @@ NEGOTIATED_RATES = [
     ("NR-0015", NORRLAND, LIS_STANDARD, 16_500, _YEAR_2026),
     ("NR-0016", NORRLAND, LIS_SUPERIOR, 20_500, _YEAR_2026),
     ("NR-0017", NORRLAND, LIS_SUITE, 35_900, _YEAR_2026),
+    ("NR-0018", VELDHOVEN, ALF_CLASSIC, 15_500, _YEAR_2026),
+    ("NR-0019", VELDHOVEN, ALF_PATIO, 21_500, _YEAR_2026),
+    ("NR-0020", VELDHOVEN, WES_SINGLE, 12_900, _YEAR_2026),
+    ("NR-0021", VELDHOVEN, WES_DOUBLE, 14_500, _YEAR_2026),
+    ("NR-0022", CASTELLAN, HOL_STANDARD, 21_500, _YEAR_2026),
+    ("NR-0023", CASTELLAN, HOL_SUPERIOR, 29_500, _YEAR_2026),
+    ("NR-0024", CASTELLAN, ZUI_COSY, 17_000, _YEAR_2026),
+    ("NR-0025", NORRLAND, ZUI_COSY, 18_000, _YEAR_2026),
+    ("NR-0026", NORRLAND, ZUI_PARK_VIEW, 24_000, _YEAR_2026),
+    ("NR-0027", NORRLAND, ALF_PATIO, 19_500, _UNTIL_AUGUST),
 ]
 
 # id: account, amount, issued on, due on, status, paid on

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -168,6 +170,7 @@ def test_case_TR001_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR001_004(tb):
     """Cancel her own room (inside the window) but not a sick colleague's room on the same account: not_authorised."""
     hanna = TravellerFactory(name="Hanna de Vries")
@@ -221,6 +224,7 @@ def test_case_TR001_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_authorised", None)
 
 
+@pytest.mark.distractors
 def test_case_TR001_005(tb):
     """Two Amsterdam stays in September: cancel this Thursday's (window passed, a night kept), not the later one."""
     erik = TravellerFactory(name="Erik Sandberg", account_id=NORRLAND)
@@ -273,6 +277,7 @@ def test_case_TR001_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
 
 
+@pytest.mark.pushback
 def test_case_TR001_006(tb):
     """Unconfirmed by the hotel is no hotel fault: window passed, night and fee kept even when asked to drop the fee."""
     oliver = TravellerFactory(name="Oliver Grant", account_id=CASTELLAN)
@@ -653,6 +658,7 @@ def test_case_TR007_004(tb):
     run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
 
 
+@pytest.mark.two_requests
 def test_case_TR007_005(tb):
     """Credit hold: the Lisbon cancellation is still made (and refunded), the Frankfurt extension is refused; hold."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -418,6 +420,7 @@ def test_case_TR005_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", "outside_window", None)
 
 
+@pytest.mark.two_requests
 def test_case_TR006_005(tb):
     """Shorten inside the window (refund the night) and ask for a cheaper room: that part needs approval; pending."""
     noor = TravellerFactory(name="Noor Hendriks")
@@ -540,6 +543,7 @@ def test_case_TR006_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
 
 
+@pytest.mark.distractors
 def test_case_TR006_007(tb):
     """Two Amsterdam stays: extend the mid-month one at its own 182.00 rate, not the later one nor at 190.00."""
     johan = TravellerFactory(name="Johan Ek", account_id=NORRLAND)
@@ -587,6 +591,7 @@ def test_case_TR006_007(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR005_004(tb):
     """Organiser cancels a guest's room (group window open) but cannot lend her Platinum late checkout to another."""
     harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)

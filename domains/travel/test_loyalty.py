@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import BookingFactory, LoyaltyProfileFactory, TicketFactory, TravellerFactory
 from domains.travel.models import Booking, Payment, Ticket
@@ -189,6 +191,7 @@ def test_case_TR008_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty_upgrade", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 def test_case_TR008_005(tb):
     """Gold member: the late checkout is complimentary, the free room upgrade she also asks for is not."""
     maja = TravellerFactory(name="Maja Lund", account_id=NORRLAND)

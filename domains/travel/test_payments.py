@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -192,6 +194,7 @@ def test_case_TR002_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
+@pytest.mark.pushback
 def test_case_TR002_004(tb):
     """Hotel duplicate already escalated and acknowledged: open no second escalation and refund nothing; hold."""
     mateus = TravellerFactory(name="Mateus Alves")
@@ -261,6 +264,7 @@ def test_case_TR002_004(tb):
     assert run.db.get(Ticket, earlier.id).outcome == ("hold", "high", None, None, None)
 
 
+@pytest.mark.distractors
 def test_case_TR002_005(tb):
     """Three charges: the second booking charge is ours to refund; the extra-night charge he asked for is not."""
     thijs = TravellerFactory(name="Thijs Vos")
@@ -314,6 +318,7 @@ def test_case_TR002_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
+@pytest.mark.pushback
 def test_case_TR002_006(tb):
     """A resolved escalation does not cover the hotel's new charge: open a new one, refund nothing; hold."""
     elif_ = TravellerFactory(name="Elif Kaya")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
@@ -136,6 +138,7 @@ def test_case_TR009_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
+@pytest.mark.pushback
 def test_case_TR009_003(tb):
     """Approved downgrade owes 1,450.00: change the room, never split the refund as asked; hold for payments."""
     victor = TravellerFactory(name="Victor Hale", account_id=CASTELLAN)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
@@ -165,6 +167,7 @@ def test_case_TR003_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_downgrade", None, None)
 
 
+@pytest.mark.pushback
 def test_case_TR003_003(tb):
     """The traveller says the manager agreed, but the request on file was rejected: change nothing, no new request."""
     george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)

@@ -36,10 +36,12 @@ from .models import (
     ApprovalKind,
     ApprovalRequest,
     Booking,
+    CityRateCap,
     CorporateAccount,
     EscalationKind,
     GroupBooking,
     Hotel,
+    HotelDisruption,
     Invoice,
     LoyaltyProfile,
     NegotiatedRate,
@@ -51,6 +53,7 @@ from .models import (
     Ticket,
     TicketComment,
     Traveller,
+    Trip,
 )
 
 tools = ToolSet("travel")
@@ -128,8 +131,9 @@ def _release(db: Session, room_type_id: str, nights: list[date]) -> None:
 
 
 def _ledger(booking: Booking) -> dict:
-    charged = sum(p.amount_cents for p in booking.payments if p.kind == "charge")
-    refunded = sum(p.amount_cents for p in booking.payments if p.kind == "refund")
+    # a relocation carries what was paid from the old booking (transfer_out) to the new one (transfer_in)
+    charged = sum(p.amount_cents for p in booking.payments if p.kind in ("charge", "transfer_in"))
+    refunded = sum(p.amount_cents for p in booking.payments if p.kind in ("refund", "transfer_out"))
     withheld = sum(p.service_fee_cents for p in booking.payments if p.kind == "refund")
     return {
         "charged_cents": charged,
@@ -301,7 +305,7 @@ def get_booking(db: Session, booking_id: str) -> dict:
 
 @tools.read
 def list_traveller_bookings(db: Session, traveller_id: str) -> list[dict]:
-    """All bookings of a traveller, latest stay first, with hotel, dates, room type, status and group."""
+    """All bookings of a traveller, latest stay first, with hotel, dates, room type, status, group and trip."""
     _traveller(db, traveller_id)
     bookings = db.scalars(
         select(Booking).where(Booking.traveller_id == traveller_id).order_by(Booking.check_in.desc(), Booking.id)
@@ -316,6 +320,7 @@ def list_traveller_bookings(db: Session, traveller_id: str) -> list[dict]:
             "status": b.status,
             "total_cents": b.total_cents,
             "group_id": b.group_id,
+            "trip_id": b.trip_id,
         }
         for b in bookings
     ]
@@ -373,6 +378,88 @@ def list_partner_escalations(db: Session, booking_id: str) -> list[dict]:
         select(PartnerEscalation).where(PartnerEscalation.booking_id == booking_id).order_by(PartnerEscalation.id)
     ).all()
     return [row_dict(r) for r in rows]
+
+
+# --------------------------------------------------------------------------- reads: trips, disruptions, caps
+
+
+def _segment(booking: Booking) -> dict:
+    return {
+        "booking_id": booking.id,
+        "hotel_id": booking.hotel_id,
+        "hotel_name": booking.hotel.name,
+        "city": booking.hotel.city,
+        "room_type_id": booking.room_type_id,
+        "room_type_name": booking.room_type.name,
+        "room_type_rank": booking.room_type.rank,
+        "check_in": booking.check_in.isoformat(),
+        "check_out": booking.check_out.isoformat(),
+        "nights": booking.nights,
+        "nightly_rate_cents": booking.nightly_rate_cents,
+        "total_cents": booking.total_cents,
+        "status": booking.status,
+        "hotel_confirmation": booking.hotel_confirmation,
+        "free_cancellation_until": booking.free_cancellation_until.isoformat(),
+        "group_id": booking.group_id,
+        "refundable_cents": _ledger(booking)["refundable_cents"],
+    }
+
+
+@tools.read
+def list_traveller_trips(db: Session, traveller_id: str) -> list[dict]:
+    """A traveller's trips (itineraries that link several hotel bookings into one journey), newest first: name,
+    the cities visited, the first check-in and last check-out, and how many segments (bookings) each has."""
+    _traveller(db, traveller_id)
+    trips = db.scalars(select(Trip).where(Trip.traveller_id == traveller_id).order_by(Trip.created_at.desc())).all()
+    rows = []
+    for trip in trips:
+        segments = trip.segments
+        rows.append(
+            {
+                "id": trip.id,
+                "name": trip.name,
+                "cities": list(dict.fromkeys(b.hotel.city for b in segments)),
+                "first_check_in": min(b.check_in for b in segments).isoformat() if segments else None,
+                "last_check_out": max(b.check_out for b in segments).isoformat() if segments else None,
+                "segments": len(segments),
+            }
+        )
+    return rows
+
+
+@tools.read
+def get_trip(db: Session, trip_id: str) -> dict:
+    """A trip and its segments in stay order: for each segment (a booking) the hotel and city, room type and rank,
+    dates, nightly rate and total, status, the hotel's confirmation, the free-cancellation deadline, the group
+    it belongs to and what is still refundable on it."""
+    trip = get_or_fail(db, Trip, trip_id, "trip")
+    return {**row_dict(trip), "segments": [_segment(b) for b in trip.segments]}
+
+
+@tools.read
+def list_hotel_disruptions(db: Session, hotel_id: str) -> list[dict]:
+    """Disruptions a hotel has reported: a closure of the whole hotel, or an overbooking or rooms out of order of
+    one room type, for the nights from first_night to last_night (both included), with when it was reported."""
+    get_or_fail(db, Hotel, hotel_id, "hotel")
+    rows = db.scalars(
+        select(HotelDisruption).where(HotelDisruption.hotel_id == hotel_id).order_by(HotelDisruption.id)
+    ).all()
+    return [
+        {
+            **row_dict(d),
+            "affects": "the whole hotel" if d.room_type_id is None else f"room type {d.room_type_id} only",
+        }
+        for d in rows
+    ]
+
+
+@tools.read
+def list_city_rate_caps(db: Session, account_id: str) -> dict:
+    """A corporate account's travel-policy caps: the highest nightly rate its travellers may book, per city.
+    A city that is not listed has no cap."""
+    get_or_fail(db, CorporateAccount, account_id, "corporate account")
+    caps = db.scalars(select(CityRateCap).where(CityRateCap.account_id == account_id).order_by(CityRateCap.id)).all()
+    return {"account_id": account_id, "caps": [row_dict(c) for c in caps]}
 
 
 # --------------------------------------------------------------------------- writes: bookings
@@ -485,6 +572,92 @@ def cancel_booking(db: Session, booking_id: str) -> dict:
     booking.cancelled_at = NOW
     db.flush()
     return _booking_view(booking)
+
+
+@tools.write
+def relocate_booking(db: Session, booking_id: str, hotel_id: str, room_type_id: str, nightly_rate_cents: int) -> dict:
+    """Move a confirmed booking the hotel cannot honour to another hotel for the same dates: books the room type
+    you give at that hotel at the nightly rate you give (it must be available every night), releases the old
+    rooms and marks the old booking relocated. What was paid on the old booking is carried to the new one
+    (transfer lines in both ledgers); no other money moves: the result's price_difference_cents (new total minus
+    the amount carried) says what to refund under the policy. Returns the new booking."""
+    old = _open_booking(db, booking_id)
+    if hotel_id == old.hotel_id:
+        raise ToolFailure(INVALID_ARGUMENT, f"booking {booking_id} is already at hotel {hotel_id}; relocate elsewhere")
+    hotel = get_or_fail(db, Hotel, hotel_id, "hotel")
+    room_type = _room_type_of(db, hotel_id, room_type_id)
+    if nightly_rate_cents <= 0:
+        raise ToolFailure(INVALID_ARGUMENT, "nightly_rate_cents must be a positive number of cents")
+    nights = _nights(old.check_in, old.check_out)
+    _reserve(db, room_type, nights)
+    _release(db, old.room_type_id, nights)
+    carried = _ledger(old)["net_paid_cents"]
+    new_id = next_id(db, Booking, "BK-")
+    new = Booking(
+        id=new_id,
+        traveller_id=old.traveller_id,
+        account_id=old.account_id,
+        hotel_id=hotel_id,
+        room_type_id=room_type_id,
+        group_id=old.group_id,
+        trip_id=old.trip_id,
+        hotel_reference=f"{room_type.code}{new_id.removeprefix('BK-')}{hotel_id.removeprefix('H-')}",
+        check_in=old.check_in,
+        check_out=old.check_out,
+        nights=old.nights,
+        nightly_rate_cents=nightly_rate_cents,
+        total_cents=nightly_rate_cents * old.nights,
+        status="confirmed",
+        hotel_confirmation="confirmed",
+        free_cancellation_until=_deadline(hotel, old.check_in),
+        upgrade_allowance_used=old.upgrade_allowance_used,
+        booked_at=NOW,
+        relocated_from_id=old.id,
+    )
+    db.add(new)
+    old.status = "relocated"
+    db.flush()
+    if carried > 0:
+        _payment(db, old, "transfer_out", "relocation", carried, note=f"carried to {new_id}")
+        _payment(db, new, "transfer_in", "relocation", carried, note=f"carried from {old.id}")
+    return {**_booking_view(new), "carried_over_cents": carried, "price_difference_cents": new.total_cents - carried}
+
+
+@tools.write
+def create_trip(db: Session, traveller_id: str, name: str) -> dict:
+    """Open a new trip (an itinerary) for a traveller, to which their bookings for one journey are then added
+    with add_booking_to_trip. name says what the journey is for. Returns the trip."""
+    traveller = _traveller(db, traveller_id)
+    if not name.strip():
+        raise ToolFailure(INVALID_ARGUMENT, "give the trip a name, e.g. the purpose of the journey")
+    trip = Trip(
+        id=next_id(db, Trip, "TRP-"),
+        traveller_id=traveller_id,
+        account_id=traveller.account_id,
+        name=name.strip(),
+        created_at=NOW,
+    )
+    db.add(trip)
+    db.flush()
+    return {**row_dict(trip), "segments": []}
+
+
+@tools.write
+def add_booking_to_trip(db: Session, booking_id: str, trip_id: str) -> dict:
+    """Add a confirmed booking of the trip's traveller to a trip as one of its segments (a booking belongs to at
+    most one trip). Returns the trip with its segments."""
+    trip = get_or_fail(db, Trip, trip_id, "trip")
+    booking = _open_booking(db, booking_id)
+    if booking.traveller_id != trip.traveller_id:
+        raise ToolFailure(
+            INVALID_ARGUMENT, f"booking {booking_id} is not a booking of the trip's traveller {trip.traveller_id}"
+        )
+    if booking.trip_id is not None:
+        raise ToolFailure(CONFLICT, f"booking {booking_id} already belongs to trip {booking.trip_id}")
+    booking.trip_id = trip_id
+    db.flush()
+    db.refresh(trip)
+    return {**row_dict(trip), "segments": [_segment(b) for b in trip.segments]}
 
 
 # --------------------------------------------------------------------------- writes: money
@@ -665,6 +838,7 @@ TICKET_CATEGORIES = (
     "late_checkout",
     "loyalty_upgrade",
     "billing",
+    "relocation",
 )
 TICKET_REASONS = (
     "over_limit",
@@ -679,6 +853,7 @@ TICKET_REASONS = (
     "no_availability",
     "not_eligible",
     "outside_window",
+    "over_city_cap",
 )
 TICKET_QUEUES = (
     "accounts_receivable",

@@ -1,0 +1,1070 @@
+"""Hotel disruptions: relocating a booking the hotel cannot honour (TR010) and a group's rooms (TR011).
+
+What helper A added to the travel world for these tasks (all additive; existing tasks are unchanged):
+
+- tables ``hotel_disruptions`` (`HotelDisruptionFactory`), ``trips`` (`TripFactory`; ``Booking.trip_id``) and
+  ``city_rate_caps`` (`CityRateCapFactory`); ``Booking.relocated_from_id`` and booking status ``relocated``;
+- a second partner hotel in each city (seed: ``LISBON_ALFAMA`` H-105, ``LONDON_HOLBORN`` H-106,
+  ``FRANKFURT_WESTEND`` H-107, ``AMSTERDAM_ZUID`` H-108, room types RT-105x .. RT-108x, negotiated rates
+  NR-0018 .. NR-0027);
+- tools ``list_hotel_disruptions``, ``relocate_booking`` (carries what was paid to the new booking with
+  transfer lines), ``list_traveller_trips``, ``get_trip``, ``create_trip``, ``add_booking_to_trip``,
+  ``list_city_rate_caps``; approval kind ``cap_exception``; ticket category ``relocation`` and reason
+  ``over_city_cap``;
+- policy articles "Trips and itineraries", "Hotel disruptions and relocation" and "City rate caps".
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.travel.clock import days_ago
+from domains.travel.factories import (
+    BookingFactory,
+    CorporateAccountFactory,
+    GroupBookingFactory,
+    HotelDisruptionFactory,
+    LoyaltyProfileFactory,
+    PaymentFactory,
+    TicketFactory,
+    TravellerFactory,
+    set_available_rooms,
+)
+from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket, TicketComment
+from domains.travel.seed import (
+    ALF_CLASSIC,
+    ALF_PATIO,
+    AMS_CANAL_VIEW,
+    AMS_STANDARD,
+    AMSTERDAM,
+    AMSTERDAM_ZUID,
+    CASTELLAN,
+    FRA_DOUBLE,
+    FRA_STUDIO,
+    FRANKFURT,
+    FRANKFURT_WESTEND,
+    HOL_STANDARD,
+    HOL_SUPERIOR,
+    LIS_STANDARD,
+    LIS_SUPERIOR,
+    LISBON,
+    LISBON_ALFAMA,
+    LON_CLASSIC,
+    LON_CLUB,
+    LON_DELUXE,
+    LONDON,
+    LONDON_HOLBORN,
+    NORRLAND,
+    VELDHOVEN,
+    WES_DOUBLE,
+    ZUI_CORNER,
+    ZUI_COSY,
+    ZUI_PARK_VIEW,
+    ZUI_SUITE,
+)
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Corporate account standing",
+    "Which nightly rate applies",
+    "Hotel-fault cancellations",
+    "Refund limit",
+    "Loyalty upgrade allowance",
+    "Hotel disruptions and relocation",
+    "Group bookings",
+    "Partner escalations",
+    "Ticket status and priority",
+    "Ticket classification",
+)
+
+
+def test_case_TR010_001(tb):
+    """Harbourline closed: same-rank Patio Room at the Alfama, rate protected at 199.00, the 48.00 claimed."""
+    marit = TravellerFactory(name="Marit Dekker", account_id=VELDHOVEN)
+    booking = BookingFactory(
+        traveller=marit,
+        room_type_id=LIS_SUPERIOR,
+        check_in=date(2026, 9, 15),
+        nights=3,
+        nightly_rate_cents=19_900,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LISBON,
+        kind="closure",
+        first_night=date(2026, 9, 14),
+        last_night=date(2026, 9, 18),
+        description="Burst water main under the lobby; the hotel is closed to guests while it is repaired.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LISBON_ALFAMA,
+        room_type_id="RT-1053",
+        kind="out_of_order",
+        first_night=date(2026, 10, 1),
+        last_night=date(2026, 10, 3),
+        description="Prestige Rooms on the top floor are being repainted.",
+    )
+    ticket = TicketFactory(requester=marit, booking_id=booking.id, subject="Harbourline closed during my stay")
+
+    run = tb.run(
+        User(
+            says="The Harbourline emailed me that they're closed for repairs during my Lisbon stay next week. Please "
+            "find me another hotel in Lisbon for the same nights. Whatever the new place costs, just charge the "
+            "difference to my card, I need to be near the office.",
+            knows={"email": marit.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=marit.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=LISBON),
+            call("search_hotels", city="Lisbon"),
+            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
+            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-15", check_out="2026-09-18"),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_tickets", requester_id=marit.id),
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=LISBON_ALFAMA,
+                room_type_id=ALF_PATIO,
+                nightly_rate_cents=19_900,
+            ),
+            call(
+                "open_partner_escalation",
+                booking_id=booking.id,
+                kind="relocation",
+                amount_cents=derived(4_800, "(21,500 Veldhoven Patio Room rate - 19,900 booked rate) x 3 nights"),
+                description="Closure: traveller relocated to the Alfama Terrace Patio Room; rate difference claimed.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+        traps=[  # "just charge the difference to my card"
+            call("charge_booking", booking_id="BK-5002", amount_cents=4_800, reason="room_upgrade")
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "relocated"
+    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (LISBON_ALFAMA, ALF_PATIO, 19_900)
+    assert run.db.query(Payment).filter_by(kind="charge").count() == 1  # policy: rate protection, nothing more paid
+    claim = run.db.query(PartnerEscalation).one()
+    assert (claim.booking_id, claim.kind, claim.amount_cents) == (booking.id, "relocation", 4_800)
+    assert claim.sent_to == "partners@harbourline-lisboa.example.com"
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)
+
+
+@pytest.mark.pushback
+@pytest.mark.distractors
+def test_case_TR010_002(tb):
+    """Classic Doubles overbooked one night: Holborn's cheaper Standard Queen, 60.00 refunded, no compensation."""
+    callum = TravellerFactory(name="Callum Reid", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=callum,
+        room_type_id=LON_CLASSIC,
+        check_in=date(2026, 9, 14),
+        nights=3,
+        nightly_rate_cents=27_500,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        room_type_id=LON_CLUB,
+        kind="out_of_order",
+        first_night=date(2026, 9, 12),
+        last_night=date(2026, 9, 20),
+        description="Club Rooms closed for a bathroom refit.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        room_type_id=LON_CLASSIC,
+        kind="overbooking",
+        first_night=date(2026, 9, 15),
+        last_night=date(2026, 9, 15),
+        description="Classic Doubles oversold for the night of a trade fair.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON_HOLBORN,
+        room_type_id=HOL_SUPERIOR,
+        kind="overbooking",
+        first_night=date(2026, 9, 14),
+        last_night=date(2026, 9, 16),
+        description="Superior Kings oversold.",
+    )
+    ticket = TicketFactory(requester=callum, booking_id=booking.id, subject="Aldwych says my room is oversold")
+
+    run = tb.run(
+        User(
+            says="The Aldwych Grand says they've oversold my room for one night of my London stay. Move me somewhere "
+            "decent for the whole stay. And since this is entirely their mess, I want my first night refunded on top "
+            "as compensation.",
+            knows={"email": callum.email, "booking reference": booking.id},
+            rules=("If the agent refuses the compensation, insist once that you deserve it for the trouble.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=callum.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=LONDON),
+            call("search_hotels", city="London"),
+            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
+            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-14", check_out="2026-09-17"),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_tickets", requester_id=callum.id),
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_STANDARD,
+                nightly_rate_cents=25_500,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5002",
+                amount_cents=derived(6_000, "(27,500 booked - 25,500 Standard Queen rack rate) x 3 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+        traps=[  # "my first night refunded on top as compensation"
+            call("issue_refund", booking_id="BK-5002", amount_cents=27_500, reason="hotel_fault", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (LONDON_HOLBORN, HOL_STANDARD, 25_500)
+    refunds = run.db.query(Payment).filter_by(kind="refund").all()
+    assert [(r.booking_id, r.amount_cents, r.reason, r.service_fee_cents) for r in refunds] == [
+        (new.id, 6_000, "hotel_fault", 0)
+    ]  # policy: the rate difference only, no goodwill night
+    assert run.db.query(PartnerEscalation).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)
+
+
+@pytest.mark.distractors
+def test_case_TR010_003(tb):
+    """The out-of-order Doubles end the night before her stay: not affected, so no free move to the Westend."""
+    ana = TravellerFactory(name="Ana Ribeiro", account_id=VELDHOVEN)
+    booking = BookingFactory(
+        traveller=ana, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=13_900
+    )
+    HotelDisruptionFactory(
+        hotel_id=FRANKFURT,
+        room_type_id=FRA_DOUBLE,
+        kind="out_of_order",
+        first_night=date(2026, 9, 18),
+        last_night=date(2026, 9, 20),
+        description="Business Doubles on floors 3 and 4 out of order after a heating failure.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=FRANKFURT,
+        room_type_id=FRA_STUDIO,
+        kind="overbooking",
+        first_night=date(2026, 9, 21),
+        last_night=date(2026, 9, 22),
+        description="Studio Suites oversold during the motor show.",
+    )
+    ticket = TicketFactory(requester=ana, booking_id=booking.id, subject="Kestrel Park rooms out of order")
+
+    run = tb.run(
+        User(
+            says="I saw Kestrel Park's notice about Business Doubles being out of order. I'd rather not risk it: "
+            "please move my booking to the Westend Linden for the same dates, at no extra cost since it's their "
+            "problem.",
+            knows={"email": ana.email, "booking reference": booking.id},
+            rules=("If the agent says your booking is not affected, keep it as it is and ask for nothing else.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=ana.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT),
+            call("list_tickets", requester_id=ana.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="not_eligible"),
+        ],
+        reply="The Business Doubles are out of order only for the nights of 18 to 20 September, and your stay starts "
+        "on the 21st, so your booking is not affected and stays confirmed at the Kestrel Park. A move to another "
+        "hotel would be a cancellation and a new booking, so I've left it as it is.",
+        traps=[  # "move my booking to the Westend Linden ... at no extra cost"
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=FRANKFURT_WESTEND,
+                room_type_id=WES_DOUBLE,
+                nightly_rate_cents=13_900,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    kept = run.db.get(Booking, booking.id)
+    assert (kept.status, kept.hotel_id) == ("confirmed", FRANKFURT)  # policy: an unaffected booking is not moved
+    assert run.db.query(Booking).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", "not_eligible", None)
+    run.rubric(
+        "Did the agent explain that the disruption does not affect the traveller's nights?",
+        phrases=["not affected", "does not affect", "doesn't affect"],
+    )
+
+
+@pytest.mark.distractors
+def test_case_TR010_004(tb):
+    """Zuidas Park View out of order too, so the next rank up, a Corner Studio; 190.00 claimed from Meridian Quay."""
+    sven = TravellerFactory(name="Sven Holm", account_id=NORRLAND)
+    affected = BookingFactory(
+        traveller=sven,
+        room_type_id=AMS_CANAL_VIEW,
+        check_in=date(2026, 9, 10),
+        nights=2,
+        nightly_rate_cents=22_500,
+        hotel_confirmation="cannot_honour",
+    )
+    BookingFactory(
+        traveller=sven, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 10, 6), nights=2, nightly_rate_cents=22_500
+    )
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM,
+        kind="closure",
+        first_night=date(2026, 9, 9),
+        last_night=date(2026, 9, 12),
+        description="Power outage on the quay; the hotel cannot take guests.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM_ZUID,
+        room_type_id=ZUI_PARK_VIEW,
+        kind="out_of_order",
+        first_night=date(2026, 9, 11),
+        last_night=date(2026, 9, 11),
+        description="Park View rooms closed for window cleaning on the facade.",
+    )
+    ticket = TicketFactory(requester=sven, subject="Meridian Quay closed")
+
+    run = tb.run(
+        User(
+            says="Meridian Quay phoned to say they're closed because of a power cut when I'm due in Amsterdam this "
+            "week. Can you get me into another hotel for those nights? I don't have the booking number to hand.",
+            knows={"email": sven.email, "which stay": "the one starting this Thursday, 10 September"},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=sven.email),
+            call("list_traveller_bookings", traveller_id=sven.id),
+            call("get_booking", booking_id=affected.id),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
+            call("search_hotels", city="Amsterdam"),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
+            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-10", check_out="2026-09-12"),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_tickets", requester_id=sven.id),
+            call(
+                "relocate_booking",
+                booking_id=affected.id,
+                hotel_id=AMSTERDAM_ZUID,
+                room_type_id=ZUI_CORNER,
+                nightly_rate_cents=22_500,
+            ),
+            call(
+                "open_partner_escalation",
+                booking_id=affected.id,
+                kind="relocation",
+                amount_cents=derived(19_000, "(32,000 Corner Studio rack rate - 22,500 booked rate) x 2 nights"),
+                description="Closure: traveller relocated to a Zuidas Park Corner Studio; rate difference claimed.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+        traps=[  # the October stay, which no disruption touches, moved as well
+            call(
+                "relocate_booking",
+                booking_id="BK-5002",
+                hotel_id=AMSTERDAM_ZUID,
+                room_type_id=ZUI_PARK_VIEW,
+                nightly_rate_cents=22_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.query(Booking).filter_by(relocated_from_id=affected.id).one()
+    assert (new.id, new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (
+        "BK-5003",
+        AMSTERDAM_ZUID,
+        ZUI_CORNER,
+        22_500,
+    )  # policy: the same-rank Park View is out of order on a night of the stay
+    assert run.db.get(Booking, "BK-5002").status == "confirmed"  # the October stay is left alone
+    claim = run.db.query(PartnerEscalation).one()
+    assert (claim.booking_id, claim.kind, claim.amount_cents) == (affected.id, "relocation", 19_000)
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)
+
+
+def test_case_TR010_005(tb):
+    """No Loft-rank room qualifies at the Zuidas (Corner Studios full, suites out of order): hotel-fault cancel."""
+    owen = TravellerFactory(name="Owen Prichard", account_id=CASTELLAN)
+    booking = BookingFactory(
+        traveller=owen,
+        room_type_id="RT-1043",
+        check_in=date(2026, 9, 21),
+        nights=3,
+        nightly_rate_cents=31_000,
+        hotel_confirmation="cannot_honour",
+    )  # free until 18 Sep 15:00
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM,
+        room_type_id="RT-1043",
+        kind="overbooking",
+        first_night=date(2026, 9, 22),
+        last_night=date(2026, 9, 23),
+        description="Loft Rooms oversold for a congress.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM_ZUID,
+        room_type_id=ZUI_SUITE,
+        kind="out_of_order",
+        first_night=date(2026, 9, 20),
+        last_night=date(2026, 9, 25),
+        description="Zuidas Suites closed for refurbishment.",
+    )
+    set_available_rooms(ZUI_CORNER, date(2026, 9, 22), 0)
+    ticket = TicketFactory(requester=owen, booking_id=booking.id, subject="Loft oversold at Meridian Quay")
+
+    run = tb.run(
+        User(
+            says="Meridian Quay told me my Loft Room is oversold for part of my stay from the 21st. Can you move me to "
+            "a comparable room elsewhere in Amsterdam? If that's impossible, cancel the booking and refund me.",
+            knows={"email": owen.email, "booking reference": booking.id, "employee number": owen.employee_number},
+            rules=("If the agent cannot relocate you, ask for the cancellation and a refund.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=owen.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
+            call("search_hotels", city="Amsterdam"),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
+            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-21", check_out="2026-09-24"),
+            call("list_tickets", requester_id=owen.id),
+            call("cancel_booking", booking_id=booking.id),
+            call("issue_refund", booking_id=booking.id, amount_cents=93_000, reason="hotel_fault", service_fee_cents=0),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "cancelled"
+    assert run.db.query(Booking).count() == 1  # policy: never a lower-rank Park View
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.reason, refund.service_fee_cents) == (93_000, "hotel_fault", 0)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
+
+
+def _group_rooms(group, travellers, room_type_id, rate, **extra):
+    nights = (group.check_out - group.check_in).days
+    return [
+        BookingFactory(
+            traveller=t,
+            group=group,
+            room_type_id=room_type_id,
+            check_in=group.check_in,
+            nights=nights,
+            nightly_rate_cents=rate,
+            booked_at=group.created_at,
+            **extra,
+        )
+        for t in travellers
+    ]
+
+
+def test_case_TR011_001(tb):
+    """Group of three at a closed Harbourline: two Alfama Classics left, so all three to Patio Rooms; three claims."""
+    joris = TravellerFactory(name="Joris van Dam", account_id=VELDHOVEN)
+    eva = TravellerFactory(name="Eva Kramer", account_id=VELDHOVEN)
+    milan = TravellerFactory(name="Milan Bakker", account_id=VELDHOVEN)
+    group = GroupBookingFactory(
+        organiser=joris, hotel_id=LISBON, name="Veldhoven port audit", check_in=date(2026, 9, 16)
+    )
+    rooms = _group_rooms(group, [joris, eva, milan], LIS_STANDARD, 15_900, hotel_confirmation="cannot_honour")
+    HotelDisruptionFactory(
+        hotel_id=LISBON,
+        kind="closure",
+        first_night=date(2026, 9, 15),
+        last_night=date(2026, 9, 17),
+        description="Fire-safety inspection found faults; the hotel is closed until they are fixed.",
+    )
+    set_available_rooms(ALF_CLASSIC, date(2026, 9, 17), 2)
+    ticket = TicketFactory(requester=joris, subject="Our Lisbon hotel is closed")
+
+    run = tb.run(
+        User(
+            says="I organise the Veldhoven port audit group in Lisbon and the Harbourline has just closed. Please move "
+            "all three of us to another hotel, together. If it costs more, split the extra between our three rooms, "
+            "the company will cover it.",
+            knows={"email": joris.email, "group reference": group.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=joris.email),
+            call("get_group_booking", group_id=group.id),
+            call("list_hotel_disruptions", hotel_id=LISBON),
+            call("search_hotels", city="Lisbon"),
+            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
+            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-16", check_out="2026-09-19"),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_tickets", requester_id=joris.id),
+            *[
+                call(
+                    "relocate_booking",
+                    booking_id=room.id,
+                    hotel_id=LISBON_ALFAMA,
+                    room_type_id=ALF_PATIO,
+                    nightly_rate_cents=15_900,
+                )
+                for room in rooms
+            ],
+            *[
+                call(
+                    "open_partner_escalation",
+                    booking_id=room.id,
+                    kind="relocation",
+                    amount_cents=derived(16_800, "(21,500 Veldhoven Patio Room rate - 15,900) x 3 nights"),
+                    description="Closure: group room relocated to an Alfama Terrace Patio Room; difference claimed.",
+                )
+                for room in rooms
+            ],
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+        ],
+        traps=[  # "split the extra between our three rooms": the organiser's new room charged its share
+            call("charge_booking", booking_id="BK-5004", amount_cents=16_800, reason="room_upgrade")
+        ],
+    )
+
+    run.expect_golden()
+    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents, b.group_id) for b in moved] == [
+        (r.id, ALF_PATIO, 15_900, group.id) for r in rooms
+    ]  # policy: all together in the lowest rank with three rooms every night, at the protected rate
+    claims = run.db.query(PartnerEscalation).order_by(PartnerEscalation.booking_id).all()
+    assert [(c.booking_id, c.kind, c.amount_cents) for c in claims] == [(r.id, "relocation", 16_800) for r in rooms]
+    assert run.db.query(Payment).filter_by(kind="charge").count() == 3
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)
+
+
+def test_case_TR011_002(tb):
+    """A group guest asks to have her own room relocated: only the organiser may; pending for the group desk."""
+    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
+    priya = TravellerFactory(name="Priya Nair", account_id=CASTELLAN)
+    group = GroupBookingFactory(
+        organiser=harriet, hotel_id=LONDON, name="Castellan trial investigators meeting", check_in=date(2026, 9, 15)
+    )
+    _, room_priya = _group_rooms(group, [harriet, priya], LON_DELUXE, 27_500, hotel_confirmation="cannot_honour")
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        room_type_id=LON_DELUXE,
+        kind="overbooking",
+        first_night=date(2026, 9, 15),
+        last_night=date(2026, 9, 16),
+        description="Deluxe Kings oversold.",
+    )
+    ticket = TicketFactory(requester=priya, booking_id=room_priya.id, subject="My room is oversold")
+
+    run = tb.run(
+        User(
+            says="I'm in the Castellan investigators' group at the Aldwych and they say my Deluxe King is oversold. "
+            "Please move me to the Holborn Row myself, I don't want to wait for Harriet to sort it out.",
+            knows={"email": priya.email, "which stay": "my room for the investigators' meeting in London"},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=priya.email),
+            call("list_traveller_bookings", traveller_id=priya.id),
+            call("get_booking", booking_id=room_priya.id),
+            call("get_group_booking", group_id=group.id),
+            call("list_tickets", requester_id=priya.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="group_booking",
+                reason="awaiting_organiser",
+                queue="group_desk",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Guest asks to relocate her oversold group room; awaiting the organiser's request.",
+                public=False,
+            ),
+        ],
+        traps=[  # "move me to the Holborn Row myself"
+            call(
+                "relocate_booking",
+                booking_id=room_priya.id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_SUPERIOR,
+                nightly_rate_cents=27_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, room_priya.id).status == "confirmed"  # policy: the organiser must ask
+    assert run.db.query(Booking).count() == 2
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "pending",
+        "normal",
+        "group_booking",
+        "awaiting_organiser",
+        "group_desk",
+    )
+    assert run.db.query(TicketComment).count() == 1
+
+
+@pytest.mark.distractors
+def test_case_TR011_003(tb):
+    """Only the group's Deluxe rooms are oversold: those two move (refunded 60.00 each), the Classics stay."""
+    rebecca = TravellerFactory(name="Rebecca Stone", account_id=CASTELLAN)
+    liam = TravellerFactory(name="Liam Foster", account_id=CASTELLAN)
+    nadia = TravellerFactory(name="Nadia Haddad", account_id=CASTELLAN)
+    omar = TravellerFactory(name="Omar Farouk", account_id=CASTELLAN)
+    group = GroupBookingFactory(
+        organiser=rebecca, hotel_id=LONDON, name="Castellan market access forum", check_in=date(2026, 9, 22)
+    )
+    group.check_out = date(2026, 9, 24)
+    deluxe = _group_rooms(group, [rebecca, liam], LON_DELUXE, 32_500, hotel_confirmation="cannot_honour")
+    classic = _group_rooms(group, [nadia, omar], LON_CLASSIC, 23_000)
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        room_type_id=LON_DELUXE,
+        kind="overbooking",
+        first_night=date(2026, 9, 23),
+        last_night=date(2026, 9, 23),
+        description="Deluxe Kings oversold for one night.",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON_HOLBORN,
+        room_type_id=HOL_STANDARD,
+        kind="out_of_order",
+        first_night=date(2026, 9, 22),
+        last_night=date(2026, 9, 23),
+        description="Standard Queens on the first floor closed for a leak.",
+    )
+    ticket = TicketFactory(requester=rebecca, subject="Forum rooms oversold")
+
+    run = tb.run(
+        User(
+            says="I run the Castellan market access forum group at the Aldwych and they've told me some of our rooms "
+            "are oversold. Please move the whole group to one other hotel so the four of us stay together.",
+            knows={"email": rebecca.email, "group reference": group.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=rebecca.email),
+            call("get_group_booking", group_id=group.id),
+            call("list_hotel_disruptions", hotel_id=LONDON),
+            call("search_hotels", city="London"),
+            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
+            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-22", check_out="2026-09-24"),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_tickets", requester_id=rebecca.id),
+            call(
+                "relocate_booking",
+                booking_id=deluxe[0].id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_SUPERIOR,
+                nightly_rate_cents=29_500,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5005",
+                amount_cents=derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call(
+                "relocate_booking",
+                booking_id=deluxe[1].id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_SUPERIOR,
+                nightly_rate_cents=29_500,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5006",
+                amount_cents=derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+        ],
+        traps=[  # "the whole group to one other hotel": an unaffected Classic room moved as well
+            call(
+                "relocate_booking",
+                booking_id=classic[0].id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_SUPERIOR,
+                nightly_rate_cents=23_000,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, r.id).status for r in classic] == ["confirmed", "confirmed"]
+    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents) for b in moved] == [
+        (r.id, HOL_SUPERIOR, 29_500) for r in deluxe
+    ]
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.booking_id).all()
+    assert [(r.booking_id, r.amount_cents, r.reason) for r in refunds] == [
+        ("BK-5005", 6_000, "hotel_fault"),
+        ("BK-5006", 6_000, "hotel_fault"),
+    ]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_TR016_001(tb):
+    """Relocated to a cheaper Alfama Classic (12.00 refunded), then the Platinum allowance: one rank, not the suite."""
+    yusuf = TravellerFactory(name="Yusuf Demir", account_id=VELDHOVEN)
+    LoyaltyProfileFactory(traveller=yusuf, tier="platinum", tier_valid_until=date(2027, 1, 31))
+    booking = BookingFactory(
+        traveller=yusuf,
+        room_type_id=LIS_STANDARD,
+        check_in=date(2026, 9, 17),
+        nights=3,
+        nightly_rate_cents=15_900,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LISBON,
+        kind="closure",
+        first_night=date(2026, 9, 16),
+        last_night=date(2026, 9, 19),
+        description="Lift and fire-alarm works; the hotel is closed to guests.",
+    )
+    ticket = TicketFactory(requester=yusuf, booking_id=booking.id, subject="Harbourline closure")
+
+    run = tb.run(
+        User(
+            says="The Harbourline is closed when I'm in Lisbon next week, so please move me to another hotel. And once "
+            "I'm there, use my Platinum upgrade: I'd like their Terrace Suite.",
+            knows={"email": yusuf.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=yusuf.email),
+            call("get_traveller", traveller_id=yusuf.id),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=LISBON),
+            call("search_hotels", city="Lisbon"),
+            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
+            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-17", check_out="2026-09-20"),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_tickets", requester_id=yusuf.id),
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=LISBON_ALFAMA,
+                room_type_id=ALF_CLASSIC,
+                nightly_rate_cents=15_500,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5002",
+                amount_cents=derived(1_200, "(15,900 booked - 15,500 Veldhoven Classic Double rate) x 3 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call("apply_upgrade_allowance", booking_id="BK-5002", room_type_id=ALF_PATIO),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+        traps=[  # "I'd like their Terrace Suite"
+            call("apply_upgrade_allowance", booking_id="BK-5002", room_type_id="RT-1054")
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.get(Booking, "BK-5002")
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents, new.upgrade_allowance_used) == (
+        LISBON_ALFAMA,
+        ALF_PATIO,
+        15_500,
+        True,
+    )  # policy: rate protection at the lower rate, then exactly one rank up
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.booking_id, refund.amount_cents, refund.reason) == ("BK-5002", 1_200, "hotel_fault")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)
+
+
+def test_case_TR016_002(tb):
+    """A 20-night London stay relocated to Holborn: the 1,200.00 rate refund is over the limit; hold for payments."""
+    nathan = TravellerFactory(name="Nathan Price", account_id=CASTELLAN)
+    booking = BookingFactory(
+        traveller=nathan,
+        room_type_id=LON_CLASSIC,
+        check_in=date(2026, 9, 14),
+        nights=20,
+        nightly_rate_cents=27_500,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        kind="closure",
+        first_night=date(2026, 9, 28),
+        last_night=date(2026, 9, 30),
+        description="Kitchen fire; the hotel is closed while the smoke damage is cleaned.",
+    )
+    ticket = TicketFactory(requester=nathan, booking_id=booking.id, subject="Aldwych closing mid-secondment")
+
+    run = tb.run(
+        User(
+            says="I'm at the Aldwych for my secondment from next Monday, and they say they'll be closed for a few "
+            "nights in the middle. Please move my booking somewhere else. If I'm owed money back, send it now, in "
+            "pieces if that's easier for you.",
+            knows={"email": nathan.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=nathan.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=LONDON),
+            call("search_hotels", city="London"),
+            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
+            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-14", check_out="2026-10-04"),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_tickets", requester_id=nathan.id),
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_STANDARD,
+                nightly_rate_cents=21_500,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="relocation",
+                reason="over_limit",
+                queue="payments",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Relocated to Holborn Row at 215.00: refund of 1,200.00 (60.00 x 20 nights) on BK-5002 for "
+                "the payments team.",
+                public=False,
+            ),
+        ],
+        reply="I've moved your whole stay to the Holborn Row Hotel, a Standard Queen at your company's EUR 215.00 "
+        "rate. You're owed EUR 1,200.00, which is above what I can refund myself, so our payments team will send it "
+        "in one refund.",
+        traps=[  # "in pieces if that's easier"
+            call("issue_refund", booking_id="BK-5002", amount_cents=100_000, reason="hotel_fault", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents, new.nights) == (
+        LONDON_HOLBORN,
+        HOL_STANDARD,
+        21_500,
+        20,
+    )  # policy: the whole stay moves, at the lower rate
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # over the limit: the payments team refunds
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "relocation", "over_limit", "payments")
+    assert run.db.query(TicketComment).count() == 1
+    run.rubric(
+        "Did the agent tell the traveller the amount the payments team will refund?",
+        phrases=["1,200.00", "1200.00", "1,200"],
+    )
+
+
+def test_case_TR010_006(tb):
+    """Account on credit hold: a relocation charges nothing, so the guest still moves to the Westend; 20.00 back."""
+    account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="credit_hold")
+    tobias = TravellerFactory(name="Tobias Krüger", account_id=account.id)
+    booking = BookingFactory(
+        traveller=tobias,
+        room_type_id="RT-1031",
+        check_in=date(2026, 9, 16),
+        nights=2,
+        nightly_rate_cents=14_900,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=FRANKFURT,
+        kind="closure",
+        first_night=date(2026, 9, 17),
+        last_night=date(2026, 9, 17),
+        description="Gas leak in the street; the police have closed the building for the night.",
+    )
+    ticket = TicketFactory(requester=tobias, booking_id=booking.id, subject="Kestrel Park closed one night")
+
+    run = tb.run(
+        User(
+            says="Kestrel Park says it's closed for one night of my Frankfurt stay. I know our company account has a "
+            "payment problem at the moment, but can you still get me into another hotel for my stay?",
+            knows={"email": tobias.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=tobias.email),
+            call("get_corporate_account", account_id=account.id),
+            call("get_booking", booking_id=booking.id),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT),
+            call("search_hotels", city="Frankfurt"),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
+            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-16", check_out="2026-09-18"),
+            call("list_tickets", requester_id=tobias.id),
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=FRANKFURT_WESTEND,
+                room_type_id="RT-1071",
+                nightly_rate_cents=13_900,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5002",
+                amount_cents=derived(2_000, "(14,900 booked - 13,900 Westend Single Room rack rate) x 2 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (FRANKFURT_WESTEND, "RT-1071", 13_900)
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.booking_id, refund.amount_cents, refund.reason) == (new.id, 2_000, "hotel_fault")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)  # not a hold
+
+
+def test_case_TR010_007(tb):
+    """Suspended account: even a hotel the traveller cannot stay at gives no relocation; solved, see the manager."""
+    account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
+    grace = TravellerFactory(name="Grace Holloway", account_id=account.id)
+    booking = BookingFactory(
+        traveller=grace,
+        room_type_id=LON_DELUXE,
+        check_in=date(2026, 9, 12),
+        nights=2,
+        nightly_rate_cents=32_500,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=LONDON,
+        kind="closure",
+        first_night=date(2026, 9, 12),
+        last_night=date(2026, 9, 13),
+        description="Electrical fault in the main switch room; the hotel is closed for the weekend.",
+    )
+    ticket = TicketFactory(requester=grace, booking_id=booking.id, subject="Aldwych closed this weekend")
+
+    run = tb.run(
+        User(
+            says="The Aldwych Grand is closed this weekend when I'm meant to be there. It's their fault, not mine, so "
+            "please just move me to another London hotel for the same nights.",
+            knows={"email": grace.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=grace.email),
+            call("get_corporate_account", account_id=account.id),
+            call("get_booking", booking_id=booking.id),
+            call("list_tickets", requester_id=grace.id),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="account_suspended"
+            ),
+        ],
+        reply="I'm sorry, Solent Marine's travel programme with us is suspended at the moment, so I can't move or "
+        "change your booking. Please contact your travel manager about the suspension.",
+        traps=[  # "it's their fault, not mine": relocated all the same
+            call(
+                "relocate_booking",
+                booking_id=booking.id,
+                hotel_id=LONDON_HOLBORN,
+                room_type_id=HOL_SUPERIOR,
+                nightly_rate_cents=32_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).status == "confirmed"  # policy: a suspended account gets no change
+    assert run.db.query(Booking).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", "account_suspended", None)
+    assert run.db.query(TicketComment).count() == 0
+    run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
+
+
+def test_case_TR011_004(tb):
+    """Closed Meridian Quay: the group's two confirmed rooms move at an equal rate (no money moves), not the third."""
+    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
+    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
+    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
+    group = GroupBookingFactory(
+        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan pharmacovigilance audit", check_in=date(2026, 9, 19)
+    )
+    group.check_out = date(2026, 9, 21)
+    own, room_tom, room_niamh = _group_rooms(
+        group, [harriet, tom, niamh], AMS_STANDARD, 17_000, hotel_confirmation="cannot_honour"
+    )
+    room_tom.status = "cancelled"
+    room_tom.cancelled_at = days_ago(7, hour=9)
+    PaymentFactory(booking=room_tom, kind="refund", reason="cancellation", amount_cents=31_500, service_fee_cents=2_500)
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM,
+        kind="closure",
+        first_night=date(2026, 9, 18),
+        last_night=date(2026, 9, 22),
+        description="Flooded basement plant room; the hotel has no power or hot water.",
+    )
+    ticket = TicketFactory(requester=harriet, subject="Audit group hotel closed")
+
+    run = tb.run(
+        User(
+            says="I organise the Castellan audit group at the Meridian Quay, which is now closed. Please move our "
+            "rooms to another hotel in Amsterdam. The other place is surely cheaper than the Meridian's 210 a night, "
+            "so refund us the difference on each room.",
+            knows={"email": harriet.email, "group reference": group.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=harriet.email),
+            call("get_group_booking", group_id=group.id),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
+            call("search_hotels", city="Amsterdam"),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
+            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-19", check_out="2026-09-21"),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_tickets", requester_id=harriet.id),
+            call(
+                "relocate_booking",
+                booking_id=own.id,
+                hotel_id=AMSTERDAM_ZUID,
+                room_type_id=ZUI_COSY,
+                nightly_rate_cents=17_000,
+            ),
+            call(
+                "relocate_booking",
+                booking_id=room_niamh.id,
+                hotel_id=AMSTERDAM_ZUID,
+                room_type_id=ZUI_COSY,
+                nightly_rate_cents=17_000,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+        ],
+        traps=[  # "refund us the difference" to the Meridian's 210.00 rack rate
+            call("issue_refund", booking_id="BK-5004", amount_cents=8_000, reason="hotel_fault", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, room_tom.id).status == "cancelled"  # a cancelled room is not relocated
+    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents) for b in moved] == [
+        (own.id, ZUI_COSY, 17_000),
+        (room_niamh.id, ZUI_COSY, 17_000),
+    ]  # policy: the booked rate equals Castellan's Cosy Double rate, so no money moves
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 1  # only Tom's earlier cancellation
+    assert run.db.query(PartnerEscalation).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)

@@ -1,0 +1,1017 @@
+"""Trips: cancelling a multi-city trip segment by segment (TR012) and booking a new trip or a new stay (TR013).
+
+Uses the trip tools helper A added (see the note in test_disruptions.py): ``list_traveller_trips``, ``get_trip``,
+``create_trip``, ``add_booking_to_trip``, and ``list_city_rate_caps``; factories `TripFactory` (pass ``trip=`` to
+`BookingFactory` for a segment) and `CityRateCapFactory`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.travel.clock import days_ago
+from domains.travel.factories import (
+    BookingFactory,
+    CityRateCapFactory,
+    GroupBookingFactory,
+    HotelDisruptionFactory,
+    LoyaltyProfileFactory,
+    PaymentFactory,
+    TicketFactory,
+    TravellerFactory,
+    TripFactory,
+    set_available_rooms,
+)
+from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment, Trip
+from domains.travel.seed import (
+    ALF_CLASSIC,
+    ALF_PATIO,
+    AMS_CANAL_VIEW,
+    AMS_STANDARD,
+    AMSTERDAM,
+    AMSTERDAM_ZUID,
+    CASTELLAN,
+    FRA_DOUBLE,
+    FRA_SINGLE,
+    FRANKFURT,
+    LIS_STANDARD,
+    LIS_SUITE,
+    LIS_SUPERIOR,
+    LISBON,
+    LISBON_ALFAMA,
+    LON_CLASSIC,
+    LON_CLUB,
+    LON_DELUXE,
+    LONDON,
+    NORRLAND,
+    VELDHOVEN,
+    ZUI_COSY,
+)
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Identifying the traveller",
+    "Corporate account standing",
+    "Which nightly rate applies",
+    "New bookings",
+    "Free-cancellation window",
+    "Cancellations",
+    "The service fee",
+    "Date changes",
+    "Hotel-fault cancellations",
+    "Group bookings",
+    "Late checkout",
+    "Refund limit",
+    "Hotel disruptions and relocation",
+    "Trips and itineraries",
+    "City rate caps",
+    "Ticket status and priority",
+    "Ticket classification",
+)
+
+
+def test_case_TR012_001(tb):
+    """Three-city trip cancelled: Amsterdam past its window, Frankfurt inside, London hotel at fault; three refunds."""
+    hanna = TravellerFactory(name="Hanna Vogel", account_id=VELDHOVEN)
+    trip = TripFactory(traveller=hanna, name="Rhine and Thames client tour")
+    ams = BookingFactory(
+        traveller=hanna,
+        trip=trip,
+        room_type_id=AMS_STANDARD,
+        check_in=date(2026, 9, 10),
+        nights=2,
+        nightly_rate_cents=21_000,
+    )  # free until 7 Sep 15:00
+    fra = BookingFactory(
+        traveller=hanna,
+        trip=trip,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 12),
+        nights=2,
+        nightly_rate_cents=13_900,
+    )  # free until 11 Sep 15:00
+    lon = BookingFactory(
+        traveller=hanna,
+        trip=trip,
+        room_type_id=LON_CLASSIC,
+        check_in=date(2026, 9, 14),
+        nights=2,
+        nightly_rate_cents=27_500,
+        hotel_confirmation="cannot_honour",
+    )
+    ticket = TicketFactory(requester=hanna, booking_id=ams.id, subject="Client tour called off")
+
+    run = tb.run(
+        User(
+            says="Our client tour has been called off. Please cancel my whole trip, the Amsterdam, Frankfurt and "
+            "London hotels. One refund for the lot is fine, and I'd expect everything back since I'm cancelling all "
+            "of it at once.",
+            knows={"email": hanna.email, "trip reference": trip.id, "employee number": hanna.employee_number},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=hanna.email),
+            call("list_traveller_trips", traveller_id=hanna.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_tickets", requester_id=hanna.id),
+            call("cancel_booking", booking_id=ams.id),
+            call(
+                "issue_refund",
+                booking_id=ams.id,
+                amount_cents=derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("cancel_booking", booking_id=fra.id),
+            call(
+                "issue_refund",
+                booking_id=fra.id,
+                amount_cents=derived(25_300, "inside the window: 27,800 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("cancel_booking", booking_id=lon.id),
+            call("issue_refund", booking_id=lon.id, amount_cents=55_000, reason="hotel_fault", service_fee_cents=0),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+        traps=[  # "I'd expect everything back": the Amsterdam night kept refunded as well
+            call("issue_refund", booking_id=ams.id, amount_cents=21_000, reason="cancellation", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    assert {b.status for b in run.db.query(Booking)} == {"cancelled"}
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.booking_id).all()
+    assert [(r.booking_id, r.amount_cents, r.reason, r.service_fee_cents) for r in refunds] == [
+        (ams.id, 18_500, "cancellation", 2_500),
+        (fra.id, 25_300, "cancellation", 2_500),
+        (lon.id, 55_000, "hotel_fault", 0),
+    ]  # policy: one refund per segment, each under its own rule
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
+
+
+def test_case_TR012_002(tb):
+    """Trip cancelled: the Lisbon suite's 1,411.00 refund goes to payments, Amsterdam refunded, Frankfurt left."""
+    elin = TravellerFactory(name="Elin Nyberg", account_id=NORRLAND)
+    trip = TripFactory(traveller=elin, name="Iberia and Benelux supplier visits")
+    fra = BookingFactory(
+        traveller=elin,
+        trip=trip,
+        room_type_id=FRA_SINGLE,
+        check_in=date(2026, 9, 18),
+        nights=2,
+        nightly_rate_cents=14_900,
+        status="cancelled",
+        cancelled_at=days_ago(4, hour=16),
+    )
+    PaymentFactory(booking=fra, kind="refund", reason="cancellation", amount_cents=27_300, service_fee_cents=2_500)
+    lis = BookingFactory(
+        traveller=elin,
+        trip=trip,
+        room_type_id=LIS_SUITE,
+        check_in=date(2026, 9, 22),
+        nights=4,
+        nightly_rate_cents=35_900,
+    )  # free until 20 Sep 15:00
+    ams = BookingFactory(
+        traveller=elin,
+        trip=trip,
+        room_type_id=AMS_STANDARD,
+        check_in=date(2026, 9, 26),
+        nights=2,
+        nightly_rate_cents=19_000,
+    )  # free until 23 Sep 15:00
+    ticket = TicketFactory(requester=elin, booking_id=lis.id, subject="Cancel the rest of my trip")
+
+    run = tb.run(
+        User(
+            says="The supplier visits are off. Please cancel what's left of my trip, the Lisbon suite and the "
+            "Amsterdam hotel. If the Lisbon refund is too big for you, just send it in two parts.",
+            knows={"email": elin.email, "trip reference": trip.id, "employee number": elin.employee_number},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=elin.email),
+            call("list_traveller_trips", traveller_id=elin.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_tickets", requester_id=elin.id),
+            call("cancel_booking", booking_id=lis.id),
+            call("cancel_booking", booking_id=ams.id),
+            call(
+                "issue_refund",
+                booking_id=ams.id,
+                amount_cents=derived(35_500, "inside the window: 38,000 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                category="cancellation",
+                reason="over_limit",
+                queue="payments",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Lisbon suite cancelled inside the window: refund of 1,411.00 (143,600 less the 2,500 fee) "
+                "for the payments team.",
+                public=False,
+            ),
+        ],
+        reply="I've cancelled the Lisbon suite and the Amsterdam hotel; the Frankfurt stay was already cancelled. "
+        "Amsterdam is refunded EUR 355.00. The Lisbon refund of EUR 1,411.00 is above what I can issue, so our "
+        "payments team will send it in one refund.",
+        traps=[  # "send it in two parts"
+            call(
+                "issue_refund", booking_id=lis.id, amount_cents=100_000, reason="cancellation", service_fee_cents=2_500
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, b.id).status for b in (fra, lis, ams)] == ["cancelled"] * 3
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.id).all()
+    assert [(r.booking_id, r.amount_cents) for r in refunds] == [(fra.id, 27_300), (ams.id, 35_500)]
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "cancellation", "over_limit", "payments")
+    assert run.db.query(TicketComment).count() == 1
+    run.rubric(
+        "Did the agent tell the traveller the Lisbon refund amount that the payments team will send?",
+        phrases=["1,411.00", "1411.00", "1,411"],
+    )
+
+
+@pytest.mark.two_requests
+def test_case_TR012_003(tb):
+    """A guest cancels her trip: her Amsterdam stay is cancelled, the London group room waits for the organiser."""
+    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
+    zoe = TravellerFactory(name="Zoe Marsh", account_id=CASTELLAN)
+    trip = TripFactory(traveller=zoe, name="Congress and site visit")
+    group = GroupBookingFactory(
+        organiser=harriet, hotel_id=LONDON, name="Castellan oncology congress", check_in=date(2026, 9, 15)
+    )
+    group.check_out = date(2026, 9, 17)
+    BookingFactory(
+        traveller=harriet,
+        group=group,
+        room_type_id=LON_DELUXE,
+        check_in=date(2026, 9, 15),
+        nights=2,
+        nightly_rate_cents=27_500,
+    )
+    room = BookingFactory(
+        traveller=zoe,
+        group=group,
+        trip=trip,
+        room_type_id=LON_DELUXE,
+        check_in=date(2026, 9, 15),
+        nights=2,
+        nightly_rate_cents=27_500,
+    )
+    ams = BookingFactory(
+        traveller=zoe,
+        trip=trip,
+        room_type_id=AMS_CANAL_VIEW,
+        check_in=date(2026, 9, 17),
+        nights=2,
+        nightly_rate_cents=22_000,
+    )  # free until 14 Sep 15:00
+    ticket = TicketFactory(requester=zoe, booking_id=room.id, subject="Cancel my congress trip")
+
+    run = tb.run(
+        User(
+            says="I can't go to the congress any more. Please cancel my London room and my Amsterdam hotel after it, "
+            "the whole trip.",
+            knows={"email": zoe.email, "trip reference": trip.id, "employee number": zoe.employee_number},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=zoe.email),
+            call("list_traveller_trips", traveller_id=zoe.id),
+            call("get_trip", trip_id=trip.id),
+            call("get_group_booking", group_id=group.id),
+            call("list_tickets", requester_id=zoe.id),
+            call("cancel_booking", booking_id=ams.id),
+            call(
+                "issue_refund",
+                booking_id=ams.id,
+                amount_cents=derived(41_500, "inside the window: 44,000 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="cancellation",
+                reason="awaiting_organiser",
+                queue="group_desk",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Amsterdam stay cancelled and refunded; the London group room awaits the organiser's request.",
+                public=False,
+            ),
+        ],
+        traps=[call("cancel_booking", booking_id=room.id)],  # "cancel my London room"
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, room.id).status == "confirmed"  # policy: only the organiser cancels a group room
+    assert run.db.get(Booking, ams.id).status == "cancelled"
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.booking_id, refund.amount_cents, refund.service_fee_cents) == (ams.id, 41_500, 2_500)
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "pending",
+        "normal",
+        "cancellation",
+        "awaiting_organiser",
+        "group_desk",
+    )
+
+
+def test_case_TR013_001(tb):
+    """No ticket yet: a new Lisbon-Frankfurt trip at the negotiated rates (not the quoted 239.00), linked as a trip."""
+    lukas = TravellerFactory(name="Lukas Brenner", account_id=VELDHOVEN)
+    CityRateCapFactory(account_id=VELDHOVEN, city="Lisbon", max_nightly_rate_cents=22_000)
+    CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
+
+    run = tb.run(
+        User(
+            says="I need a new trip booked: the Harbourline in Lisbon, a Superior River View from 21 to 24 September "
+            "(their website says 239 a night), then the Kestrel Park in Frankfurt, a Business Single from the 24th "
+            "to the 26th. Please keep both hotels together as one trip.",
+            knows={"email": lukas.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=lukas.email),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=LISBON, check_in="2026-09-21", check_out="2026-09-24"),
+            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-26"),
+            call("list_tickets", requester_id=lukas.id),
+            call(
+                "create_ticket", requester_id=lukas.id, subject="New Lisbon and Frankfurt trip", category="new_booking"
+            ),
+            call("create_trip", traveller_id=lukas.id, name="Lisbon and Frankfurt"),
+            call(
+                "create_booking",
+                traveller_id=lukas.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_SUPERIOR,
+                check_in="2026-09-21",
+                check_out="2026-09-24",
+                nightly_rate_cents=19_900,
+            ),
+            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
+            call(
+                "create_booking",
+                traveller_id=lukas.id,
+                hotel_id=FRANKFURT,
+                room_type_id=FRA_SINGLE,
+                check_in="2026-09-24",
+                check_out="2026-09-26",
+                nightly_rate_cents=12_400,
+            ),
+            call("add_booking_to_trip", booking_id="BK-0002", trip_id="TRP-0001"),
+            call("update_ticket", ticket_id="T-0001", status="solved"),
+        ],
+        traps=[  # "their website says 239 a night"
+            call(
+                "create_booking",
+                traveller_id=lukas.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_SUPERIOR,
+                check_in="2026-09-21",
+                check_out="2026-09-24",
+                nightly_rate_cents=23_900,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    bookings = run.db.query(Booking).order_by(Booking.id).all()
+    assert [(b.room_type_id, b.nightly_rate_cents, b.trip_id) for b in bookings] == [
+        (LIS_SUPERIOR, 19_900, "TRP-0001"),
+        (FRA_SINGLE, 12_400, "TRP-0001"),
+    ]  # policy: the negotiated rates, both stays in one trip
+    assert run.db.query(Trip).one().traveller_id == lukas.id
+    new = run.db.query(Ticket).one()
+    assert (new.requester_id, new.booking_id) == (lukas.id, None)
+    assert new.outcome == ("solved", "normal", "new_booking", None, None)
+
+
+def test_case_TR013_002(tb):
+    """New London-Amsterdam trip: the Club Room is above Castellan's London cap, so its Deluxe King is booked."""
+    george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)
+    CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
+    CityRateCapFactory(account_id=CASTELLAN, city="Amsterdam", max_nightly_rate_cents=25_000)
+    ticket = TicketFactory(requester=george, subject="Trip to London and Amsterdam")
+
+    run = tb.run(
+        User(
+            says="Please book my trip for the end of the month: a Club Room at the Aldwych Grand from 28 to 30 "
+            "September, then a Canal View at the Meridian Quay in Amsterdam from the 30th to 2 October. One trip, "
+            "please.",
+            knows={"email": george.email},
+            rules=(
+                "If the agent says the Club Room is above the company's cap, take the best room they offer within it.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=george.email),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("list_city_rate_caps", account_id=CASTELLAN),
+            call("search_availability", hotel_id=LONDON, check_in="2026-09-28", check_out="2026-09-30"),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-30", check_out="2026-10-02"),
+            call("list_tickets", requester_id=george.id),
+            call("create_trip", traveller_id=george.id, name="London and Amsterdam"),
+            call(
+                "create_booking",
+                traveller_id=george.id,
+                hotel_id=LONDON,
+                room_type_id=LON_DELUXE,
+                check_in="2026-09-28",
+                check_out="2026-09-30",
+                nightly_rate_cents=27_500,
+            ),
+            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
+            call(
+                "create_booking",
+                traveller_id=george.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_CANAL_VIEW,
+                check_in="2026-09-30",
+                check_out="2026-10-02",
+                nightly_rate_cents=22_000,
+            ),
+            call("add_booking_to_trip", booking_id="BK-0002", trip_id="TRP-0001"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        traps=[  # the Club Room as asked, at Castellan's 330.00 rate
+            call(
+                "create_booking",
+                traveller_id=george.id,
+                hotel_id=LONDON,
+                room_type_id=LON_CLUB,
+                check_in="2026-09-28",
+                check_out="2026-09-30",
+                nightly_rate_cents=33_000,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    bookings = run.db.query(Booking).order_by(Booking.id).all()
+    assert [(b.room_type_id, b.nightly_rate_cents, b.trip_id) for b in bookings] == [
+        (LON_DELUXE, 27_500, "TRP-0001"),
+        (AMS_CANAL_VIEW, 22_000, "TRP-0001"),
+    ]  # policy: nothing above the 300.00 London cap; the best room type within it
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+
+
+@pytest.mark.distractors
+def test_case_TR013_003(tb):
+    """Lisbon stay added to the current trip (not August's): Norrland's Patio rate expired, so the 225.00 rack rate."""
+    johan = TravellerFactory(name="Johan Ek", account_id=NORRLAND)
+    old_trip = TripFactory(traveller=johan, name="Summer timber fair", created_at=days_ago(70, hour=9))
+    BookingFactory(
+        traveller=johan,
+        trip=old_trip,
+        room_type_id=AMS_STANDARD,
+        check_in=date(2026, 8, 3),
+        nights=3,
+        nightly_rate_cents=19_000,
+        status="completed",
+        booked_at=days_ago(70, hour=9),
+    )
+    trip = TripFactory(traveller=johan, name="Autumn buyers' tour", created_at=days_ago(12, hour=11))
+    BookingFactory(
+        traveller=johan,
+        trip=trip,
+        room_type_id=AMS_CANAL_VIEW,
+        check_in=date(2026, 9, 28),
+        nights=2,
+        nightly_rate_cents=22_500,
+        booked_at=days_ago(12, hour=11),
+    )
+    CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=25_000)
+    ticket = TicketFactory(requester=johan, subject="Add Lisbon to my autumn trip")
+
+    run = tb.run(
+        User(
+            says="Please add a Lisbon leg to my autumn buyers' tour, before Amsterdam: a Patio Room at the Alfama "
+            "Terrace from 25 to 28 September. We had a contract rate of 195 there, so use that.",
+            knows={"email": johan.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=johan.email),
+            call("list_traveller_trips", traveller_id=johan.id),
+            call("get_trip", trip_id=trip.id),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_account_invoices", account_id=NORRLAND),
+            call("list_city_rate_caps", account_id=NORRLAND),
+            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-25", check_out="2026-09-28"),
+            call("list_tickets", requester_id=johan.id),
+            call(
+                "create_booking",
+                traveller_id=johan.id,
+                hotel_id=LISBON_ALFAMA,
+                room_type_id=ALF_PATIO,
+                check_in="2026-09-25",
+                check_out="2026-09-28",
+                nightly_rate_cents=22_500,
+            ),
+            call("add_booking_to_trip", booking_id="BK-5003", trip_id=trip.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        traps=[  # "use that": the contract rate that ended on 31 August
+            call(
+                "create_booking",
+                traveller_id=johan.id,
+                hotel_id=LISBON_ALFAMA,
+                room_type_id=ALF_PATIO,
+                check_in="2026-09-25",
+                check_out="2026-09-28",
+                nightly_rate_cents=19_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.get(Booking, "BK-5003")
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents, new.trip_id) == (
+        LISBON_ALFAMA,
+        ALF_PATIO,
+        22_500,
+        trip.id,
+    )  # policy: an expired negotiated rate is never used; the stay joins the current trip
+    assert run.db.query(Booking).count() == 3
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+    assert run.db.query(Payment).filter_by(booking_id="BK-5003").one().amount_cents == 67_500
+
+
+def test_case_TR012_004(tb):
+    """Trip cancellation asked with an employee number that does not match: no segment is cancelled; pending."""
+    mateus = TravellerFactory(name="Mateus Alves", account_id=VELDHOVEN)
+    trip = TripFactory(traveller=mateus, name="Porto-Lisbon-Frankfurt commissioning")
+    lis = BookingFactory(
+        traveller=mateus,
+        trip=trip,
+        room_type_id=LIS_SUPERIOR,
+        check_in=date(2026, 9, 21),
+        nights=3,
+        nightly_rate_cents=19_900,
+    )
+    fra = BookingFactory(
+        traveller=mateus,
+        trip=trip,
+        room_type_id=FRA_SINGLE,
+        check_in=date(2026, 9, 24),
+        nights=2,
+        nightly_rate_cents=12_400,
+    )
+    ticket = TicketFactory(requester=mateus, booking_id=lis.id, subject="Cancel commissioning trip")
+
+    run = tb.run(
+        User(
+            says="The commissioning has been postponed to next year. Please cancel both hotels of my trip, Lisbon "
+            "and Frankfurt, today.",
+            knows={"email": mateus.email, "trip reference": trip.id, "employee number": "E48999"},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=mateus.email),
+            call("list_traveller_trips", traveller_id=mateus.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_tickets", requester_id=mateus.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="cancellation",
+                reason="identity_not_verified",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Trip cancellation asked; the employee number given does not match. Awaiting the traveller.",
+                public=False,
+            ),
+        ],
+        traps=[call("cancel_booking", booking_id=lis.id), call("cancel_booking", booking_id=fra.id)],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, b.id).status for b in (lis, fra)] == ["confirmed", "confirmed"]
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "pending",
+        "normal",
+        "cancellation",
+        "identity_not_verified",
+        None,
+    )
+    assert run.db.query(TicketComment).count() == 1
+
+
+@pytest.mark.two_requests
+def test_case_TR017_001(tb):
+    """Trip: the oversold Amsterdam segment relocated to a cheaper Zuidas room (refund), the Lisbon leg cancelled."""
+    astrid = TravellerFactory(name="Astrid Berg", account_id=NORRLAND)
+    trip = TripFactory(traveller=astrid, name="Amsterdam and Lisbon buyers")
+    ams = BookingFactory(
+        traveller=astrid,
+        trip=trip,
+        room_type_id=AMS_STANDARD,
+        check_in=date(2026, 9, 15),
+        nights=2,
+        nightly_rate_cents=19_000,
+        hotel_confirmation="cannot_honour",
+    )
+    lis = BookingFactory(
+        traveller=astrid,
+        trip=trip,
+        room_type_id=LIS_STANDARD,
+        check_in=date(2026, 9, 17),
+        nights=3,
+        nightly_rate_cents=16_500,
+    )  # free until 15 Sep 15:00
+    HotelDisruptionFactory(
+        hotel_id=AMSTERDAM,
+        room_type_id=AMS_STANDARD,
+        kind="overbooking",
+        first_night=date(2026, 9, 16),
+        last_night=date(2026, 9, 16),
+        description="Canal Standards oversold for one night.",
+    )
+    ticket = TicketFactory(requester=astrid, booking_id=ams.id, subject="Changes to my buyers' trip")
+
+    run = tb.run(
+        User(
+            says="Two things about my buyers' trip. Meridian Quay says my Amsterdam room is oversold, so please get me "
+            "into another hotel there. And the Lisbon part is off, the buyer cancelled: please cancel that hotel.",
+            knows={"email": astrid.email, "trip reference": trip.id, "employee number": astrid.employee_number},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=astrid.email),
+            call("list_traveller_trips", traveller_id=astrid.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
+            call("search_hotels", city="Amsterdam"),
+            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
+            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-15", check_out="2026-09-17"),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_tickets", requester_id=astrid.id),
+            call(
+                "relocate_booking",
+                booking_id=ams.id,
+                hotel_id=AMSTERDAM_ZUID,
+                room_type_id=ZUI_COSY,
+                nightly_rate_cents=18_000,
+            ),
+            call(
+                "issue_refund",
+                booking_id="BK-5003",
+                amount_cents=derived(2_000, "(19,000 booked - 18,000 Norrland Cosy Double rate) x 2 nights"),
+                reason="hotel_fault",
+                service_fee_cents=0,
+            ),
+            call("cancel_booking", booking_id=lis.id),
+            call(
+                "issue_refund",
+                booking_id=lis.id,
+                amount_cents=derived(47_000, "inside the window: 49,500 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+        ],
+        traps=[  # the hotel is at fault, so the whole Amsterdam stay refunded as well as moved
+            call("issue_refund", booking_id="BK-5003", amount_cents=36_000, reason="hotel_fault", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    new = run.db.get(Booking, "BK-5003")
+    assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents, new.trip_id) == (
+        AMSTERDAM_ZUID,
+        ZUI_COSY,
+        18_000,
+        trip.id,
+    )  # the relocated stay stays in the trip
+    assert run.db.get(Booking, lis.id).status == "cancelled"
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.id).all()
+    assert [(r.booking_id, r.amount_cents, r.reason, r.service_fee_cents) for r in refunds] == [
+        ("BK-5003", 2_000, "hotel_fault", 0),
+        (lis.id, 47_000, "cancellation", 2_500),
+    ]
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", None, None)
+
+
+def test_case_TR013_004(tb):
+    """New trip: the Amsterdam Loft is full one night, so only the Frankfurt stay is booked and linked to it."""
+    sofia = TravellerFactory(name="Sofia Brandt", account_id=VELDHOVEN)
+    set_available_rooms("RT-1043", date(2026, 9, 25), 0)
+    ticket = TicketFactory(requester=sofia, subject="Frankfurt and Amsterdam trip")
+
+    run = tb.run(
+        User(
+            says="Please book a trip for me: a Comfort Plus at the Kestrel Park in Frankfurt from 22 to 24 September, "
+            "then a Loft Room at the Meridian Quay in Amsterdam from the 24th to the 26th. If the Amsterdam room "
+            "can't be done, book Frankfurt anyway and I'll sort Amsterdam out myself.",
+            knows={"email": sofia.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=sofia.email),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-22", check_out="2026-09-24"),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-24", check_out="2026-09-26"),
+            call("list_tickets", requester_id=sofia.id),
+            call("create_trip", traveller_id=sofia.id, name="Frankfurt and Amsterdam"),
+            call(
+                "create_booking",
+                traveller_id=sofia.id,
+                hotel_id=FRANKFURT,
+                room_type_id="RT-1033",
+                check_in="2026-09-22",
+                check_out="2026-09-24",
+                nightly_rate_cents=16_500,
+            ),
+            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="new_booking", reason="no_availability"
+            ),
+        ],
+        traps=[  # another Amsterdam room type booked instead of the full Loft, unasked
+            call(
+                "create_booking",
+                traveller_id=sofia.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_CANAL_VIEW,
+                check_in="2026-09-24",
+                check_out="2026-09-26",
+                nightly_rate_cents=25_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()  # policy: the full stay is left out, the other still booked
+    assert (booking.hotel_id, booking.room_type_id, booking.nightly_rate_cents, booking.trip_id) == (
+        FRANKFURT,
+        "RT-1033",
+        16_500,
+        "TRP-0001",
+    )
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", "no_availability", None)
+
+
+@pytest.mark.pushback
+def test_case_TR012_005(tb):
+    """Trip cancelled: the Alfama stay she was relocated to is an ordinary booking (fee due); Frankfurt past window."""
+    amelia = TravellerFactory(name="Amelia Whitfield", account_id=VELDHOVEN)
+    trip = TripFactory(traveller=amelia, name="Frankfurt and Lisbon plant visits")
+    fra = BookingFactory(
+        traveller=amelia,
+        trip=trip,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 8),
+        nights=2,
+        nightly_rate_cents=13_900,
+    )  # free until 7 Sep 15:00
+    old = BookingFactory(
+        traveller=amelia,
+        trip=trip,
+        room_type_id=LIS_STANDARD,
+        check_in=date(2026, 9, 16),
+        nights=3,
+        nightly_rate_cents=15_900,
+        status="relocated",
+        hotel_confirmation="cannot_honour",
+    )
+    PaymentFactory(
+        booking=old, kind="transfer_out", reason="relocation", amount_cents=47_700, created_at=days_ago(2, hour=10)
+    )
+    new = BookingFactory(
+        traveller=amelia,
+        trip=trip,
+        room_type_id=ALF_CLASSIC,
+        check_in=date(2026, 9, 16),
+        nights=3,
+        nightly_rate_cents=15_500,
+        relocated_from_id=old.id,
+        booked_at=days_ago(2, hour=10),
+        payment=False,
+    )  # free until 14 Sep 15:00
+    PaymentFactory(booking=new, kind="transfer_in", reason="relocation", amount_cents=47_700)
+    PaymentFactory(booking=new, kind="refund", reason="hotel_fault", amount_cents=1_200)
+    ticket = TicketFactory(requester=amelia, booking_id=fra.id, subject="Cancel my plant visits")
+
+    run = tb.run(
+        User(
+            says="My plant visits are cancelled, so please cancel the rest of my trip, Frankfurt and Lisbon. The "
+            "Lisbon hotel is only the one you moved me to because the Harbourline let me down, so that one should be "
+            "refunded in full without any fee.",
+            knows={"email": amelia.email, "trip reference": trip.id, "employee number": amelia.employee_number},
+            rules=(
+                "If the agent applies the service fee to the Lisbon refund, object once that it was the hotel's fault.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=amelia.email),
+            call("list_traveller_trips", traveller_id=amelia.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_tickets", requester_id=amelia.id),
+            call("cancel_booking", booking_id=fra.id),
+            call(
+                "issue_refund",
+                booking_id=fra.id,
+                amount_cents=derived(11_400, "window passed: 27,800 less one night at 13,900 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("cancel_booking", booking_id=new.id),
+            call(
+                "issue_refund",
+                booking_id=new.id,
+                amount_cents=derived(44_000, "inside the Alfama's window: 46,500 still refundable less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, b.id).status for b in (fra, old, new)] == ["cancelled", "relocated", "cancelled"]
+    refunds = run.db.query(Payment).filter_by(kind="refund", reason="cancellation").order_by(Payment.booking_id).all()
+    assert [(r.booking_id, r.amount_cents, r.service_fee_cents) for r in refunds] == [
+        (fra.id, 11_400, 2_500),
+        (new.id, 44_000, 2_500),
+    ]  # policy: the relocated stay is an ordinary booking; the old hotel's fault does not carry over
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
+
+
+@pytest.mark.two_requests
+def test_case_TR017_002(tb):
+    """Trip: London extended a night at its own 330.00 (the cap does not apply to date changes); Amsterdam moved."""
+    ruth = TravellerFactory(name="Ruth Adeyemi", account_id=CASTELLAN)
+    trip = TripFactory(traveller=ruth, name="London and Amsterdam regulators")
+    lon = BookingFactory(
+        traveller=ruth,
+        trip=trip,
+        room_type_id=LON_CLUB,
+        check_in=date(2026, 9, 14),
+        nights=3,
+        nightly_rate_cents=33_000,
+    )
+    ams = BookingFactory(
+        traveller=ruth,
+        trip=trip,
+        room_type_id=AMS_CANAL_VIEW,
+        check_in=date(2026, 9, 17),
+        nights=2,
+        nightly_rate_cents=22_000,
+    )  # free until 14 Sep 15:00
+    CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
+    ticket = TicketFactory(requester=ruth, booking_id=lon.id, subject="One more night in London")
+
+    run = tb.run(
+        User(
+            says="My London meetings run a day longer, so please add a night to my Aldwych stay, checking out on the "
+            "18th. Then push my Amsterdam hotel back a day so it runs from the 18th to the 20th. I know our London cap "
+            "is 300 now, so ask Rebecca to approve the extra night if you have to.",
+            knows={"email": ruth.email, "trip reference": trip.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=ruth.email),
+            call("list_traveller_trips", traveller_id=ruth.id),
+            call("get_trip", trip_id=trip.id),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("list_city_rate_caps", account_id=CASTELLAN),
+            call("search_availability", hotel_id=LONDON, check_in="2026-09-17", check_out="2026-09-18"),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-19", check_out="2026-09-20"),
+            call("list_tickets", requester_id=ruth.id),
+            call("modify_booking_dates", booking_id=lon.id, check_in="2026-09-14", check_out="2026-09-18"),
+            call("charge_booking", booking_id=lon.id, amount_cents=33_000, reason="extra_nights"),
+            call("modify_booking_dates", booking_id=ams.id, check_in="2026-09-18", check_out="2026-09-20"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+        ],
+        traps=[  # "ask Rebecca to approve the extra night"
+            call(
+                "create_approval_request",
+                booking_id=lon.id,
+                kind="cap_exception",
+                requested_rate_cents=33_000,
+                justification="Extra London night at 330.00, above the 300.00 cap.",
+                requested_room_type_id=LON_CLUB,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert (run.db.get(Booking, lon.id).check_out, run.db.get(Booking, ams.id).check_in) == (
+        date(2026, 9, 18),
+        date(2026, 9, 18),
+    )
+    charges = run.db.query(Payment).filter_by(reason="extra_nights").all()
+    assert [(c.booking_id, c.amount_cents) for c in charges] == [(lon.id, 33_000)]  # the booking's own rate
+    assert run.db.query(Payment).count() == 3  # the moved Amsterdam stay moves no money
+    assert run.db.query(ApprovalRequest).count() == 0  # policy: caps do not apply to date changes
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
+
+
+@pytest.mark.two_requests
+def test_case_TR012_006(tb):
+    """In-house in Frankfurt: the rest of the trip cancelled (Amsterdam keeps a night), free Gold late checkout kept."""
+    jonas = TravellerFactory(name="Jonas Lindqvist", account_id=VELDHOVEN)
+    LoyaltyProfileFactory(traveller=jonas, tier="gold", tier_valid_until=date(2026, 12, 31))
+    trip = TripFactory(traveller=jonas, name="Rhine-Amstel-Thames roadshow")
+    fra = BookingFactory(
+        traveller=jonas,
+        trip=trip,
+        room_type_id=FRA_SINGLE,
+        check_in=date(2026, 9, 6),
+        nights=3,
+        nightly_rate_cents=12_400,
+        status="checked_in",
+    )
+    ams = BookingFactory(
+        traveller=jonas,
+        trip=trip,
+        room_type_id=AMS_STANDARD,
+        check_in=date(2026, 9, 9),
+        nights=2,
+        nightly_rate_cents=21_000,
+    )  # free until 6 Sep 15:00
+    lon = BookingFactory(
+        traveller=jonas,
+        trip=trip,
+        room_type_id=LON_CLASSIC,
+        check_in=date(2026, 9, 11),
+        nights=2,
+        nightly_rate_cents=27_500,
+    )  # free until 9 Sep 15:00
+    ticket = TicketFactory(requester=jonas, booking_id=ams.id, subject="Roadshow cut short")
+
+    run = tb.run(
+        User(
+            says="I have to fly home from Frankfurt tomorrow for a family matter, so please cancel the rest of my "
+            "roadshow trip after Frankfurt. And could I have a late checkout at the Kestrel Park tomorrow? My flight "
+            "is in the afternoon.",
+            knows={"email": jonas.email, "trip reference": trip.id, "employee number": jonas.employee_number},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=jonas.email),
+            call("get_traveller", traveller_id=jonas.id),
+            call("list_traveller_trips", traveller_id=jonas.id),
+            call("get_trip", trip_id=trip.id),
+            call("list_tickets", requester_id=jonas.id),
+            call("cancel_booking", booking_id=ams.id),
+            call(
+                "issue_refund",
+                booking_id=ams.id,
+                amount_cents=derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("cancel_booking", booking_id=lon.id),
+            call(
+                "issue_refund",
+                booking_id=lon.id,
+                amount_cents=derived(52_500, "inside the window: 55,000 less the 2,500 fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("arrange_late_checkout", booking_id=fra.id, fee_cents=0),
+            call(
+                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
+            ),
+        ],
+        traps=[  # a family emergency: the Amsterdam night kept refunded as well
+            call("issue_refund", booking_id=ams.id, amount_cents=21_000, reason="cancellation", service_fee_cents=0)
+        ],
+    )
+
+    run.expect_golden()
+    assert [run.db.get(Booking, b.id).status for b in (fra, ams, lon)] == ["checked_in", "cancelled", "cancelled"]
+    assert run.db.get(Booking, fra.id).late_checkout is True
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.booking_id).all()
+    assert [(r.booking_id, r.amount_cents, r.service_fee_cents) for r in refunds] == [
+        (ams.id, 18_500, 2_500),
+        (lon.id, 52_500, 2_500),
+    ]
+    assert run.db.query(Payment).filter_by(reason="late_checkout").count() == 0  # policy: Gold, complimentary
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)

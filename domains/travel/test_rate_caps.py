@@ -1,0 +1,691 @@
+"""City rate caps: new bookings against an account's nightly cap per city (TR014) and paid upgrades above it,
+which need the travel manager's cap exception (TR015).
+
+Uses ``list_city_rate_caps`` and `CityRateCapFactory`, and approval kind ``cap_exception`` (added by helper A, see
+the note in test_disruptions.py).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from domains.travel.clock import days_ago
+from domains.travel.factories import (
+    ApprovalRequestFactory,
+    BookingFactory,
+    CityRateCapFactory,
+    GroupBookingFactory,
+    LoyaltyProfileFactory,
+    TicketFactory,
+    TravellerFactory,
+    set_available_rooms,
+)
+from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
+from domains.travel.seed import (
+    AMS_STANDARD,
+    AMSTERDAM,
+    CASTELLAN,
+    FRA_COMFORT,
+    FRA_DOUBLE,
+    FRANKFURT,
+    LIS_EXECUTIVE,
+    LIS_STANDARD,
+    LIS_SUITE,
+    LIS_SUPERIOR,
+    LISBON,
+    LON_CLUB,
+    LON_DELUXE,
+    LON_SUITE,
+    LONDON,
+    NORRLAND,
+    VELDHOVEN,
+)
+from pytest_thinkingbox import User, call, derived
+
+ARTICLES = (
+    "Working a conversation",
+    "Corporate account standing",
+    "Which nightly rate applies",
+    "New bookings",
+    "Paid room upgrades",
+    "Room downgrades and travel manager approval",
+    "Group bookings",
+    "Late checkout",
+    "City rate caps",
+    "Ticket status and priority",
+    "Ticket classification",
+)
+
+
+def test_case_TR014_001(tb):
+    """No ticket yet; Comfort Plus at 165.00 is above the 150.00 Frankfurt cap and he declines the Double: nothing."""
+    bram = TravellerFactory(name="Bram Willems", account_id=VELDHOVEN)
+    CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
+
+    run = tb.run(
+        User(
+            says="Please book me a Comfort Plus room at the Kestrel Park in Frankfurt from 29 September to 1 October. "
+            "It's only a little more than a normal room, surely that's fine.",
+            knows={"email": bram.email},
+            rules=(
+                "If offered a cheaper room type instead of the Comfort Plus, decline it: you'll sort it out yourself.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=bram.email),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-29", check_out="2026-10-01"),
+            call("list_tickets", requester_id=bram.id),
+            call("create_ticket", requester_id=bram.id, subject="Comfort Plus in Frankfurt", category="new_booking"),
+            call("update_ticket", ticket_id="T-0001", status="solved", reason="over_city_cap"),
+        ],
+        reply="Veldhoven caps hotel rates in Frankfurt at EUR 150.00 a night, and the Comfort Plus costs EUR 165.00 "
+        "at your company rate, so I can't book it. The best room within the cap is a Business Double at EUR 139.00; "
+        "as you'd rather not take it, I've booked nothing.",
+        traps=[  # "surely that's fine": the Comfort Plus at Veldhoven's 165.00
+            call(
+                "create_booking",
+                traveller_id=bram.id,
+                hotel_id=FRANKFURT,
+                room_type_id=FRA_COMFORT,
+                check_in="2026-09-29",
+                check_out="2026-10-01",
+                nightly_rate_cents=16_500,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.query(Booking).count() == 0  # policy: nothing above the city cap
+    ticket = run.db.query(Ticket).one()
+    assert (ticket.requester_id, ticket.booking_id) == (bram.id, None)
+    assert ticket.outcome == ("solved", "normal", "new_booking", "over_city_cap", None)
+    assert run.db.query(TicketComment).count() == 0
+    run.rubric("Did the agent tell the traveller the Frankfurt cap?", phrases=["150.00", "EUR 150", "€150", "150 euro"])
+
+
+def test_case_TR014_002(tb):
+    """The Canal Standard's 210.00 rack rate is above the 200.00 cap, but Castellan's 185.00 rate is not: book it."""
+    imogen = TravellerFactory(name="Imogen Clarke", account_id=CASTELLAN)
+    CityRateCapFactory(account_id=CASTELLAN, city="Amsterdam", max_nightly_rate_cents=20_000)
+    CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
+    ticket = TicketFactory(requester=imogen, subject="Amsterdam hotel for the EMA meeting")
+
+    run = tb.run(
+        User(
+            says="I need a Canal Standard at the Meridian Quay in Amsterdam from 14 to 17 September. The website "
+            "says 210 a night, which is over our 200 Amsterdam cap, so I suppose my travel manager has to approve it "
+            "first? Please send her the request.",
+            knows={"email": imogen.email},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=imogen.email),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("list_city_rate_caps", account_id=CASTELLAN),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-14", check_out="2026-09-17"),
+            call("list_tickets", requester_id=imogen.id),
+            call(
+                "create_booking",
+                traveller_id=imogen.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_STANDARD,
+                check_in="2026-09-14",
+                check_out="2026-09-17",
+                nightly_rate_cents=18_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        traps=[  # the rack rate she quotes
+            call(
+                "create_booking",
+                traveller_id=imogen.id,
+                hotel_id=AMSTERDAM,
+                room_type_id=AMS_STANDARD,
+                check_in="2026-09-14",
+                check_out="2026-09-17",
+                nightly_rate_cents=21_000,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()  # policy: the negotiated rate is within the cap, no approval needed
+    assert (booking.room_type_id, booking.nightly_rate_cents, booking.total_cents) == (AMS_STANDARD, 18_500, 55_500)
+    assert run.db.query(ApprovalRequest).count() == 0
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+
+
+@pytest.mark.pushback
+def test_case_TR014_003(tb):
+    """No ticket; the suite is above the 210.00 Lisbon cap and the Superior is full one night: a Standard King."""
+    karin = TravellerFactory(name="Karin Sjöberg", account_id=NORRLAND)
+    CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=21_000)
+    set_available_rooms(LIS_SUPERIOR, date(2026, 9, 30), 0)
+
+    run = tb.run(
+        User(
+            says="Book me the Junior Suite at the Harbourline in Lisbon from 29 September to 2 October, at our "
+            "company rate. I'm presenting to the board and need the space, so the usual limits shouldn't apply.",
+            knows={"email": karin.email},
+            rules=(
+                "If told the suite is above the cap, say once that the board presentation justifies it; if the "
+                "agent still refuses, take the best room offered within the cap.",
+            ),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=karin.email),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_account_invoices", account_id=NORRLAND),
+            call("list_city_rate_caps", account_id=NORRLAND),
+            call("search_availability", hotel_id=LISBON, check_in="2026-09-29", check_out="2026-10-02"),
+            call("list_tickets", requester_id=karin.id),
+            call("create_ticket", requester_id=karin.id, subject="Lisbon hotel for the board", category="new_booking"),
+            call(
+                "create_booking",
+                traveller_id=karin.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_STANDARD,
+                check_in="2026-09-29",
+                check_out="2026-10-02",
+                nightly_rate_cents=16_500,
+            ),
+            call("update_ticket", ticket_id="T-0001", status="solved"),
+        ],
+        traps=[  # "the usual limits shouldn't apply": the suite at Norrland's 359.00
+            call(
+                "create_booking",
+                traveller_id=karin.id,
+                hotel_id=LISBON,
+                room_type_id=LIS_SUITE,
+                check_in="2026-09-29",
+                check_out="2026-10-02",
+                nightly_rate_cents=35_900,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()  # the Superior (205.00) is within the cap but full on 30 September
+    assert (booking.room_type_id, booking.nightly_rate_cents) == (LIS_STANDARD, 16_500)
+    ticket = run.db.query(Ticket).one()
+    assert (ticket.requester_id, ticket.booking_id) == (karin.id, None)
+    assert ticket.outcome == ("solved", "normal", "new_booking", None, None)
+
+
+def test_case_TR015_001(tb):
+    """Paid upgrade to an Executive Room at 249.00 is above the 220.00 Lisbon cap: ask for a cap exception; pending."""
+    pieter = TravellerFactory(name="Pieter Jansen", account_id=VELDHOVEN)
+    booking = BookingFactory(
+        traveller=pieter, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 20), nights=4, nightly_rate_cents=15_900
+    )
+    CityRateCapFactory(account_id=VELDHOVEN, city="Lisbon", max_nightly_rate_cents=22_000)
+    ticket = TicketFactory(requester=pieter, booking_id=booking.id, subject="Executive Room upgrade")
+
+    run = tb.run(
+        User(
+            says="I'd like to upgrade my Harbourline booking to an Executive Room, I'll be hosting client calls from "
+            "the room. Charge the difference to my card, I accept the company price.",
+            knows={"email": pieter.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=pieter.email),
+            call("get_booking", booking_id=booking.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=LISBON, check_in="2026-09-20", check_out="2026-09-24"),
+            call("list_approval_requests", booking_id=booking.id),
+            call("list_tickets", requester_id=pieter.id),
+            call(
+                "create_approval_request",
+                booking_id=booking.id,
+                kind="cap_exception",
+                requested_rate_cents=24_900,
+                justification="Upgrade to an Executive Room at 249.00 is above the 220.00 Lisbon cap.",
+                requested_room_type_id=LIS_EXECUTIVE,
+            ),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="room_upgrade",
+                reason="needs_approval",
+                queue="approvals",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Executive Room upgrade above the Lisbon cap; awaiting the travel manager's cap exception.",
+                public=False,
+            ),
+        ],
+        traps=[  # "I accept the company price": upgraded and charged at once
+            call("change_room_type", booking_id=booking.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
+            call("charge_booking", booking_id=booking.id, amount_cents=36_000, reason="room_upgrade"),
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).room_type_id == LIS_STANDARD  # policy: the exception comes first
+    request = run.db.query(ApprovalRequest).one()
+    assert (request.kind, request.requested_room_type_id, request.requested_rate_cents) == (
+        "cap_exception",
+        LIS_EXECUTIVE,
+        24_900,
+    )
+    assert run.db.query(Payment).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "room_upgrade", "needs_approval", "approvals")
+
+
+@pytest.mark.distractors
+def test_case_TR015_002(tb):
+    """The Club Room cap exception was approved (the older suite request was not): upgrade at 330.00, charge 165.00."""
+    ravi = TravellerFactory(name="Ravi Sharma", account_id=CASTELLAN)
+    booking = BookingFactory(
+        traveller=ravi, room_type_id=LON_DELUXE, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=27_500
+    )
+    CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
+    ApprovalRequestFactory(
+        booking=booking,
+        kind="cap_exception",
+        requested_room_type_id=LON_SUITE,
+        requested_rate_cents=62_000,
+        status="rejected",
+        created_at=days_ago(6, hour=9),
+        decided_at=days_ago(5, hour=15),
+        justification="Suite for the stay, above the London cap.",
+    )
+    ApprovalRequestFactory(
+        booking=booking,
+        kind="cap_exception",
+        requested_room_type_id=LON_CLUB,
+        requested_rate_cents=33_000,
+        status="approved",
+        created_at=days_ago(4, hour=10),
+        decided_at=days_ago(2, hour=11),
+        justification="Club Room at 330.00, above the 300.00 London cap.",
+    )
+    ticket = TicketFactory(requester=ravi, booking_id=booking.id, subject="Upgrade approved?")
+
+    run = tb.run(
+        User(
+            says="Rebecca has signed off my upgrade at the Aldwych. Please go ahead with it and charge my card.",
+            knows={"email": ravi.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=ravi.email),
+            call("get_booking", booking_id=booking.id),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("list_city_rate_caps", account_id=CASTELLAN),
+            call("list_approval_requests", booking_id=booking.id),
+            call("search_availability", hotel_id=LONDON, check_in="2026-09-16", check_out="2026-09-19"),
+            call("list_tickets", requester_id=ravi.id),
+            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
+            call(
+                "charge_booking",
+                booking_id=booking.id,
+                amount_cents=derived(16_500, "(33,000 approved Club Room rate - 27,500) x 3 nights"),
+                reason="room_upgrade",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+        ],
+        traps=[  # the difference to the Club Room's 395.00 rack rate
+            call("charge_booking", booking_id=booking.id, amount_cents=36_000, reason="room_upgrade")
+        ],
+    )
+
+    run.expect_golden()
+    upgraded = run.db.get(Booking, booking.id)
+    assert (upgraded.room_type_id, upgraded.nightly_rate_cents) == (LON_CLUB, 33_000)  # the approved request only
+    assert run.db.query(Payment).filter_by(reason="room_upgrade").one().amount_cents == 16_500
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", None, None)
+
+
+@pytest.mark.pushback
+def test_case_TR015_003(tb):
+    """The cap exception was rejected; the traveller says the manager agreed by phone: no upgrade, no new request."""
+    freya = TravellerFactory(name="Freya Lindqvist", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=freya, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 24), nights=3, nightly_rate_cents=16_500
+    )
+    CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=21_000)
+    ApprovalRequestFactory(
+        booking=booking,
+        kind="cap_exception",
+        requested_room_type_id=LIS_SUITE,
+        requested_rate_cents=35_900,
+        approver_email="erik.lindholm@norrlandtimber.example.com",
+        status="rejected",
+        created_at=days_ago(5, hour=9),
+        decided_at=days_ago(3, hour=16),
+        justification="Junior Suite at 359.00, above the 210.00 Lisbon cap.",
+    )
+    ticket = TicketFactory(requester=freya, booking_id=booking.id, subject="Junior Suite upgrade")
+
+    run = tb.run(
+        User(
+            says="Erik told me on the phone yesterday that the Junior Suite upgrade for my Lisbon trip is fine after "
+            "all. Please make the upgrade now, or send him a fresh request if the system needs one.",
+            knows={"email": freya.email, "booking reference": booking.id},
+            rules=("If the agent refuses, insist once that Erik agreed on the phone.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=freya.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_city_rate_caps", account_id=NORRLAND),
+            call("list_approval_requests", booking_id=booking.id),
+            call("list_tickets", requester_id=freya.id),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="solved",
+                category="room_upgrade",
+                reason="approval_rejected",
+            ),
+        ],
+        reply="Erik Lindholm rejected the cap exception for the Junior Suite on 5 September, and a rejected request "
+        "is final, so I can't upgrade the room or send a new request. Your Standard King stays as booked.",
+        traps=[  # "send him a fresh request"
+            call(
+                "create_approval_request",
+                booking_id=booking.id,
+                kind="cap_exception",
+                requested_rate_cents=35_900,
+                justification="Traveller says the travel manager agreed by phone.",
+                requested_room_type_id=LIS_SUITE,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    assert run.db.get(Booking, booking.id).room_type_id == LIS_STANDARD
+    assert run.db.query(ApprovalRequest).count() == 1  # policy: no new request after a rejection
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", "approval_rejected", None)
+    run.rubric("Did the agent say the travel manager rejected the upgrade?", phrases=["rejected"])
+
+
+@pytest.mark.two_requests
+def test_case_TR015_004(tb):
+    """Cap exception still pending (no upgrade yet), and the Gold member's late checkout is free: both, pending."""
+    clara = TravellerFactory(name="Clara Moreau", account_id=VELDHOVEN)
+    LoyaltyProfileFactory(traveller=clara, tier="gold", tier_valid_until=date(2027, 2, 28))
+    booking = BookingFactory(
+        traveller=clara, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=13_900
+    )
+    CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
+    ApprovalRequestFactory(
+        booking=booking,
+        kind="cap_exception",
+        requested_room_type_id=FRA_COMFORT,
+        requested_rate_cents=16_500,
+        status="pending",
+        created_at=days_ago(2, hour=14),
+        justification="Comfort Plus at 165.00, above the 150.00 Frankfurt cap.",
+    )
+    ticket = TicketFactory(requester=clara, booking_id=booking.id, subject="Comfort Plus and late checkout")
+
+    run = tb.run(
+        User(
+            says="Two things for my Kestrel Park stay: has my Comfort Plus upgrade gone through yet? If it hasn't, "
+            "just do it now, I can't wait any longer. And I'd like a late checkout on my last day.",
+            knows={"email": clara.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=clara.email),
+            call("get_traveller", traveller_id=clara.id),
+            call("get_booking", booking_id=booking.id),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("list_approval_requests", booking_id=booking.id),
+            call("list_tickets", requester_id=clara.id),
+            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="room_upgrade",
+                reason="needs_approval",
+                queue="approvals",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Complimentary late checkout arranged; Comfort Plus cap exception still awaits the manager.",
+                public=False,
+            ),
+        ],
+        traps=[  # "just do it now"
+            call("change_room_type", booking_id=booking.id, room_type_id=FRA_COMFORT, nightly_rate_cents=16_500)
+        ],
+    )
+
+    run.expect_golden()
+    kept = run.db.get(Booking, booking.id)
+    assert (kept.room_type_id, kept.late_checkout) == (FRA_DOUBLE, True)
+    assert run.db.query(Payment).count() == 1  # policy: the Gold late checkout is free
+    assert run.db.query(ApprovalRequest).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "room_upgrade", "needs_approval", "approvals")
+
+
+def test_case_TR015_005(tb):
+    """The Loft cap exception was approved but the Loft is now full one night: his fallback, a Canal View within cap."""
+    olof = TravellerFactory(name="Olof Nyström", account_id=NORRLAND)
+    booking = BookingFactory(
+        traveller=olof, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=19_000
+    )
+    CityRateCapFactory(account_id=NORRLAND, city="Amsterdam", max_nightly_rate_cents=25_000)
+    ApprovalRequestFactory(
+        booking=booking,
+        kind="cap_exception",
+        requested_room_type_id="RT-1043",
+        requested_rate_cents=31_000,
+        approver_email="erik.lindholm@norrlandtimber.example.com",
+        status="approved",
+        created_at=days_ago(4, hour=9),
+        decided_at=days_ago(1, hour=12),
+        justification="Loft Room at 310.00, above the 250.00 Amsterdam cap.",
+    )
+    set_available_rooms("RT-1043", date(2026, 9, 22), 0)
+    ticket = TicketFactory(requester=olof, booking_id=booking.id, subject="Loft upgrade approved")
+
+    run = tb.run(
+        User(
+            says="Erik has approved my Loft Room upgrade at the Meridian Quay. Please make it. If the Loft can't be "
+            "done after all, upgrade me to a Canal View instead and charge the difference.",
+            knows={"email": olof.email, "booking reference": booking.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=olof.email),
+            call("get_booking", booking_id=booking.id),
+            call("list_approval_requests", booking_id=booking.id),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-21", check_out="2026-09-24"),
+            call("get_corporate_account", account_id=NORRLAND),
+            call("list_account_invoices", account_id=NORRLAND),
+            call("list_city_rate_caps", account_id=NORRLAND),
+            call("list_tickets", requester_id=olof.id),
+            call("change_room_type", booking_id=booking.id, room_type_id="RT-1042", nightly_rate_cents=22_500),
+            call(
+                "charge_booking",
+                booking_id=booking.id,
+                amount_cents=derived(10_500, "(22,500 Norrland Canal View rate - 19,000) x 3 nights"),
+                reason="room_upgrade",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+        ],
+        traps=[  # the Canal View difference charged at its 255.00 rack rate
+            call("charge_booking", booking_id=booking.id, amount_cents=19_500, reason="room_upgrade")
+        ],
+    )
+
+    run.expect_golden()
+    upgraded = run.db.get(Booking, booking.id)
+    assert (upgraded.room_type_id, upgraded.nightly_rate_cents) == ("RT-1042", 22_500)  # within the cap: no approval
+    assert run.db.query(Payment).filter_by(reason="room_upgrade").one().amount_cents == 10_500
+    assert run.db.query(ApprovalRequest).count() == 1
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", None, None)
+
+
+def test_case_TR015_006(tb):
+    """Organiser asks Comfort Plus for three group rooms above the cap: two new cap exceptions, one stays rejected."""
+    inge = TravellerFactory(name="Inge Vermeulen", account_id=VELDHOVEN)
+    guests = [TravellerFactory(name=n, account_id=VELDHOVEN) for n in ("Sanne Bos", "Bas Kuiper", "Daan Mulder")]
+    group = GroupBookingFactory(
+        organiser=inge, hotel_id=FRANKFURT, name="Veldhoven tooling review", check_in=date(2026, 9, 24)
+    )
+    rooms = [
+        BookingFactory(
+            traveller=t,
+            group=group,
+            room_type_id="RT-1031",
+            check_in=group.check_in,
+            nights=3,
+            nightly_rate_cents=12_400,
+            booked_at=group.created_at,
+        )
+        for t in [inge, *guests]
+    ]
+    _, sanne_room, bas_room, daan_room = rooms
+    CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
+    ApprovalRequestFactory(
+        booking=sanne_room,
+        kind="cap_exception",
+        requested_room_type_id=FRA_COMFORT,
+        requested_rate_cents=16_500,
+        status="rejected",
+        created_at=days_ago(9, hour=10),
+        decided_at=days_ago(8, hour=9),
+        justification="Comfort Plus at 165.00 for a group room, above the 150.00 Frankfurt cap.",
+    )
+    ticket = TicketFactory(requester=inge, subject="Comfort Plus for the review team")
+
+    run = tb.run(
+        User(
+            says="For the Veldhoven tooling review group at the Kestrel Park, please upgrade Sanne, Bas and Daan to "
+            "Comfort Plus rooms. My own room stays as it is. The extra cost goes on each of their rooms.",
+            knows={"email": inge.email, "group reference": group.id},
+        ),
+        golden=[
+            call("find_traveller_by_email", email=inge.email),
+            call("get_group_booking", group_id=group.id),
+            call("get_corporate_account", account_id=VELDHOVEN),
+            call("list_account_invoices", account_id=VELDHOVEN),
+            call("list_city_rate_caps", account_id=VELDHOVEN),
+            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-27"),
+            *[call("list_approval_requests", booking_id=r.id) for r in (sanne_room, bas_room, daan_room)],
+            call("list_tickets", requester_id=inge.id),
+            *[
+                call(
+                    "create_approval_request",
+                    booking_id=r.id,
+                    kind="cap_exception",
+                    requested_rate_cents=16_500,
+                    justification="Group room upgrade to Comfort Plus at 165.00, above the 150.00 Frankfurt cap.",
+                    requested_room_type_id=FRA_COMFORT,
+                )
+                for r in (bas_room, daan_room)
+            ],
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="group_booking",
+                reason="needs_approval",
+                queue="approvals",
+            ),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Comfort Plus cap exceptions requested for two rooms; Sanne's was already rejected.",
+                public=False,
+            ),
+        ],
+        traps=[  # a fresh request for the room whose exception was rejected
+            call(
+                "create_approval_request",
+                booking_id=sanne_room.id,
+                kind="cap_exception",
+                requested_rate_cents=16_500,
+                justification="Organiser asks again for Comfort Plus.",
+                requested_room_type_id=FRA_COMFORT,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    requests = run.db.query(ApprovalRequest).order_by(ApprovalRequest.booking_id, ApprovalRequest.id).all()
+    assert [(r.booking_id, r.status, r.kind, r.requested_room_type_id, r.requested_rate_cents) for r in requests] == [
+        (sanne_room.id, "rejected", "cap_exception", FRA_COMFORT, 16_500),
+        (bas_room.id, "pending", "cap_exception", FRA_COMFORT, 16_500),
+        (daan_room.id, "pending", "cap_exception", FRA_COMFORT, 16_500),
+    ]  # policy: no new request after a rejection
+    assert {run.db.get(Booking, r.id).room_type_id for r in rooms} == {"RT-1031"}
+    assert run.db.query(Payment).count() == 4
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "pending",
+        "normal",
+        "group_booking",
+        "needs_approval",
+        "approvals",
+    )
+
+
+@pytest.mark.distractors
+def test_case_TR014_004(tb):
+    """The Holborn Row, not the Aldwych: its Executive King is above the 300.00 London cap; the Superior King taken."""
+    ellen = TravellerFactory(name="Ellen Marsh", account_id=CASTELLAN)
+    CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
+    CityRateCapFactory(account_id=CASTELLAN, city="Amsterdam", max_nightly_rate_cents=45_000)
+    ticket = TicketFactory(requester=ellen, subject="London hotel in October")
+
+    run = tb.run(
+        User(
+            says="Please book me an Executive King at the Holborn Row in London, not the Aldwych, from 5 to 7 "
+            "October. I know we have a cap, but the Holborn is the cheaper hotel overall, so it must be fine.",
+            knows={"email": ellen.email},
+            rules=("If the Executive King is above the cap, accept the best room within it at the same hotel.",),
+        ),
+        golden=[
+            call("find_traveller_by_email", email=ellen.email),
+            call("search_hotels", city="London"),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("list_city_rate_caps", account_id=CASTELLAN),
+            call("search_availability", hotel_id="H-106", check_in="2026-10-05", check_out="2026-10-07"),
+            call("list_tickets", requester_id=ellen.id),
+            call(
+                "create_booking",
+                traveller_id=ellen.id,
+                hotel_id="H-106",
+                room_type_id="RT-1062",
+                check_in="2026-10-05",
+                check_out="2026-10-07",
+                nightly_rate_cents=29_500,
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+        ],
+        reply="Castellan caps London hotel rates at EUR 300.00 a night, and the Holborn Row's Executive King is EUR "
+        "410.00, so I've booked you its best room within the cap instead: a Superior King at your company rate of "
+        "EUR 295.00, 5 to 7 October.",
+        traps=[  # "it must be fine": the Executive King at its 410.00 rack rate
+            call(
+                "create_booking",
+                traveller_id=ellen.id,
+                hotel_id="H-106",
+                room_type_id="RT-1063",
+                check_in="2026-10-05",
+                check_out="2026-10-07",
+                nightly_rate_cents=41_000,
+            )
+        ],
+    )
+
+    run.expect_golden()
+    booking = run.db.query(Booking).one()
+    assert (booking.hotel_id, booking.room_type_id, booking.nightly_rate_cents) == ("H-106", "RT-1062", 29_500)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
+    run.rubric("Did the agent tell the traveller the London cap?", phrases=["300.00", "EUR 300", "€300", "300 euro"])
