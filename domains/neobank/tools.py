@@ -11,7 +11,6 @@ from the domain clock and every new id from the rows present.
 
 from __future__ import annotations
 
-import inspect
 import re
 from datetime import date
 from pathlib import Path
@@ -1156,74 +1155,7 @@ register_ticket_tools(
     reasons=TICKET_REASONS,
     queues=TICKET_QUEUES,
     link=("account_id", Account, "account"),
+    # the internal help desk's tickets name the employee who asked, in employee_id, and no customer
+    second_requester=(Employee, "employee_id", "employee"),
 )
 register_policy_search(tools, POLICY_PATH, '"stolen card dispute", "savings withdrawal fee", "transfer limit held"')
-
-
-# Internal help desk tickets live in the same table, with the employee in `employee_id` and no customer: these two
-# tools take an employee number as requester_id as well, and do for a customer exactly what the shared tools do.
-_shared_create_ticket = tools.writes()["create_ticket"]
-
-
-def _ticket_view(db: Session, row: Ticket) -> dict:
-    comments = db.scalar(select(func.count()).select_from(TicketComment).where(TicketComment.ticket_id == row.id))
-    return {**row_dict(row), "comment_count": comments}
-
-
-def list_tickets(db: Session, requester_id: str) -> list[dict]:
-    if db.get(Employee, requester_id) is not None:
-        column = Ticket.employee_id
-    else:
-        _customer(db, requester_id)
-        column = Ticket.requester_id
-    rows = db.scalars(select(Ticket).where(column == requester_id).order_by(Ticket.created_at.desc(), Ticket.id)).all()
-    return [_ticket_view(db, row) for row in rows]
-
-
-list_tickets.__doc__ = (
-    "All support tickets raised by a customer (requester_id is the customer's id) or, at the internal help desk, "
-    "by an employee (requester_id is the employee number), newest first. The conversation you are in belongs to "
-    "their ticket with status new or open."
-)
-tools.read(list_tickets)
-
-
-def create_ticket(
-    db: Session,
-    requester_id: str,
-    subject: str,
-    category: str,
-    priority: str = "normal",
-    account_id: str | None = None,
-) -> dict:
-    employee = db.get(Employee, requester_id)
-    if employee is None:
-        return _shared_create_ticket(db, requester_id, subject, category, priority, account_id=account_id)
-    if not subject.strip():
-        raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
-    if account_id is not None:
-        raise ToolFailure(INVALID_ARGUMENT, "an internal help desk ticket concerns no customer account")
-    row = Ticket(
-        id=next_id(db, Ticket, "T-"),
-        requester_id=None,
-        employee_id=employee.id,
-        subject=subject.strip(),
-        status="open",
-        priority=priority,
-        category=category,
-        created_at=NOW,
-        updated_at=NOW,
-    )
-    db.add(row)
-    db.flush()
-    return _ticket_view(db, row)
-
-
-create_ticket.__doc__ = (
-    "Open a new ticket for a customer, or at the internal help desk for an employee (requester_id is the employee "
-    "number), who has no new or open ticket for this conversation, with its category, linked to the account it is "
-    "about (account_id; customers only)."
-)
-create_ticket.__signature__ = inspect.signature(_shared_create_ticket)  # type: ignore[attr-defined]
-create_ticket.__annotations__ = dict(_shared_create_ticket.__annotations__)
-tools.write(create_ticket)

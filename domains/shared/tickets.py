@@ -92,6 +92,7 @@ def register_ticket_tools(
     reasons: Sequence[str],
     queues: Sequence[str] = (),
     link: tuple[str, Any, str] | None = None,
+    second_requester: tuple[Any, str, str] | None = None,
 ) -> None:
     """Add ``get_ticket``, ``list_tickets``, ``create_ticket``, ``update_ticket`` and ``add_ticket_comment``.
 
@@ -107,6 +108,10 @@ def register_ticket_tools(
         queues: the teams an escalation can go to; none means the domain has one escalation team.
         link: the ticket's link to a record of the domain, as (column, model, what the agent calls it),
             e.g. ``("order_id", Order, "order")``; ``create_ticket`` takes it as an argument.
+        second_requester: another kind of person who raises tickets, as (model, the ticket column that names
+            them, what the agent calls them), e.g. ``(Employee, "employee_id", "employee")`` for a desk that
+            also serves staff; their tickets have no ``requester_id`` and no link, and ``requester_id`` in
+            ``list_tickets`` and ``create_ticket`` takes their id too.
     """
     Category = Literal[tuple(categories)]  # type: ignore[valid-type]
     Reason = Literal[tuple(reasons)]  # type: ignore[valid-type]
@@ -127,25 +132,34 @@ def register_ticket_tools(
     def get_ticket(db: Session, ticket_id: str) -> dict:
         return view(db, get_or_fail(db, ticket, ticket_id, "ticket"), with_comments=True)
 
-    def list_tickets(db: Session, requester_id: str) -> list[dict]:
+    kinds = [requester_label] + ([second_requester[2]] if second_requester else [])  # what the agent calls them
+
+    def named_by(db: Session, requester_id: str) -> str:
+        """The ticket column that names this requester: ``requester_id``, or the second kind's column."""
+        if second_requester is not None and db.get(second_requester[0], requester_id) is not None:
+            return second_requester[1]
         get_or_fail(db, requester, requester_id, requester_label)
-        rows = db.scalars(
-            select(ticket).where(ticket.requester_id == requester_id).order_by(ticket.created_at.desc(), ticket.id)
-        ).all()
-        return [view(db, row, with_comments=False) for row in rows]
+        return "requester_id"
+
+    def list_tickets(db: Session, requester_id: str) -> list[dict]:
+        column = getattr(ticket, named_by(db, requester_id))
+        rows = db.scalars(select(ticket).where(column == requester_id).order_by(ticket.created_at.desc(), ticket.id))
+        return [view(db, row, with_comments=False) for row in rows.all()]
 
     def create_ticket(
         db: Session, requester_id: str, subject: str, category: str, priority: TicketPriority = "normal", **linked: Any
     ) -> dict:
-        get_or_fail(db, requester, requester_id, requester_label)
+        column = named_by(db, requester_id)
         if not subject.strip():
             raise ToolFailure(INVALID_ARGUMENT, "give the ticket a subject")
         links = {name: value for name, value in linked.items() if value is not None}
         if link is not None and link[0] in links:
+            if column != "requester_id":
+                raise ToolFailure(INVALID_ARGUMENT, f"a ticket for {_a(kinds[1])} concerns no {link[2]}")
             get_or_fail(db, link[1], links[link[0]], link[2])
         row = ticket(
             id=next_id(db, ticket, "T-"),
-            requester_id=requester_id,
+            **{"requester_id": None, column: requester_id},  # the requester's column; the other kind's stays empty
             subject=subject.strip(),
             status="open",
             priority=priority,
@@ -195,14 +209,16 @@ def register_ticket_tools(
         return row_dict(note)
 
     get_ticket.__doc__ = "A support ticket with its status, priority, links and all of its comments."
+    raised_by = " or by ".join(f"{_a(kind)} (requester_id is the {kind}'s id)" for kind in kinds)
     list_tickets.__doc__ = (
-        f"All support tickets raised by a {requester_label} (requester_id is the {requester_label}'s id), newest "
-        "first. The conversation you are in belongs to their ticket with status new or open."
+        f"All support tickets raised by {raised_by}, newest first. The conversation you are in belongs to their "
+        "ticket with status new or open."
     )
-    linked = f", linked to the {link[2]} it is about ({link[0]})" if link else ""
+    only = f"; {requester_label}s only" if second_requester else ""
+    linked = f", linked to the {link[2]} it is about ({link[0]}{only})" if link else ""
     create_ticket.__doc__ = (
-        f"Open a new ticket for a {requester_label} who has no new or open ticket for this conversation, with its "
-        f"category{linked}."
+        f"Open a new ticket for {' or '.join(map(_a, kinds))} (requester_id) who has no new or open ticket for this "
+        f"conversation, with its category{linked}."
     )
     update_ticket.__doc__ = (
         "Set a ticket's status (open, pending, hold, solved), priority (low, normal, high, urgent), category, "
@@ -235,6 +251,10 @@ def register_ticket_tools(
         tools.read(read)
     for write in (create_ticket, update_ticket, add_ticket_comment):
         tools.write(write)
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
 
 def _declare(fn: Callable[..., Any], **parameters: tuple[Any, Any]) -> None:

@@ -30,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .episode import Episode, Limits, SimulatedUser, _check_endpoint, _guarded, _retries, _waiting
+from .episode import Episode, Limits, SimulatedUser, check_endpoint, guarded, retries_of, waiting
 from .errors import HarnessError, ThinkingboxError
 from .mcp_http import McpHttpServer
 from .tools import ToolResult, ToolSession, ToolSpec, error_payload
@@ -101,10 +101,10 @@ class AgentSession:
         if episode.turns >= self._limits.max_turns:
             self._finish("max_turns")
             raise asyncio.CancelledError("max_turns")
-        retried = _retries(self._user)
-        turn = await _guarded("user", self._user.reply(str(text)), self._deadline, self._user)
+        retried = retries_of(self._user)
+        turn = await guarded("user", self._user.reply(str(text)), self._deadline, self._user)
         if turn is None:
-            _check_endpoint("user", self._user, retried)
+            check_endpoint("user", self._user, retried)
             self._finish("time_limit")
             raise asyncio.CancelledError("time_limit")
         episode.turns += 1
@@ -121,7 +121,7 @@ class AgentSession:
             return ToolResult(error_payload(EPISODE_OVER, "the attempt has ended; nothing was run"), EPISODE_OVER)
         entry = {"id": f"call_{episode.tool_calls + 1}", "tool": name, "arguments": arguments}
         episode.messages.append({"role": "assistant", "content": None, "tool_calls": [entry]})
-        result = await _guarded("tools", self._tools.call(name, arguments))
+        result = await guarded("tools", self._tools.call(name, arguments))
         episode.tool_calls += 1
         episode.tool_errors += not result.ok
         episode.messages.append(
@@ -156,7 +156,7 @@ class AgentSession:
             async with Client(self._server, mode=LATEST_MODERN_VERSION) as self._client:
                 self._task = asyncio.ensure_future(agent(self))
                 done, _ = await asyncio.wait({self._task}, timeout=max(0.0, self._deadline - time.monotonic()))
-                while not done and _waiting(self._user):  # a user model answering at the deadline
+                while not done and waiting(self._user):  # a user model answering at the deadline
                     done, _ = await asyncio.wait({self._task}, timeout=0.05)
                 if not done:
                     self._finish("time_limit")

@@ -108,10 +108,10 @@ async def run_episode(
         if episode.steps >= limits.max_steps:
             episode.end_reason = "max_steps"
             return episode
-        retried = _retries(agent)
-        step = await _guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline, agent)
+        retried = retries_of(agent)
+        step = await guarded("agent", agent.step(AgentView(policy, tools.specs, list(messages))), deadline, agent)
         if step is None:
-            _check_endpoint("agent", agent, retried)
+            check_endpoint("agent", agent, retried)
             episode.end_reason = "time_limit"
             return episode
         episode.steps += 1
@@ -127,7 +127,7 @@ async def run_episode(
                         error_payload(INVALID_ARGUMENT, f"{c.problem}; nothing was run"), INVALID_ARGUMENT
                     )
                 else:
-                    result = await _guarded("tools", tools.call(c.tool, c.arguments))
+                    result = await guarded("tools", tools.call(c.tool, c.arguments))
                 episode.tool_calls += 1
                 episode.tool_errors += not result.ok
                 messages.append(
@@ -149,10 +149,10 @@ async def run_episode(
         if episode.turns >= limits.max_turns:
             episode.end_reason = "max_turns"
             return episode
-        retried = _retries(user)
-        turn = await _guarded("user", user.reply(step.message), deadline, user)
+        retried = retries_of(user)
+        turn = await guarded("user", user.reply(step.message), deadline, user)
         if turn is None:
-            _check_endpoint("user", user, retried)
+            check_endpoint("user", user, retried)
             episode.end_reason = "time_limit"
             return episode
         episode.turns += 1
@@ -162,14 +162,14 @@ async def run_episode(
             return episode
 
 
-def _retries(part: object) -> int:
+def retries_of(part: object) -> int:
     """Retries so far of a part served by a model endpoint (0 for offline parts)."""
     return getattr(getattr(part, "usage", None), "retries", 0)
 
 
-def _check_endpoint(stage: str, part: object, retried: int) -> None:
+def check_endpoint(stage: str, part: object, retried: int) -> None:
     """A time limit reached while an endpoint was failing is the endpoint's fault: a system error."""
-    retries = _retries(part) - retried
+    retries = retries_of(part) - retried
     if retries > 0:
         endpoint = getattr(getattr(part, "usage", None), "endpoint", None)
         where = f" ({endpoint})" if endpoint else ""
@@ -178,18 +178,18 @@ def _check_endpoint(stage: str, part: object, retried: int) -> None:
         )
 
 
-def _waiting(part: object) -> bool:
+def waiting(part: object) -> bool:
     """Whether a model request of `part` is in flight."""
     return bool(getattr(getattr(part, "usage", None), "waiting", False))
 
 
 @overload
-async def _guarded(stage: str, pending: Awaitable[T]) -> T: ...
+async def guarded(stage: str, pending: Awaitable[T]) -> T: ...
 @overload
-async def _guarded(stage: str, pending: Awaitable[T], deadline: float, part: object) -> T | None: ...
+async def guarded(stage: str, pending: Awaitable[T], deadline: float, part: object) -> T | None: ...
 
 
-async def _guarded(stage: str, pending: Awaitable[T], deadline: float | None = None, part: object = None) -> T | None:
+async def guarded(stage: str, pending: Awaitable[T], deadline: float | None = None, part: object = None) -> T | None:
     """Await a harness part; anything it raises becomes a system error of that stage.
 
     With a `deadline` (a `time.monotonic()` value), None means the episode's
@@ -204,7 +204,7 @@ async def _guarded(stage: str, pending: Awaitable[T], deadline: float | None = N
             return await pending
         task = asyncio.ensure_future(pending)
         done, _ = await asyncio.wait({task}, timeout=max(0.0, deadline - time.monotonic()))
-        while not done and _waiting(part):
+        while not done and waiting(part):
             done, _ = await asyncio.wait({task}, timeout=0.05)
         if not done:
             task.cancel()

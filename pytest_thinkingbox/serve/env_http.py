@@ -136,25 +136,19 @@ def app(env: EnvServer) -> Any:
         except Exception as exc:  # a bug of ours: say so, keep serving
             return JSONResponse({"detail": f"the server failed: {type(exc).__name__}: {exc}"}, 500)
 
-    async def body_of(request: Request) -> dict[str, Any]:
-        body = json.loads(await request.body() or b"{}")
-        if not isinstance(body, dict):
-            raise ValueError("the request body must be a JSON object")
-        return body
+    def posted(handler: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Request], Any]:
+        """An endpoint that hands its JSON object body to `handler` (``/reset``, ``/step``)."""
 
-    async def reset(request: Request) -> JSONResponse:
-        try:
-            body = await body_of(request)
-        except ValueError as exc:
-            return JSONResponse({"detail": str(exc)}, 400)
-        return await call(env.reset, body)
+        async def endpoint(request: Request) -> JSONResponse:
+            try:
+                body = json.loads(await request.body() or b"{}")
+            except ValueError as exc:
+                return JSONResponse({"detail": str(exc)}, 400)
+            if not isinstance(body, dict):
+                return JSONResponse({"detail": "the request body must be a JSON object"}, 400)
+            return await call(handler, body)
 
-    async def step(request: Request) -> JSONResponse:
-        try:
-            body = await body_of(request)
-        except ValueError as exc:
-            return JSONResponse({"detail": str(exc)}, 400)
-        return await call(env.step, body)
+        return endpoint
 
     async def state(request: Request) -> JSONResponse:
         return await call(env.state, request.query_params.get("episode_id", ""))
@@ -240,8 +234,8 @@ def app(env: EnvServer) -> Any:
 
     return Starlette(
         routes=[
-            Route("/reset", reset, methods=["POST"]),
-            Route("/step", step, methods=["POST"]),
+            Route("/reset", posted(env.reset), methods=["POST"]),
+            Route("/step", posted(env.step), methods=["POST"]),
             Route("/state", state, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
             Route("/tasks", tasks, methods=["GET"]),
