@@ -1,6 +1,9 @@
-"""Throughput against a slow model endpoint: attempts per minute at -n 1, 4 and 16 beside the ideal.
+"""Throughput against a slow model endpoint: attempts per minute beside the ideal, by episodes in flight.
 
-    python bench/models.py [--latency S] [--concurrency 1,4,16] [--task NAME] [--attempts-per-worker K]
+    python bench/models.py [--latency S] [--concurrency 1,2x32,4x64] [--task NAME] [--attempts-per-worker K]
+
+Each run is ``W`` (W xdist workers, one episode each) or ``WxC`` (W workers,
+``--tb-concurrency C``): n = W * C episodes in flight.
 
 Setup: a golden run of domains/retail (``-n 0``) gives the scripts that the local
 ``ScriptedModelServer`` replays and, unless ``--task`` names one, the task: the
@@ -8,9 +11,9 @@ first whose golden path is exactly 4 tool calls, so one episode is 5 model
 requests (4 tool-call turns and the closing turn). The server runs in this
 process and sleeps ``--latency`` seconds before every reply.
 
-For each concurrency n, as a subprocess timed end to end (the wall time)::
+For each run, as a subprocess timed end to end (the wall time)::
 
-    pytest domains/retail/FILE::TASK -n n -p no:randomly --tb-agent openai:scripted
+    pytest domains/retail/FILE::TASK -n W --tb-concurrency C -p no:randomly --tb-agent openai:scripted
         --tb-base-url URL --tb-repeat max(8, K*n) --tb-results FILE -p bench.models
 
 ``-n 1`` is one xdist worker, so every run pays the same kind of start-up.
@@ -33,7 +36,9 @@ Measured per n:
   ``duration_s``: how busy the workers were kept during the span. Share is
   about packing * d1 / dn, so a shortfall splits into idle workers and slower
   attempts;
-* peak memory per worker (VmHWM), max and median.
+* peak memory per worker (VmHWM), max and median, and the total: every
+  worker's peak and the controller's, added (an upper bound on the RSS the
+  run held at once).
 
 The diagnosis table says where time and CPU went: launch to the last worker
 up, launch to the first attempt, the first attempt of each worker beside the
@@ -186,13 +191,18 @@ def task_node(task: str) -> str:
     raise SystemExit(f"no retail test file defines {task}")
 
 
-def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """One run at -n n; `extra` pytest arguments are for experiments (e.g. another -p plugin)."""
+def measure(
+    workers: int, per_worker: int, task: str, attempts: int, server: Any, tmp: Path, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """One run: -n `workers`, each with `per_worker` episodes in flight; `extra` pytest arguments are for
+    experiments (e.g. another -p plugin)."""
     import statistics
 
     from pytest_thinkingbox.campaign.records import read_records
 
-    results, stamps = tmp / f"n{n}.jsonl", tmp / f"stamps{n}"
+    n = workers * per_worker
+    label = f"{workers}x{per_worker}"
+    results, stamps = tmp / f"n{label}.jsonl", tmp / f"stamps{label}"
     stamps.mkdir()
     env = {
         **os.environ,
@@ -204,7 +214,9 @@ def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tup
     launched, wall, cpu_pytest = run_pytest(
         task_node(task),
         "-n",
-        str(n),
+        str(workers),
+        "--tb-concurrency",
+        str(per_worker),
         "-p",
         "no:randomly",
         "--tb-agent",
@@ -227,14 +239,17 @@ def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tup
     records = read_records([results])
     bad = [r["nodeid"] for r in records if r["outcome"] != "passed" or r["usage"]["agent"]["calls"] != GOLDEN_CALLS + 1]
     if len(records) != attempts or bad:
-        raise SystemExit(f"-n {n}: {len(records)} records of {attempts}, not passed in {GOLDEN_CALLS + 1} calls: {bad}")
+        calls = GOLDEN_CALLS + 1
+        raise SystemExit(f"{label}: {len(records)} records of {attempts}, not passed in {calls} calls: {bad}")
     workers = [json.loads(p.read_text()) for p in sorted(stamps.glob("gw*.json"))]
     stamped = [a for w in workers for a in w["attempts"]]
     firsts = {min(w["attempts"], key=lambda a: a["start"])["nodeid"] for w in workers if w["attempts"]}
     span = max(a["end"] for a in stamped) - min(a["start"] for a in stamped)
     memory = [w["vmhwm_mb"] for w in workers]
+    controller = json.loads((stamps / "controller.json").read_text())["vmhwm_mb"]
     return {
         "n": n,
+        "label": label,
         "attempts": len(records),
         "wall": wall,
         "span": span,
@@ -253,6 +268,7 @@ def measure(n: int, task: str, attempts: int, server: Any, tmp: Path, extra: tup
         "cpu_others": max(0.0, cpu_machine - cpu_pytest - cpu_server),
         "mem_max": max(memory),
         "mem_median": statistics.median(memory),
+        "mem_total": sum(memory) + controller,
         "workers": len(workers),
     }
 
@@ -265,7 +281,11 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=0.5, help="seconds the server waits per reply (default 0.5)")
-    parser.add_argument("--concurrency", default="1,4,16", help="values of -n, comma-separated (default 1,4,16)")
+    parser.add_argument(
+        "--concurrency",
+        default="1,2x32,4x64",
+        help="runs, comma-separated: W (-n W) or WxC (-n W --tb-concurrency C) (default 1,2x32,4x64)",
+    )
     parser.add_argument("--task", help=f"retail task to run (default: the first with {GOLDEN_CALLS} golden calls)")
     parser.add_argument(
         "--attempts-per-worker",
@@ -275,7 +295,7 @@ def main() -> None:
         "first attempt pays its one-time imports, so short runs understate throughput)",
     )
     args = parser.parse_args()
-    concurrency = sorted({int(x) for x in args.concurrency.split(",")})
+    shapes = sorted({_shape(x) for x in args.concurrency.split(",")}, key=lambda s: (s[0] * s[1], s))
     cores = os.cpu_count() or 1
 
     with tempfile.TemporaryDirectory() as folder:
@@ -291,37 +311,38 @@ def main() -> None:
 
         with ScriptedModelServer(scripts_from_results(golden), latency_s=args.latency) as server:
             runs = []
-            for n in concurrency:
-                runs.append(measure(n, task, max(8, args.attempts_per_worker * n), server, tmp))
-                print(f"  -n {n}: done", flush=True)
+            for workers, per_worker in shapes:
+                n = workers * per_worker
+                runs.append(measure(workers, per_worker, task, max(8, args.attempts_per_worker * n), server, tmp))
+                print(f"  {workers}x{per_worker}: done", flush=True)
 
     d1 = runs[0]["rest"]
     print(
         f"{task} ({GOLDEN_CALLS} golden calls, {GOLDEN_CALLS + 1} model requests), server latency "
         f"{args.latency:g} s per reply, {cores} cores; ideal = 60 * n / {d1:.2f} s, the mean attempt "
-        f"duration_s at -n {runs[0]['n']} without each worker's first attempt"
+        f"duration_s at {runs[0]['label']} without each worker's first attempt"
     )
     print(
-        f"{'n':>3} {'attempts':>8} {'wall s':>7} {'span s':>7} {'att/min':>8} {'ideal':>7} {'share':>6}"
-        f" {'packing':>8} {'mem max MB':>10} {'median':>7}"
+        f"{'WxC':>6} {'n':>4} {'attempts':>8} {'wall s':>7} {'span s':>7} {'att/min':>8} {'ideal':>7} {'share':>6}"
+        f" {'packing':>8} {'mem max MB':>10} {'median':>7} {'total':>7}"
     )
     for r in runs:
         ideal = 60 * r["n"] / d1
         packing = r["per_min"] / (60 * r["n"] / r["duration"])
         print(
-            f"{r['n']:>3} {r['attempts']:>8} {r['wall']:>7.1f} {r['span']:>7.1f} {r['per_min']:>8.1f}"
+            f"{r['label']:>6} {r['n']:>4} {r['attempts']:>8} {r['wall']:>7.1f} {r['span']:>7.1f} {r['per_min']:>8.1f}"
             f" {ideal:>7.1f} {r['per_min'] / ideal:>6.0%} {packing:>8.0%} {r['mem_max']:>10.1f}"
-            f" {r['mem_median']:>7.1f}"
+            f" {r['mem_median']:>7.1f} {r['mem_total']:>7.1f}"
         )
     print()
     print("diagnosis (s = seconds; 'first' = each worker's first attempt)")
     print(
-        f"{'n':>3} {'up':>6} {'1st at':>7} {'dur 1st':>8} {'dur rest':>9} {'model lat':>10} {'cpu 1st':>8}"
+        f"{'WxC':>6} {'up':>6} {'1st at':>7} {'dur 1st':>8} {'dur rest':>9} {'model lat':>10} {'cpu 1st':>8}"
         f" {'cpu rest':>9} {'pytest cpu':>11} {'server cpu':>11} {'other cpu':>10} {'warm att/min':>13} {'share':>6}"
     )
     for r in runs:
         print(
-            f"{r['n']:>3} {r['up']:>6.1f} {r['to_first']:>7.1f} {r['first']:>8.2f} {r['rest']:>9.2f}"
+            f"{r['label']:>6} {r['up']:>6.1f} {r['to_first']:>7.1f} {r['first']:>8.2f} {r['rest']:>9.2f}"
             f" {r['latency']:>10.2f} {r['cpu_first']:>8.2f} {r['cpu_rest']:>9.3f}"
             f" {r['cpu_pytest'] / (cores * r['wall']):>11.0%} {r['cpu_server'] / (cores * r['wall']):>11.0%}"
             f" {r['cpu_others'] / (cores * r['wall']):>10.0%} {r['steady']:>13.1f}"
@@ -336,6 +357,12 @@ def main() -> None:
         f"by everything else on the machine; warm att/min: "
         "throughput once every worker has finished its first attempt, and its share of ideal"
     )
+
+
+def _shape(text: str) -> tuple[int, int]:
+    """``W`` or ``WxC`` as (workers, episodes per worker)."""
+    workers, _, per_worker = text.strip().partition("x")
+    return int(workers), int(per_worker or 1)
 
 
 if __name__ == "__main__":

@@ -4,19 +4,27 @@
 
 1. Per-attempt overhead: runs the domain's tasks with the golden agent on one
    process and reads each attempt's ``duration_s`` (setup + call + teardown)
-   and ``timing`` split (fresh backend; the task's own arrange step; tb.run =
-   golden episode over MCP + grading) from the results file.
+   and ``timing`` split (fresh backend; the task's own arrange step, the ORM
+   flush of its rows included; the golden episode over MCP; grading: hashes,
+   golden end state, comparison) from the results file.
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
    a subprocess, timed end to end (interpreter start and collection included),
    and whether every attempt passed with one end hash per task.
 
 ``--sweep-only`` skips part 1, e.g. for the whole benchmark:
 ``python bench/overhead.py domains --sweep-only``.
+
+``--rss`` measures memory instead: ``pytest DOMAIN -p no:randomly --tb-repeat N
+--tb-agent golden --tb-results FILE`` in one process, N chosen so that at least
+5,000 attempts run, with ``-p bench.rss`` reading the process's VmRSS after
+attempt 500 and after attempt 5,000 (the target: within 50 MB of each other).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import statistics
 import subprocess
 import sys
@@ -55,8 +63,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measurement rounds at -n 0 (default 3)")
     parser.add_argument("--tb-db", metavar="URL", help="run on this PostgreSQL server instead of SQLite in memory")
     parser.add_argument("--sweep-only", action="store_true", help="measure only the -n 2 sweep")
+    parser.add_argument("--rss", action="store_true", help="measure only a worker's RSS after 500 and 5,000 attempts")
     args = parser.parse_args()
     backend = ("--tb-db", args.tb_db) if args.tb_db else ()
+    if args.rss:
+        rss(args, backend)
+        return
     if not args.sweep_only:
         attempts(args, backend)
     sweep(args, backend)
@@ -96,7 +108,8 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     show("whole attempt (setup + test + teardown)", [r["duration_s"] for r in records])
     show("  fresh backend (restore, factories reset)", [r["timing"]["setup_s"] for r in records])
     show("  the task's own arrange step (factories)", [r["timing"]["arrange_s"] for r in records])
-    show("  tb.run: golden episode over MCP + grading", [r["timing"]["run_s"] for r in records])
+    show("  tb.run: golden episode over MCP", [r["timing"]["run_s"] for r in records])
+    show("  tb.run: grading (hashes, golden end, compare)", [r["timing"]["grade_s"] for r in records])
     show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
 
 
@@ -116,6 +129,52 @@ def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     print(
         f"  {passed} of {len(records)} passed; tasks with one end hash over all attempts: "
         f"{sum(len(h) == 1 for h in hashes.values())} of {len(hashes)}"
+    )
+
+
+RSS_AT = (500, 5000)  # attempts after which the process's RSS is read
+RSS_GROWTH_TARGET_MB = 50
+
+
+def rss(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
+    """A worker's resident memory after 500 and after 5,000 attempts, in one process (results written)."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", args.domain],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    tasks = sum("::test_" in line for line in listed.stdout.splitlines())
+    if not tasks:
+        sys.exit(f"no tasks collected from {args.domain}:\n{listed.stdout[-3000:]}\n{listed.stderr[-3000:]}")
+    repeat = math.ceil(RSS_AT[-1] / tasks)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rss.json"
+        command = ["-p", "no:randomly", "--tb-repeat", str(repeat), "--tb-agent", "golden", *backend]
+        wall = pytest_run(
+            args.domain,
+            *command,
+            "--tb-results",
+            str(Path(tmp) / "results.jsonl"),
+            "-p",
+            "bench.rss",
+            "--rss-at",
+            ",".join(map(str, RSS_AT)),
+            "--rss-out",
+            str(out),
+        )
+        measured = json.loads(out.read_text())
+    samples = {int(n): kb / 1024 for n, kb in measured["samples"].items()}
+    print(f"rss: pytest {args.domain} {' '.join(command)} (one process, {measured['tests']} attempts, {wall:.0f} s)")
+    for n, mb in sorted(samples.items()):
+        print(f"  VmRSS after attempt {n:>5}: {mb:7.1f} MB")
+    first, last = (samples[n] for n in RSS_AT)
+    growth = last - first
+    verdict = "within" if growth <= RSS_GROWTH_TARGET_MB else "OVER"
+    per_attempt = growth * 1024 / (RSS_AT[-1] - RSS_AT[0])
+    print(
+        f"  growth from attempt {RSS_AT[0]} to {RSS_AT[-1]}: {growth:.1f} MB ({per_attempt:.1f} kB per attempt), "
+        f"{verdict} the {RSS_GROWTH_TARGET_MB} MB target"
     )
 
 

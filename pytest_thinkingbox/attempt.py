@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,13 +27,29 @@ from .core.episode import Agent, Episode, Limits, SimulatedUser, run_episode
 from .core.errors import HarnessError, TaskDefinitionError
 from .core.expectations import expect_no_differences
 from .core.factories import reset_factories
-from .core.state import Change, Difference, Snapshot, compare, diff, snapshot, state_hash, volatile_fields
+from .core.state import (
+    Change,
+    Delta,
+    Difference,
+    Snapshot,
+    changed,
+    compare,
+    delta_hash,
+    diff,
+    followed_by,
+    graded_states,
+    snapshot,
+    state_hash,
+    undo,
+    volatile_fields,
+)
 from .core.task import Call, User
 from .core.tools import ToolSession
 from .roles.agents import AgentContext
 from .roles.config import Config
 from .roles.endpoint import Endpoint
 from .roles.judge import Verdict
+from .roles.rate_limit import RateLimit
 
 
 def agent_label(agent: object) -> str:
@@ -51,14 +67,27 @@ class WorkerCache:
     databases: Any = field(default_factory=SQLiteBackend)  # SQLiteBackend or PostgresBackend
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
     images: dict[str, Any] = field(default_factory=dict)  # the backend's image of each domain
-    golden: dict[tuple[str, str, str], Snapshot] = field(default_factory=dict)  # (domain, start hash, calls)
+    golden: dict[tuple[str, str, str], GoldenEnd] = field(default_factory=dict)  # (domain, start hash, calls)
+    image_hashes: dict[str, str] = field(default_factory=dict)  # the hash of each domain's image
     models: Config = field(default_factory=Config)
     endpoints: dict[str, Endpoint] = field(default_factory=dict)  # per role; clients keep their connections
+    early: dict[str, EarlyEpisode] = field(default_factory=dict)  # episodes started before their test (by key)
+    rate_share: float = 1.0  # this worker's share of each endpoint's rate limits (1 / workers)
+    limits: dict[tuple[str | None, str], RateLimit] = field(default_factory=dict)  # per (endpoint, model)
 
     def endpoint(self, role: str) -> Endpoint:
         """The endpoint serving `role` (agent, user or judge), built once per worker."""
         if role not in self.endpoints:
-            self.endpoints[role] = Endpoint(self.models.roles[role], stage=role)
+            config = self.models.roles[role]
+            limit = None
+            if config.requests_per_minute or config.tokens_per_minute:
+                where = (config.base_url, config.model)  # roles on one model at one endpoint share its limits
+                if where not in self.limits:
+                    self.limits[where] = RateLimit(
+                        config.requests_per_minute, config.tokens_per_minute, self.rate_share
+                    )
+                limit = self.limits[where]
+            self.endpoints[role] = Endpoint(config, stage=role, limit=limit)
         return self.endpoints[role]
 
     def image(self, domain: Domain) -> Any:
@@ -72,11 +101,54 @@ class WorkerCache:
                 ) from exc
         return self.images[domain.name]
 
+    def discard_early(self, keys: Iterable[str]) -> None:
+        """Stop episodes started early whose tests will not run here after all, and free their databases."""
+        dropped = [self.early.pop(key) for key in list(keys) if key in self.early]
+        for early in dropped:
+            early.task.cancel()
+        if dropped:
+            self.runner.run(asyncio.wait({early.task for early in dropped}))
+
+    def image_hash(self, domain: Domain, session: Session, written: Delta) -> str:
+        """The hash of the domain's image, computed once from a database that holds it plus `written`."""
+        if domain.name not in self.image_hashes:
+            self.image_hashes[domain.name] = state_hash(undo(snapshot(session, domain.metadata), written))
+        return self.image_hashes[domain.name]
+
     def close(self) -> None:
+        self.discard_early(self.early)
         for endpoint in self.endpoints.values():
             self.runner.run(endpoint.aclose())
         self.runner.close()
         self.databases.close()
+
+
+class StartedEarly(BaseException):
+    """Ends a task's body at `tb.run` once its episode has started early; the test itself runs later.
+
+    A BaseException, so that a task's own ``except Exception`` cannot swallow it.
+    """
+
+
+@dataclass
+class EarlyEpisode:
+    """An episode started before its test ran (``--tb-concurrency``), with what the test needs to adopt it."""
+
+    start_hash: str
+    golden: str  # repr of the golden calls: the test must ask for the same episode
+    agent: Any
+    user: Any
+    episode: Episode
+    calls: list[tuple[str, Any, Any]]  # the tool calls and their results, in the order answered
+    task: asyncio.Task[Any]
+
+
+@dataclass(frozen=True)
+class GoldenEnd:
+    """The golden end state as what the golden calls change in the start state, and its hash."""
+
+    changes: Delta  # only rows whose value the golden calls change: (start value, golden value)
+    hash: str
 
 
 @dataclass(frozen=True)
@@ -99,7 +171,7 @@ class AttemptResult:
 
     transcript: tuple[dict[str, Any], ...] | None = None  # once the episode has started
     usage: tuple[tuple[str, dict[str, int]], ...] = ()  # (role, token counts) of each role that reached a model
-    timing: tuple[tuple[str, float], ...] = ()  # (stage, seconds): setup, arrange, run
+    timing: tuple[tuple[str, float], ...] = ()  # (stage, seconds): setup, arrange, run (the episode), grade
     start_hash: str | None = None
     end_hash: str | None = None
     golden_hash: str | None = None
@@ -139,11 +211,13 @@ class Run:
         after: Snapshot,
         golden_end: Snapshot,
         ask: Callable[[str, tuple[str, ...], str], Verdict],
+        start_state: Callable[[], Snapshot] | None = None,
     ) -> None:
         self.db, self.episode, self.differences, self.golden, self.traps = db, episode, differences, golden, traps
         self.user = user
         self._before, self._after, self._golden_end = before, after, golden_end
         self._ask = ask
+        self._start_state = start_state
         self.golden_deferred = False  # --tb-validate grades the task's own checks apart from expect_golden
         self.golden_checked = False
 
@@ -155,6 +229,16 @@ class Run:
     def effects(self) -> list[Change]:
         """Every change the episode made to the database (added, removed, updated per field)."""
         return diff(self._before, self._after)
+
+    def start_state(self) -> Snapshot:
+        """Every row of the start state (read back from the database: it costs what the database holds).
+
+        The `_before`, `_after` and `_golden_end` states hold only the rows
+        the episode or the golden calls wrote.
+        """
+        if self._start_state is None:
+            return self._before
+        return self._start_state()
 
     def expect_golden(self) -> None:
         """Assert the end state equals the golden end state: nothing wrong, missing or extra."""
@@ -206,8 +290,13 @@ class Attempt:
         limits: Limits,
         agent_name: str | None = None,
         defer_golden: bool = False,
+        early_key: str | None = None,
+        start_early: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
+        # With a key, an episode started early under it is adopted; with start_early, `run` starts it and stops.
+        self._early_key, self._start_early = early_key, start_early
+        self._handed_off = False  # the database went to an episode running on after this attempt's test
         self._defer_golden = defer_golden
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self._make_judge = make_judge
@@ -253,7 +342,8 @@ class Attempt:
 
     def close(self) -> None:
         self._bound.__exit__(None, None, None)
-        self._cache.databases.release(self.db)
+        if not self._handed_off:
+            self._cache.databases.release(self.db)
 
     def run(self, user: User, golden: Sequence[Call], reply: str | None = None, traps: Sequence[Call] = ()) -> Run:
         """Run the episode: the agent serves `user` with the domain's tools.
@@ -279,36 +369,60 @@ class Attempt:
         for i, c in enumerate(traps, 1):
             if c.tool not in self.domain.tools.writes():
                 raise TaskDefinitionError(f"{self.task}: trap {i}, {c}, is not a write; a trap is a careless write")
+        self.db.commit()  # the ORM flush of the arranged rows belongs to the arrange step
         arranged = time.perf_counter()
-        self.db.commit()
-        metadata = self.domain.metadata
-        before = snapshot(self.db, metadata)
-        start = state_hash(before)
-        golden_end = self._golden_end(start, golden)
-        agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
+        metadata, databases = self.domain.metadata, self._cache.databases
+        # Grading reads only rows written: by the arrange step (from the image), the episode, the golden calls.
+        arrange = databases.take_changes(self.db)  # the start state is now the baseline
+        image = self._cache.image_hash(self.domain, self.db, arrange)
+        start = delta_hash(image, arrange)
+        golden_end = self._golden_end(start, golden, image, arrange)
+        prepared = time.perf_counter()
+        early = self._early(start, golden)
+        if early is not None:
+            agent, simulated, episode = early.agent, early.user, early.episode
+        else:
+            agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
+            simulated = self._make_user(user)
+            episode = Episode([], end_reason="")
         if self._result.agent is None:
             self._result = replace(self._result, agent=agent_label(agent))
-        simulated = self._make_user(user)
-        episode = Episode([], end_reason="")
+        if self._start_early:
+            self._start(agent, simulated, episode, start, golden)
+            raise StartedEarly
         try:
-            self._cache.runner.run(self._episode(agent, simulated, episode))
+            if early is not None:
+                self._cache.runner.run(self._adopt(early))
+            else:
+                self._cache.runner.run(self._episode(agent, simulated, episode))
         finally:  # a system error keeps what was said and spent before it
             self._result = replace(self._result, transcript=tuple(episode.messages))
             self._add_usage(agent=agent, user=simulated)
-        after = snapshot(self.db, metadata)
-        differences = [] if after == golden_end else compare(before, golden_end, after, volatile_fields(metadata))
-        self._run = Run(self.db, episode, differences, golden, traps, user, before, after, golden_end, self._ask)
+        ended = time.perf_counter()
+        written = databases.changes(self.db)  # what the episode wrote (the start stays the baseline)
+        before, golden_state, after = graded_states(written, golden_end.changes)
+        differences = [] if after == golden_state else compare(before, golden_state, after, volatile_fields(metadata))
+        end = delta_hash(image, followed_by(arrange, written))
+
+        def start_state() -> Snapshot:
+            return undo(snapshot(self.db, metadata), databases.changes(self.db))
+
+        self._run = Run(
+            self.db, episode, differences, golden, traps, user, before, after, golden_state, self._ask, start_state
+        )
         self._run.golden_deferred = self._defer_golden
+        graded = time.perf_counter()
         self._result = replace(
             self._result,
             timing=(
                 ("setup_s", self._set_up - self._started),
                 ("arrange_s", arranged - self._set_up),
-                ("run_s", time.perf_counter() - arranged),
+                ("run_s", ended - prepared),
+                ("grade_s", (prepared - arranged) + (graded - ended)),
             ),
             start_hash=start,
-            end_hash=state_hash(after),
-            golden_hash=state_hash(golden_end),
+            end_hash=end,
+            golden_hash=golden_end.hash,
             end_reason=episode.end_reason,
             steps=episode.steps,
             turns=episode.turns,
@@ -370,22 +484,71 @@ class Attempt:
         self._result = replace(self._result, rubric=(*self._result.rubric, entry))
         return verdict
 
-    async def _episode(self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode) -> Episode:
+    async def _episode(
+        self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode, calls: list[Any] | None = None
+    ) -> Episode:
         async with ToolSession(self.domain.tools, self.db) as tools:
+            if calls is not None:
+                tools.calls = calls  # the tool calls, kept for the test that adopts this episode
             if owns_loop(agent):
                 session = AgentSession(tools, user, self.domain.policy_text, self._limits, episode)
                 return await session.run(agent)  # type: ignore[arg-type]
             return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)  # type: ignore[arg-type]
 
-    def _golden_end(self, start: str, golden: tuple[Call, ...]) -> Snapshot:
+    def _start(self, agent: Any, user: Any, episode: Episode, start: str, golden: tuple[Call, ...]) -> None:
+        """Start the episode on the worker's loop with this attempt's database; it runs whenever the loop runs."""
+        assert self._early_key is not None
+        calls: list[Any] = []
+        task = self._cache.runner.get_loop().create_task(self._episode(agent, user, episode, calls))
+        db, databases = self.db, self._cache.databases
+        task.add_done_callback(lambda _: databases.release(db))
+        self._handed_off = True
+        self._cache.early[self._early_key] = EarlyEpisode(start, repr(golden), agent, user, episode, calls, task)
+
+    def _early(self, start: str, golden: tuple[Call, ...]) -> EarlyEpisode | None:
+        """This attempt's episode, if it was started early from the same start state and golden calls."""
+        if self._early_key is None or self._early_key not in self._cache.early:
+            return None
+        early = self._cache.early[self._early_key]
+        if (early.start_hash, early.golden) != (start, repr(golden)):
+            # The task arranged another start state this time: its early episode answers another question.
+            self._cache.discard_early([self._early_key])
+            return None
+        del self._cache.early[self._early_key]
+        return early
+
+    async def _adopt(self, early: EarlyEpisode) -> None:
+        """Wait for an episode started early, then make its tool calls again on this attempt's database.
+
+        The world is deterministic, so the same calls on the same start state
+        give the same results and the same end state; a result that differs
+        is a harness error, never graded.
+        """
+        await asyncio.wait({early.task})
+        early.task.result()  # its system error, if it had one, is this attempt's
+        async with ToolSession(self.domain.tools, self.db) as tools:
+            for i, (name, arguments, result) in enumerate(early.calls, 1):
+                again = await tools.call(name, arguments)
+                if again != result:
+                    raise HarnessError(
+                        "replay",
+                        f"{self.task}: tool call {i}, {name}({arguments!r}), answered {result.text!r} in the "
+                        f"episode run early and {again.text!r} when made again on the same start state; "
+                        "tools must be deterministic (ids from the database, times from the domain clock)",
+                    )
+
+    def _golden_end(self, start: str, golden: tuple[Call, ...], image: str, arrange: Delta) -> GoldenEnd:
+        """What the golden calls change in the start state (hashed `start`), replayed once per worker."""
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end
         if key not in self._cache.golden:
-            scratch = self._cache.databases.restore(self._cache.databases.dump(self.db))
+            databases = self._cache.databases
+            scratch = databases.restore(databases.dump(self.db))  # the start state, its own baseline
             try:
                 self._cache.runner.run(self._replay(scratch, golden))
-                self._cache.golden[key] = snapshot(scratch, self.domain.metadata)
+                changes = changed(databases.changes(scratch))
+                self._cache.golden[key] = GoldenEnd(changes, delta_hash(image, followed_by(arrange, changes)))
             finally:
-                self._cache.databases.release(scratch)
+                databases.release(scratch)
         return self._cache.golden[key]
 
     async def _replay(self, scratch: Session, golden: tuple[Call, ...]) -> None:

@@ -304,7 +304,7 @@ def report_command(args: argparse.Namespace) -> int:
     from .campaign.costs import load_prices
     from .campaign.gates import parse_gate
     from .campaign.records import load
-    from .campaign.report import build_report
+    from .campaign.report import build_report, shard_gaps
     from .campaign.views.campaign_terminal import report_lines
 
     gates = []
@@ -334,6 +334,7 @@ def report_command(args: argparse.Namespace) -> int:
         failed = True
         for run in incomplete:
             what = f"{run['missing_count']} attempts missing" if run["missing_count"] else "no attempt records"
+            what = "; ".join([*shard_gaps(run), what])
             print(f"thinkingbox report: run {run['id']} is incomplete: {what} (--require-complete)", file=sys.stderr)
     if args.json:
         _write(args.json, json.dumps(document, indent=1, default=str) + "\n", "report document")

@@ -354,3 +354,20 @@ def test_a_body_that_is_not_json_is_retried_and_named(models, model):
     message = record["error"]["message"]
     assert record["usage"]["agent"]["retries"] == 2
     assert "agent model scripted at http://127.0.0.1" in message and "after 2 retries" in message
+
+
+def test_a_campaign_keeps_to_the_endpoints_limit(models, model):
+    # 60 a minute with a burst of 10: the 12 requests of 3 attempts cannot all be sent within 2 s
+    # (about 0.4 s without the limit).
+    write_config(models, model.base_url, requests_per_minute=60)
+    models.runpytest("--tb-config", "models.yaml", "--tb-repeat", "3").assert_outcomes(passed=3)
+    assert len(model.arrivals) == 12
+    assert model.arrivals[-1] - model.arrivals[0] >= 1.9
+
+
+@pytest.mark.parametrize("value", [0, -5, "fast", True])
+def test_a_limit_must_be_a_number_above_zero(models, model, value):
+    write_config(models, model.base_url, tokens_per_minute=value)
+    result = models.runpytest("--tb-config", "models.yaml")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines([f"*tokens_per_minute must be a number above 0, got {value!r}*"])

@@ -87,3 +87,22 @@ def test_next_id_comes_from_the_rows_present():
     db.add(toydomain.Refund(id="RF-0007", account_id="A-0", amount_cents=1, created_at=toydomain.NOW))
     db.flush()
     assert next_id(db, toydomain.Refund, "RF-") == "RF-0008"
+
+
+def test_sessions_after_the_first_do_not_list_the_tools_again(monkeypatch):
+    """Every session sends its calls over MCP, but only the first in a process asks the server for the schemas."""
+    server = toydomain.tools.server
+    listed = []
+    real_list_tools = server.list_tools
+
+    async def counting_list_tools(*args, **kwargs):
+        listed.append(1)
+        return await real_list_tools(*args, **kwargs)
+
+    monkeypatch.setattr(server, "list_tools", counting_list_tools)  # a spy: the real listing still answers
+    monkeypatch.setattr(toydomain.tools, "specs", None)  # as in a fresh process
+    first = _calls(("get_account", {"account_id": "A-0"}), ("issue_refund", {"account_id": "A-0", "amount_cents": 5}))
+    later = [_calls(("issue_refund", {"account_id": "A-0", "amount_cents": 5})) for _ in range(3)]
+    assert all(result.ok for _, _, results in [first, *later] for result in results)
+    assert len(listed) == 1  # the first session's schemas, kept on the ToolSet
+    assert [s.name for s in later[-1][1]] == [s.name for s in first[1]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
@@ -93,14 +93,18 @@ class Customer(Base):
     policies: Mapped[list[Policy]] = relationship(back_populates="customer", order_by="Policy.id")
 
 
+# find_customer_by_email compares emails in lower case (domains/shared/identity.py)
+Index("ix_customers_email_lower", func.lower(Customer.email))
+
+
 class Policy(Base):
     """A personal auto policy for one term; the term runs from term_start to term_end inclusive."""
 
     __tablename__ = "policies"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    state: Mapped[str] = mapped_column(ForeignKey("state_requirements.code"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    state: Mapped[str] = mapped_column(ForeignKey("state_requirements.code"), index=True)
     status: Mapped[str] = mapped_column(String(24), default="active")
     term_start: Mapped[date] = mapped_column(Date)
     term_end: Mapped[date] = mapped_column(Date)
@@ -122,7 +126,7 @@ class Vehicle(Base):
     __tablename__ = "vehicles"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
     vin: Mapped[str] = mapped_column(String(17))
     year: Mapped[int] = mapped_column(Integer)
     make: Mapped[str] = mapped_column(String(40))
@@ -156,11 +160,15 @@ class LicenceRecord(Base):
     violations_3y: Mapped[int] = mapped_column(Integer, default=0)
 
 
+# licence look-ups compare numbers in upper case, within a state (tools._licence_record)
+Index("ix_licence_records_licence_number_upper", func.upper(LicenceRecord.licence_number))
+
+
 class Driver(Base):
     __tablename__ = "drivers"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
     full_name: Mapped[str] = mapped_column(String(120))
     date_of_birth: Mapped[date] = mapped_column(Date)
     licence_number: Mapped[str] = mapped_column(String(24))
@@ -180,7 +188,7 @@ class Coverage(Base):
     __tablename__ = "coverages"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
     coverage: Mapped[str] = mapped_column(String(32))
     limit_cents: Mapped[int | None] = mapped_column(Integer, nullable=True)  # per person, per accident or per day
     limit_per_accident_cents: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -217,7 +225,7 @@ class Bill(Base):
     __tablename__ = "bills"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"), index=True)
     issued_on: Mapped[date] = mapped_column(Date)
     due_on: Mapped[date] = mapped_column(Date)
     original_due_on: Mapped[date] = mapped_column(Date)
@@ -232,7 +240,7 @@ class Payment(Base):
     __tablename__ = "payments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"), index=True)
     amount_cents: Mapped[int] = mapped_column(Integer)
     method: Mapped[str] = mapped_column(String(16), default="card")
     received_at: Mapped[datetime] = mapped_column(DateTime)
@@ -246,8 +254,8 @@ class PaymentExtension(Base):
     __tablename__ = "payment_extensions"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
-    bill_id: Mapped[str] = mapped_column(ForeignKey("bills.id"))
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"), index=True)
+    bill_id: Mapped[str] = mapped_column(ForeignKey("bills.id"), index=True)
     term_start: Mapped[date] = mapped_column(Date)
     original_due_on: Mapped[date] = mapped_column(Date)
     new_due_on: Mapped[date] = mapped_column(Date)
@@ -260,8 +268,8 @@ class InstalmentPlan(Base):
     __tablename__ = "instalment_plans"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
-    bill_id: Mapped[str] = mapped_column(ForeignKey("bills.id"))
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"), index=True)
+    bill_id: Mapped[str] = mapped_column(ForeignKey("bills.id"), index=True)
     instalments: Mapped[int] = mapped_column(Integer)
     first_instalment_cents: Mapped[int] = mapped_column(Integer)
     instalment_cents: Mapped[int] = mapped_column(Integer)
@@ -275,9 +283,9 @@ class Claim(Base):
     __tablename__ = "claims"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
-    vehicle_id: Mapped[str] = mapped_column(ForeignKey("vehicles.id"))
-    driver_id: Mapped[str | None] = mapped_column(ForeignKey("drivers.id"), nullable=True)
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
+    vehicle_id: Mapped[str] = mapped_column(ForeignKey("vehicles.id"), index=True)
+    driver_id: Mapped[str | None] = mapped_column(ForeignKey("drivers.id"), nullable=True, index=True)
     loss_date: Mapped[date] = mapped_column(Date)
     reported_at: Mapped[datetime] = mapped_column(DateTime)
     loss_type: Mapped[str] = mapped_column(String(16))
@@ -300,10 +308,10 @@ class PremiumAdjustment(Base):
     __tablename__ = "premium_adjustments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
-    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"))
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
+    billing_account_id: Mapped[str] = mapped_column(ForeignKey("billing_accounts.id"), index=True)
     kind: Mapped[str] = mapped_column(String(32))
-    vehicle_id: Mapped[str | None] = mapped_column(ForeignKey("vehicles.id"), nullable=True)
+    vehicle_id: Mapped[str | None] = mapped_column(ForeignKey("vehicles.id"), nullable=True, index=True)
     effective_on: Mapped[date] = mapped_column(Date)
     amount_cents: Mapped[int] = mapped_column(Integer)
     applied_to_balance_cents: Mapped[int] = mapped_column(Integer, default=0)
@@ -317,7 +325,7 @@ class ClaimPayment(Base):
     __tablename__ = "claim_payments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.id"))
+    claim_id: Mapped[str] = mapped_column(ForeignKey("claims.id"), index=True)
     kind: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer)
     days: Mapped[int | None] = mapped_column(Integer, nullable=True)  # rental days paid for
@@ -330,9 +338,9 @@ class Document(Base):
     __tablename__ = "documents"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"))
+    policy_id: Mapped[str] = mapped_column(ForeignKey("policies.id"), index=True)
     kind: Mapped[str] = mapped_column(String(40))
-    vehicle_id: Mapped[str | None] = mapped_column(ForeignKey("vehicles.id"), nullable=True)
+    vehicle_id: Mapped[str | None] = mapped_column(ForeignKey("vehicles.id"), nullable=True, index=True)
     licence_number: Mapped[str | None] = mapped_column(String(24), nullable=True)
     sent_to: Mapped[str] = mapped_column(String(200))
     sent_at: Mapped[datetime] = mapped_column(DateTime)
@@ -342,8 +350,8 @@ class Document(Base):
 class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    policy_id: Mapped[str | None] = mapped_column(ForeignKey("policies.id"), nullable=True)
+    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    policy_id: Mapped[str | None] = mapped_column(ForeignKey("policies.id"), nullable=True, index=True)
 
     requester: Mapped[Customer] = relationship()
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
@@ -352,6 +360,6 @@ class Ticket(TicketColumns, Base):
 class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")

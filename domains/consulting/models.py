@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
@@ -54,12 +54,16 @@ class Employee(Base):
     title: Mapped[str] = mapped_column(String(120))
     department: Mapped[str] = mapped_column(String(80))
     office: Mapped[str] = mapped_column(String(40), default="New York")
-    manager_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    manager_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(16), default="active")
     start_date: Mapped[date] = mapped_column(Date)
     last_day: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     manager: Mapped[Employee | None] = relationship(remote_side=[id])
+
+
+# find_employee_by_email compares emails in lower case (domains/shared/identity.py)
+Index("ix_employees_email_lower", func.lower(Employee.email))
 
 
 class Client(Base):
@@ -75,9 +79,9 @@ class Engagement(Base):
     __tablename__ = "engagements"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"))
+    client_id: Mapped[str] = mapped_column(ForeignKey("clients.id"), index=True)
     name: Mapped[str] = mapped_column(String(160))
-    lead_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    lead_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="active")
     start_date: Mapped[date] = mapped_column(Date)
     end_date: Mapped[date] = mapped_column(Date)
@@ -93,8 +97,8 @@ class Assignment(Base):
     __tablename__ = "assignments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    engagement_id: Mapped[str] = mapped_column(ForeignKey("engagements.id"))
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    engagement_id: Mapped[str] = mapped_column(ForeignKey("engagements.id"), index=True)
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     role: Mapped[str] = mapped_column(String(80))
     start_date: Mapped[date] = mapped_column(Date)
     end_date: Mapped[date] = mapped_column(Date)
@@ -110,9 +114,9 @@ class Resource(Base):
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(160))
-    kind: Mapped[str] = mapped_column(String(24))
-    client_id: Mapped[str | None] = mapped_column(ForeignKey("clients.id"), nullable=True)
-    owner_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    kind: Mapped[str] = mapped_column(String(24), index=True)  # list_resources filters by kind
+    client_id: Mapped[str | None] = mapped_column(ForeignKey("clients.id"), nullable=True, index=True)
+    owner_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
     description: Mapped[str] = mapped_column(String(240), default="")
 
     client: Mapped[Client | None] = relationship()
@@ -122,11 +126,11 @@ class AccessGrant(Base):
     __tablename__ = "access_grants"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    resource_id: Mapped[str] = mapped_column(ForeignKey("resources.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    resource_id: Mapped[str] = mapped_column(ForeignKey("resources.id"), index=True)
     role: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default="active")
-    engagement_id: Mapped[str | None] = mapped_column(ForeignKey("engagements.id"), nullable=True)
+    engagement_id: Mapped[str | None] = mapped_column(ForeignKey("engagements.id"), nullable=True, index=True)
     granted_at: Mapped[datetime] = mapped_column(DateTime)
     expires_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
@@ -141,9 +145,9 @@ class ComplianceRecord(Base):
     __tablename__ = "compliance_records"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     kind: Mapped[str] = mapped_column(String(24))
-    client_id: Mapped[str | None] = mapped_column(ForeignKey("clients.id"), nullable=True)
+    client_id: Mapped[str | None] = mapped_column(ForeignKey("clients.id"), nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(16))
     completed_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     expires_on: Mapped[date | None] = mapped_column(Date, nullable=True)
@@ -169,8 +173,8 @@ class LicenceSeat(Base):
     __tablename__ = "licence_seats"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    software_id: Mapped[str] = mapped_column(ForeignKey("software.id"))
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    software_id: Mapped[str] = mapped_column(ForeignKey("software.id"), index=True)
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="active")
     requested_on: Mapped[date] = mapped_column(Date)
     assigned_on: Mapped[date | None] = mapped_column(Date, nullable=True)
@@ -196,8 +200,8 @@ class HardwareRequest(Base):
     __tablename__ = "hardware_requests"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    model_id: Mapped[str] = mapped_column(ForeignKey("hardware_models.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    model_id: Mapped[str] = mapped_column(ForeignKey("hardware_models.id"), index=True)
     price_cents: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(24), default="submitted")
     requested_on: Mapped[date] = mapped_column(Date)
@@ -214,15 +218,17 @@ class ApprovalRequest(Base):
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     kind: Mapped[str] = mapped_column(String(24))
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    approver_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    approver_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="pending")
-    ticket_id: Mapped[str | None] = mapped_column(ForeignKey("tickets.id"), nullable=True)
-    resource_id: Mapped[str | None] = mapped_column(ForeignKey("resources.id"), nullable=True)
+    ticket_id: Mapped[str | None] = mapped_column(ForeignKey("tickets.id"), nullable=True, index=True)
+    resource_id: Mapped[str | None] = mapped_column(ForeignKey("resources.id"), nullable=True, index=True)
     requested_role: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    software_id: Mapped[str | None] = mapped_column(ForeignKey("software.id"), nullable=True)
-    hardware_request_id: Mapped[str | None] = mapped_column(ForeignKey("hardware_requests.id"), nullable=True)
-    expense_line_id: Mapped[str | None] = mapped_column(ForeignKey("expense_lines.id"), nullable=True)
+    software_id: Mapped[str | None] = mapped_column(ForeignKey("software.id"), nullable=True, index=True)
+    hardware_request_id: Mapped[str | None] = mapped_column(
+        ForeignKey("hardware_requests.id"), nullable=True, index=True
+    )
+    expense_line_id: Mapped[str | None] = mapped_column(ForeignKey("expense_lines.id"), nullable=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     decided_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     note: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
@@ -232,8 +238,8 @@ class ExpenseReport(Base):
     __tablename__ = "expense_reports"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    engagement_id: Mapped[str | None] = mapped_column(ForeignKey("engagements.id"), nullable=True)
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    engagement_id: Mapped[str | None] = mapped_column(ForeignKey("engagements.id"), nullable=True, index=True)
     title: Mapped[str] = mapped_column(String(160))
     status: Mapped[str] = mapped_column(String(16), default="submitted")
     submitted_on: Mapped[date] = mapped_column(Date)
@@ -247,7 +253,7 @@ class ExpenseLine(Base):
     __tablename__ = "expense_lines"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    report_id: Mapped[str] = mapped_column(ForeignKey("expense_reports.id"))
+    report_id: Mapped[str] = mapped_column(ForeignKey("expense_reports.id"), index=True)
     incurred_on: Mapped[date] = mapped_column(Date)
     category: Mapped[str] = mapped_column(String(24))
     merchant: Mapped[str] = mapped_column(String(120))
@@ -265,8 +271,8 @@ class ExpenseLine(Base):
 class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    subject_employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    requester_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    subject_employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
 
     requester: Mapped[Employee] = relationship(foreign_keys=[requester_id])
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
@@ -275,6 +281,6 @@ class Ticket(TicketColumns, Base):
 class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")

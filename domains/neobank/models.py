@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
@@ -73,7 +73,7 @@ class Customer(Base):
     city: Mapped[str] = mapped_column(String(80))
     postal_code: Mapped[str] = mapped_column(String(16))
     country: Mapped[str] = mapped_column(String(2), default="DE")
-    kyc_level: Mapped[str] = mapped_column(ForeignKey("kyc_levels.level"), default="standard")
+    kyc_level: Mapped[str] = mapped_column(ForeignKey("kyc_levels.level"), default="standard", index=True)
     joined_on: Mapped[date] = mapped_column(Date)
     security_locked: Mapped[bool] = mapped_column(Boolean, default=False)
     security_lock_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
@@ -83,11 +83,15 @@ class Customer(Base):
     accounts: Mapped[list[Account]] = relationship(back_populates="customer", order_by="Account.id")
 
 
+# find_customer_by_email compares emails in lower case (domains/shared/identity.py)
+Index("ix_customers_email_lower", func.lower(Customer.email))
+
+
 class Account(Base):
     __tablename__ = "accounts"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16), default="current")
     nickname: Mapped[str] = mapped_column(String(60))
     iban: Mapped[str] = mapped_column(String(34), unique=True)
@@ -107,13 +111,13 @@ class Hold(Base):
     __tablename__ = "holds"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     amount_cents: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(24))
     description: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="active")
     placed_at: Mapped[datetime] = mapped_column(DateTime)
-    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), nullable=True)
+    transfer_id: Mapped[str | None] = mapped_column(ForeignKey("transfers.id"), nullable=True, index=True)
 
     account: Mapped[Account] = relationship(back_populates="holds")
 
@@ -122,8 +126,8 @@ class Card(Base):
     __tablename__ = "cards"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16), default="physical")
     last4: Mapped[str] = mapped_column(String(4))
     status: Mapped[str] = mapped_column(String(16), default="active")
@@ -133,7 +137,7 @@ class Card(Base):
     frozen_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     blocked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     block_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    replaces_card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+    replaces_card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True, index=True)
 
     customer: Mapped[Customer] = relationship()
     account: Mapped[Account] = relationship()
@@ -146,8 +150,8 @@ class Transaction(Base):
     __tablename__ = "transactions"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
-    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True, index=True)
     kind: Mapped[str] = mapped_column(String(16))
     direction: Mapped[str] = mapped_column(String(8), default="debit")
     amount_cents: Mapped[int] = mapped_column(Integer)
@@ -165,7 +169,7 @@ class Transfer(Base):
     __tablename__ = "transfers"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     beneficiary_name: Mapped[str] = mapped_column(String(120))
     beneficiary_iban: Mapped[str] = mapped_column(String(34))
     amount_cents: Mapped[int] = mapped_column(Integer)
@@ -173,7 +177,7 @@ class Transfer(Base):
     status: Mapped[str] = mapped_column(String(16), default="completed")
     created_at: Mapped[datetime] = mapped_column(DateTime)
     executed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True, index=True)
 
     account: Mapped[Account] = relationship()
 
@@ -182,7 +186,7 @@ class ScheduledPayment(Base):
     __tablename__ = "scheduled_payments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     payee_name: Mapped[str] = mapped_column(String(120))
     payee_iban: Mapped[str] = mapped_column(String(34))
     amount_cents: Mapped[int] = mapped_column(Integer)
@@ -201,8 +205,8 @@ class Dispute(Base):
     __tablename__ = "disputes"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    transaction_id: Mapped[str] = mapped_column(ForeignKey("transactions.id"))
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    transaction_id: Mapped[str] = mapped_column(ForeignKey("transactions.id"), index=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     reason: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="open")
@@ -217,13 +221,13 @@ class Fee(Base):
     __tablename__ = "fees"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"), index=True)
     kind: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer)
     description: Mapped[str] = mapped_column(String(200))
     charged_at: Mapped[datetime] = mapped_column(DateTime)
-    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
-    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True, index=True)
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True, index=True)
 
     account: Mapped[Account] = relationship()
     card: Mapped[Card | None] = relationship()
@@ -234,11 +238,11 @@ class FeeRefund(Base):
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     fee_id: Mapped[str] = mapped_column(ForeignKey("fees.id"), unique=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     reason: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime)
-    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True, index=True)
 
     fee: Mapped[Fee] = relationship()
     customer: Mapped[Customer] = relationship()
@@ -250,9 +254,9 @@ class FraudAlert(Base):
     __tablename__ = "fraud_alerts"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True)
-    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    card_id: Mapped[str | None] = mapped_column(ForeignKey("cards.id"), nullable=True, index=True)
+    transaction_id: Mapped[str | None] = mapped_column(ForeignKey("transactions.id"), nullable=True, index=True)
     risk_level: Mapped[str] = mapped_column(String(8))
     summary: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="open")
@@ -270,9 +274,9 @@ class Ticket(TicketColumns, Base):
 
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str | None] = mapped_column(ForeignKey("customers.id"), nullable=True)
-    account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
-    employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    requester_id: Mapped[str | None] = mapped_column(ForeignKey("customers.id"), nullable=True, index=True)
+    account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), nullable=True, index=True)
+    employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
 
     requester: Mapped[Customer | None] = relationship()
     employee: Mapped[Employee | None] = relationship()
@@ -283,7 +287,7 @@ class Ticket(TicketColumns, Base):
 class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")
 
@@ -320,7 +324,7 @@ class Employee(Base):
     department: Mapped[str] = mapped_column(String(60))
     title: Mapped[str] = mapped_column(String(120))
     grade: Mapped[str] = mapped_column(String(16), default="staff")
-    manager_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    manager_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
     is_contractor: Mapped[bool] = mapped_column(Boolean, default=False)
     contract_end_on: Mapped[date | None] = mapped_column(Date, nullable=True)
     start_on: Mapped[date] = mapped_column(Date)
@@ -340,7 +344,7 @@ class InternalSystem(Base):
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(80))
     risk: Mapped[str] = mapped_column(String(8))
-    owner_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    owner_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     owner_queue: Mapped[str] = mapped_column(String(40))
 
     owner: Mapped[Employee] = relationship()
@@ -354,13 +358,13 @@ class SystemRole(Base):
     __tablename__ = "system_roles"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"))
+    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"), index=True)
     name: Mapped[str] = mapped_column(String(80))
     description: Mapped[str] = mapped_column(String(200))
     read_only: Mapped[bool] = mapped_column(Boolean, default=False)
     privileged: Mapped[bool] = mapped_column(Boolean, default=False)
     department: Mapped[str | None] = mapped_column(String(60), nullable=True)
-    conflicts_with_id: Mapped[str | None] = mapped_column(ForeignKey("system_roles.id"), nullable=True)
+    conflicts_with_id: Mapped[str | None] = mapped_column(ForeignKey("system_roles.id"), nullable=True, index=True)
 
     system: Mapped[InternalSystem] = relationship(back_populates="roles")
 
@@ -371,13 +375,13 @@ class AccessGrant(Base):
     __tablename__ = "access_grants"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16), default="standard")
     status: Mapped[str] = mapped_column(String(16), default="active")
     granted_at: Mapped[datetime] = mapped_column(DateTime)
     expires_on: Mapped[date | None] = mapped_column(Date, nullable=True)  # the last day the access works
-    request_id: Mapped[str | None] = mapped_column(ForeignKey("access_requests.id"), nullable=True)
+    request_id: Mapped[str | None] = mapped_column(ForeignKey("access_requests.id"), nullable=True, index=True)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     revoke_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
 
@@ -391,7 +395,7 @@ class Incident(Base):
     __tablename__ = "incidents"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"))
+    system_id: Mapped[str] = mapped_column(ForeignKey("internal_systems.id"), index=True)
     title: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="open")
     opened_at: Mapped[datetime] = mapped_column(DateTime)
@@ -406,12 +410,12 @@ class AccessRequest(Base):
     __tablename__ = "access_requests"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
-    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"))
-    raised_by_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    employee_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
+    role_id: Mapped[str] = mapped_column(ForeignKey("system_roles.id"), index=True)
+    raised_by_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16), default="standard")
     needed_until: Mapped[date | None] = mapped_column(Date, nullable=True)
-    incident_id: Mapped[str | None] = mapped_column(ForeignKey("incidents.id"), nullable=True)
+    incident_id: Mapped[str | None] = mapped_column(ForeignKey("incidents.id"), nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(24), default="awaiting_approval")
     reject_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
@@ -429,8 +433,8 @@ class Approval(Base):
     __tablename__ = "approvals"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    request_id: Mapped[str] = mapped_column(ForeignKey("access_requests.id"))
-    approver_id: Mapped[str] = mapped_column(ForeignKey("employees.id"))
+    request_id: Mapped[str] = mapped_column(ForeignKey("access_requests.id"), index=True)
+    approver_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     capacity: Mapped[str] = mapped_column(String(16))
     decision: Mapped[str] = mapped_column(String(16), default="approved")
     decided_at: Mapped[datetime] = mapped_column(DateTime)
@@ -443,6 +447,8 @@ class Device(Base):
     """A laptop, hardware token or phone: in stock, or assigned to an employee."""
 
     __tablename__ = "devices"
+    # list_device_stock looks up the devices of one kind in stock, out of every device ever bought
+    __table_args__ = (Index("ix_devices_kind_status", "kind", "status"),)
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
@@ -451,7 +457,7 @@ class Device(Base):
     serial: Mapped[str] = mapped_column(String(40), unique=True)
     purchased_on: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16), default="in_stock")
-    assigned_to_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True)
+    assigned_to_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
     assigned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     returned_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
@@ -69,6 +69,10 @@ class Customer(Base):
     orders: Mapped[list[Order]] = relationship(back_populates="customer", order_by="Order.id")
 
 
+# find_customer_by_email compares emails in lower case (domains/shared/identity.py)
+Index("ix_customers_email_lower", func.lower(Customer.email))
+
+
 class Product(Base):
     __tablename__ = "products"
 
@@ -101,7 +105,7 @@ class Order(Base):
     __tablename__ = "orders"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     status: Mapped[str] = mapped_column(String(16), default="placed")
     placed_at: Mapped[datetime] = mapped_column(DateTime)
     subtotal_cents: Mapped[int] = mapped_column(Integer, default=0)
@@ -112,7 +116,7 @@ class Order(Base):
     ship_line: Mapped[str] = mapped_column(String(200))
     ship_city: Mapped[str] = mapped_column(String(80))
     ship_postal_code: Mapped[str] = mapped_column(String(16))
-    replacement_for: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True)
+    replacement_for: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True, index=True)
     replacement_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
 
     customer: Mapped[Customer] = relationship(back_populates="orders")
@@ -125,8 +129,8 @@ class OrderItem(Base):
     __tablename__ = "order_items"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
-    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
+    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"), index=True)
     quantity: Mapped[int] = mapped_column(Integer, default=1)
     unit_price_cents: Mapped[int] = mapped_column(Integer)
 
@@ -138,7 +142,7 @@ class Shipment(Base):
     __tablename__ = "shipments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
     carrier: Mapped[str] = mapped_column(String(16))
     tracking_number: Mapped[str] = mapped_column(String(40))
     status: Mapped[str] = mapped_column(String(24), default="in_transit")
@@ -156,7 +160,7 @@ class Payment(Base):
     __tablename__ = "payments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
     method: Mapped[str] = mapped_column(String(16), default="card")
     amount_cents: Mapped[int] = mapped_column(Integer)
     refunded_cents: Mapped[int] = mapped_column(Integer, default=0)
@@ -170,15 +174,15 @@ class Refund(Base):
     __tablename__ = "refunds"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
-    payment_id: Mapped[str] = mapped_column(ForeignKey("payments.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
+    payment_id: Mapped[str] = mapped_column(ForeignKey("payments.id"), index=True)
     amount_cents: Mapped[int] = mapped_column(Integer)
     method: Mapped[str] = mapped_column(String(16), default="original")
     reason: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime)
     note: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
     # the order line a price-protection refund is for (other refunds are for the order as a whole)
-    order_item_id: Mapped[str | None] = mapped_column(ForeignKey("order_items.id"), nullable=True)
+    order_item_id: Mapped[str | None] = mapped_column(ForeignKey("order_items.id"), nullable=True, index=True)
 
     order: Mapped[Order] = relationship()
 
@@ -189,8 +193,8 @@ class Return(Base):
     __tablename__ = "returns"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
-    order_item_id: Mapped[str] = mapped_column(ForeignKey("order_items.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
+    order_item_id: Mapped[str] = mapped_column(ForeignKey("order_items.id"), index=True)
     quantity: Mapped[int] = mapped_column(Integer, default=1)
     reason: Mapped[str] = mapped_column(String(24))
     declared_condition: Mapped[str] = mapped_column(String(16))
@@ -198,7 +202,7 @@ class Return(Base):
     status: Mapped[str] = mapped_column(String(16), default="requested")
     restocking_fee_percent: Mapped[int | None] = mapped_column(Integer, nullable=True)
     restocking_fee_cents: Mapped[int] = mapped_column(Integer, default=0)
-    refund_id: Mapped[str | None] = mapped_column(ForeignKey("refunds.id"), nullable=True)
+    refund_id: Mapped[str | None] = mapped_column(ForeignKey("refunds.id"), nullable=True, index=True)
     rejection_reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     received_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
@@ -211,9 +215,9 @@ class Warranty(Base):
     __tablename__ = "warranties"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
-    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"), index=True)
+    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True, index=True)
     serial_number: Mapped[str] = mapped_column(String(40))
     plan: Mapped[str] = mapped_column(String(24), default="manufacturer")
     starts_on: Mapped[date] = mapped_column(Date)
@@ -229,7 +233,7 @@ class WarrantyClaim(Base):
     __tablename__ = "warranty_claims"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    warranty_id: Mapped[str] = mapped_column(ForeignKey("warranties.id"))
+    warranty_id: Mapped[str] = mapped_column(ForeignKey("warranties.id"), index=True)
     issue: Mapped[str] = mapped_column(String(24))
     resolution: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default="approved")
@@ -243,9 +247,9 @@ class InstallationJob(Base):
     __tablename__ = "installation_jobs"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"))
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"))
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), index=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    product_id: Mapped[str] = mapped_column(ForeignKey("products.id"), index=True)
     scheduled_for: Mapped[datetime] = mapped_column(DateTime)
     technician: Mapped[str] = mapped_column(String(80))
     status: Mapped[str] = mapped_column(String(16), default="scheduled")
@@ -272,14 +276,18 @@ class Promotion(Base):
     ends_on: Mapped[date] = mapped_column(Date)
 
 
+# promo codes are looked up in upper case (tools.get_promotion, apply_promo_code)
+Index("ix_promotions_code_upper", func.upper(Promotion.code))
+
+
 class PointsAdjustment(Base):
     __tablename__ = "points_adjustments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     points: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(16))
-    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True)
+    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     note: Mapped[str | None] = mapped_column(Text, nullable=True, info=AGENT_TEXT)
 
@@ -289,8 +297,8 @@ class PointsAdjustment(Base):
 class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
-    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True)
+    requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+    order_id: Mapped[str | None] = mapped_column(ForeignKey("orders.id"), nullable=True, index=True)
 
     requester: Mapped[Customer] = relationship()
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
@@ -299,6 +307,6 @@ class Ticket(TicketColumns, Base):
 class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")

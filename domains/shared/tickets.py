@@ -7,11 +7,11 @@ order, a policy, a booking ...) and relationships::
 
     class Ticket(TicketColumns, Base):
         __tablename__ = "tickets"
-        requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+        requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
 
     class TicketComment(CommentColumns, Base):
         __tablename__ = "ticket_comments"
-        ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+        ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
 `register_ticket_tools` then adds the same five ticket tools to its `ToolSet`,
 with the domain's classification: the categories a ticket can have, the reason

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Date, DateTime, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from domains.shared.tickets import AGENT_TEXT, CommentColumns, TicketColumns
@@ -59,7 +59,7 @@ class Invoice(Base):
     __tablename__ = "invoices"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
     amount_cents: Mapped[int] = mapped_column(Integer)
     issued_on: Mapped[date] = mapped_column(Date)
     due_on: Mapped[date] = mapped_column(Date)
@@ -71,7 +71,7 @@ class Traveller(Base):
     __tablename__ = "travellers"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
     name: Mapped[str] = mapped_column(String(120))
     email: Mapped[str] = mapped_column(String(200), unique=True)
     phone: Mapped[str] = mapped_column(String(40))
@@ -80,6 +80,10 @@ class Traveller(Base):
     card_last4: Mapped[str] = mapped_column(String(4))
 
     account: Mapped[CorporateAccount] = relationship()
+
+
+# find_traveller_by_email compares emails in lower case (domains/shared/identity.py)
+Index("ix_travellers_email_lower", func.lower(Traveller.email))
 
 
 class LoyaltyProfile(Base):
@@ -114,11 +118,15 @@ class Hotel(Base):
     room_types: Mapped[list[RoomType]] = relationship(back_populates="hotel", order_by="RoomType.rank")
 
 
+# search_hotels compares cities in lower case
+Index("ix_hotels_city_lower", func.lower(Hotel.city))
+
+
 class RoomType(Base):
     __tablename__ = "room_types"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
     code: Mapped[str] = mapped_column(String(16))
     name: Mapped[str] = mapped_column(String(80))
     rank: Mapped[int] = mapped_column(Integer)  # 1 is the entry room type; higher is better
@@ -136,9 +144,9 @@ class NegotiatedRate(Base):
     __tablename__ = "negotiated_rates"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
-    room_type_id: Mapped[str] = mapped_column(ForeignKey("room_types.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
+    room_type_id: Mapped[str] = mapped_column(ForeignKey("room_types.id"), index=True)
     nightly_rate_cents: Mapped[int] = mapped_column(Integer)
     valid_from: Mapped[date] = mapped_column(Date)
     valid_until: Mapped[date] = mapped_column(Date)
@@ -163,9 +171,9 @@ class GroupBooking(Base):
     __tablename__ = "group_bookings"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
-    organiser_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"))
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
+    organiser_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"), index=True)
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
     name: Mapped[str] = mapped_column(String(120))
     check_in: Mapped[date] = mapped_column(Date)
     check_out: Mapped[date] = mapped_column(Date)
@@ -183,7 +191,7 @@ class CityRateCap(Base):
     __tablename__ = "city_rate_caps"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
     city: Mapped[str] = mapped_column(String(80))
     max_nightly_rate_cents: Mapped[int] = mapped_column(Integer)
 
@@ -195,8 +203,8 @@ class HotelDisruption(Base):
     __tablename__ = "hotel_disruptions"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
-    room_type_id: Mapped[str | None] = mapped_column(ForeignKey("room_types.id"), nullable=True)
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
+    room_type_id: Mapped[str | None] = mapped_column(ForeignKey("room_types.id"), nullable=True, index=True)
     kind: Mapped[str] = mapped_column(String(16))
     first_night: Mapped[date] = mapped_column(Date)
     last_night: Mapped[date] = mapped_column(Date)
@@ -210,8 +218,8 @@ class Trip(Base):
     __tablename__ = "trips"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    traveller_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"))
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
+    traveller_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"), index=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
     name: Mapped[str] = mapped_column(String(120), info=AGENT_TEXT)
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
@@ -223,11 +231,11 @@ class Booking(Base):
     __tablename__ = "bookings"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    traveller_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"))
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
-    room_type_id: Mapped[str] = mapped_column(ForeignKey("room_types.id"))
-    group_id: Mapped[str | None] = mapped_column(ForeignKey("group_bookings.id"), nullable=True)
+    traveller_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"), index=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
+    room_type_id: Mapped[str] = mapped_column(ForeignKey("room_types.id"), index=True)
+    group_id: Mapped[str | None] = mapped_column(ForeignKey("group_bookings.id"), nullable=True, index=True)
     hotel_reference: Mapped[str] = mapped_column(String(24))
     check_in: Mapped[date] = mapped_column(Date)
     check_out: Mapped[date] = mapped_column(Date)
@@ -241,7 +249,7 @@ class Booking(Base):
     upgrade_allowance_used: Mapped[bool] = mapped_column(Boolean, default=False)
     booked_at: Mapped[datetime] = mapped_column(DateTime)
     cancelled_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    trip_id: Mapped[str | None] = mapped_column(ForeignKey("trips.id"), nullable=True, default=None)
+    trip_id: Mapped[str | None] = mapped_column(ForeignKey("trips.id"), nullable=True, default=None, index=True)
     relocated_from_id: Mapped[str | None] = mapped_column(String(16), nullable=True, default=None)
 
     traveller: Mapped[Traveller] = relationship()
@@ -258,7 +266,7 @@ class Payment(Base):
     __tablename__ = "payments"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"))
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16))
     reason: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer)
@@ -276,8 +284,8 @@ class PartnerEscalation(Base):
     __tablename__ = "partner_escalations"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"))
-    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"))
+    hotel_id: Mapped[str] = mapped_column(ForeignKey("hotels.id"), index=True)
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"), index=True)
     kind: Mapped[str] = mapped_column(String(24))
     amount_cents: Mapped[int] = mapped_column(Integer, default=0)
     sent_to: Mapped[str] = mapped_column(String(200))
@@ -294,10 +302,10 @@ class ApprovalRequest(Base):
     __tablename__ = "approval_requests"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
-    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"))
-    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"))
+    account_id: Mapped[str] = mapped_column(ForeignKey("corporate_accounts.id"), index=True)
+    booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.id"), index=True)
     kind: Mapped[str] = mapped_column(String(16))
-    requested_room_type_id: Mapped[str | None] = mapped_column(ForeignKey("room_types.id"), nullable=True)
+    requested_room_type_id: Mapped[str | None] = mapped_column(ForeignKey("room_types.id"), nullable=True, index=True)
     requested_rate_cents: Mapped[int] = mapped_column(Integer)
     approver_email: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="pending")
@@ -311,8 +319,8 @@ class ApprovalRequest(Base):
 class Ticket(TicketColumns, Base):
     __tablename__ = "tickets"
 
-    requester_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"))
-    booking_id: Mapped[str | None] = mapped_column(ForeignKey("bookings.id"), nullable=True)
+    requester_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"), index=True)
+    booking_id: Mapped[str | None] = mapped_column(ForeignKey("bookings.id"), nullable=True, index=True)
 
     requester: Mapped[Traveller] = relationship()
     comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
@@ -321,6 +329,6 @@ class Ticket(TicketColumns, Base):
 class TicketComment(CommentColumns, Base):
     __tablename__ = "ticket_comments"
 
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
 
     ticket: Mapped[Ticket] = relationship(back_populates="comments")

@@ -8,12 +8,22 @@ file, because figures from a cut-off campaign would be silently wrong; a resumed
 campaign drops the cut line and runs that attempt again. Any other bad line is an
 error naming the file and line. Shards of one campaign share a run id and are
 merged into one `Run`.
+
+A campaign split with ``--tb-shard I/N`` deals each task's attempts round-robin
+over the N shards, starting at a shard fixed by the task's name (`shard_of`), so
+the split depends only on (task, attempt, N): the same on every machine, with
+or without xdist, whatever else was collected. Each shard's manifest carries its
+``shard``, its own ``expected`` attempts and the whole ``campaign``; merging
+refuses shards of different runs (the fields that differ are named) and two
+files that claim one shard with different records, and names a missing shard
+with the attempts it held.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +33,51 @@ from .signatures import signature
 
 UNKNOWN_RUN = "(unknown)"  # records written before run ids existed
 OUTCOMES = ("passed", "failed", "error")
+
+Key = tuple[str, int]
+
+#: The manifest fields that define a run: shards merge, and a session continues a file, only when all are equal.
+#: The shard (I of N) is not one of them, so every shard of a campaign has the same fingerprint.
+DEFINING = ("bundle", "k", "agent", "user", "judge", "seed", "models")
+
+
+def fingerprint(manifest: Mapping[str, Any]) -> str:
+    """A short hash of the fields that define a run (`DEFINING`)."""
+    text = json.dumps({name: manifest.get(name) for name in DEFINING}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def shard_of(task: str, attempt: int, count: int) -> int:
+    """The shard (1..`count`) that runs `attempt` of `task`.
+
+    Each task's attempts are dealt round-robin over the shards, from a start
+    that a hash of the task's name fixes: every shard gets the same number of a
+    task's attempts (give or take one), so a slow task slows every shard alike,
+    and the answer depends on nothing but its arguments.
+    """
+    start = int.from_bytes(hashlib.sha256(task.encode()).digest()[:8], "big") % count
+    return (start + attempt - 1) % count + 1
+
+
+def expected_attempts(keys: Iterable[Key]) -> dict[str, int | list[int]]:
+    """Attempt keys as a manifest lists them: {task: n} for attempts 1..n, else {task: [attempts]}; tasks sorted."""
+    attempts: dict[str, set[int]] = {}
+    for task, attempt in keys:
+        attempts.setdefault(task, set()).add(attempt)
+    out: dict[str, int | list[int]] = {}
+    for task, numbers in sorted(attempts.items()):
+        top = max(numbers)
+        out[task] = top if len(numbers) == top else sorted(numbers)
+    return out
+
+
+def expected_keys(expected: Mapping[str, Any] | None) -> set[Key]:
+    """The attempt keys a manifest's ``expected`` (or ``campaign``) lists, in either form of `expected_attempts`."""
+    keys: set[Key] = set()
+    for task, attempts in (expected or {}).items():
+        numbers = range(1, int(attempts) + 1) if isinstance(attempts, int) else attempts
+        keys.update((task, int(a)) for a in numbers)
+    return keys
 
 
 class ReportError(ThinkingboxError):
@@ -108,6 +163,10 @@ class Run:
     where: list[str] = field(default_factory=list)  # file:line of each record
     files: list[str] = field(default_factory=list)
     reruns: int = 0  # system errors replaced by a later record of the same attempt
+    shard_count: int | None = None  # N, when the campaign was split with --tb-shard I/N
+    shard_files: dict[int, list[str]] = field(default_factory=dict)  # shard index -> the files that hold it
+    campaign: dict[str, Any] | None = None  # a sharded campaign's every attempt, from any shard's manifest
+    campaign_at: str | None = None  # file:line of the manifest the campaign came from
 
     @property
     def bundle(self) -> str | None:
@@ -122,20 +181,37 @@ class Run:
             return self.manifest["k"]
         return max((r["attempt"] for r in self.records), default=1)
 
-    def missing(self) -> list[tuple[str, int]]:
+    def missing_shards(self) -> list[tuple[int, int | None]]:
+        """The shards of a sharded campaign with no file, each with its attempts (None if no shard says)."""
+        if not self.shard_count:
+            return []
+        count = self.shard_count
+        campaign = expected_keys(self.campaign) if self.campaign is not None else None
+        return [
+            (index, None if campaign is None else sum(shard_of(t, a, count) == index for t, a in campaign))
+            for index in range(1, count + 1)
+            if index not in self.shard_files
+        ]
+
+    def missing(self) -> list[Key]:
         """The (task, attempt) keys expected with no record.
 
-        Expected: the attempts the manifest lists (every attempt collected when the
-        campaign started), so tasks never reached count too; for older files
-        without that list, every task seen x attempts 1..k.
+        Expected: the attempts the manifests list (every attempt collected when the
+        campaign started, the union of its shards'), so tasks never reached count
+        too, and with them the attempts of a shard that has no file; for older
+        files without that list, every task seen x attempts 1..k.
         """
         seen = {(r["task"], r["attempt"]) for r in self.records}
         expected = (self.manifest or {}).get("expected")
-        if isinstance(expected, dict) and expected:
-            keys = [(t, a) for t, n in sorted(expected.items()) for a in range(1, int(n) + 1)]
+        if isinstance(expected, dict) and (expected or self.shard_count):
+            keys = expected_keys(expected)
+            absent = {index for index, _ in self.missing_shards()}
+            if absent and self.campaign is not None and self.shard_count:
+                count = self.shard_count
+                keys |= {(t, a) for t, a in expected_keys(self.campaign) if shard_of(t, a, count) in absent}
         else:
-            keys = [(t, a) for t in sorted({r["task"] for r in self.records}) for a in range(1, self.k + 1)]
-        return [key for key in keys if key not in seen]
+            keys = {(t, a) for t in {r["task"] for r in self.records} for a in range(1, self.k + 1)}
+        return sorted(keys - seen)
 
     def describe(self) -> str:
         return f"{self.id} ({', '.join(self.files)})"
@@ -145,17 +221,22 @@ def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Run]:
     """The runs in the given files, shards merged by run id, in order of first appearance."""
     runs: dict[str, Run] = {}
     seen: dict[tuple[str, str, int], tuple[str, int]] = {}  # key -> (file:line, index in its run's records)
+    file_shard: dict[tuple[str, str], int] = {}  # (run, file) -> the shard index its manifest claims
 
     def run_of(run_id: str, where: str) -> Run:
         run = runs.setdefault(run_id, Run(run_id))
-        source = where.rsplit(":", 1)[0]
+        source = _file(where)
         if source not in run.files:
             run.files.append(source)
         return run
 
     for where, obj in read_lines(paths, required=("task", "attempt", "outcome")):
         if "manifest" in obj:
-            _add_manifest(run_of(obj["manifest"]["run"], where), obj["manifest"], where)
+            run = run_of(obj["manifest"]["run"], where)
+            _add_manifest(run, obj["manifest"], where)
+            shard = obj["manifest"].get("shard")
+            if shard:
+                _claim_shard(run, file_shard, shard["index"], where)
             continue
         run = run_of(obj.get("run") or UNKNOWN_RUN, where)
         key = (run.id, obj["task"], obj["attempt"])
@@ -163,8 +244,12 @@ def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Run]:
             obj["signature"] = signature(obj)  # older records carry no label
         if key in seen:
             first, index = seen[key]
-            if run.records[index]["outcome"] != "error":
-                raise ReportError(_duplicate(where, key, first))
+            shard = file_shard.get((run.id, _file(where)))
+            same_shard = shard is not None and shard == file_shard.get((run.id, _file(first)))
+            if same_shard and _file(first) != _file(where) and run.records[index] == obj:
+                continue  # one shard's record in two files (a copy, or its --tb-errors file): counted once
+            if run.records[index]["outcome"] != "error" or (same_shard and _file(first) != _file(where)):
+                raise ReportError(_duplicate(where, key, first, f"{shard}/{run.shard_count}" if same_shard else ""))
             # --tb-rerun-errors appends a new record for an attempt that ended in a system error: it replaces it.
             run.records[index], run.where[index] = obj, where
             run.reruns += 1
@@ -181,8 +266,29 @@ def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Run]:
     return result
 
 
-def _duplicate(where: str, key: tuple[str, str, int], first: str) -> str:
+def _file(where: str) -> str:
+    return where.rsplit(":", 1)[0]
+
+
+def _claim_shard(run: Run, file_shard: dict[tuple[str, str], int], index: int, where: str) -> None:
+    claimed = file_shard.setdefault((run.id, _file(where)), index)
+    if claimed != index:
+        raise ReportError(
+            f"{where}: this file holds shard {claimed}/{run.shard_count} of run {run.id} and now claims shard "
+            f"{index}/{run.shard_count}; keep each shard's results in its own file"
+        )
+    files = run.shard_files.setdefault(index, [])
+    if _file(where) not in files:
+        files.append(_file(where))
+
+
+def _duplicate(where: str, key: tuple[str, str, int], first: str, shard: str = "") -> str:
     run, task, attempt = key
+    if shard:
+        return (
+            f"{where}: {_file(first)} and {_file(where)} both claim shard {shard} of run {run} with different "
+            f"records (task {task}, attempt {attempt}, first written at {first}); keep one file per shard"
+        )
     why = (
         "records without a run id (older files) all count as one run, so report such files one at a time"
         if run == UNKNOWN_RUN
@@ -192,6 +298,7 @@ def _duplicate(where: str, key: tuple[str, str, int], first: str) -> str:
 
 
 def _add_manifest(run: Run, manifest: dict[str, Any], where: str) -> None:
+    _check_shard(run, manifest, where)
     # A resumed campaign appends a new manifest under the same run: keep the last, with the first start.
     if run.manifest is not None:
         if manifest.get("bundle") != run.manifest.get("bundle"):
@@ -199,15 +306,62 @@ def _add_manifest(run: Run, manifest: dict[str, Any], where: str) -> None:
                 f"{where}: run {run.id} resumed with bundle {manifest.get('bundle')}, but {run.manifest_at} "
                 f"started it with bundle {run.manifest.get('bundle')}; the tasks changed between the shards"
             )
+        _check_fingerprint(run, manifest, where)
         starts = [s for s in (run.manifest.get("started"), manifest.get("started")) if s]
         manifest = {**manifest, **({"started": min(starts)} if starts else {})}
         # Shards expect their own attempts; the campaign expects all of them.
-        expected = {**(run.manifest.get("expected") or {})}
-        for task, n in (manifest.get("expected") or {}).items():
-            expected[task] = max(n, expected.get(task, 0))
-        if expected:
-            manifest["expected"] = dict(sorted(expected.items()))
-    run.manifest, run.manifest_at = dict(manifest), where
+        expected = expected_keys(run.manifest.get("expected")) | expected_keys(manifest.get("expected"))
+        if expected or "expected" in manifest:
+            manifest["expected"] = expected_attempts(expected)
+    manifest = {name: value for name, value in manifest.items() if name != "shard"}  # the merged run is every shard
+    run.manifest, run.manifest_at = manifest, where
+
+
+def _check_fingerprint(run: Run, manifest: dict[str, Any], where: str) -> None:
+    """Refuse a manifest whose fingerprint differs from the run's: different options under one run id."""
+    assert run.manifest is not None
+    mine, theirs = manifest.get("fingerprint"), run.manifest.get("fingerprint")
+    if mine is None or theirs is None or mine == theirs:
+        return  # older files carry no fingerprint; their bundles were compared
+    differ = [name for name in DEFINING if manifest.get(name) != run.manifest.get(name)]
+    now = ", ".join(f"{name} {manifest.get(name)!r}" for name in differ) or f"fingerprint {mine}"
+    then = ", ".join(f"{name} {run.manifest.get(name)!r}" for name in differ) or f"fingerprint {theirs}"
+    raise ReportError(
+        f"{where}: run {run.id} here has {now}, but {run.manifest_at} has {then}; these files are not one "
+        "campaign: shards (and resumed parts) of one run must be run with the same options"
+    )
+
+
+def _check_shard(run: Run, manifest: dict[str, Any], where: str) -> None:
+    """One run is all shards of one split, cut from one campaign, or no shards at all."""
+    shard = manifest.get("shard")
+    if run.manifest is not None and bool(shard) != bool(run.shard_count):
+        raise ReportError(
+            f"{where}: run {run.id} mixes a file of a sharded campaign (--tb-shard) with one that is not (see "
+            f"{run.manifest_at}); give each campaign its own --tb-run id"
+        )
+    if not shard:
+        return
+    if not isinstance(shard, dict) or not all(isinstance(shard.get(n), int) for n in ("index", "count")):
+        raise ReportError(f'{where}: a manifest\'s shard should read {{"index": I, "count": N}}, got {shard!r}')
+    if run.shard_count is not None and shard["count"] != run.shard_count:
+        raise ReportError(
+            f"{where}: this is shard {shard['index']}/{shard['count']}, but {run.manifest_at} split run {run.id} "
+            f"into {run.shard_count} shards; every shard of a campaign needs the same N in --tb-shard I/N"
+        )
+    run.shard_count = shard["count"]
+    campaign = manifest.get("campaign")
+    if campaign is None:
+        return  # an xdist shard cut off before its closing manifest does not know the whole campaign
+    if run.campaign is None:
+        run.campaign, run.campaign_at = campaign, where
+    elif expected_keys(campaign) != expected_keys(run.campaign):
+        ours, theirs = expected_keys(campaign), expected_keys(run.campaign)
+        raise ReportError(
+            f"{where}: shard {shard['index']}/{shard['count']} of run {run.id} was cut from another campaign than "
+            f"{run.campaign_at} ({len(ours - theirs)} attempts only here, {len(theirs - ours)} only there); every "
+            "shard must collect the same tasks (same paths, -k, -m, --tb-tasks and --tb-repeat)"
+        )
 
 
 def _check_bundle_lines(run: Run) -> None:

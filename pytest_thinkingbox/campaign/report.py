@@ -9,7 +9,7 @@ and missing attempts, as plain data that the terminal, JSON and HTML views show.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .costs import Prices, frontier, run_cost
@@ -71,6 +71,29 @@ def _signatures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _shards(run: Run) -> dict[str, Any] | None:
+    """A sharded run's split: N, the shards that have files, and each missing shard with its attempts."""
+    if not run.shard_count:
+        return None
+    return {
+        "count": run.shard_count,
+        "files": {str(index): files for index, files in sorted(run.shard_files.items())},
+        "missing": [
+            {"shard": f"{index}/{run.shard_count}", "attempts": attempts} for index, attempts in run.missing_shards()
+        ],
+    }
+
+
+def shard_gaps(run: Mapping[str, Any]) -> list[str]:
+    """One phrase per missing shard of a report document's run, e.g. "shard 2/3 missing: 160 attempts"."""
+    gaps = (run.get("shards") or {}).get("missing") or []
+    return [
+        f"shard {gap['shard']} missing: "
+        + (f"{gap['attempts']} attempts" if gap["attempts"] is not None else "its attempts are unknown")
+        for gap in gaps
+    ]
+
+
 def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str, Any]:
     """The report document (plain JSON-able data) that the terminal, JSON and HTML views show.
 
@@ -93,6 +116,7 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
                 "complete": bool(run.records) and not missing,
                 "missing": [list(key) for key in missing[:MISSING_SHOWN]],
                 "missing_count": len(missing),
+                "shards": _shards(run),
                 "reruns": run.reruns,
                 "cost": run_cost(run, agg["overall"], prices),
                 "signatures": _signatures(run.records),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import MetaData, inspect, select
+from sqlalchemy import MetaData, func, inspect, select
 from sqlalchemy.orm import Session
 
 from .tools import NOT_FOUND, ToolFailure, ToolSet
@@ -62,11 +62,39 @@ def next_id(db: Session, model: type, prefix: str, width: int = 4) -> str:
     """The next id of the form ``<prefix><number>``, computed from the rows present.
 
     Deterministic: the same start state and the same calls give the same ids.
+    The highest number is found by length, longest ids first, through the
+    index on the key's length the backends add (see ``backends/tracking.py``):
+    a few index probes, not a scan of the table.
     """
-    column: Any = inspect(model).primary_key[0]
-    taken = db.scalars(select(column).where(column.like(f"{prefix}%"))).all()
-    numbers = [int(m.group(1)) for m in (re.fullmatch(re.escape(prefix) + r"(\d+)", v) for v in taken) if m]
-    return f"{prefix}{max(numbers, default=0) + 1:0{width}d}"
+    key: Any = inspect(model).primary_key[0]
+    # Ordered bytewise, as the index orders keys on PostgreSQL and SQLite does anyway.
+    column = key.collate("C") if db.get_bind().dialect.name == "postgresql" else key
+    length: Any = func.length(key)
+    pattern = re.compile(re.escape(prefix) + r"([0-9]+)")
+    best = 0
+    longest = db.scalar(select(func.max(length)))
+    while longest is not None and longest > len(prefix):
+        digits = longest - len(prefix)
+        if 10**digits - 1 <= best:
+            break  # no number of this many digits, or fewer, is higher
+        best = max(best, _highest(db, column, length, pattern, prefix, longest, digits))
+        longest = db.scalar(select(func.max(length)).where(length < longest))
+    return f"{prefix}{best + 1:0{width}d}"
+
+
+def _highest(
+    db: Session, column: Any, length: Any, pattern: re.Pattern[str], prefix: str, size: int, digits: int
+) -> int:
+    """The highest number among ids `size` long that are `prefix` and `digits` digits (0 if none)."""
+    # Every such id lies in this range, where bytewise order is numeric order; other ids in it are skipped.
+    query = select(column).where(length == size, column >= prefix + "0" * digits).order_by(column.desc()).limit(32)
+    below = column <= prefix + "9" * digits
+    while found := db.scalars(query.where(below)).all():
+        for value in found:
+            if match := pattern.fullmatch(str(value)):
+                return int(match.group(1))
+        below = column < found[-1]
+    return 0
 
 
 def get_or_fail(db: Session, model: type[T], key: Any, what: str | None = None) -> T:

@@ -10,6 +10,13 @@ and classifies each difference, keyed by primary key, never list position:
 * extra: the agent changed it and the golden calls left it as it was.
 
 Fields whose column ``info`` carries ``volatile`` are ignored by `compare`.
+
+`diff` and `compare` work as well on partial snapshots, all restricted to one
+set of rows that holds every row that differs between them: a `Delta` (the
+rows written since a baseline, each with its value then and now, as the
+backends' change tracking reports them) gives such snapshots through
+`graded_states`, and `delta_hash` hashes a state as a base plus a delta, so
+that grading costs what an attempt wrote, not what the database holds.
 Nothing here knows about agents or pytest.
 """
 
@@ -29,6 +36,7 @@ from .values import jsonable, quote_identifier
 Key = str  # a primary key rendered as text ("T-20", or "O-1|2" for composite keys)
 Row = dict[str, Any]
 Snapshot = dict[str, dict[Key, Row]]
+Delta = dict[str, dict[Key, tuple[Row | None, Row | None]]]  # per table and touched key: (was, now); None = absent
 
 
 def snapshot(session: Session, metadata: MetaData) -> Snapshot:
@@ -70,8 +78,75 @@ def _plan(metadata: MetaData) -> list[tuple[str, str, list[str], list[int]]]:
 
 def state_hash(state: Snapshot) -> str:
     """A short content hash of a snapshot (identical states hash identically)."""
-    text = json.dumps(state, sort_keys=True, separators=(",", ":"), default=str)
+    return _content_hash(state)
+
+
+def _content_hash(content: Any) -> str:
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def changed(delta: Delta) -> Delta:
+    """`delta` without the rows written back to their value at the baseline."""
+    kept = {table: {k: pair for k, pair in rows.items() if pair[0] != pair[1]} for table, rows in delta.items()}
+    return {table: rows for table, rows in kept.items() if rows}
+
+
+def followed_by(first: Delta, then: Delta) -> Delta:
+    """The delta from `first`'s baseline to `then`'s present (`then`'s baseline is `first`'s present)."""
+    out = {table: dict(rows) for table, rows in first.items()}
+    for table, rows in then.items():
+        merged = out.setdefault(table, {})
+        for key, (was, now) in rows.items():
+            merged[key] = (merged[key][0] if key in merged else was, now)
+    return out
+
+
+def delta_hash(base: str, delta: Delta) -> str:
+    """The hash of the state reached from a state hashed `base` by `delta`.
+
+    Only rows whose value differs from the base count, so equal states reached
+    from one base hash equal, whichever rows were written on the way.
+    """
+    rows = {table: {key: now for key, (_, now) in rows.items()} for table, rows in changed(delta).items()}
+    return _content_hash({"base": base, "rows": rows})
+
+
+def graded_states(episode: Delta, golden: Delta) -> tuple[Snapshot, Snapshot, Snapshot]:
+    """The start, golden end and agent's end states, restricted to the rows either delta touched.
+
+    Both deltas have the start state as their baseline. A row only one of
+    them touched holds its start value in the other state, so `diff` and
+    `compare` of these partial states give what they give on full snapshots.
+    """
+    before: Snapshot = {}
+    golden_end: Snapshot = {}
+    after: Snapshot = {}
+    for table in set(episode) | set(golden):
+        by_agent, by_golden = episode.get(table, {}), golden.get(table, {})
+        for key in set(by_agent) | set(by_golden):
+            start = by_agent[key][0] if key in by_agent else by_golden[key][0]
+            for state, row in (
+                (before, start),
+                (golden_end, by_golden[key][1] if key in by_golden else start),
+                (after, by_agent[key][1] if key in by_agent else start),
+            ):
+                rows = state.setdefault(table, {})
+                if row is not None:
+                    rows[key] = row
+    return before, golden_end, after
+
+
+def undo(state: Snapshot, delta: Delta) -> Snapshot:
+    """The full state `delta`'s baseline was, given the full state it reached."""
+    out = {table: dict(rows) for table, rows in state.items()}
+    for table, rows in delta.items():
+        for key, (was, _) in rows.items():
+            if was is None:
+                out[table].pop(key, None)
+            else:
+                out[table][key] = was
+    return out
 
 
 def volatile_fields(metadata: MetaData) -> dict[str, set[str]]:

@@ -126,7 +126,7 @@ class ToolSet:
                 _served(fn, read_only),
                 name=name,
                 annotations=ToolAnnotations(read_only_hint=read_only, destructive_hint=not read_only),
-                structured_output=False,
+                structured_output=False,  # text results and no output schema (ToolSession._send relies on it)
             )
         return server
 
@@ -207,6 +207,7 @@ class ToolSession:
         self._db = db
         self._client: Any = None
         self.specs: list[ToolSpec] = []
+        self.calls: list[tuple[str, Any, ToolResult]] = []  # every call and its result, in the order answered
 
     async def __aenter__(self) -> ToolSession:
         from mcp import Client
@@ -249,6 +250,11 @@ class ToolSession:
         The SDK's argument models ignore names a tool does not declare; an
         argument dropped silently would let a misspelt one pass, so it is refused here.
         """
+        result = await self._answer(name, arguments)
+        self.calls.append((name, arguments, result))
+        return result
+
+    async def _answer(self, name: str, arguments: Any) -> ToolResult:
         if name not in self._toolset:
             known = ", ".join(sorted(s.name for s in self.specs))
             return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
@@ -258,4 +264,18 @@ class ToolSession:
         unknown = self._toolset.unknown_arguments(name, arguments)
         if unknown is not None:
             return ToolResult(error_payload(INVALID_ARGUMENT, f"{unknown}; nothing was run"), INVALID_ARGUMENT)
-        return _normalize(await self._client.call_tool(name, arguments))
+        return _normalize(await self._send(name, arguments))
+
+    async def _send(self, name: str, arguments: dict[str, Any]) -> Any:
+        """One ``tools/call`` request through the client session.
+
+        `Client.call_tool` would list every tool again on the first successful
+        call of each new session (about 2 ms for retail's 33 schemas) only to
+        validate structured results against output schemas, and these tools
+        declare none (`ToolSet.server` serves text). The request and its
+        result still go through the SDK's session, dispatcher and server.
+        """
+        from mcp_types import CallToolRequest, CallToolRequestParams, CallToolResult
+
+        request = CallToolRequest(params=CallToolRequestParams(name=name, arguments=arguments))
+        return await self._client.session.send_request(request, CallToolResult)

@@ -4,9 +4,11 @@
     attempts   --tb-repeat, --tb-seed, the limits, the tb_repeat marker and the fixtures (`tb`)
     database   --tb-db and the tb_db_url fixture
     outcomes   each attempt's record on its test report
+    concurrency --tb-concurrency: the next tests' episodes started early
     results    --tb-results, --tb-aggregate, --tb-errors, --tb-resume, --tb-rerun-errors, --tb-run, the summary
     gates      --tb-gate
     pools      --tb-tasks
+    shards     --tb-shard I/N: one of N disjoint shares of a campaign
     validation --tb-validate and the tb_validity marker (its report: validity.py)
 
 Loading the plugin imports nothing heavy: SQLAlchemy, the MCP SDK and the
@@ -16,5 +18,16 @@ agents load only when a task's `tb` fixture is set up.
 # Each module comes after the ones it imports, so pytest imports (and rewrites) every one itself.
 pytest_plugins = [
     f"pytest_thinkingbox.plugin.{name}"
-    for name in ("roles", "outcomes", "attempts", "database", "gates", "pools", "validation", "results")
+    for name in (
+        "roles",
+        "outcomes",
+        "concurrency",
+        "attempts",
+        "database",
+        "gates",
+        "pools",
+        "validation",
+        "shards",
+        "results",
+    )
 ]

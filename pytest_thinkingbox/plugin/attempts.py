@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from .concurrency import STARTING_EARLY, WORKER, concurrency
 from .options import group, positive_int
 from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key
 from .roles import MODELS
@@ -134,8 +135,11 @@ def _tb_worker(pytestconfig: pytest.Config, tb_db_url: str | None) -> Iterator[A
         databases = open_backend(tb_db_url)
     except Exception as exc:
         raise HarnessError("backend", f"opening the database backend failed: {type(exc).__name__}: {exc}") from exc
-    cache = WorkerCache(databases=databases, models=pytestconfig.stash[MODELS])
+    workers = getattr(pytestconfig, "workerinput", {}).get("workercount", 1)  # they share each rate limit
+    cache = WorkerCache(databases=databases, models=pytestconfig.stash[MODELS], rate_share=1 / workers)
+    pytestconfig.stash[WORKER] = cache
     yield cache
+    del pytestconfig.stash[WORKER]
     cache.close()
 
 
@@ -174,6 +178,8 @@ def tb(
             max_turns=config.getoption("tb_max_turns"),
             time_limit_s=config.getoption("tb_time_limit"),
         ),
+        early_key=item.nodeid if concurrency(config) > 1 else None,
+        start_early=item.stash.get(STARTING_EARLY, False),
     )
     item.stash[ATTEMPT] = attempt
     try:

@@ -184,8 +184,25 @@ def pytest_runtest_makereport_of_endpoints(item: pytest.Item, call: pytest.CallI
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
-    if report.skipped or "_tb_attempt" not in getattr(item, "fixturenames", ()):
+    if "_tb_attempt" not in getattr(item, "fixturenames", ()):
         return report
+    if not report.skipped:
+        _add_record(item, call, report)
+    if call.when == "teardown":
+        forget_attempt(item)  # its record is made: the item, kept all session, must not keep the transcript alive
+    return report
+
+
+def forget_attempt(item: pytest.Item) -> None:
+    """Drop what the item's stash holds for its record (the attempt, with its transcript and database session)."""
+    keys: tuple[pytest.StashKey[Any], ...] = (ATTEMPT, DOMAIN, CALL_PASSED, VALIDATION)
+    for key in keys:
+        if key in item.stash:
+            del item.stash[key]
+
+
+def _add_record(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> None:
+    """Put the attempt's record on the report (`tb_record`) of its call, or of a setup or teardown that failed."""
     if call.when == "call":
         item.stash[CALL_PASSED] = report.passed
     if call.when == "call" or report.failed:
@@ -198,7 +215,34 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             # Shown beside the diff; JUnit XML carries it as a property (and as system-out with junit_logging).
             report.sections.append(("Captured stdout: what the agent did", text))
             item.user_properties.append(("thinkingbox_transcript", text))  # junitxml reads them at teardown
-    return report
+
+
+#: The fields of a record that the session still reads once the record is written: the aggregate and the
+#: terminal table (task, domain, outcome), the status letter (outcome), the summary's notes (agent, error),
+#: --tb-validate's report (hashes, and the validation of first attempts).
+SUMMARY_FIELDS = ("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash")
+
+
+def record_summary(record: dict[str, Any]) -> dict[str, Any]:
+    """What a written record leaves behind for the rest of the session: `SUMMARY_FIELDS`, and its validation."""
+    summary = {name: record.get(name) for name in SUMMARY_FIELDS}
+    if "validation" in record:
+        summary["validation"] = record["validation"]
+    return summary
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Once every other plugin has had the report, its record shrinks to a summary.
+
+    By then the controller's results keeper has the record and xdist has sent
+    it from the worker; pytest's terminal reporter keeps every report to the
+    end of the session, so a full record (its transcript) would stay in memory
+    for each attempt run.
+    """
+    record = getattr(report, "tb_record", None)
+    if record is not None:
+        report.tb_record = record_summary(record)  # type: ignore[attr-defined]  # set by _add_record
 
 
 TEXT_LIMIT = 300  # characters of a message or tool result shown in a failure's transcript

@@ -27,13 +27,22 @@ from typing import Any
 
 import pytest
 
-from ..campaign.records import ReportError, ResultsWriter, read_lines
+from ..campaign.records import (
+    DEFINING,
+    ReportError,
+    ResultsWriter,
+    expected_attempts,
+    expected_keys,
+    fingerprint,
+    read_lines,
+)
 from ..core.bundle import __version__
 from .attempts import REPEAT
 from .gates import apply_gates
 from .options import group
-from .outcomes import ERROR, crash_record, finished_record, item_key, key_of_nodeid
+from .outcomes import ERROR, crash_record, finished_record, item_key, key_of_nodeid, record_summary
 from .roles import MODELS, agent_name, role_name
+from .shards import CAMPAIGN, SHARD
 
 Key = tuple[str, int]
 
@@ -115,7 +124,7 @@ def _read(path: Path, option: str) -> tuple[dict[str, Any] | None, dict[Key, dic
             if "manifest" in obj:
                 manifest = obj["manifest"]
             else:
-                latest[(obj["task"], obj["attempt"])] = obj
+                latest[(obj["task"], obj["attempt"])] = record_summary(obj)  # its transcript is not needed
     except ReportError as exc:
         raise pytest.UsageError(f"{option}: {exc}") from None
     return manifest, latest
@@ -155,27 +164,8 @@ def manifest(config: pytest.Config) -> dict[str, Any]:
         "prices": models.prices,
         "seed": config.getoption("tb_seed"),
         "k": config.stash[REPEAT],
+        **({"shard": {"index": shard.index, "count": shard.count}} if (shard := config.stash[SHARD]) else {}),
     }
-
-
-#: The manifest fields that define a run: a session continues an earlier file only when all are equal.
-DEFINING = ("bundle", "k", "agent", "user", "judge", "seed", "models")
-
-
-def fingerprint(manifest: dict[str, Any]) -> str:
-    """A short hash of the fields that define a run (`DEFINING`)."""
-    import hashlib
-
-    text = json.dumps({name: manifest.get(name) for name in DEFINING}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def expected_attempts(keys: Iterable[Key]) -> dict[str, int]:
-    """The attempts a session runs, as {task: attempts}, tasks sorted."""
-    out: dict[str, int] = {}
-    for task, attempt in keys:
-        out[task] = max(out.get(task, 0), attempt)
-    return dict(sorted(out.items()))
 
 
 def check_paths(config: pytest.Config, continued: Path | None) -> None:
@@ -211,7 +201,7 @@ class Results:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.k = config.stash[REPEAT]
-        self.records: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []  # a summary of each record written (outcomes.record_summary)
         self._pending: dict[str, dict[str, Any]] = {}
         self._durations: dict[str, float] = {}
         results, aggregate_path, errors = (config.getoption(o) for o in ("tb_results", "tb_aggregate", "tb_errors"))
@@ -266,7 +256,16 @@ class Results:
                 f"{option} {path}: that run had {then}; this session has {now}. A continued campaign must be the "
                 "same run: pass the same options, or start a new results file"
             )
+        if manifest.get("shard") != self.manifest.get("shard"):
+            was, asked = (m.get("shard") for m in (manifest, self.manifest))
+            then = f"is shard {was['index']}/{was['count']}" if was else "is not a shard"
+            fix = f"pass --tb-shard {was['index']}/{was['count']}" if was else "leave out --tb-shard"
+            if was and asked:
+                fix += f", not {asked['index']}/{asked['count']}"
+            raise pytest.UsageError(f"{option} {path}: that file {then}; {fix}")
         self.manifest["expected"] = manifest.get("expected", {})
+        if "campaign" in manifest:
+            self.manifest["campaign"] = manifest["campaign"]
         self.manifest["run"] = manifest["run"]
         self.manifest["started"] = manifest.get("started", self.manifest["started"])
 
@@ -298,10 +297,15 @@ class Results:
     def _collection_known(self, keys: Iterable[Key]) -> None:
         """Write the manifest line with the attempts this campaign expects, before any attempt's line."""
         self._collected = set(keys)
-        expected = self.manifest.get("expected", {})
-        both = {(t, a) for t, n in expected.items() for a in range(1, n + 1)} | self._collected
-        self.manifest["expected"] = expected_attempts(both)
+        self.manifest["expected"] = expected_attempts(expected_keys(self.manifest.get("expected")) | self._collected)
+        self._note_campaign()
         self._write_manifest()
+
+    def _note_campaign(self) -> None:
+        """A shard's manifest lists the whole campaign it was cut from (under xdist, known once a worker ends)."""
+        if self.manifest.get("shard") and CAMPAIGN in self.config.stash:
+            campaign = expected_keys(self.manifest.get("campaign")) | expected_keys(self.config.stash[CAMPAIGN])
+            self.manifest["campaign"] = expected_attempts(campaign)
 
     def _write_manifest(self) -> None:
         if self._out:
@@ -328,7 +332,7 @@ class Results:
         self._write(finished_record(self._pending.pop(nodeid), self._durations.pop(nodeid), self.manifest))
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.records.append(record)
+        self.records.append(record_summary(record))
         if self._out:
             self._out.write(record)
         if self._errors and record["outcome"] == ERROR:
@@ -357,6 +361,7 @@ class Results:
             self._collected = set()
             self._write_manifest()
         self._name_agents()
+        self._note_campaign()
         self.manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         if self._out:
             self._out.write({"manifest": self.manifest})
@@ -380,6 +385,12 @@ class Results:
             terminalreporter.write_line(
                 f"The {stage} endpoint was down: {count} attempts were recorded as system errors without calling "
                 "it; re-run them with --tb-rerun-errors once it is back."
+            )
+        shard = self.manifest.get("shard")
+        if shard:
+            terminalreporter.write_line(
+                f"These figures are shard {shard['index']}/{shard['count']} of run {self.manifest['run']} only; "
+                "merge every shard's results with `thinkingbox report`."
             )
         if self._earlier:
             assert self._continued is not None

@@ -160,7 +160,7 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
     for name in BASELINES:
         g = grade(functools.partial(make_agent, BLIND + name))
         baselines[name] = {"outcome": _passes(g), "differences": g.differences, "ok": baseline_ok.get(name)}
-    ids = {table: sorted(rows) for table, rows in run._before.items()}
+    ids = {table: sorted(rows) for table, rows in run.start_state().items()}
     found = []
     for m in mutants(run.golden, attempt.domain.tools.writes(), ids):
         g = grade(_replaying(m.calls))

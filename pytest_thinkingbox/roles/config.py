@@ -43,6 +43,8 @@ class ModelConfig:
     max_retries: int = 4
     breaker_failures: int = 5  # consecutive failed requests that mark the endpoint down
     breaker_cooldown_s: float = 30.0  # how long a down endpoint is not called before one request tries it again
+    requests_per_minute: float | None = None  # the endpoint's limits, shared by every worker (None: none)
+    tokens_per_minute: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
 
     def api_key(self) -> str:
@@ -124,6 +126,10 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
                 raise TypeError(f"{role}.{name} must be a whole number, got {value!r}")
         if config.breaker_failures < 1:
             raise TypeError(f"{role}.breaker_failures must be at least 1, got {config.breaker_failures!r}")
+        for name in ("requests_per_minute", "tokens_per_minute"):
+            value = getattr(config, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise TypeError(f"{role}.{name} must be a number above 0, got {value!r}")
         for name in ("base_url", "api_key_env"):
             value = getattr(config, name)
             if value is not None and (not isinstance(value, str) or not value.strip()):

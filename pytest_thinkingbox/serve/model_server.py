@@ -92,10 +92,10 @@ class ScriptedModelServer:
         self._rng = random.Random(seed)
         self.faults: collections.deque[Fault] = collections.deque()
         self.requests: list[str] = []  # the path of every request, in order
+        self.arrivals: list[float] = []  # when each completion request arrived (time.monotonic())
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._http = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
-        self._http.daemon_threads = True
+        self._http = _Listener(("127.0.0.1", port), _handler(self))
         self._thread: threading.Thread | None = None
 
     @property
@@ -284,8 +284,17 @@ def _responses_body(server: ScriptedModelServer, model: str, c: Conversation, te
     }
 
 
+class _Listener(ThreadingHTTPServer):
+    """One thread per connection, kept open between requests, and a backlog for many episodes at once."""
+
+    daemon_threads = True
+    request_queue_size = 1024  # a campaign's episodes connect at once; the default of 5 refuses most of them
+
+
 def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: a client's pooled connection serves request after request
+
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             pass
 
@@ -308,6 +317,7 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, b'{"error": {"message": "not found"}}')
 
         def do_POST(self) -> None:
+            server.arrivals.append(time.monotonic())
             server.requests.append(self.path)
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             fault = server.next_fault()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..report import shard_gaps
 from ..signatures import describe
 from .terminal import format_table
 
@@ -79,6 +80,7 @@ def completeness_lines(run: Mapping[str, Any]) -> list[str]:
     keys = ", ".join(f"{task}#{attempt}" for task, attempt in run["missing"][:10])
     more = " ..." if run["missing_count"] > 10 else ""
     return [
+        *(f"incomplete: {gap}; run it with the same options and --tb-run {run['id']}" for gap in shard_gaps(run)),
         f"incomplete: {run['missing_count']} of {agg['tasks'] * agg['k']} attempts missing "
         f"({agg['tasks']} tasks x k = {agg['k']}); pass@k and pass^k of the short tasks are estimated at k = "
         "their attempt count. Finish the run with --tb-resume.",

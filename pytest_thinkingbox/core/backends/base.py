@@ -11,6 +11,9 @@ from sqlalchemy import Engine, MetaData
 from sqlalchemy.orm import Session
 
 from ..errors import HarnessError
+from ..state import Delta
+from .tracking import changes as tracked_changes
+from .tracking import forget
 
 _current: ContextVar[Session] = ContextVar("thinkingbox_session")
 
@@ -51,6 +54,30 @@ class ReusedDatabases:
         engine = engine_of(session)
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def take_changes(self, session: Session) -> Delta:
+        """The rows written since the last restore or take, with their values then and now; commits.
+
+        What is read becomes the new baseline, so the next call reports only
+        what is written after this one.
+        """
+        session.commit()  # the ORM's pending writes first; and a later rollback must not bring back the baseline
+        cursor = session.connection().connection.cursor()
+        try:
+            delta = tracked_changes(cursor, self._schema(session))
+            forget(cursor, list(delta))
+        finally:
+            cursor.close()
+        session.commit()
+        return delta
+
+    def changes(self, session: Session) -> Delta:
+        """The rows written since the last restore or take (`take_changes`), with their values then and now."""
+        cursor = session.connection().connection.cursor()
+        try:
+            return tracked_changes(cursor, self._schema(session))
+        finally:
+            cursor.close()
 
     def _take(self, metadata: MetaData) -> Engine:
         idle = self._idle.get(metadata)

@@ -28,6 +28,7 @@ from sqlalchemy.pool import NullPool
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
 from .base import ReusedDatabases, driver_connection, forget_compiled
+from .tracking import RESTORING, forget, postgres_ddl
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -206,6 +207,9 @@ class PostgresBackend(ReusedDatabases):
         finally:
             for fk in immediate:
                 fk.deferrable = None
+        with engine.begin() as connection:  # the change tracking: shadows, triggers, key-length indexes
+            for statement in postgres_ddl(metadata):
+                connection.exec_driver_sql(statement)
         return engine
 
     def defer_foreign_keys(self, session: Session) -> None:
@@ -224,6 +228,9 @@ def _load(session: Session, image: Image) -> None:
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+        # The copy is not a write of the attempt: the triggers skip it, and the restored state is the baseline.
+        cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
+        forget(cursor, [name for name, _ in image.tables])
         # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
         for name, _ in reversed(image.tables):
             cursor.execute(f"DELETE FROM {quote_identifier(name)}")

@@ -19,14 +19,21 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from .base import ReusedDatabases, driver_connection, forget_compiled
+from .tracking import forget, sqlite_ddl, touched_tables
 
 
 @dataclass(frozen=True)
 class Image:
-    """A SQLite database as bytes, with the schema it holds."""
+    """A SQLite database as bytes, with the schema it holds.
+
+    The bytes hold the change tracking's shadow tables too; `written` names
+    those that were not empty, which a restore empties (a restored state is
+    its own baseline).
+    """
 
     metadata: MetaData
     data: bytes
+    written: tuple[str, ...] = ()
 
 
 class SQLiteBackend(ReusedDatabases):
@@ -45,10 +52,14 @@ class SQLiteBackend(ReusedDatabases):
         session = Session(self._add(metadata))
         try:
             metadata.create_all(session.connection())
+            raw = driver_connection(session)
+            for statement in sqlite_ddl(metadata):
+                raw.execute(statement)
             session.commit()
             self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
+            self.take_changes(session)  # the seed is the image: nothing is written yet
             return self.dump(session)
         finally:
             self.release(session)
@@ -63,12 +74,21 @@ class SQLiteBackend(ReusedDatabases):
         with engine.connect() as connection:
             raw: Any = connection.connection.driver_connection
             raw.deserialize(image.data)
+            if image.written:
+                forget(raw, list(image.written))
+                raw.commit()
         return Session(engine, expire_on_commit=False)
 
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
         session.commit()
-        return Image(self._schema(session), driver_connection(session).serialize())
+        metadata, raw = self._schema(session), driver_connection(session)
+        cursor = raw.cursor()
+        try:
+            written = touched_tables(cursor, metadata)
+        finally:
+            cursor.close()
+        return Image(metadata, raw.serialize(), tuple(written))
 
     def defer_foreign_keys(self, session: Session) -> None:
         """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
@@ -87,4 +107,5 @@ class SQLiteBackend(ReusedDatabases):
         # The schema arrives with the image (create_all in build_image, else deserialize).
         connection = sqlite3.connect(":memory:", check_same_thread=False)
         connection.execute("PRAGMA foreign_keys = ON")  # enforced as on PostgreSQL, so tasks stay portable
+        connection.execute("PRAGMA recursive_triggers = ON")  # rows INSERT OR REPLACE deletes are tracked too
         return create_engine("sqlite://", creator=lambda: connection, poolclass=StaticPool)

@@ -1,0 +1,181 @@
+"""Which rows a database has written since a baseline, kept by the database itself.
+
+Every table of a domain gets a shadow table (``_tb_was_<table>``) and
+triggers that, on the first write to a row since the baseline, record its key
+and its value at the baseline (or that it did not exist). Raw SQL writes fire
+the triggers as ORM writes do, so nothing written escapes grading. `changes`
+reads the touched rows, each with its value at the baseline and now, through
+the driver's cursor as `state.snapshot` does (values compare equal to a
+snapshot's); `forget` empties the shadows, making the present the baseline.
+
+Tables whose key is one text column also get an index on the key's length
+and the key, so that `domain.next_id` finds the highest numbered id without
+scanning the table.
+
+A SQLite image carries the triggers and empty shadows inside its bytes; a
+PostgreSQL database gets them once, when it is created, and a restore
+(which must not count its own copying as writes) empties the shadows.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from sqlalchemy import MetaData, String, Table
+
+from ..state import Delta
+from ..values import jsonable, quote_identifier
+
+EXISTED = "_tb_existed"  # the shadow's flag: the row existed at the baseline (its columns hold its values then)
+RESTORING = "thinkingbox.restoring"  # PostgreSQL setting under which the triggers record nothing
+
+
+def shadow_name(table: str) -> str:
+    """The shadow table that records the first write since the baseline to each row of `table`."""
+    return f"_tb_was_{table}"
+
+
+def length_index_name(table: str) -> str:
+    return f"_tb_len_{table}"
+
+
+def text_key(table: Table) -> Any:
+    """The table's key column when the key is one text column (ids that `next_id` numbers), else None."""
+    keys = list(table.primary_key.columns)
+    return keys[0] if len(keys) == 1 and isinstance(keys[0].type, String) else None
+
+
+def sqlite_ddl(metadata: MetaData) -> list[str]:
+    """Shadows, triggers and key-length indexes for a SQLite database of `metadata`'s schema.
+
+    Shadow columns have no declared type, so SQLite stores each value as the
+    table holds it (a declared type would convert some, such as "0012").
+    The connection needs ``PRAGMA recursive_triggers = ON`` so that rows an
+    ``INSERT OR REPLACE`` deletes are recorded too.
+    """
+    statements = []
+    for table in metadata.sorted_tables:
+        name, shadow = quote_identifier(str(table.name)), quote_identifier(shadow_name(str(table.name)))
+        columns = [quote_identifier(str(c.name)) for c in table.columns]
+        keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
+        statements.append(f"CREATE TABLE {shadow} ({EXISTED}, {', '.join(columns)}, PRIMARY KEY ({', '.join(keys)}))")
+
+        # NOT EXISTS rather than INSERT OR IGNORE: an outer statement's conflict clause would override the trigger's.
+        was, added = _first_touch(shadow, keys, "OLD", 1, columns), _first_touch(shadow, keys, "NEW", 0, keys)
+        for event, body in (("INSERT", added), ("UPDATE", f"{was} {added}"), ("DELETE", was)):
+            trigger = quote_identifier(f"_tb_track_{table.name}_{event.lower()}")
+            statements.append(f"CREATE TRIGGER {trigger} AFTER {event} ON {name} BEGIN {body} END")
+        key = text_key(table)
+        if key is not None:
+            column = quote_identifier(str(key.name))
+            index = quote_identifier(length_index_name(str(table.name)))
+            statements.append(f"CREATE INDEX {index} ON {name} (length({column}), {column})")
+    return statements
+
+
+def _first_touch(shadow: str, keys: list[str], row: str, existed: int, values: list[str]) -> str:
+    """A trigger statement: record `row` (OLD or NEW) in the shadow unless its key is there already."""
+    absent = " AND ".join(f"{k} = {row}.{k}" for k in keys)
+    return (
+        f"INSERT INTO {shadow} ({EXISTED}, {', '.join(values)}) "
+        f"SELECT {existed}, {', '.join(f'{row}.{v}' for v in values)} "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {shadow} WHERE {absent});"
+    )
+
+
+def postgres_ddl(metadata: MetaData) -> list[str]:
+    """Shadows, triggers and key-length indexes for a PostgreSQL database of `metadata`'s schema.
+
+    A shadow is made with ``CREATE TABLE ... AS``, which keeps the column
+    types (values read back as the table's) and drops NOT NULL (a row that did
+    not exist at the baseline has only its key). The key-length index orders
+    keys bytewise (``COLLATE "C"``), as SQLite does.
+    """
+    statements = []
+    for table in metadata.sorted_tables:
+        name, shadow = quote_identifier(str(table.name)), quote_identifier(shadow_name(str(table.name)))
+        keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
+        function = quote_identifier(f"_tb_track_{table.name}")
+        statements += [
+            f"CREATE TABLE {shadow} AS SELECT *, true AS {EXISTED} FROM {name} WITH NO DATA",
+            f"ALTER TABLE {shadow} ADD PRIMARY KEY ({', '.join(keys)})",
+            f"""CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('{RESTORING}', true) = 'on' THEN RETURN NULL; END IF;
+    IF TG_OP <> 'INSERT' THEN
+        INSERT INTO {shadow} SELECT OLD.*, true ON CONFLICT DO NOTHING;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        INSERT INTO {shadow} ({", ".join(keys)}, {EXISTED})
+        VALUES ({", ".join(f"NEW.{k}" for k in keys)}, false) ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END $$""",
+            f"CREATE TRIGGER _tb_track AFTER INSERT OR UPDATE OR DELETE ON {name} "
+            f"FOR EACH ROW EXECUTE FUNCTION {function}()",
+        ]
+        key = text_key(table)
+        if key is not None:
+            column = quote_identifier(str(key.name))
+            index = quote_identifier(length_index_name(str(table.name)))
+            statements.append(f'CREATE INDEX {index} ON {name} (length({column}), {column} COLLATE "C")')
+    return statements
+
+
+def touched_tables(cursor: Any, metadata: MetaData) -> list[str]:
+    """The tables with rows written since the baseline (one query, whatever the number of tables)."""
+    plan = _plan(metadata)
+    cursor.execute(plan.pending)
+    return [plan.tables[i][0] for (i,) in cursor.fetchall()]
+
+
+def changes(cursor: Any, metadata: MetaData) -> Delta:
+    """Every row written since the baseline: per table and key, its value then and now (None: absent)."""
+    plan = _plan(metadata)
+    reads = {name: (sql, columns, keys) for name, sql, columns, keys in plan.tables}
+    delta: Delta = {}
+    for name in touched_tables(cursor, metadata):
+        sql, columns, key_positions = reads[name]
+        cursor.execute(sql)
+        width = len(columns)
+        rows = delta[name] = {}
+        for values in cursor.fetchall():
+            was_values, now_values = values[1 : width + 1], values[width + 1 :]
+            key = "|".join(str(was_values[i]) for i in key_positions)
+            was = dict(zip(columns, map(jsonable, was_values), strict=True)) if values[0] else None
+            present = now_values[key_positions[0]] is not None
+            now = dict(zip(columns, map(jsonable, now_values), strict=True)) if present else None
+            rows[key] = (was, now)
+    return delta
+
+
+def forget(cursor: Any, tables: list[str]) -> None:
+    """Make the present the baseline of `tables` (the rest have nothing recorded)."""
+    for name in tables:
+        cursor.execute(f"DELETE FROM {quote_identifier(shadow_name(name))}")
+
+
+class _Plan:
+    def __init__(self, metadata: MetaData) -> None:
+        self.tables: list[tuple[str, str, list[str], list[int]]] = []
+        pending = []
+        for i, table in enumerate(metadata.sorted_tables):
+            name = str(table.name)
+            columns = [str(c.name) for c in table.columns]
+            keys = [columns.index(str(c.name)) for c in table.primary_key.columns]
+            quoted = [quote_identifier(c) for c in columns]
+            shadow = quote_identifier(shadow_name(name))
+            join = " AND ".join(f"n.{quoted[k]} = w.{quoted[k]}" for k in keys)
+            sql = (
+                f"SELECT w.{EXISTED}, {', '.join('w.' + c for c in quoted)}, {', '.join('n.' + c for c in quoted)} "
+                f"FROM {shadow} w LEFT JOIN {quote_identifier(name)} n ON {join}"
+            )
+            self.tables.append((name, sql, columns, keys))
+            pending.append(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {shadow})")
+        self.pending = " UNION ALL ".join(pending)
+
+
+@functools.cache
+def _plan(metadata: MetaData) -> _Plan:
+    return _Plan(metadata)

@@ -1,0 +1,182 @@
+"""--tb-concurrency: up to N model-bound episodes in flight per process, each attempt still its own test.
+
+pytest runs one test at a time, and its fixtures live one test at a time, so
+the tests themselves stay sequential. What runs concurrently is the slow part,
+the episodes. Before a test runs, the next tests this process will run (in the
+same module, up to N - 1 of them) are started early: each one's fixtures and
+body run up to ``tb.run``, which starts the episode on the worker's event loop
+with that database, and stops the body there (`StartedEarly`); that early pass
+reports nothing. When a test's turn comes, it runs as usual: a fresh database,
+the task's arrange step, and ``tb.run``, which finds its episode (started from
+the same start state), waits for it and makes its tool calls again on this
+test's own database. Every episode makes progress whenever any test waits on
+the loop, so while one test waits for its model, the others' requests are in
+flight too.
+
+Which tests come next: the rest of the session's items, or, on an xdist
+worker, the tests the controller has already handed this worker. xdist's
+default ``load`` scheduling keeps only two tests queued per worker once tests
+take long, so with this option its scheduler also keeps 2N + 1 queued per
+worker (`LoadAhead`). Work stealing would not do: a stolen test may have started its
+episode already, and would pay for it twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from .options import group, positive_int, setting
+
+#: On an item whose protocol runs only to start its episode early.
+STARTING_EARLY = pytest.StashKey[bool]()
+#: The worker cache of this process, set by the ``_tb_worker`` fixture.
+WORKER = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group(parser).addoption(
+        "--tb-concurrency",
+        dest="tb_concurrency",
+        metavar="N",
+        type=positive_int("--tb-concurrency"),
+        help="Episodes in flight per process (per xdist worker): the next tests' episodes start early. "
+        "Default: ini tb_concurrency, else 1.",
+    )
+    parser.addini("tb_concurrency", "Default episodes in flight per process (see --tb-concurrency).", default="1")
+
+
+def concurrency(config: pytest.Config) -> int:
+    """--tb-concurrency, else its ini setting."""
+    return positive_int("tb_concurrency")(str(setting(config, "tb_concurrency")))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    n = concurrency(config)
+    if n == 1:
+        return
+    if config.getoption("tb_validate") or config.getoption("setuponly") or config.getoption("setupplan"):
+        return  # these run each test's body in their own way: nothing to start early
+    config.pluginmanager.register(LookAhead(n), "thinkingbox-lookahead")
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(QueueAhead(n), "thinkingbox-queue-ahead")
+
+
+class LookAhead:
+    """Starts the episodes of the next tests of this process before the current one runs."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._started: set[str] = set()  # tests whose episodes were started early and have not run yet
+        self._position: dict[str, int] = {}  # node id -> position in session.items (without xdist)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
+        self._started.discard(item.nodeid)
+        if not (item.session.shouldstop or item.session.shouldfail):
+            self._start_next(item)
+        return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> Generator[None, Any, Any]:
+        from ..attempt import StartedEarly
+
+        try:
+            return (yield)
+        except StartedEarly:
+            raise pytest.skip.Exception("its episode started early") from None
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        cache = session.config.stash.get(WORKER, None)
+        if cache is not None:  # tests cut off by -x, --maxfail or a stop: their episodes go
+            cache.discard_early(self._started)
+
+    def _start_next(self, item: pytest.Item) -> None:
+        from _pytest.runner import runtestprotocol  # the protocol's phases, without reporting them
+
+        upcoming = self._upcoming(item)
+        cache = item.config.stash.get(WORKER, None)
+        if _xdist_worker(item.config) is not None:
+            gone = self._started - {i.nodeid for i in upcoming}
+            if gone and cache is not None:  # handed to another worker (xdist's work stealing)
+                cache.discard_early(gone)
+                self._started -= gone
+        for following in upcoming:
+            # Episodes that ended wait for their test and cost nothing; the databases they hold are capped.
+            running = sum(1 for key in self._started if cache is not None and _running(cache.early.get(key)))
+            if running + 1 >= self.n or len(self._started) >= 2 * self.n:
+                break
+            if following.parent is not item.parent:
+                break  # its module's fixtures are not set up: starting it would tear down this one's
+            if following.nodeid in self._started or "tb" not in getattr(following, "fixturenames", ()):
+                continue
+            following.stash[STARTING_EARLY] = True
+            try:
+                runtestprotocol(following, log=False, nextitem=item)
+            finally:
+                del following.stash[STARTING_EARLY]
+                following._report_sections.clear()  # its captured output belongs to no report
+            cache = item.config.stash.get(WORKER, None)
+            if cache is not None and following.nodeid in cache.early:
+                self._started.add(following.nodeid)
+
+    def _upcoming(self, item: pytest.Item) -> list[pytest.Item]:
+        """The tests this process runs after `item`, in order."""
+        items = item.session.items
+        worker = _xdist_worker(item.config)
+        if worker is not None:
+            with worker.torun.lock() as queued:
+                indices = [worker.nextitem_index, *queued]
+            return [items[i] for i in indices if isinstance(i, int)]
+        if not self._position:
+            self._position = {i.nodeid: n for n, i in enumerate(items)}
+        start = self._position[item.nodeid] + 1
+        return items[start : start + 4 * self.n]  # the started ones (at most 2n) and the next to start
+
+
+def _running(early: Any) -> bool:
+    return early is not None and not early.task.done()
+
+
+def _xdist_worker(config: pytest.Config) -> Any:
+    """xdist's worker loop in this process (it holds the queue of tests handed to this worker), if any."""
+    if not hasattr(config, "workerinput"):
+        return None
+    for plugin in config.pluginmanager.get_plugins():
+        if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index"):
+            return plugin
+    return None
+
+
+class QueueAhead:
+    """On the xdist controller: ``load`` scheduling that keeps 2N + 1 tests queued on every worker."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":
+            return None  # the user chose another scheduling: keep it
+        from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]
+
+        ahead = 2 * self.n + 1  # as many as may have started early, and the next
+
+        class LoadAhead(LoadScheduling):
+            def schedule(self) -> None:
+                super().schedule()
+                for node in self.nodes:  # the first chunks can be as small as 2 tests
+                    self._top_up(node)
+
+            def check_schedule(self, node: Any, duration: float = 0) -> None:
+                super().check_schedule(node, duration)
+                self._top_up(node)
+
+            def _top_up(self, node: Any) -> None:
+                queued = len(self.node2pending.get(node, ()))
+                if self.pending and not node.shutting_down and queued < ahead:
+                    self._send_tests(node, ahead - queued)
+
+        return LoadAhead(config, log)

@@ -1,0 +1,131 @@
+"""--tb-concurrency: episodes of the next tests start early, while every attempt stays its own test."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import REFUND_TASK
+
+from pytest_thinkingbox.campaign.records import read_records
+
+#: An agent that owns its loop: it waits like a model would, then makes the golden calls (or a wrong refund).
+AGENT = """
+import asyncio, json, os
+
+IN_FLIGHT = [0, 0, 0]  # now, most at once, episodes started
+
+
+async def slow(session):
+    IN_FLIGHT[2] += 1
+    IN_FLIGHT[0] += 1
+    IN_FLIGHT[1] = max(IN_FLIGHT[:2])
+    try:
+        await asyncio.sleep(0.3)
+        amount = int(os.environ.get("REFUND", "4000"))
+        if amount < 0:
+            raise RuntimeError("my framework broke")
+        for name, arguments in [
+            ("get_account", {"account_id": "A-1"}),
+            ("issue_refund", {"account_id": "A-1", "amount_cents": amount}),
+            ("update_ticket", {"ticket_id": "T-9", "status": "solved", "note": "refunded"}),
+        ]:
+            await session.tools.call_tool(name, arguments)
+    finally:
+        IN_FLIGHT[0] -= 1
+    return "Refunded."
+"""
+
+#: Writes the most episodes this process had in flight at once, and how many it started, per process.
+REPORT_PEAK = """
+import json, os
+import my_agents
+
+def pytest_sessionfinish(session):
+    with open(f"peak-{os.getpid()}.json", "w") as f:  # one file per process (the xdist controller's says 0)
+        json.dump(my_agents.IN_FLIGHT[1:], f)
+"""
+
+
+def _campaign(toy, *options: str):
+    for old in toy.path.glob("peak-*.json"):
+        old.unlink()
+    toy.makepyfile(test_tasks=REFUND_TASK, my_agents=AGENT)
+    toy.makeconftest(toy.path.joinpath("conftest.py").read_text() + REPORT_PEAK)
+    return toy.runpytest_subprocess("-p", "no:randomly", "--tb-agent", "my_agents:slow", *options)
+
+
+def _peaks(toy) -> list[list[int]]:
+    """Per process: the most episodes in flight at once, and the episodes started."""
+    return sorted(json.loads(p.read_text()) for p in toy.path.glob("peak-*.json"))
+
+
+def _graded(path) -> dict:
+    """What each attempt's record says about the agent, leaving out timings."""
+    return {
+        (r["task"], r["attempt"]): (r["outcome"], r["end_hash"], r["differences"], r["transcript"])
+        for r in read_records([path])
+    }
+
+
+def test_episodes_overlap_up_to_n_and_grade_as_a_sequential_run(toy):
+    _campaign(toy, "--tb-repeat", "8", "--tb-results", "one.jsonl").assert_outcomes(passed=8)
+    assert _peaks(toy) == [[1, 8]]
+    result = _campaign(toy, "--tb-repeat", "8", "--tb-concurrency", "4", "--tb-results", "four.jsonl")
+    result.assert_outcomes(passed=8)
+    assert _peaks(toy) == [[4, 8]]  # each episode ran once: the tests adopted the ones started early
+    assert _graded(toy.path / "four.jsonl") == _graded(toy.path / "one.jsonl")
+
+
+def test_under_xdist_each_worker_keeps_its_own_episodes_in_flight(toy):
+    result = _campaign(toy, "-n", "2", "--tb-repeat", "12", "--tb-concurrency", "3", "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=12)
+    peaks = _peaks(toy)
+    assert max(peak for peak, _ in peaks) == 3
+    assert sum(started for _, started in peaks) == 12  # no episode started twice, none on both workers
+    assert sorted(r["attempt"] for r in read_records([toy.path / "r.jsonl"])) == list(range(1, 13))
+
+
+def test_a_wrong_agent_fails_with_the_same_difference(toy, monkeypatch):
+    monkeypatch.setenv("REFUND", "5000")
+    result = _campaign(toy, "--tb-repeat", "4", "--tb-concurrency", "4")
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines(["*wrong*balance_cents: expected 4500, got 5500*"])
+
+
+def test_an_agent_error_in_an_early_episode_is_that_attempts_system_error(toy, monkeypatch):
+    monkeypatch.setenv("REFUND", "-1")
+    result = _campaign(toy, "--tb-repeat", "3", "--tb-concurrency", "3", "--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=3)
+    records = read_records([toy.path / "r.jsonl"])
+    assert [r["error"]["stage"] for r in records] == ["agent"] * 3
+    assert all("my framework broke" in r["error"]["message"] for r in records)
+
+
+def test_a_task_that_arranges_another_start_state_runs_its_episode_again(toy):
+    """The early pass and the test itself see different rows: the early episode is dropped, not adopted."""
+    drifting = REFUND_TASK.replace(
+        "    account = AccountFactory(balance_cents=500)",
+        "    COUNT.append(1)\n    account = AccountFactory(balance_cents=500, owner=f'run {len(COUNT)}')",
+    )
+    toy.makepyfile(test_tasks="COUNT = []\n" + drifting, my_agents=AGENT)
+    toy.makeconftest(toy.path.joinpath("conftest.py").read_text() + REPORT_PEAK)
+    result = toy.runpytest_subprocess(
+        "-p", "no:randomly", "--tb-agent", "my_agents:slow", "--tb-repeat", "4", "--tb-concurrency", "2"
+    )
+    result.assert_outcomes(passed=4)
+    [[_, started]] = _peaks(toy)
+    assert started > 4  # the early episodes were dropped and each test ran its own
+
+
+def test_stopping_early_drops_the_episodes_in_flight(toy, monkeypatch):
+    monkeypatch.setenv("REFUND", "5000")
+    result = _campaign(toy, "--tb-repeat", "6", "--tb-concurrency", "4", "-x", "-W", "error")
+    result.assert_outcomes(failed=1)
+    assert "Task was destroyed" not in result.stderr.str() + result.stdout.str()
+
+
+def test_concurrency_must_be_a_whole_number(toy):
+    toy.makepyfile(test_tasks=REFUND_TASK)
+    result = toy.runpytest("--tb-concurrency", "0")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--tb-concurrency expects a whole number of at least 1, got '0'*"])
