@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if config.getoption("tb_validate") or config.getoption("setuponly") or config.getoption("setupplan"):
         return  # these run each test's body in their own way: nothing to start early
-    config.pluginmanager.register(LookAhead(n), "thinkingbox-lookahead")
+    config.pluginmanager.register(LookAhead(n, _xdist_worker(config)), "thinkingbox-lookahead")
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(QueueAhead(n), "thinkingbox-queue-ahead")
 
@@ -67,8 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
 class LookAhead:
     """Starts the episodes of the next tests of this process before the current one runs."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, worker: Any) -> None:
         self.n = n
+        self._worker = worker  # xdist's worker loop, whose queue holds this process's next tests; None without xdist
         self._started: set[str] = set()  # tests whose episodes were started early and have not run yet
         self._position: dict[str, int] = {}  # node id -> position in session.items (without xdist)
 
@@ -97,15 +98,15 @@ class LookAhead:
         from _pytest.runner import runtestprotocol  # the protocol's phases, without reporting them
 
         upcoming = self._upcoming(item)
-        cache = item.config.stash.get(WORKER, None)
-        if _xdist_worker(item.config) is not None:
+        cache = item.config.stash.get(WORKER, None)  # None until the first test sets up the tb fixtures
+        if self._worker is not None and cache is not None:
             gone = self._started - {i.nodeid for i in upcoming}
-            if gone and cache is not None:  # handed to another worker (xdist's work stealing)
+            if gone:  # handed to another worker (xdist's work stealing, when the user chose it)
                 cache.discard_early(gone)
                 self._started -= gone
         for following in upcoming:
             # Episodes that ended wait for their test and cost nothing; the databases they hold are capped.
-            running = sum(1 for key in self._started if cache is not None and _running(cache.early.get(key)))
+            running = sum(_running(cache.early.get(key)) for key in self._started) if cache is not None else 0
             if running + 1 >= self.n or len(self._started) >= 2 * self.n:
                 break
             if following.parent is not item.parent:
@@ -125,10 +126,9 @@ class LookAhead:
     def _upcoming(self, item: pytest.Item) -> list[pytest.Item]:
         """The tests this process runs after `item`, in order."""
         items = item.session.items
-        worker = _xdist_worker(item.config)
-        if worker is not None:
-            with worker.torun.lock() as queued:
-                indices = [worker.nextitem_index, *queued]
+        if self._worker is not None:
+            with self._worker.torun.lock() as queued:
+                indices = [self._worker.nextitem_index, *queued]
             return [items[i] for i in indices if isinstance(i, int)]
         if not self._position:
             self._position = {i.nodeid: n for n, i in enumerate(items)}
@@ -141,7 +141,7 @@ def _running(early: Any) -> bool:
 
 
 def _xdist_worker(config: pytest.Config) -> Any:
-    """xdist's worker loop in this process (it holds the queue of tests handed to this worker), if any."""
+    """xdist's worker loop in this process (registered before configure), if any."""
     if not hasattr(config, "workerinput"):
         return None
     for plugin in config.pluginmanager.get_plugins():
