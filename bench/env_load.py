@@ -101,6 +101,7 @@ def main() -> int:
     base = f"http://127.0.0.1:{port}"
     try:
         episode(base, args.task)  # warm up: imports, the domain's image
+        warm, _ = memory(server.pid)
         started = time.perf_counter()
         with ThreadPoolExecutor(args.clients) as pool:
             results = list(pool.map(lambda _: episode(base, args.task), range(args.clients)))
@@ -117,7 +118,10 @@ def main() -> int:
             print("  e.g.", problem)
 
         rss0, threads0 = memory(server.pid)
-        print(f"resident memory {rss0:.0f} MB, {threads0} threads after the clients; then, idle timeout 3 s:")
+        print(
+            f"resident memory {warm:.0f} MB after one episode, {rss0:.0f} MB and {threads0} threads after the "
+            "clients (the request threads stay for the next burst); then, idle timeout 3 s:"
+        )
         for round_ in (1, 2, 3):  # a leak grows round after round; retained memory that is reused does not
             with ThreadPoolExecutor(50) as pool:
                 codes = list(
@@ -128,7 +132,8 @@ def main() -> int:
             rss2, threads2 = memory(server.pid)
             print(
                 f"  round {round_}: {args.abandoned} abandoned resets ({codes.count(200)} answered 200): "
-                f"{rss1:.0f} MB and {threads1} threads at the peak, {rss2:.0f} MB and {threads2} threads after expiry"
+                f"{rss1:.0f} MB and {threads1} threads at the peak, {rss2:.0f} MB and {threads2} threads after expiry "
+                f"({rss2 - rss0:+.0f} MB on the start of the rounds)"
             )
     finally:
         server.terminate()

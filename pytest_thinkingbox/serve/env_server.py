@@ -60,22 +60,22 @@ class RemoteAgent:
         if self._episode.holds_arrange_lock:
             self._episode.holds_arrange_lock = False
             _arrange.release()  # the task has arranged its records and started its episode
+        action = self._episode.await_action()  # registered before the client can see the view
         self._episode.outbox.put(("view", view))
         try:
-            return await asyncio.to_thread(self._episode.inbox.get, True, self._idle_timeout_s)
-        except queue.Empty:
+            return await asyncio.wait_for(action, self._idle_timeout_s)
+        except TimeoutError:
             self._episode.expired = True
             raise Expired(f"no step for {self._idle_timeout_s:g} s: the episode expired") from None
 
 
 @dataclass
 class Episode:
-    """One served episode: its task, the queues to and from its thread, and what the client saw."""
+    """One served episode: its task, the hand-over of actions and views with its thread, what the client saw."""
 
     id: str
     task: str
     seed: int
-    inbox: queue.Queue[AgentStep] = field(default_factory=queue.Queue)
     outbox: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
     seen: int = 0  # messages already sent to the client
     steps: int = 0
@@ -83,6 +83,34 @@ class Episode:
     expired: bool = False
     holds_arrange_lock: bool = False
     busy: threading.Lock = field(default_factory=threading.Lock)  # held while a step is answered
+    _waiting: tuple[asyncio.AbstractEventLoop, asyncio.Future[AgentStep]] | None = None  # the agent's wait
+    _early: AgentStep | None = None  # an action that came while the agent was not waiting (an abandon)
+    _handover: threading.Lock = field(default_factory=threading.Lock)
+
+    def await_action(self) -> asyncio.Future[AgentStep]:
+        """On the episode's loop: a future for the client's next action (no thread blocks on it)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[AgentStep] = loop.create_future()
+        with self._handover:
+            if self._early is not None:
+                future.set_result(self._early)
+                self._early = None
+            else:
+                self._waiting = (loop, future)
+        return future
+
+    def act(self, action: AgentStep) -> None:
+        """From a request thread: hand the client's action to the episode's loop."""
+        with self._handover:
+            waiting, self._waiting = self._waiting, None
+            if waiting is None:
+                self._early = action
+                return
+        loop, future = waiting
+        try:
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(action))
+        except RuntimeError:  # the episode has ended and its loop is closed: nobody waits
+            pass
 
 
 class EnvServer:
@@ -146,7 +174,7 @@ class EnvServer:
             if episode.done:
                 raise LookupError(f"episode {episode.id} has ended; call /reset for a new one")
             episode.steps += 1
-            episode.inbox.put(action)
+            episode.act(action)
             return self._next(episode)
         finally:
             episode.busy.release()
@@ -156,7 +184,7 @@ class EnvServer:
         episode = self.episodes.get(episode_id)
         if episode is not None and not episode.done:
             episode.expired = True
-            episode.inbox.put(AgentStep(end=True))
+            episode.act(AgentStep(end=True))
 
     def state(self, episode_id: str) -> dict[str, Any]:
         """A live episode's state, or a recently ended one's (the last `KEPT_ENDED`)."""
