@@ -2,11 +2,17 @@
 
     python bench/postgres.py [--tb-db URL] [--domain retail] [--attempts N]
 
-1. Restore, as `PostgresBackend` does it per attempt: end other connections,
-   delete every row, copy the image's rows back, reset sequences, commit.
-2. The alternative it was chosen over: ``CREATE DATABASE ... TEMPLATE`` from a
-   template holding the domain's image, a first connection, and the ``DROP``
-   at the end of the attempt.
+1. Restore and release, as `PostgresBackend` does them per attempt, around an
+   attempt's writes (two rows updated, as the tools would): the
+   release undoes the writes in place, and the next restore only ends other
+   connections.
+2. The same, with the database's image forgotten before each restore, so the
+   restore copies the whole image in: end other connections, delete every
+   row, copy the image's rows back, reset sequences, commit (what every
+   restore did before undo).
+3. The alternative both were chosen over: ``CREATE DATABASE ... TEMPLATE``
+   from a template holding the domain's image, a first connection, and the
+   ``DROP`` at the end of the attempt.
 """
 
 from __future__ import annotations
@@ -18,11 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pytest_thinkingbox.core.backends.postgres import PostgresBackend, server_url  # noqa: E402
+from pytest_thinkingbox.core.backends.tracking import text_key  # noqa: E402
 
 
 def show(label: str, seconds: list[float]) -> None:
@@ -41,12 +48,23 @@ def main() -> None:
     databases = PostgresBackend(args.tb_db)
     try:
         image = databases.build_image(domain.metadata, domain.seed)
-        restores = []
-        for _ in range(args.attempts):
+        seeded = {name for name, rows in image.tables if rows}  # a table with rows and one text key
+        table = next(t for t in domain.metadata.sorted_tables if t.name in seeded and text_key(t) is not None)
+        key = text_key(table)
+
+        def attempt(forget_image: bool) -> float:
             started = time.perf_counter()
+            if forget_image:
+                databases._holds.clear()  # as for a database that held another image
             session = databases.restore(image)
-            restores.append(time.perf_counter() - started)
+            for row in session.execute(select(table).limit(2)).mappings():  # written back as they were: tracked
+                session.execute(table.update().where(key == row[key.name]).values(dict(row)))
+            session.commit()
             databases.release(session)
+            return time.perf_counter() - started
+
+        undone = [attempt(forget_image=False) for _ in range(args.attempts)]
+        copied = [attempt(forget_image=True) for _ in range(args.attempts)]
 
         template = databases.restore(image)  # one of the backend's databases, holding the image
         template.commit()
@@ -70,7 +88,8 @@ def main() -> None:
         databases.close()
 
     print(f"{args.domain}: {len(domain.metadata.tables)} tables, {args.attempts} attempts each, on {url.host}")
-    show("restore into a reused database (the backend)", restores)
+    show("restore + 2 rows written + release, undone in place", undone)
+    show("restore + 2 rows written + release, image copied in", copied)
     show("CREATE DATABASE ... TEMPLATE + connect + DROP", clones)
 
 

@@ -107,8 +107,13 @@ class Episode:
                 self._early = action
                 return
         loop, future = waiting
+
+        def deliver() -> None:
+            if not future.done():  # an expired wait was cancelled
+                future.set_result(action)
+
         try:
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(action))
+            loop.call_soon_threadsafe(deliver)
         except RuntimeError:  # the episode has ended and its loop is closed: nobody waits
             pass
 

@@ -53,7 +53,11 @@ class ReusedDatabases:
         """Close a session; its database waits, idle, for the next restore of the same schema."""
         engine = engine_of(session)
         session.close()
+        self._reset(engine)
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def _reset(self, engine: Engine) -> None:
+        """Prepare a released database for its next restore (nothing, where a restore replaces everything)."""
 
     def take_changes(self, session: Session) -> Delta:
         """The rows written since the last restore or take, with their values then and now; commits.
@@ -65,7 +69,7 @@ class ReusedDatabases:
         cursor = session.connection().connection.cursor()
         try:
             delta = tracked_changes(cursor, self._schema(session))
-            forget(cursor, list(delta))
+            self._move_baseline(cursor, list(delta))
         finally:
             cursor.close()
         session.commit()
@@ -78,6 +82,10 @@ class ReusedDatabases:
             return tracked_changes(cursor, self._schema(session))
         finally:
             cursor.close()
+
+    def _move_baseline(self, cursor: Any, tables: list[str]) -> None:
+        """Make the present the baseline of `tables` (what `take_changes` does once it has read them)."""
+        forget(cursor, tables)
 
     def _take(self, metadata: MetaData) -> Engine:
         idle = self._idle.get(metadata)

@@ -14,7 +14,10 @@ scanning the table.
 
 A SQLite image carries the triggers and empty shadows inside its bytes; a
 PostgreSQL database gets them once, when it is created, and a restore
-(which must not count its own copying as writes) empties the shadows.
+(which must not count its own copying as writes) empties the shadows. On
+PostgreSQL a moved baseline sets the shadows' rows aside (`set_aside`)
+rather than dropping them, so that `undo_to_restored` can bring a released
+database back to its restored state without copying the image in again.
 """
 
 from __future__ import annotations
@@ -34,6 +37,11 @@ RESTORING = "thinkingbox.restoring"  # PostgreSQL setting under which the trigge
 def shadow_name(table: str) -> str:
     """The shadow table that records the first write since the baseline to each row of `table`."""
     return f"_tb_was_{table}"
+
+
+def base_name(table: str) -> str:
+    """Where PostgreSQL sets a shadow's rows aside when the baseline moves, to undo back to the restored state."""
+    return f"_tb_base_{table}"
 
 
 def length_index_name(table: str) -> str:
@@ -97,9 +105,11 @@ def postgres_ddl(metadata: MetaData) -> list[str]:
         name, shadow = quote_identifier(str(table.name)), quote_identifier(shadow_name(str(table.name)))
         keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
         function = quote_identifier(f"_tb_track_{table.name}")
+        base = quote_identifier(base_name(str(table.name)))
         statements += [
             f"CREATE TABLE {shadow} AS SELECT *, true AS {EXISTED} FROM {name} WITH NO DATA",
             f"ALTER TABLE {shadow} ADD PRIMARY KEY ({', '.join(keys)})",
+            f"CREATE TABLE {base} (LIKE {shadow} INCLUDING ALL)",
             f"""CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF current_setting('{RESTORING}', true) = 'on' THEN RETURN NULL; END IF;
@@ -154,6 +164,52 @@ def forget(cursor: Any, tables: list[str]) -> None:
     """Make the present the baseline of `tables` (the rest have nothing recorded)."""
     for name in tables:
         cursor.execute(f"DELETE FROM {quote_identifier(shadow_name(name))}")
+
+
+def set_aside(cursor: Any, tables: list[str]) -> None:
+    """PostgreSQL: make the present the baseline of `tables`, keeping the oldest value of each row aside.
+
+    The set-aside rows and the shadows together hold every written row's
+    value at the last restore, so `undo_to_restored` can put them back.
+    """
+    for name in tables:
+        shadow, base = quote_identifier(shadow_name(name)), quote_identifier(base_name(name))
+        cursor.execute(f"INSERT INTO {base} SELECT * FROM {shadow} ON CONFLICT DO NOTHING")
+        cursor.execute(f"DELETE FROM {shadow}")
+
+
+def undo_to_restored(cursor: Any, metadata: MetaData) -> None:
+    """PostgreSQL: put every row written since the last restore back as it was, and empty the shadows.
+
+    The caller disables the triggers (`RESTORING`) and defers foreign keys;
+    the work grows with the rows written, not with the size of the tables.
+    """
+    tables = metadata.sorted_tables
+    written = " UNION ALL ".join(
+        f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {quote_identifier(shadow_name(str(t.name)))}) "
+        f"OR EXISTS (SELECT 1 FROM {quote_identifier(base_name(str(t.name)))})"
+        for i, t in enumerate(tables)
+    )
+    cursor.execute(written)
+    for (i,) in cursor.fetchall():
+        table = tables[i]
+        name = str(table.name)
+        shadow, base = quote_identifier(shadow_name(name)), quote_identifier(base_name(name))
+        columns = ", ".join(quote_identifier(str(c.name)) for c in table.columns)
+        keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
+        key_list = ", ".join(keys)
+        # The oldest value of each row: set aside when the baseline moved, else first recorded since.
+        oldest = (
+            f"SELECT * FROM {base} UNION ALL SELECT * FROM {shadow} s "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {base} b WHERE {' AND '.join(f'b.{k} = s.{k}' for k in keys)})"
+        )
+        cursor.execute(f"DELETE FROM {quote_identifier(name)} WHERE ({key_list}) IN (SELECT {key_list} FROM {base})")
+        cursor.execute(f"DELETE FROM {quote_identifier(name)} WHERE ({key_list}) IN (SELECT {key_list} FROM {shadow})")
+        cursor.execute(
+            f"INSERT INTO {quote_identifier(name)} ({columns}) SELECT {columns} FROM ({oldest}) o WHERE {EXISTED}"
+        )
+        cursor.execute(f"DELETE FROM {base}")
+        cursor.execute(f"DELETE FROM {shadow}")
 
 
 class _Plan:
