@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from ..errors import HarnessError
 from ..state import Delta
 from .tracking import changes as tracked_changes
-from .tracking import forget
+from .tracking import set_aside
 
 _current: ContextVar[Session] = ContextVar("thinkingbox_session")
 
@@ -40,24 +40,53 @@ def bind_session(session: Session) -> Iterator[Session]:
 
 
 class ReusedDatabases:
-    """Databases kept per schema and reused: one is taken for a restore and given back on release.
+    """Databases kept per schema and reused, each brought back to its image when it is released.
 
-    A backend subclasses it and says how to make a new database (`_new_database`).
+    A restore takes an idle database of the image's schema. One that was
+    restored from that image last is brought back by undoing what was written
+    since (the change tracking kept each written row's value then), at a cost
+    that grows with the rows written, not with the database; any other gets
+    the image loaded in whole. A backend subclasses it and says how to make a
+    new database (`_new_database`), load an image into one (`_load`) and undo
+    the writes since its restore (`_undo`).
     """
 
     def __init__(self) -> None:
         self._idle: dict[MetaData, list[Engine]] = {}
         self._schema_of: dict[Engine, MetaData] = {}
+        self._restored_from: dict[Engine, Any] = {}  # the image each database was last restored from
+
+    def restore(self, image: Any) -> Session:
+        """A session on a private database holding exactly `image`."""
+        idle = self._idle.setdefault(image.metadata, [])
+        same = [engine for engine in idle if self._restored_from.get(engine) is image]
+        engine = same[-1] if same else self._take(image.metadata)
+        if same:
+            idle.remove(engine)
+            try:
+                self._undo(engine, image)
+                return Session(engine, expire_on_commit=False)
+            except Exception:  # noqa: BLE001 - whatever stopped the undo, loading the whole image is exact
+                pass
+        self._restored_from.pop(engine, None)
+        session = Session(engine, expire_on_commit=False)
+        self._load(session, image)
+        self._restored_from[engine] = image
+        return session
 
     def release(self, session: Session) -> None:
         """Close a session; its database waits, idle, for the next restore of the same schema."""
         engine = engine_of(session)
         session.close()
-        self._reset(engine)
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
 
-    def _reset(self, engine: Engine) -> None:
-        """Prepare a released database for its next restore (nothing, where a restore replaces everything)."""
+    def _load(self, session: Session, image: Any) -> None:
+        """Replace the whole content of the session's database with `image`."""
+        raise NotImplementedError
+
+    def _undo(self, engine: Engine, image: Any) -> None:
+        """Bring an idle database back to `image`, which it was last restored from; raise if it cannot."""
+        raise NotImplementedError
 
     def take_changes(self, session: Session) -> Delta:
         """The rows written since the last restore or take, with their values then and now; commits.
@@ -69,7 +98,7 @@ class ReusedDatabases:
         cursor = session.connection().connection.cursor()
         try:
             delta = tracked_changes(cursor, self._schema(session))
-            self._move_baseline(cursor, list(delta))
+            set_aside(cursor, self._schema(session), list(delta))
         finally:
             cursor.close()
         session.commit()
@@ -82,10 +111,6 @@ class ReusedDatabases:
             return tracked_changes(cursor, self._schema(session))
         finally:
             cursor.close()
-
-    def _move_baseline(self, cursor: Any, tables: list[str]) -> None:
-        """Make the present the baseline of `tables` (what `take_changes` does once it has read them)."""
-        forget(cursor, tables)
 
     def _take(self, metadata: MetaData) -> Engine:
         idle = self._idle.get(metadata)

@@ -30,8 +30,8 @@ from sqlalchemy.pool import NullPool
 
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
-from .base import ReusedDatabases, driver_connection, engine_of, forget_compiled
-from .tracking import RESTORING, base_name, forget, postgres_ddl, set_aside, undo_to_restored
+from .base import ReusedDatabases, driver_connection, forget_compiled
+from .tracking import RESTORING, forget, postgres_ddl, undo_to_restored
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -93,14 +93,13 @@ class PostgresBackend(ReusedDatabases):
     """PostgreSQL databases for one worker, each restored from an image per attempt.
 
     Same contract as `SQLiteBackend`. A database is created (with the domain's
-    schema) once per concurrent use, then reused. Releasing a database undoes
-    what was written since its restore (the change tracking kept each
-    written row's value then), so a restore of the same image has only to end
-    the database's other connections. Restoring another image (or after an
-    undo that failed) empties every table, resets the sequences and copies the
-    image's rows in, in one transaction: milliseconds at the bundled domains'
-    size, where ``CREATE DATABASE ... TEMPLATE`` costs hundreds on a busy disk
-    (bench/postgres.py measures both).
+    schema) once per concurrent use, then reused (`ReusedDatabases`): a
+    restore of the image it last held ends its other connections and undoes
+    what was written since, sequences included; any other restore empties
+    every table, resets the sequences and copies the image's rows in, in one
+    transaction. Both cost milliseconds at the bundled domains' size, where
+    ``CREATE DATABASE ... TEMPLATE`` costs hundreds on a busy disk
+    (bench/postgres.py measures them).
     """
 
     def __init__(self, url: str | URL) -> None:
@@ -112,7 +111,6 @@ class PostgresBackend(ReusedDatabases):
             "options": "-c synchronous_commit=off",  # throwaway databases need no durable commits
         }
         self._databases: list[str] = []
-        self._holds: dict[Engine, Image] = {}  # the image each idle database holds again after its undo
         self._admin = create_engine(
             self._url, isolation_level="AUTOCOMMIT", pool_size=1, connect_args=self._connect_args
         ).connect()  # held open for the whole run
@@ -130,44 +128,35 @@ class PostgresBackend(ReusedDatabases):
         finally:
             self.release(session)
 
-    def restore(self, image: Image) -> Session:
-        """A session on a private database holding exactly `image`."""
-        idle = self._idle.get(image.metadata, [])
-        holding = [engine for engine in idle if self._holds.get(engine) is image]
-        if holding:
-            idle.remove(holding[-1])
-            session = Session(holding[-1], expire_on_commit=False)
-            with driver_connection(session).cursor() as cursor:
-                _end_other_connections(cursor)
-            session.commit()
-            return session
-        session = Session(self._take(image.metadata), expire_on_commit=False)
-        self._holds.pop(engine_of(session), None)
-        _load(session, image)
-        self._holds[engine_of(session)] = image
-        return session
+    def _load(self, session: Session, image: Image) -> None:
+        """Empty every table, copy the image's rows in and reset the sequences, in one transaction."""
+        raw = driver_connection(session)
+        with raw.cursor() as cursor:
+            _end_other_connections(cursor)
+            # The copy is not a write of the attempt: the triggers skip it, and the restored state is the baseline.
+            cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
+            forget(cursor, [name for name, _ in image.tables])
+            # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
+            for name, _ in reversed(image.tables):
+                cursor.execute(f"DELETE FROM {quote_identifier(name)}")
+            for name, rows in image.tables:
+                if rows:
+                    with cursor.copy(f"COPY {quote_identifier(name)} FROM STDIN") as copy:
+                        copy.write(rows)
+            _set_sequences(cursor, image)
+        session.commit()
 
-    def _reset(self, engine: Engine) -> None:
-        """Undo what was written since the restore: the database holds its image again."""
-        image = self._holds.pop(engine, None)
-        if image is None:
-            return
-        try:
-            with engine.connect() as connection:
-                raw: Any = connection.connection.driver_connection
-                with raw.cursor() as cursor:
-                    _end_other_connections(cursor)  # one holding a lock would block the undo
-                    cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
-                    cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-                    undo_to_restored(cursor, self._schema_of[engine])
-                    _set_sequences(cursor, image)
-                raw.commit()
-        except DBAPIError:
-            return  # the next restore copies the whole image in
-        self._holds[engine] = image
-
-    def _move_baseline(self, cursor: Any, tables: list[str]) -> None:
-        set_aside(cursor, tables)  # keeps what `release` needs to undo back to the restored image
+    def _undo(self, engine: Engine, image: Image) -> None:
+        """Put back the rows written since the restore, and the sequences."""
+        with engine.connect() as connection:
+            raw: Any = connection.connection.driver_connection
+            with raw.cursor() as cursor:
+                _end_other_connections(cursor)  # one holding a lock would block the undo
+                cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
+                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+                undo_to_restored(cursor, self._schema_of[engine])
+                _set_sequences(cursor, image)
+            raw.commit()
 
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
@@ -258,27 +247,6 @@ class PostgresBackend(ReusedDatabases):
 
     def _drop(self, name: str) -> None:
         self._admin.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-
-
-def _load(session: Session, image: Image) -> None:
-    """Replace the whole content of the session's database with `image`, in one transaction."""
-    raw = driver_connection(session)
-    with raw.cursor() as cursor:
-        _end_other_connections(cursor)
-        # The copy is not a write of the attempt: the triggers skip it, and the restored state is the baseline.
-        cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
-        forget(cursor, [name for name, _ in image.tables])
-        for name, _ in image.tables:
-            cursor.execute(f"DELETE FROM {quote_identifier(base_name(name))}")
-        # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
-        for name, _ in reversed(image.tables):
-            cursor.execute(f"DELETE FROM {quote_identifier(name)}")
-        for name, rows in image.tables:
-            if rows:
-                with cursor.copy(f"COPY {quote_identifier(name)} FROM STDIN") as copy:
-                    copy.write(rows)
-        _set_sequences(cursor, image)
-    session.commit()
 
 
 def _end_other_connections(cursor: Any) -> None:

@@ -1,10 +1,13 @@
 """SQLite in memory: the default backend.
 
 The domain's schema and base records are built once into an in-memory
-database, serialized to bytes (the image), and every attempt deserializes those
-bytes into a private connection: a new one, or one an earlier attempt released,
-whose whole content the image replaces. Restoring costs well under a
-millisecond and never re-runs ``create_all`` or the seed.
+database and serialized to bytes (the image). An attempt gets a private
+connection: one last restored from the same image, whose writes since are
+undone (`tracking.undo_to_restored`), or else a new or other one into which
+the image's bytes are deserialized. Neither re-runs ``create_all`` or the
+seed, and the undo keeps the connection's prepared statements, which a
+deserialize invalidates (every statement is compiled again, with its
+triggers, at its first use after one).
 """
 
 from __future__ import annotations
@@ -19,16 +22,16 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from .base import ReusedDatabases, driver_connection, forget_compiled
-from .tracking import forget, sqlite_ddl, touched_tables
+from .tracking import dirty_tables, forget, sqlite_ddl, undo_to_restored
 
 
 @dataclass(frozen=True)
 class Image:
     """A SQLite database as bytes, with the schema it holds.
 
-    The bytes hold the change tracking's shadow tables too; `written` names
-    those that were not empty, which a restore empties (a restored state is
-    its own baseline).
+    The bytes hold the change tracking's tables too; `written` names the
+    tables with rows recorded or set aside, which a load empties (a restored
+    state is its own baseline).
     """
 
     metadata: MetaData
@@ -40,11 +43,10 @@ class SQLiteBackend(ReusedDatabases):
     """In-memory SQLite databases for one worker, restored from images.
 
     Engines are kept and reused (each owns one connection), so SQLAlchemy's
-    compiled-statement cache stays warm across attempts; restoring an image
-    replaces the whole content of a reused connection's database. A connection
-    is only reused for the same schema: SQLite's cached prepared statements
-    survive a restore, and under another schema with the same schema version
-    number they would read the wrong pages.
+    compiled-statement cache stays warm across attempts. A connection is only
+    reused for the same schema: SQLite's cached prepared statements survive a
+    deserialize, and under another schema with the same schema version number
+    they would read the wrong pages.
     """
 
     def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
@@ -59,25 +61,39 @@ class SQLiteBackend(ReusedDatabases):
             self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
-            self.take_changes(session)  # the seed is the image: nothing is written yet
+            session.commit()
+            forget(raw, list(metadata.tables))  # the seed is the image: nothing is written yet
+            raw.commit()
             return self.dump(session)
         finally:
             self.release(session)
 
-    def restore(self, image: Image) -> Session:
-        """A session on a private database holding exactly `image`.
+    def _load(self, session: Session, image: Image) -> None:
+        """Replace the database's whole content with the image's bytes."""
+        raw = driver_connection(session)
+        raw.deserialize(image.data)
+        if image.written:
+            forget(raw, list(image.written))
+            raw.commit()
 
-        Only this session writes to its database, so committed objects need not
-        be reloaded (``expire_on_commit=False``); a rollback still expires them.
-        """
-        engine = self._take(image.metadata)
+    def _undo(self, engine: Engine, image: Image) -> None:
+        """Put back the rows written since the restore; the connection's prepared statements stay valid."""
         with engine.connect() as connection:
             raw: Any = connection.connection.driver_connection
-            raw.deserialize(image.data)
-            if image.written:
-                forget(raw, list(image.written))
+            if raw.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+                raise NotImplementedError("AUTOINCREMENT counters are not tracked: load the image instead")
+            if not raw.in_transaction:
+                raw.execute("BEGIN")
+            raw.execute("PRAGMA defer_foreign_keys = ON")
+            cursor = raw.cursor()
+            try:
+                undo_to_restored(cursor, image.metadata)
                 raw.commit()
-        return Session(engine, expire_on_commit=False)
+            except Exception:
+                raw.rollback()
+                raise
+            finally:
+                cursor.close()
 
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""
@@ -85,7 +101,7 @@ class SQLiteBackend(ReusedDatabases):
         metadata, raw = self._schema(session), driver_connection(session)
         cursor = raw.cursor()
         try:
-            written = touched_tables(cursor, metadata)
+            written = dirty_tables(cursor, metadata)
         finally:
             cursor.close()
         return Image(metadata, raw.serialize(), tuple(written))

@@ -6,7 +6,10 @@ and its value at the baseline (or that it did not exist). Raw SQL writes fire
 the triggers as ORM writes do, so nothing written escapes grading. `changes`
 reads the touched rows, each with its value at the baseline and now, through
 the driver's cursor as `state.snapshot` does (values compare equal to a
-snapshot's); `forget` empties the shadows, making the present the baseline.
+snapshot's). `set_aside` makes the present the baseline (``tb.run`` after the
+arrange step) and keeps each row's oldest value aside; `undo_to_restored`
+puts every written row back as it was at the last restore, so a database is
+reused without copying its image in again; `forget` drops what both hold.
 
 Tables whose key is one text column also get an index on the key's length
 and the key, so that `domain.next_id` finds the highest numbered id without
@@ -14,10 +17,7 @@ scanning the table.
 
 A SQLite image carries the triggers and empty shadows inside its bytes; a
 PostgreSQL database gets them once, when it is created, and a restore
-(which must not count its own copying as writes) empties the shadows. On
-PostgreSQL a moved baseline sets the shadows' rows aside (`set_aside`)
-rather than dropping them, so that `undo_to_restored` can bring a released
-database back to its restored state without copying the image in again.
+(which must not count its own copying as writes) empties the shadows.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def sqlite_ddl(metadata: MetaData) -> list[str]:
         name, shadow = quote_identifier(str(table.name)), quote_identifier(shadow_name(str(table.name)))
         columns = [quote_identifier(str(c.name)) for c in table.columns]
         keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
-        statements.append(f"CREATE TABLE {shadow} ({EXISTED}, {', '.join(columns)}, PRIMARY KEY ({', '.join(keys)}))")
+        for kept in (shadow, quote_identifier(base_name(str(table.name)))):
+            statements.append(f"CREATE TABLE {kept} ({EXISTED}, {', '.join(columns)}, PRIMARY KEY ({', '.join(keys)}))")
 
         # NOT EXISTS rather than INSERT OR IGNORE: an outer statement's conflict clause would override the trigger's.
         was, added = _first_touch(shadow, keys, "OLD", 1, columns), _first_touch(shadow, keys, "NEW", 0, keys)
@@ -161,61 +162,86 @@ def changes(cursor: Any, metadata: MetaData) -> Delta:
 
 
 def forget(cursor: Any, tables: list[str]) -> None:
-    """Make the present the baseline of `tables` (the rest have nothing recorded)."""
+    """Make the present the restored state of `tables`: nothing recorded, nothing set aside."""
     for name in tables:
         cursor.execute(f"DELETE FROM {quote_identifier(shadow_name(name))}")
+        cursor.execute(f"DELETE FROM {quote_identifier(base_name(name))}")
 
 
-def set_aside(cursor: Any, tables: list[str]) -> None:
-    """PostgreSQL: make the present the baseline of `tables`, keeping the oldest value of each row aside.
+def set_aside(cursor: Any, metadata: MetaData, tables: list[str]) -> None:
+    """Make the present the baseline of `tables`, setting each row's oldest recorded value aside.
 
-    The set-aside rows and the shadows together hold every written row's
-    value at the last restore, so `undo_to_restored` can put them back.
+    The set-aside rows (in ``_tb_base_<table>``) and the shadows together hold
+    every written row's value at the last restore, so `undo_to_restored` can
+    put it back.
     """
     for name in tables:
         shadow, base = quote_identifier(shadow_name(name)), quote_identifier(base_name(name))
-        cursor.execute(f"INSERT INTO {base} SELECT * FROM {shadow} ON CONFLICT DO NOTHING")
+        kept = f"SELECT 1 FROM {base} b WHERE {_match(_keys(metadata.tables[name]), 'b', 's')}"
+        cursor.execute(f"INSERT INTO {base} SELECT * FROM {shadow} s WHERE NOT EXISTS ({kept})")
         cursor.execute(f"DELETE FROM {shadow}")
+
+
+def dirty_tables(cursor: Any, metadata: MetaData) -> list[str]:
+    """The tables with rows written since the last restore (recorded, or set aside)."""
+    plan = _plan(metadata)
+    cursor.execute(plan.dirty)
+    return [plan.tables[i][0] for (i,) in cursor.fetchall()]
 
 
 def undo_to_restored(cursor: Any, metadata: MetaData) -> None:
-    """PostgreSQL: put every row written since the last restore back as it was, and empty the shadows.
+    """Put every row written since the last restore back as it was, and empty the shadows.
 
-    The caller disables the triggers (`RESTORING`) and defers foreign keys;
-    the work grows with the rows written, not with the size of the tables.
+    In three passes over the written tables: rows that existed then and
+    exist now get their old values in place (deleting and inserting them
+    would fire ``ON DELETE`` actions on rows never written); then rows that
+    did not exist are deleted, children first; then rows that were deleted are
+    inserted, parents first. The caller defers foreign keys (and, on
+    PostgreSQL, switches the triggers off: on SQLite what they record is
+    emptied at the end). The work grows with the rows written, not with the
+    size of the tables.
     """
-    tables = metadata.sorted_tables
-    written = " UNION ALL ".join(
-        f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {quote_identifier(shadow_name(str(t.name)))}) "
-        f"OR EXISTS (SELECT 1 FROM {quote_identifier(base_name(str(t.name)))})"
-        for i, t in enumerate(tables)
-    )
-    cursor.execute(written)
-    for (i,) in cursor.fetchall():
-        table = tables[i]
-        name = str(table.name)
-        shadow, base = quote_identifier(shadow_name(name)), quote_identifier(base_name(name))
-        columns = ", ".join(quote_identifier(str(c.name)) for c in table.columns)
-        keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
-        key_list = ", ".join(keys)
-        # The oldest value of each row: set aside when the baseline moved, else first recorded since.
-        oldest = (
-            f"SELECT * FROM {base} UNION ALL SELECT * FROM {shadow} s "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {base} b WHERE {' AND '.join(f'b.{k} = s.{k}' for k in keys)})"
-        )
-        cursor.execute(f"DELETE FROM {quote_identifier(name)} WHERE ({key_list}) IN (SELECT {key_list} FROM {base})")
-        cursor.execute(f"DELETE FROM {quote_identifier(name)} WHERE ({key_list}) IN (SELECT {key_list} FROM {shadow})")
+    written = dirty_tables(cursor, metadata)
+    set_aside(cursor, metadata, written)  # the oldest value of every written row is now in its base table
+    tables = [t for t in metadata.sorted_tables if str(t.name) in written]
+    for table in tables:
+        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        columns = [quote_identifier(str(c.name)) for c in table.columns]
+        keys = _keys(table)
         cursor.execute(
-            f"INSERT INTO {quote_identifier(name)} ({columns}) SELECT {columns} FROM ({oldest}) o WHERE {EXISTED}"
+            f"UPDATE {name} SET ({', '.join(columns)}) = (SELECT {', '.join(columns)} FROM {base} b "
+            f"WHERE {_match(keys, 'b', name)}) WHERE ({', '.join(keys)}) IN (SELECT {', '.join(keys)} "
+            f"FROM {base} WHERE {EXISTED})"
         )
-        cursor.execute(f"DELETE FROM {base}")
-        cursor.execute(f"DELETE FROM {shadow}")
+    for table in reversed(tables):
+        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        keys = _keys(table)
+        cursor.execute(
+            f"DELETE FROM {name} WHERE ({', '.join(keys)}) IN (SELECT {', '.join(keys)} FROM {base} "
+            f"WHERE NOT {EXISTED})"
+        )
+    for table in tables:
+        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        listed = ", ".join(quote_identifier(str(c.name)) for c in table.columns)
+        cursor.execute(
+            f"INSERT INTO {name} ({listed}) SELECT {listed} FROM {base} b WHERE {EXISTED} "
+            f"AND NOT EXISTS (SELECT 1 FROM {name} WHERE {_match(_keys(table), 'b', name)})"
+        )
+    forget(cursor, dirty_tables(cursor, metadata))  # what the passes themselves recorded, on SQLite
+
+
+def _keys(table: Table) -> list[str]:
+    return [quote_identifier(str(c.name)) for c in table.primary_key.columns]
+
+
+def _match(keys: list[str], left: str, right: str) -> str:
+    return " AND ".join(f"{left}.{k} = {right}.{k}" for k in keys)
 
 
 class _Plan:
     def __init__(self, metadata: MetaData) -> None:
         self.tables: list[tuple[str, str, list[str], list[int]]] = []
-        pending = []
+        pending, dirty = [], []
         for i, table in enumerate(metadata.sorted_tables):
             name = str(table.name)
             columns = [str(c.name) for c in table.columns]
@@ -229,7 +255,10 @@ class _Plan:
             )
             self.tables.append((name, sql, columns, keys))
             pending.append(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {shadow})")
+            base = quote_identifier(base_name(name))
+            dirty.append(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {shadow}) OR EXISTS (SELECT 1 FROM {base})")
         self.pending = " UNION ALL ".join(pending)
+        self.dirty = " UNION ALL ".join(dirty)
 
 
 @functools.cache
