@@ -269,3 +269,38 @@ def test_a_database_given_back_is_restored_exactly_whatever_was_written(backend,
         assert backend.changes(again) == {}
         backend.release(again)
     assert len(loads) == 1, "a restore loaded the whole image instead of undoing the writes"
+
+
+def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascade(backend, monkeypatch):
+    """An updated row is written back in place: deleting and re-inserting it would cascade to rows never written."""
+    from sqlalchemy import Column, ForeignKey, Integer, MetaData, String, Table
+
+    metadata = MetaData()
+    Table("parents", metadata, Column("id", String, primary_key=True), Column("name", String))
+    Table(
+        "children",
+        metadata,
+        Column("id", String, primary_key=True),
+        Column("parent_id", String, ForeignKey("parents.id", ondelete="CASCADE")),
+        Column("n", Integer),
+    )
+
+    def seed(db: Any) -> None:
+        _raw(db, "INSERT INTO parents (id, name) VALUES ('P-1', 'one'), ('P-2', 'two')")
+        _raw(db, "INSERT INTO children (id, parent_id, n) VALUES ('C-1', 'P-1', 1), ('C-2', 'P-2', 2)")
+
+    image = backend.build_image(metadata, seed)
+    loads = []
+    load = backend._load
+    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    db = backend.restore(image)
+    expected = snapshot(db, metadata)
+    _raw(db, "UPDATE parents SET name = 'renamed' WHERE id = 'P-1'")
+    _raw(db, "DELETE FROM parents WHERE id = 'P-2'")  # its child goes with it, and both come back
+    _raw(db, "INSERT INTO parents (id, name) VALUES ('P-3', 'new')")
+    _raw(db, "INSERT INTO children (id, parent_id, n) VALUES ('C-3', 'P-3', 3)")
+    backend.release(db)
+    again = backend.restore(image)
+    assert snapshot(again, metadata) == expected
+    backend.release(again)
+    assert len(loads) == 1
