@@ -13,6 +13,7 @@ from test_report_cli import report
 
 from pytest_thinkingbox.campaign.records import ReportError, load, read_records, shard_of
 from pytest_thinkingbox.campaign.report import build_report
+from pytest_thinkingbox.campaign.views.html import render_html
 
 TASKS = "".join(REFUND_TASK.replace("TY001_001", f"TY001_00{n}") for n in (1, 2, 3))
 FLAKY = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "4")
@@ -85,8 +86,10 @@ def test_a_missing_shard_is_named_with_its_attempts(campaign, capsys):
     lines = third.read_text().splitlines()
     cut = next(n for n, line in enumerate(lines) if '"manifest"' not in line)
     third.write_text("\n".join(lines[:cut] + lines[cut + 1 :]) + "\n")  # and one attempt lost inside shard 3
-    [run] = build_report(load([first, third]))["runs"]
+    document = build_report(load([first, third]))
+    [run] = document["runs"]
     assert run["shards"]["missing"] == [{"shard": f"2/{SHARDS}", "attempts": held}]
+    assert f"Incomplete: shard 2/3 missing: {held} attempts." in render_html(document)
     assert not run["complete"] and run["missing_count"] == held + 1
     code, out, err = report(capsys, first, third, "--require-complete")
     assert code == 1 and f"incomplete: shard 2/3 missing: {held} attempts" in out

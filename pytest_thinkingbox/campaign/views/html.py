@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from ..report import shard_gaps
 from ..signatures import describe
 
 COLOURS = ("#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f")
@@ -135,7 +136,8 @@ def _completeness(run: Mapping[str, Any]) -> str:
     count, keys = run.get("missing_count", 0), run.get("missing") or []
     listed = ", ".join(f"{escape(str(task))} #{attempt}" for task, attempt in keys)
     more = f" (first {len(keys)} listed)" if len(keys) < count else ""
-    return f'<p class="warn">Incomplete: {count} attempt(s) missing{more}: {listed}</p>'
+    gaps = "".join(f'<p class="warn">Incomplete: {escape(gap)}.</p>' for gap in shard_gaps(run))
+    return f'{gaps}<p class="warn">Incomplete: {count} attempt(s) missing{more}: {listed}</p>'
 
 
 def _cost_line(cost: Mapping[str, Any] | None) -> str:
