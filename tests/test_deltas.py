@@ -246,8 +246,8 @@ def test_next_id_is_what_a_scan_of_the_table_gives(backend, image, ids):
 def test_a_database_given_back_is_restored_exactly_whatever_was_written(backend, image, monkeypatch):
     """Arranged rows, an episode's writes, raw SQL, deletes, uncommitted rows: the next restore is the image again.
 
-    The database comes back by undoing the tracked writes, not by loading the
-    image in again (which would hide an undo that failed).
+    On PostgreSQL the database comes back by undoing the tracked writes, not by
+    loading the image in again (which would hide an undo that failed).
     """
     loads = []
     load = backend._load
@@ -268,7 +268,8 @@ def test_a_database_given_back_is_restored_exactly_whatever_was_written(backend,
         assert snapshot(again, METADATA) == expected
         assert backend.changes(again) == {}
         backend.release(again)
-    assert len(loads) == 1, "a restore loaded the whole image instead of undoing the writes"
+    if backend.undoes_writes:
+        assert len(loads) == 1, "a restore loaded the whole image instead of undoing the writes"
 
 
 def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascade(backend, monkeypatch):
@@ -303,4 +304,4 @@ def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascad
     again = backend.restore(image)
     assert snapshot(again, metadata) == expected
     backend.release(again)
-    assert len(loads) == 1
+    assert len(loads) == (1 if backend.undoes_writes else 2)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from ..errors import HarnessError
 from ..state import Delta
 from .tracking import changes as tracked_changes
-from .tracking import set_aside
+from .tracking import forget, set_aside
 
 _current: ContextVar[Session] = ContextVar("thinkingbox_session")
 
@@ -42,14 +42,16 @@ def bind_session(session: Session) -> Iterator[Session]:
 class ReusedDatabases:
     """Databases kept per schema and reused, each brought back to its image when it is released.
 
-    A restore takes an idle database of the image's schema. One that was
-    restored from that image last is brought back by undoing what was written
-    since (the change tracking kept each written row's value then), at a cost
-    that grows with the rows written, not with the database; any other gets
-    the image loaded in whole. A backend subclasses it and says how to make a
-    new database (`_new_database`), load an image into one (`_load`) and undo
-    the writes since its restore (`_undo`).
+    A restore takes an idle database of the image's schema and loads the
+    image into it (`_load`). A backend whose load grows with the rows of the
+    image (`undoes_writes`) instead brings a database last restored from the
+    same image back by undoing what was written since (`_undo`: the change
+    tracking kept each written row's value then), at a cost that grows with
+    the rows written. A backend subclasses it and says how to make a new
+    database (`_new_database`) and load an image into one.
     """
+
+    undoes_writes = False  # bring a database back to its last image by undoing the writes since
 
     def __init__(self) -> None:
         self._idle: dict[MetaData, list[Engine]] = {}
@@ -57,9 +59,13 @@ class ReusedDatabases:
         self._restored_from: dict[Engine, Any] = {}  # the image each database was last restored from
 
     def restore(self, image: Any) -> Session:
-        """A session on a private database holding exactly `image`."""
+        """A session on a private database holding exactly `image`.
+
+        Only this session writes to its database, so committed objects need not
+        be reloaded (``expire_on_commit=False``); a rollback still expires them.
+        """
         idle = self._idle.setdefault(image.metadata, [])
-        same = [engine for engine in idle if self._restored_from.get(engine) is image]
+        same = [engine for engine in idle if self.undoes_writes and self._restored_from.get(engine) is image]
         engine = same[-1] if same else self._take(image.metadata)
         if same:
             idle.remove(engine)
@@ -86,7 +92,7 @@ class ReusedDatabases:
 
     def _undo(self, engine: Engine, image: Any) -> None:
         """Bring an idle database back to `image`, which it was last restored from; raise if it cannot."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} loads the image for every restore")
 
     def take_changes(self, session: Session) -> Delta:
         """The rows written since the last restore or take, with their values then and now; commits.
@@ -98,7 +104,10 @@ class ReusedDatabases:
         cursor = session.connection().connection.cursor()
         try:
             delta = tracked_changes(cursor, self._schema(session))
-            set_aside(cursor, self._schema(session), list(delta))
+            if self.undoes_writes:  # the writes before the new baseline must stay undoable
+                set_aside(cursor, self._schema(session), list(delta))
+            else:
+                forget(cursor, list(delta))
         finally:
             cursor.close()
         session.commit()

@@ -31,7 +31,7 @@ from sqlalchemy.pool import NullPool
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
 from .base import ReusedDatabases, driver_connection, forget_compiled
-from .tracking import RESTORING, forget, postgres_ddl, undo_to_restored
+from .tracking import RESTORING, forget_set_aside, postgres_ddl, undo_to_restored
 
 PREFIX = "thinkingbox_"
 _RUN_NAME = re.compile(rf"^{PREFIX}([0-9a-f]{{10}})_")
@@ -102,6 +102,8 @@ class PostgresBackend(ReusedDatabases):
     (bench/postgres.py measures them).
     """
 
+    undoes_writes = True  # a load deletes and copies every row; an undo touches only the rows written
+
     def __init__(self, url: str | URL) -> None:
         super().__init__()
         self._url = server_url(str(url)) if isinstance(url, str) else url
@@ -135,7 +137,7 @@ class PostgresBackend(ReusedDatabases):
             _end_other_connections(cursor)
             # The copy is not a write of the attempt: the triggers skip it, and the restored state is the baseline.
             cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
-            forget(cursor, [name for name, _ in image.tables])
+            forget_set_aside(cursor, [name for name, _ in image.tables])
             # DELETE, children first, not TRUNCATE: on small tables it skips creating and syncing new files.
             for name, _ in reversed(image.tables):
                 cursor.execute(f"DELETE FROM {quote_identifier(name)}")

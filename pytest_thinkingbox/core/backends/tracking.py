@@ -6,10 +6,12 @@ and its value at the baseline (or that it did not exist). Raw SQL writes fire
 the triggers as ORM writes do, so nothing written escapes grading. `changes`
 reads the touched rows, each with its value at the baseline and now, through
 the driver's cursor as `state.snapshot` does (values compare equal to a
-snapshot's). `set_aside` makes the present the baseline (``tb.run`` after the
-arrange step) and keeps each row's oldest value aside; `undo_to_restored`
-puts every written row back as it was at the last restore, so a database is
-reused without copying its image in again; `forget` drops what both hold.
+snapshot's); `forget` empties the shadows, making the present the baseline.
+On PostgreSQL, `set_aside` makes the present the baseline instead (``tb.run``
+after the arrange step) and keeps each row's oldest value aside, in
+``_tb_base_<table>``; `undo_to_restored` puts every row written since the last
+restore back as it was, so that a database is reused without copying its
+image in again.
 
 Tables whose key is one text column also get an index on the key's length
 and the key, so that `domain.next_id` finds the highest numbered id without
@@ -67,8 +69,7 @@ def sqlite_ddl(metadata: MetaData) -> list[str]:
         name, shadow = quote_identifier(str(table.name)), quote_identifier(shadow_name(str(table.name)))
         columns = [quote_identifier(str(c.name)) for c in table.columns]
         keys = [quote_identifier(str(c.name)) for c in table.primary_key.columns]
-        for kept in (shadow, quote_identifier(base_name(str(table.name)))):
-            statements.append(f"CREATE TABLE {kept} ({EXISTED}, {', '.join(columns)}, PRIMARY KEY ({', '.join(keys)}))")
+        statements.append(f"CREATE TABLE {shadow} ({EXISTED}, {', '.join(columns)}, PRIMARY KEY ({', '.join(keys)}))")
 
         # NOT EXISTS rather than INSERT OR IGNORE: an outer statement's conflict clause would override the trigger's.
         was, added = _first_touch(shadow, keys, "OLD", 1, columns), _first_touch(shadow, keys, "NEW", 0, keys)
@@ -162,14 +163,20 @@ def changes(cursor: Any, metadata: MetaData) -> Delta:
 
 
 def forget(cursor: Any, tables: list[str]) -> None:
-    """Make the present the restored state of `tables`: nothing recorded, nothing set aside."""
+    """Make the present the baseline of `tables` (the rest have nothing recorded)."""
     for name in tables:
         cursor.execute(f"DELETE FROM {quote_identifier(shadow_name(name))}")
+
+
+def forget_set_aside(cursor: Any, tables: list[str]) -> None:
+    """PostgreSQL: make the present the restored state of `tables`: nothing recorded, nothing set aside."""
+    forget(cursor, tables)
+    for name in tables:
         cursor.execute(f"DELETE FROM {quote_identifier(base_name(name))}")
 
 
 def set_aside(cursor: Any, metadata: MetaData, tables: list[str]) -> None:
-    """Make the present the baseline of `tables`, setting each row's oldest recorded value aside.
+    """PostgreSQL: make the present the baseline of `tables`, setting each row's oldest value aside.
 
     The set-aside rows (in ``_tb_base_<table>``) and the shadows together hold
     every written row's value at the last restore, so `undo_to_restored` can
@@ -183,23 +190,22 @@ def set_aside(cursor: Any, metadata: MetaData, tables: list[str]) -> None:
 
 
 def dirty_tables(cursor: Any, metadata: MetaData) -> list[str]:
-    """The tables with rows written since the last restore (recorded, or set aside)."""
+    """PostgreSQL: the tables with rows written since the last restore (recorded, or set aside)."""
     plan = _plan(metadata)
     cursor.execute(plan.dirty)
     return [plan.tables[i][0] for (i,) in cursor.fetchall()]
 
 
 def undo_to_restored(cursor: Any, metadata: MetaData) -> None:
-    """Put every row written since the last restore back as it was, and empty the shadows.
+    """PostgreSQL: put every row written since the last restore back as it was, and empty the shadows.
 
     In three passes over the written tables: rows that existed then and
     exist now get their old values in place (deleting and inserting them
     would fire ``ON DELETE`` actions on rows never written); then rows that
     did not exist are deleted, children first; then rows that were deleted are
-    inserted, parents first. The caller defers foreign keys (and, on
-    PostgreSQL, switches the triggers off: on SQLite what they record is
-    emptied at the end). The work grows with the rows written, not with the
-    size of the tables.
+    inserted, parents first. The caller defers foreign keys and switches the
+    triggers off. The work grows with the rows written, not with the size of
+    the tables.
     """
     written = dirty_tables(cursor, metadata)
     set_aside(cursor, metadata, written)  # the oldest value of every written row is now in its base table
@@ -227,7 +233,7 @@ def undo_to_restored(cursor: Any, metadata: MetaData) -> None:
             f"INSERT INTO {name} ({listed}) SELECT {listed} FROM {base} b WHERE {EXISTED} "
             f"AND NOT EXISTS (SELECT 1 FROM {name} WHERE {_match(_keys(table), 'b', name)})"
         )
-    forget(cursor, dirty_tables(cursor, metadata))  # what the passes themselves recorded, on SQLite
+    forget_set_aside(cursor, written)
 
 
 def _keys(table: Table) -> list[str]:
