@@ -55,7 +55,7 @@ def main() -> None:
         def attempt(forget_image: bool) -> float:
             started = time.perf_counter()
             if forget_image:
-                databases._holds.clear()  # as for a database that held another image
+                databases._restored_from.clear()  # as for a database that held another image
             session = databases.restore(image)
             for row in session.execute(select(table).limit(2)).mappings():  # written back as they were: tracked
                 session.execute(table.update().where(key == row[key.name]).values(dict(row)))
