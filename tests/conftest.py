@@ -2,8 +2,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import NamedTuple
 
 # Import the heavy modules once here: pytester's in-process runs drop modules first
 # imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
@@ -21,6 +25,7 @@ for _transport in ("httpcore2", "httpcore"):
 _SERVER = toydomain.tools.server  # builds the MCP server, importing the SDK
 
 HERE = Path(__file__).parent
+ROOT = HERE.parent
 POSTGRES_URL = os.environ.get("TB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 TOY_CONFTEST = """
@@ -77,3 +82,94 @@ def postgres_server() -> str:
             pytest.fail(f"CI=true but no usable PostgreSQL server at {POSTGRES_URL}: {exc}")
         pytest.skip(f"no usable PostgreSQL server at {POSTGRES_URL} ({exc}); start one or set TB_TEST_POSTGRES_URL")
     return POSTGRES_URL
+
+
+def run_domains(
+    tmp_path: Path, *args: str, name: str = "run"
+) -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
+    """Run pytest on the bundled `domains/` in a subprocess from the repository root, as a user would."""
+    from pytest_thinkingbox.campaign.records import read_records
+
+    results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "domains",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--tb=line",
+            "--tb-results",
+            str(results),
+            "--tb-aggregate",
+            str(aggregate),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    records = read_records([results]) if results.exists() else []
+    return done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}
+
+
+class Campaign(NamedTuple):
+    """A run of the whole bundled benchmark: the process, its records, its aggregate, and its results file."""
+
+    done: subprocess.CompletedProcess[str]
+    records: list[dict]
+    aggregate: dict
+    results: Path
+
+
+def run_domains_once(tmp_path_factory: pytest.TempPathFactory, name: str, *args: str) -> Campaign:
+    """`run_domains` once per test session, even under xdist, for the tests that only read what the run left.
+
+    Under xdist the first worker to ask runs it into a folder all workers of the session share (the parent
+    of their base temporary folders), holding a lock; the others wait on the lock and read the same files.
+    A run that did not finish (its worker died) leaves no `.done.json`, so the next one to ask runs it again.
+    """
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): each worker runs its own
+        fcntl = None  # type: ignore[assignment]
+    if os.environ.get("PYTEST_XDIST_WORKER") is None or fcntl is None:
+        where = tmp_path_factory.mktemp(name)
+        return Campaign(*run_domains(where, *args, name=name), where / f"{name}.jsonl")
+    where = tmp_path_factory.getbasetemp().parent / "shared-campaigns"
+    where.mkdir(exist_ok=True)
+    marker = where / f"{name}.done.json"
+    with open(where / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process dies
+        if not marker.exists():
+            done, _, _ = run_domains(where, *args, name=name)
+            fields = {"args": done.args, "returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+            marker.with_suffix(".tmp").write_text(json.dumps(fields))
+            marker.with_suffix(".tmp").replace(marker)
+    from pytest_thinkingbox.campaign.records import read_records
+
+    fields = json.loads(marker.read_text())
+    ran_with = fields["args"][len(fields["args"]) - len(args) :]
+    assert ran_with == list(args), f"{name} was run with other options: {fields['args']}"
+    done = subprocess.CompletedProcess(fields["args"], fields["returncode"], fields["stdout"], fields["stderr"])
+    results, aggregate = where / f"{name}.jsonl", where / f"{name}.json"
+    records = read_records([results]) if results.exists() else []
+    return Campaign(done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}, results)
+
+
+#: The flaky campaign the bundled-domain tests share: reproducible (seed 7), three attempts a task.
+FLAKY_CAMPAIGN = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "3")
+
+
+@pytest.fixture(scope="session")
+def golden_campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
+    """The whole bundled benchmark under golden, 3 attempts a task on 2 workers, on SQLite: run once a session."""
+    return run_domains_once(tmp_path_factory, "golden", "-n", "2", "--tb-repeat", "3", "--tb-agent", "golden")
+
+
+@pytest.fixture(scope="session")
+def flaky_campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
+    """The whole bundled benchmark under the flaky agent (FLAKY_CAMPAIGN) on 2 workers: run once a session."""
+    return run_domains_once(tmp_path_factory, "flaky", "-n", "2", *FLAKY_CAMPAIGN)

@@ -12,42 +12,16 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from conftest import FLAKY_CAMPAIGN, run_domains
+
 from pytest_thinkingbox.campaign.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ["retail", "auto_insurance", "travel", "neobank", "consulting"]
 
 
-def run_domains(
-    tmp_path: Path, *args: str, name: str = "run"
-) -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
-    results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "domains",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--tb=line",
-            "--tb-results",
-            str(results),
-            "--tb-aggregate",
-            str(aggregate),
-            *args,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    records = read_records([results]) if results.exists() else []
-    return done, records, json.loads(aggregate.read_text()) if aggregate.exists() else {}
-
-
-def test_every_task_passes_every_attempt_under_golden_from_identical_starts(tmp_path):
-    done, records, agg = run_domains(tmp_path, "-n", "2", "--tb-repeat", "3", "--tb-agent", "golden")
+def test_every_task_passes_every_attempt_under_golden_from_identical_starts(golden_campaign):
+    done, records, agg, _ = golden_campaign  # -n 2 --tb-repeat 3 --tb-agent golden (tests/conftest.py)
     assert done.returncode == 0, done.stdout[-3000:]
     assert set(agg["domains"]) == set(DOMAINS)
     for name in DOMAINS:
@@ -73,25 +47,26 @@ def test_every_task_fails_under_noop(tmp_path):
     assert all(agg["domains"][name]["pass@1"] == 0.0 for name in DOMAINS)
 
 
-def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(tmp_path):
-    args = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "3")
-    runs = [run_domains(tmp_path, "-n", n, *args, name=f"run{i}")[2] for i, n in enumerate(["2", "2", "0"])]
+def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(flaky_campaign, tmp_path):
+    # the first run is the session's flaky campaign (-n 2, FLAKY_CAMPAIGN), which the report test reads too
+    again = [run_domains(tmp_path, "-n", n, *FLAKY_CAMPAIGN, name=f"run{i}")[2] for i, n in [(1, "2"), (2, "0")]]
+    runs = [flaky_campaign.aggregate, *again]
     assert runs[0]["per_task"] == runs[1]["per_task"] == runs[2]["per_task"]
     overall = runs[0]["overall"]
     assert 0.0 < overall["pass@1"] < 1.0
     assert overall["all_k"] / overall["tasks"] < overall["pass@k"]
 
 
-def test_the_report_of_a_flaky_campaign_prints_the_tables_and_writes_the_html(tmp_path, capsys):
+def test_the_report_of_a_flaky_campaign_prints_the_tables_and_writes_the_html(flaky_campaign, tmp_path, capsys):
     from pytest_thinkingbox.cli import main
 
-    run_domains(tmp_path, "-n", "2", "--tb-agent", "flaky", "--tb-repeat", "2", name="flaky")
+    flaky = flaky_campaign.results  # the session's flaky campaign: 3 attempts a task (tests/conftest.py)
     html = tmp_path / "report.html"
-    assert main(["report", str(tmp_path / "flaky.jsonl"), "--html", str(html), "--gate", "pass@1>=0.5"]) == 0
+    assert main(["report", str(flaky), "--html", str(html), "--gate", "pass@1>=0.5"]) == 0
     out = capsys.readouterr().out
     for name in [*DOMAINS, "overall"]:
         assert any(line.startswith(name + " ") for line in out.splitlines()), name
-    assert f"complete: {len(read_records([tmp_path / 'flaky.jsonl'])) // 2} tasks x 2 attempts" in out
+    assert f"complete: {len(read_records([flaky])) // 3} tasks x 3 attempts" in out
     assert "failure signatures" in out and "gate pass@1>=0.5" in out
     page = html.read_text()
     assert all(f'id="{part}"' in page for part in ("chart-reliability", "chart-domains", "signatures", "grid-1"))
@@ -112,13 +87,34 @@ def test_every_task_passes_its_own_validation(tmp_path):
     assert not [f for v in validated.values() for f in v["provenance"] if f["kind"] != "derived"]
 
 
+#: Lists the tasks `pytest domains --co -q -m EXPRESSION` selects, for each expression given, in one process:
+#: the domain modules are imported (most of a collection's time) once instead of once per expression.
+LIST_SELECTED = """
+import contextlib, io, json, sys
+import pytest
+
+listings = {}
+for expression in sys.argv[1:]:
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        pytest.main(["domains", "--co", "-q", "-p", "no:randomly", "-m", expression])
+    listings[expression] = out.getvalue()
+print(json.dumps(listings))
+"""
+
+
 def test_bundled_tasks_carry_domain_family_and_kind_markers():
+    expressions = [
+        "retail and refusal",
+        "RT003",
+        "write or refusal or hold or pending or escalation",
+        "auto_insurance or consulting or neobank or retail or travel",
+    ]
+    done = subprocess.run([sys.executable, "-c", LIST_SELECTED, *expressions], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    listings = json.loads(done.stdout)
+
     def selected(expression: str) -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "domains", "--co", "-q", "-p", "no:randomly", "-m", expression],
-            cwd=ROOT, capture_output=True, text=True,
-        )  # fmt: skip
-        return [line for line in done.stdout.splitlines() if "::test_case_" in line]
+        return [line for line in listings[expression].splitlines() if "::test_case_" in line]
 
     retail_refusals = selected("retail and refusal")
     assert retail_refusals and all(line.startswith("domains/retail/") for line in retail_refusals)

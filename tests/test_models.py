@@ -56,12 +56,21 @@ def write_config(where: pytest.Pytester, base_url: str, api: str = "chat", **end
     (where.path / "models.yaml").write_text(json.dumps(config))  # JSON is YAML
 
 
+RETAIL_TASK = ["domains/retail", "-k", "RT001_003", "-p", "no:randomly", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture(scope="module")
+def retail_golden(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path]:
+    """A golden run of RT001_003: its exit code and results file, the same for both APIs, so run once."""
+    golden = tmp_path_factory.mktemp("retail") / "golden.jsonl"
+    done = subprocess.run([sys.executable, "-m", "pytest", *RETAIL_TASK, "--tb-results", str(golden)], cwd=ROOT)
+    return done.returncode, golden
+
+
 @pytest.mark.parametrize("api", ["chat", "responses"])
-def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(tmp_path, api):
-    golden = tmp_path / "golden.jsonl"
-    task = ["domains/retail", "-k", "RT001_003", "-p", "no:randomly", "-p", "no:cacheprovider"]
-    done = subprocess.run([sys.executable, "-m", "pytest", *task, "--tb-results", str(golden)], cwd=ROOT)
-    assert done.returncode == 0
+def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(retail_golden, tmp_path, api):
+    returncode, golden = retail_golden
+    assert returncode == 0
     from pytest_thinkingbox.serve.model_server import scripts_from_results
 
     scripts = scripts_from_results(golden)
@@ -73,7 +82,7 @@ def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(tmp
         config.write_text(
             f"endpoint: {{base_url: '{server.base_url}', api_key_env: null}}\nagent: {{model: m, api: {api}}}\n"
         )
-        args = [*task, "--tb-config", str(config), "--tb-repeat", "2", "--tb-results", str(results)]
+        args = [*RETAIL_TASK, "--tb-config", str(config), "--tb-repeat", "2", "--tb-results", str(results)]
         done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:]
     records = read_records([results])
