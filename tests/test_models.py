@@ -367,11 +367,12 @@ def test_a_body_that_is_not_json_is_retried_and_named(models, model):
 
 def test_a_campaign_keeps_to_the_endpoints_limit(models, model):
     # 60 a minute with a burst of 10: the 12 requests of 3 attempts cannot all be sent within 2 s
-    # (about 0.4 s without the limit).
+    # (about 0.4 s without the limit). The first arrival comes after the first send by the time a new
+    # connection takes, up to a few tenths of a second on a loaded machine: hence 1.5 s, not 2.
     write_config(models, model.base_url, requests_per_minute=60)
     models.runpytest("--tb-config", "models.yaml", "--tb-repeat", "3").assert_outcomes(passed=3)
     assert len(model.arrivals) == 12
-    assert model.arrivals[-1] - model.arrivals[0] >= 1.9
+    assert model.arrivals[-1] - model.arrivals[0] >= 1.5
 
 
 @pytest.mark.parametrize("value", [0, -5, "fast", True])
