@@ -5,16 +5,11 @@ These tests need a server (the `postgres_server` fixture in conftest.py says whi
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, run_domains
 from sqlalchemy import create_engine, make_url, text
-
-from pytest_thinkingbox.campaign.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,35 +158,6 @@ def test_a_role_that_may_not_create_databases_is_a_usage_error(postgres_server, 
     result.stderr.fnmatch_lines(["*may not create databases*ALTER ROLE thinkingbox_nocreate CREATEDB*"])
 
 
-def _domains(tmp_path: Path, name: str, *args: str) -> tuple[dict, list[dict]]:
-    results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "domains",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "2",
-            "--tb-repeat",
-            "2",
-            "--tb-results",
-            str(results),
-            "--tb-aggregate",
-            str(aggregate),
-            *args,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout[-3000:]
-    return json.loads(aggregate.read_text()), read_records([results])
-
-
 def _shares(aggregate: dict) -> dict[str, tuple[str, float, float]]:
     """Each task's domain and the shares of its attempts passed and in error: comparable across numbers of attempts."""
     return {
@@ -205,7 +171,8 @@ def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(postgres_ser
     # test_bundled_domains.py checks too; a second SQLite run here would only repeat it
     assert golden_campaign.done.returncode == 0, golden_campaign.done.stdout[-3000:]
     on_sqlite = golden_campaign.aggregate
-    on_postgres, records = _domains(tmp_path, "postgres", "--tb-db", postgres_server)
+    done, records, on_postgres = run_domains(tmp_path, "-n", "2", "--tb-repeat", "2", "--tb-db", postgres_server)
+    assert done.returncode == 0, done.stdout[-3000:]
     assert _shares(on_postgres) == _shares(on_sqlite)
     assert {c["attempts"] for c in on_postgres["per_task"].values()} == {2}  # every attempt ran on PostgreSQL
     assert on_postgres["overall"]["pass@1"] == 1.0 and set(on_postgres["domains"]) == set(on_sqlite["domains"])
