@@ -3,10 +3,13 @@
     python scripts/inventory.py           # print the table
     python scripts/inventory.py --write   # write it into docs/domains.md
     python scripts/inventory.py --check   # exit 1 when docs/domains.md is not current (CI)
+    python scripts/inventory.py --check --records golden.jsonl   # from a golden run already made
 
 Static figures (tools, tables, policy articles) come from each domain package;
-the rest from one golden run of every task (`pytest domains --tb-results`),
-whose transcripts hold the golden calls as made:
+the rest from one golden run of every task (`pytest domains --tb-results`,
+or the results file of a golden run given with ``--records``; the first
+passed attempt of each task counts), whose transcripts hold the golden calls
+as made:
 
 * golden calls: the mean per task, and the tasks with 10 or more;
 * ticket-only: the share of tasks whose golden writes are all ticket writes
@@ -70,10 +73,17 @@ def marked_traits(path: Path) -> Counter[str]:
     return found
 
 
-def golden_records() -> list[dict[str, Any]]:
+def golden_records(given: Path | None = None) -> list[dict[str, Any]]:
+    """One passed golden attempt per task: from `given` (a results file), else from a run made now."""
     sys.path.insert(0, str(ROOT))
     from pytest_thinkingbox.campaign.records import read_records
 
+    if given is not None:
+        first: dict[str, dict[str, Any]] = {}
+        for r in sorted(read_records([given]), key=lambda r: r["attempt"]):
+            if r["outcome"] == "passed" and r.get("agent") == "golden":
+                first.setdefault(r["task"], r)
+        return list(first.values())
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "golden.jsonl"
         command = [sys.executable, "-m", "pytest", "domains", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
@@ -89,9 +99,9 @@ def calls(record: dict[str, Any]) -> list[str]:
     return [c["tool"] for m in messages for c in m.get("tool_calls") or []]
 
 
-def inventory() -> dict[str, dict[str, Any]]:
+def inventory(given: Path | None = None) -> dict[str, dict[str, Any]]:
     sys.path.insert(0, str(ROOT))
-    records = golden_records()
+    records = golden_records(given)
     by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_domain[r["domain"]].append(r)
@@ -150,8 +160,9 @@ def main() -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="write the table into docs/domains.md")
     mode.add_argument("--check", action="store_true", help="exit 1 when docs/domains.md is not current")
+    parser.add_argument("--records", type=Path, metavar="FILE", help="a golden run's results file, not a new run")
     args = parser.parse_args()
-    table = markdown(inventory())
+    table = markdown(inventory(args.records))
     doc = DOC.read_text(encoding="utf-8")
     if args.write:
         before, after = doc[: doc.index(START) + len(START)], doc[doc.index(END) :]

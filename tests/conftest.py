@@ -85,9 +85,9 @@ def postgres_server() -> str:
 
 
 def run_domains(
-    tmp_path: Path, *args: str, name: str = "run"
+    tmp_path: Path, *args: str, name: str = "run", where: str = "domains"
 ) -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
-    """Run pytest on the bundled `domains/` in a subprocess from the repository root, as a user would."""
+    """Run pytest on the bundled `domains/` (or the part `where` names) in a subprocess from the repository root."""
     from pytest_thinkingbox.campaign.records import read_records
 
     results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
@@ -96,7 +96,7 @@ def run_domains(
             sys.executable,
             "-m",
             "pytest",
-            "domains",
+            where,
             "-q",
             "-p",
             "no:cacheprovider",
@@ -163,10 +163,16 @@ def run_domains_once(tmp_path_factory: pytest.TempPathFactory, name: str, *args:
 FLAKY_CAMPAIGN = ("--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "3")
 
 
+#: The golden campaign the bundled-domain tests share. Validation runs every task's golden attempts as a
+#: campaign does, and on the first attempt also noop, the baselines, the mutants and the traps: one run of
+#: the whole benchmark answers "golden always passes", "noop always fails" and "every task is valid".
+GOLDEN_CAMPAIGN = ("--tb-agent", "golden", "--tb-repeat", "2", "--tb-validate")
+
+
 @pytest.fixture(scope="session")
 def golden_campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
-    """The whole bundled benchmark under golden, 3 attempts a task on 2 workers, on SQLite: run once a session."""
-    return run_domains_once(tmp_path_factory, "golden", "-n", "2", "--tb-repeat", "3", "--tb-agent", "golden")
+    """The whole bundled benchmark validated (GOLDEN_CAMPAIGN) on 2 workers, on SQLite: run once a session."""
+    return run_domains_once(tmp_path_factory, "golden", "-n", "2", *GOLDEN_CAMPAIGN)
 
 
 @pytest.fixture(scope="session")

@@ -167,7 +167,7 @@ def _shares(aggregate: dict) -> dict[str, tuple[str, float, float]]:
 
 
 def test_bundled_domains_pass_under_golden_on_postgres_as_on_sqlite(postgres_server, golden_campaign, tmp_path):
-    # on SQLite: the session's golden campaign (3 attempts a task on 2 workers, tests/conftest.py), which
+    # on SQLite: the session's golden campaign (2 attempts a task on 2 workers, tests/conftest.py), which
     # test_bundled_domains.py checks too; a second SQLite run here would only repeat it
     assert golden_campaign.done.returncode == 0, golden_campaign.done.stdout[-3000:]
     on_sqlite = golden_campaign.aggregate
