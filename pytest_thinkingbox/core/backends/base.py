@@ -52,6 +52,7 @@ class ReusedDatabases:
     """
 
     undoes_writes = False  # bring a database back to its last image by undoing the writes since
+    probes_keys = False  # read written rows by probing each key (PostgreSQL; see tracking.changes)
 
     def __init__(self) -> None:
         self._idle: dict[MetaData, list[Engine]] = {}
@@ -103,7 +104,7 @@ class ReusedDatabases:
         session.commit()  # the ORM's pending writes first; and a later rollback must not bring back the baseline
         cursor = session.connection().connection.cursor()
         try:
-            delta = tracked_changes(cursor, self._schema(session))
+            delta = tracked_changes(cursor, self._schema(session), self.probes_keys)
             if self.undoes_writes:  # the writes before the new baseline must stay undoable
                 set_aside(cursor, self._schema(session), list(delta))
             else:
@@ -117,7 +118,7 @@ class ReusedDatabases:
         """The rows written since the last restore or take (`take_changes`), with their values then and now."""
         cursor = session.connection().connection.cursor()
         try:
-            return tracked_changes(cursor, self._schema(session))
+            return tracked_changes(cursor, self._schema(session), self.probes_keys)
         finally:
             cursor.close()
 

@@ -145,10 +145,16 @@ def touched_tables(cursor: Any, metadata: MetaData) -> list[str]:
     return [plan.tables[i][0] for (i,) in cursor.fetchall()]
 
 
-def changes(cursor: Any, metadata: MetaData) -> Delta:
-    """Every row written since the baseline: per table and key, its value then and now (None: absent)."""
+def changes(cursor: Any, metadata: MetaData, postgres: bool = False) -> Delta:
+    """Every row written since the baseline: per table and key, its value then and now (None: absent).
+
+    On PostgreSQL each written row's key is probed in the table (``LATERAL``
+    with ``OFFSET 0``, which the planner cannot turn into a hash join): a
+    shadow emptied many times looks large to the planner until it is
+    vacuumed, and a hash join would scan the whole table to read a few rows.
+    """
     plan = _plan(metadata)
-    reads = {name: (sql, columns, keys) for name, sql, columns, keys in plan.tables}
+    reads = {name: (probe if postgres else sql, columns, keys) for name, sql, probe, columns, keys in plan.tables}
     delta: Delta = {}
     for name in touched_tables(cursor, metadata):
         sql, columns, key_positions = reads[name]
@@ -249,7 +255,7 @@ def _match(keys: list[str], left: str, right: str) -> str:
 
 class _Plan:
     def __init__(self, metadata: MetaData) -> None:
-        self.tables: list[tuple[str, str, list[str], list[int]]] = []
+        self.tables: list[tuple[str, str, str, list[str], list[int]]] = []
         pending, dirty = [], []
         for i, table in enumerate(metadata.sorted_tables):
             name = str(table.name)
@@ -258,11 +264,13 @@ class _Plan:
             quoted = [quote_identifier(c) for c in columns]
             shadow = quote_identifier(shadow_name(name))
             join = " AND ".join(f"n.{quoted[k]} = w.{quoted[k]}" for k in keys)
-            sql = (
-                f"SELECT w.{EXISTED}, {', '.join('w.' + c for c in quoted)}, {', '.join('n.' + c for c in quoted)} "
-                f"FROM {shadow} w LEFT JOIN {quote_identifier(name)} n ON {join}"
+            read = f"SELECT w.{EXISTED}, {', '.join('w.' + c for c in quoted)}, {', '.join('n.' + c for c in quoted)} "
+            sql = f"{read}FROM {shadow} w LEFT JOIN {quote_identifier(name)} n ON {join}"
+            probe = (
+                f"{read}FROM {shadow} w "
+                f"LEFT JOIN LATERAL (SELECT * FROM {quote_identifier(name)} n WHERE {join} OFFSET 0) n ON true"
             )
-            self.tables.append((name, sql, columns, keys))
+            self.tables.append((name, sql, probe, columns, keys))
             pending.append(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {shadow})")
             base = quote_identifier(base_name(name))
             dirty.append(f"SELECT {i} WHERE EXISTS (SELECT 1 FROM {shadow}) OR EXISTS (SELECT 1 FROM {base})")
