@@ -542,13 +542,10 @@ class Attempt:
         key = (self.domain.name, start, repr(golden))  # same start + same calls = same end
         if key not in self._cache.golden:
             databases = self._cache.databases
-            scratch = databases.restore(databases.dump(self.db))  # the start state, its own baseline
-            try:
+            with databases.scratch(self.db) as scratch:  # the start state, its own baseline
                 self._cache.runner.run(self._replay(scratch, golden))
                 changes = changed(databases.changes(scratch))
-                self._cache.golden[key] = GoldenEnd(changes, delta_hash(image, followed_by(arrange, changes)))
-            finally:
-                databases.release(scratch)
+            self._cache.golden[key] = GoldenEnd(changes, delta_hash(image, followed_by(arrange, changes)))
         return self._cache.golden[key]
 
     async def _replay(self, scratch: Session, golden: tuple[Call, ...]) -> None:

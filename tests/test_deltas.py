@@ -347,3 +347,54 @@ def test_written_rows_are_read_by_key_however_large_the_tracking_tables_look(pos
         assert (seq, index) == (0, 1), f"reading one written row scanned accounts {seq} times, probed it {index}"
     finally:
         postgres.release(db)
+
+
+def test_a_scratch_copy_is_thrown_away_whatever_the_block_wrote(backend, monkeypatch):
+    """The golden replay's scratch copy: the attempt's database keeps its start state, sequences included.
+
+    On PostgreSQL the scratch is the attempt's own database, and what the block
+    wrote is undone after it (a copy would load every row); the rows written
+    before the baseline stay undoable back to the image.
+    """
+    from sqlalchemy import Column, ForeignKey, Integer, MetaData, String, Table
+
+    metadata = MetaData()
+    Table("parents", metadata, Column("id", String, primary_key=True), Column("name", String))
+    Table(
+        "events",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("parent_id", String, ForeignKey("parents.id", ondelete="CASCADE")),
+    )
+
+    def seed(db: Any) -> None:
+        _raw(db, "INSERT INTO parents (id, name) VALUES ('P-1', 'one'), ('P-2', 'two')")
+        _raw(db, "INSERT INTO events (parent_id) VALUES ('P-1'), ('P-2')")
+
+    image = backend.build_image(metadata, seed)
+    loads = []
+    load = backend._load
+    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    db = backend.restore(image)
+    loads.clear()  # the first restore of a database loads the image
+    restored = snapshot(db, metadata)
+    _raw(db, "UPDATE parents SET name = 'arranged' WHERE id = 'P-1'")  # the arrange step
+    _raw(db, "INSERT INTO events (parent_id) VALUES ('P-1')")
+    arranged = backend.take_changes(db)
+    start = snapshot(db, metadata)
+    with backend.scratch(db) as scratch:
+        _raw(scratch, "UPDATE parents SET name = 'golden' WHERE id = 'P-1'")
+        _raw(scratch, "DELETE FROM parents WHERE id = 'P-2'")  # its event goes with it
+        _raw(scratch, "INSERT INTO events (parent_id) VALUES ('P-1')")
+        scratch.execute(text("INSERT INTO parents (id, name) VALUES ('P-9', 'uncommitted')"))
+        assert set(backend.changes(scratch)) == {"parents", "events"}
+    assert snapshot(db, metadata) == start and backend.changes(db) == {}
+    _raw(db, "INSERT INTO events (parent_id) VALUES ('P-2')")  # the episode: the sequence goes on from the start
+    written = backend.changes(db)["events"]
+    assert list(written) == ["4"], "the sequence was not put back"
+    backend.release(db)
+    again = backend.restore(image)
+    assert snapshot(again, metadata) == restored and arranged
+    backend.release(again)
+    if backend.undoes_writes:
+        assert len(loads) == 0, "the scratch or the next restore loaded the whole image instead of undoing"

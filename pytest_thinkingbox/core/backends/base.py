@@ -87,6 +87,24 @@ class ReusedDatabases:
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
 
+    @contextmanager
+    def scratch(self, session: Session) -> Iterator[Session]:
+        """A session on a database holding `session`'s committed state, to write to and throw away.
+
+        Here a copy: the state dumped and restored into another database. A
+        backend whose copy grows with the rows (`undoes_writes`) lends the
+        session itself and undoes what was written in the block.
+        """
+        copy = self.restore(self.dump(session))
+        try:
+            yield copy
+        finally:
+            self.release(copy)
+
+    def dump(self, session: Session) -> Any:
+        """The committed state of a session's database as an image."""
+        raise NotImplementedError
+
     def _load(self, session: Session, image: Any) -> None:
         """Replace the whole content of the session's database with `image`."""
         raise NotImplementedError

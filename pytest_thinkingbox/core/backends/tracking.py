@@ -11,7 +11,8 @@ On PostgreSQL, `set_aside` makes the present the baseline instead (``tb.run``
 after the arrange step) and keeps each row's oldest value aside, in
 ``_tb_base_<table>``; `undo_to_restored` puts every row written since the last
 restore back as it was, so that a database is reused without copying its
-image in again.
+image in again, and `undo_to_baseline` every row written since the baseline
+(a golden replay made on the attempt's own database).
 
 Tables whose key is one text column also get an index on the key's length
 and the key, so that `domain.next_id` finds the highest numbered id without
@@ -208,41 +209,60 @@ def dirty_tables(cursor: Any, metadata: MetaData) -> list[str]:
 def undo_to_restored(cursor: Any, metadata: MetaData) -> None:
     """PostgreSQL: put every row written since the last restore back as it was, and empty the shadows.
 
+    The caller defers foreign keys and switches the triggers off. The work
+    grows with the rows written, not with the size of the tables.
+    """
+    written = dirty_tables(cursor, metadata)
+    set_aside(cursor, metadata, written)  # the oldest value of every written row is now in its base table
+    _put_back(cursor, metadata, written, base_name)
+    forget_set_aside(cursor, written)
+
+
+def undo_to_baseline(cursor: Any, metadata: MetaData) -> None:
+    """PostgreSQL: put every row written since the baseline back as it was then, and empty the shadows.
+
+    The rows set aside (written between the restore and the baseline) stay,
+    so a later `undo_to_restored` still reaches back to the restored state.
+    The caller defers foreign keys and switches the triggers off.
+    """
+    written = touched_tables(cursor, metadata)
+    _put_back(cursor, metadata, written, shadow_name)
+    forget(cursor, written)
+
+
+def _put_back(cursor: Any, metadata: MetaData, written: list[str], kept_in: Any) -> None:
+    """Give every row recorded in its table's `kept_in(table)` the value recorded there.
+
     In three passes over the written tables: rows that existed then and
     exist now get their old values in place (deleting and inserting them
     would fire ``ON DELETE`` actions on rows never written); then rows that
     did not exist are deleted, children first; then rows that were deleted are
-    inserted, parents first. The caller defers foreign keys and switches the
-    triggers off. The work grows with the rows written, not with the size of
-    the tables.
+    inserted, parents first.
     """
-    written = dirty_tables(cursor, metadata)
-    set_aside(cursor, metadata, written)  # the oldest value of every written row is now in its base table
     tables = [t for t in metadata.sorted_tables if str(t.name) in written]
     for table in tables:
-        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        name, kept = quote_identifier(str(table.name)), quote_identifier(kept_in(str(table.name)))
         columns = [quote_identifier(str(c.name)) for c in table.columns]
         keys = _keys(table)
         cursor.execute(
-            f"UPDATE {name} SET ({', '.join(columns)}) = (SELECT {', '.join(columns)} FROM {base} b "
+            f"UPDATE {name} SET ({', '.join(columns)}) = (SELECT {', '.join(columns)} FROM {kept} b "
             f"WHERE {_match(keys, 'b', name)}) WHERE ({', '.join(keys)}) IN (SELECT {', '.join(keys)} "
-            f"FROM {base} WHERE {EXISTED})"
+            f"FROM {kept} WHERE {EXISTED})"
         )
     for table in reversed(tables):
-        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        name, kept = quote_identifier(str(table.name)), quote_identifier(kept_in(str(table.name)))
         keys = _keys(table)
         cursor.execute(
-            f"DELETE FROM {name} WHERE ({', '.join(keys)}) IN (SELECT {', '.join(keys)} FROM {base} "
+            f"DELETE FROM {name} WHERE ({', '.join(keys)}) IN (SELECT {', '.join(keys)} FROM {kept} "
             f"WHERE NOT {EXISTED})"
         )
     for table in tables:
-        name, base = quote_identifier(str(table.name)), quote_identifier(base_name(str(table.name)))
+        name, kept = quote_identifier(str(table.name)), quote_identifier(kept_in(str(table.name)))
         listed = ", ".join(quote_identifier(str(c.name)) for c in table.columns)
         cursor.execute(
-            f"INSERT INTO {name} ({listed}) SELECT {listed} FROM {base} b WHERE {EXISTED} "
+            f"INSERT INTO {name} ({listed}) SELECT {listed} FROM {kept} b WHERE {EXISTED} "
             f"AND NOT EXISTS (SELECT 1 FROM {name} WHERE {_match(_keys(table), 'b', name)})"
         )
-    forget_set_aside(cursor, written)
 
 
 def _keys(table: Table) -> list[str]:
