@@ -268,8 +268,8 @@ def test_a_database_given_back_is_restored_exactly_whatever_was_written(backend,
         assert snapshot(again, METADATA) == expected
         assert backend.changes(again) == {}
         backend.release(again)
-    if backend.undoes_writes:
-        assert len(loads) == 1, "a restore loaded the whole image instead of undoing the writes"
+    if backend.undoes_writes:  # the database the image was built in holds it already
+        assert loads == [], "a restore loaded the whole image instead of undoing the writes"
 
 
 def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascade(backend, monkeypatch):
@@ -304,7 +304,7 @@ def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascad
     again = backend.restore(image)
     assert snapshot(again, metadata) == expected
     backend.release(again)
-    assert len(loads) == (1 if backend.undoes_writes else 2)
+    assert len(loads) == (0 if backend.undoes_writes else 2)
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from sqlalchemy.pool import NullPool
 
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
-from .base import ReusedDatabases, driver_connection, forget_compiled
+from .base import ReusedDatabases, driver_connection, engine_of, forget_compiled
 from .tracking import RESTORING, forget_set_aside, postgres_ddl, undo_to_baseline, undo_to_restored
 
 PREFIX = "thinkingbox_"
@@ -132,7 +132,10 @@ class PostgresBackend(ReusedDatabases):
                 seed(session)
             session.commit()
             session.execute(text(f"RESET {RESTORING}"))
-            return self.dump(session)
+            image = self.dump(session)
+            # This database holds the image already: its first restore undoes nothing instead of copying it in.
+            self._restored_from[engine_of(session)] = image
+            return image
         finally:
             self.release(session)
 
