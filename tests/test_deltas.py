@@ -243,15 +243,21 @@ def test_next_id_is_what_a_scan_of_the_table_gives(backend, image, ids):
         backend.release(db)
 
 
+def _spy_on_loads(backend: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The images the backend loads whole from now on (an undo loads none)."""
+    loads: list[Any] = []
+    load = backend._load
+    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    return loads
+
+
 def test_a_database_given_back_is_restored_exactly_whatever_was_written(backend, image, monkeypatch):
     """Arranged rows, an episode's writes, raw SQL, deletes, uncommitted rows: the next restore is the image again.
 
     On PostgreSQL the database comes back by undoing the tracked writes, not by
     loading the image in again (which would hide an undo that failed).
     """
-    loads = []
-    load = backend._load
-    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    loads = _spy_on_loads(backend, monkeypatch)
     fresh = backend.restore(image)
     expected = snapshot(fresh, METADATA)
     backend.release(fresh)
@@ -291,9 +297,7 @@ def test_undoing_an_update_of_a_parent_keeps_its_children_under_on_delete_cascad
         _raw(db, "INSERT INTO children (id, parent_id, n) VALUES ('C-1', 'P-1', 1), ('C-2', 'P-2', 2)")
 
     image = backend.build_image(metadata, seed)
-    loads = []
-    load = backend._load
-    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    loads = _spy_on_loads(backend, monkeypatch)
     db = backend.restore(image)
     expected = snapshot(db, metadata)
     _raw(db, "UPDATE parents SET name = 'renamed' WHERE id = 'P-1'")
@@ -372,9 +376,7 @@ def test_a_scratch_copy_is_thrown_away_whatever_the_block_wrote(backend, monkeyp
         _raw(db, "INSERT INTO events (parent_id) VALUES ('P-1'), ('P-2')")
 
     image = backend.build_image(metadata, seed)
-    loads = []
-    load = backend._load
-    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+    loads = _spy_on_loads(backend, monkeypatch)
     db = backend.restore(image)
     loads.clear()  # the first restore of a database loads the image
     restored = snapshot(db, metadata)

@@ -162,12 +162,7 @@ class PostgresBackend(ReusedDatabases):
         with engine.connect() as connection:
             raw: Any = connection.connection.driver_connection
             with raw.cursor() as cursor:
-                _end_other_connections(cursor)  # one holding a lock would block the undo
-                cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
-                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-                # Probe the written rows' keys: the set-aside tables, emptied at every undo, look larger to
-                # the planner than they are until vacuumed, and a hash join would scan whole domain tables.
-                cursor.execute("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off")
+                _prepare_undo(cursor)
                 undo_to_restored(cursor, self._schema_of[engine])
                 _set_sequences(cursor, image.sequences)
             raw.commit()
@@ -201,10 +196,7 @@ class PostgresBackend(ReusedDatabases):
         finally:
             session.rollback()  # what the block left uncommitted; the committed rest is undone below
             with driver_connection(session).cursor() as cursor:
-                _end_other_connections(cursor)  # one a tool left open, holding a lock, would block the undo
-                cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
-                cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-                cursor.execute("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off")
+                _prepare_undo(cursor)
                 undo_to_baseline(cursor, self._schema(session))
                 _set_sequences(cursor, sequences)
             session.commit()
@@ -287,6 +279,16 @@ def _end_other_connections(cursor: Any) -> None:
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE datname = current_database() AND pid <> pg_backend_pid()"
     )
+
+
+def _prepare_undo(cursor: Any) -> None:
+    """Set up the cursor's transaction to put rows back: alone on the database, untracked, keys probed."""
+    _end_other_connections(cursor)  # one holding a lock (a tool may leave one open) would block the undo
+    cursor.execute(f"SET LOCAL {RESTORING} = 'on'")
+    cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    # Probe the written rows' keys: the tracking tables, emptied at every attempt, look larger to the
+    # planner than they are until vacuumed, and a hash join would scan whole domain tables.
+    cursor.execute("SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off")
 
 
 def _sequences(cursor: Any) -> tuple[tuple[str, int, bool], ...]:

@@ -26,6 +26,7 @@ PostgreSQL database gets them once, when it is created, and a restore
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import MetaData, String, Table
@@ -230,7 +231,7 @@ def undo_to_baseline(cursor: Any, metadata: MetaData) -> None:
     forget(cursor, written)
 
 
-def _put_back(cursor: Any, metadata: MetaData, written: list[str], kept_in: Any) -> None:
+def _put_back(cursor: Any, metadata: MetaData, written: list[str], kept_in: Callable[[str], str]) -> None:
     """Give every row recorded in its table's `kept_in(table)` the value recorded there.
 
     In three passes over the written tables: rows that existed then and
