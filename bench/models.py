@@ -69,9 +69,26 @@ GOLDEN_CALLS = 4  # the issue's task: a golden path of 4 tool calls, 5 model req
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.getgroup("thinkingbox bench").addoption(
+    bench = parser.getgroup("thinkingbox bench")
+    bench.addoption(
         "--bench-stamps", metavar="DIR", help="Write this process's timestamps and peak memory to DIR (bench only)."
     )
+    bench.addoption("--bench-task", metavar="NAME", help="The task the bench runs; the others get one attempt each.")
+
+
+@pytest.hookimpl(tryfirst=True)  # before the plugin's own, which reads the tb_repeat marker
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Give every task but the benched one a single attempt.
+
+    Naming one test on the command line, pytest still parametrizes every test
+    of its module before it deselects them; at thousands of attempts a task,
+    that is the module's 24 tasks times --tb-repeat items in every worker
+    (about 700 MB each at 7,680 attempts), which the bench would then count as
+    the cost of the episodes in flight.
+    """
+    task = metafunc.config.getoption("--bench-task")
+    if task and metafunc.function.__name__ != task and "_tb_attempt" in metafunc.fixturenames:
+        metafunc.definition.add_marker(pytest.mark.tb_repeat(1))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -183,8 +200,8 @@ def after_warmup(workers: list[dict[str, Any]]) -> float:
 
 
 def task_node(task: str) -> str:
-    """The task's node id: selecting by node id collects only its attempts (``-k`` would collect every
-    task's attempts first, and each worker's memory would grow with them)."""
+    """The task's node id: only its module is collected (``-k`` would collect every retail task); the
+    module's other tasks get one attempt each (``--bench-task``, see `pytest_generate_tests`)."""
     for path in sorted((ROOT / "domains" / "retail").glob("test_*.py")):
         if f"def {task}(" in path.read_text(encoding="utf-8"):
             return f"{path.relative_to(ROOT).as_posix()}::{task}"
@@ -231,6 +248,8 @@ def measure(
         "bench.models",
         "--bench-stamps",
         str(stamps),
+        "--bench-task",
+        task,
         *extra,
         env=env,
     )

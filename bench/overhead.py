@@ -5,8 +5,11 @@
 1. Per-attempt overhead: runs the domain's tasks with the golden agent on one
    process and reads each attempt's ``duration_s`` (setup + call + teardown)
    and ``timing`` split (fresh backend; the task's own arrange step, the ORM
-   flush of its rows included; the golden episode over MCP; grading: hashes,
-   golden end state, comparison) from the results file.
+   flush of its rows included; the golden episode over MCP, and the part of it
+   spent inside the domain's tool functions; grading: hashes, golden end
+   state, comparison) from the results file. Harness overhead is printed twice:
+   the whole attempt less the task's arrange step, and that less the time in
+   the domain's tool functions too (the domain's own work, not the harness's).
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
    a subprocess, timed end to end (interpreter start and collection included),
    and whether every attempt passed with one end hash per task.
@@ -109,8 +112,13 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     show("  fresh backend (restore, factories reset)", [r["timing"]["setup_s"] for r in records])
     show("  the task's own arrange step (factories)", [r["timing"]["arrange_s"] for r in records])
     show("  tb.run: golden episode over MCP", [r["timing"]["run_s"] for r in records])
+    show("    of it, inside the domain's tool functions", [r["timing"]["tools_s"] for r in records])
     show("  tb.run: grading (hashes, golden end, compare)", [r["timing"]["grade_s"] for r in records])
     show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
+    show(
+        "  the same, less the tool functions",
+        [r["duration_s"] - r["timing"]["arrange_s"] - r["timing"]["tools_s"] for r in records],
+    )
 
 
 def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:

@@ -44,7 +44,7 @@ from .core.state import (
     volatile_fields,
 )
 from .core.task import Call, User
-from .core.tools import ToolSession
+from .core.tools import ToolSession, tool_seconds
 from .roles.agents import AgentContext
 from .roles.config import Config
 from .roles.endpoint import Endpoint
@@ -171,7 +171,7 @@ class AttemptResult:
 
     transcript: tuple[dict[str, Any], ...] | None = None  # once the episode has started
     usage: tuple[tuple[str, dict[str, int]], ...] = ()  # (role, token counts) of each role that reached a model
-    timing: tuple[tuple[str, float], ...] = ()  # (stage, seconds): setup, arrange, run (the episode), grade
+    timing: tuple[tuple[str, float], ...] = ()  # (stage, seconds): setup, arrange, run, tools (part of run), grade
     start_hash: str | None = None
     end_hash: str | None = None
     golden_hash: str | None = None
@@ -390,6 +390,7 @@ class Attempt:
         if self._start_early:
             self._start(agent, simulated, episode, start, golden)
             raise StartedEarly
+        tools_before = tool_seconds(self.db)
         try:
             if early is not None:
                 self._cache.runner.run(self._adopt(early))
@@ -399,6 +400,7 @@ class Attempt:
             self._result = replace(self._result, transcript=tuple(episode.messages))
             self._add_usage(agent=agent, user=simulated)
         ended = time.perf_counter()
+        in_tools = tool_seconds(self.db) - tools_before
         written = databases.changes(self.db)  # what the episode wrote (the start stays the baseline)
         before, golden_state, after = graded_states(written, golden_end.changes)
         differences = [] if after == golden_state else compare(before, golden_state, after, volatile_fields(metadata))
@@ -418,6 +420,7 @@ class Attempt:
                 ("setup_s", self._set_up - self._started),
                 ("arrange_s", arranged - self._set_up),
                 ("run_s", ended - prepared),
+                ("tools_s", in_tools),  # of run_s: inside the domain's tool functions
                 ("grade_s", (prepared - arranged) + (graded - ended)),
             ),
             start_hash=start,

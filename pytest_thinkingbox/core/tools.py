@@ -23,6 +23,7 @@ import inspect
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,6 +151,7 @@ def _served(fn: Callable[..., Any], read_only: bool) -> Callable[..., Any]:
 
     async def tool(**arguments: Any) -> Any:
         db = current_session()
+        started = time.perf_counter()
         try:
             result = fn(db, **arguments)
             if not read_only:
@@ -162,12 +164,26 @@ def _served(fn: Callable[..., Any], read_only: bool) -> Callable[..., Any]:
             db.rollback()
             logger.exception("tool %s crashed with arguments %r", fn.__name__, arguments)
             return _error_result(INTERNAL, f"{fn.__name__} failed unexpectedly; nothing was changed")
+        finally:
+            db.info[_TOOL_SECONDS] = tool_seconds(db) + time.perf_counter() - started
         return json.dumps(result, default=str)
 
     tool.__name__ = fn.__name__
     tool.__doc__ = inspect.getdoc(fn)
     tool.__signature__ = signature.replace(parameters=public)  # type: ignore[attr-defined]
     return tool
+
+
+_TOOL_SECONDS = "thinkingbox_tool_seconds"  # key in Session.info
+
+
+def tool_seconds(db: Any) -> float:
+    """Seconds spent so far inside the domain's tool functions on this session (commit included).
+
+    What the domain's own code costs, told apart from the harness around it
+    (MCP, the agent loop) in an attempt's timing.
+    """
+    return float(db.info.get(_TOOL_SECONDS, 0.0))
 
 
 def _error_result(code: str, message: str) -> Any:
