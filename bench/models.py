@@ -14,7 +14,7 @@ process and sleeps ``--latency`` seconds before every reply.
 For each run, as a subprocess timed end to end (the wall time)::
 
     pytest domains/retail/FILE::TASK -n W --tb-concurrency C -p no:randomly --tb-agent openai:scripted
-        --tb-base-url URL --tb-repeat max(8, K*n) --tb-results FILE -p bench.models
+        --tb-base-url URL --tb-repeat max(8, K*n) --tb-results FILE -p bench.models --bench-task TASK
 
 ``-n 1`` is one xdist worker, so every run pays the same kind of start-up.
 Records carry durations but no absolute times, so this file is also a
