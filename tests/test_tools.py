@@ -108,25 +108,28 @@ def test_sessions_after_the_first_do_not_list_the_tools_again(monkeypatch):
     assert [s.name for s in later[-1][1]] == [s.name for s in first[1]]
 
 
-def test_time_inside_tool_functions_is_counted_on_the_session(monkeypatch):
+def test_time_inside_tool_functions_is_counted_on_the_session():
     """An attempt's `tools_s`: the domain's own work, told apart from the MCP round trip around it."""
     import time
 
-    from pytest_thinkingbox.core.tools import tool_seconds
+    from pytest_thinkingbox.core.tools import ToolSet, tool_seconds
 
-    real = toydomain.get_account
+    slow = ToolSet("slow")
 
-    def slow_get_account(db, account_id):
+    @slow.read
+    def get_account(db, account_id: str) -> dict:
         time.sleep(0.05)
-        return real(db, account_id)
+        return toydomain.get_account(db, account_id)
 
-    # The served wrapper calls the function it was built from, so rebuild the server around the slow one.
-    monkeypatch.setitem(toydomain.tools._functions, "get_account", (slow_get_account, True))
-    monkeypatch.delitem(toydomain.tools.__dict__, "server", raising=False)
+    db = _fresh()
+
+    async def go():
+        async with ToolSession(slow, db) as session:
+            return [await session.call("get_account", {"account_id": "A-0"}), await session.call("no_such_tool", {})]
+
     started = time.perf_counter()
-    db, _, results = _calls(("get_account", {"account_id": "A-0"}), ("no_such_tool", {}))
+    results = asyncio.run(go())
     elapsed = time.perf_counter() - started
-    monkeypatch.delitem(toydomain.tools.__dict__, "server", raising=False)  # the next test gets the real tool
     assert [r.ok for r in results] == [True, False]
     assert 0.05 <= tool_seconds(db) < elapsed  # the sleep is counted; an unknown tool never reaches a body
     assert tool_seconds(_fresh()) == 0.0
