@@ -305,7 +305,6 @@ class Attempt:
         self._result = AttemptResult(agent=agent_name)
         self._started = time.perf_counter()
         self.db = cache.databases.restore(cache.image(domain))
-        cache.databases.defer_foreign_keys(self.db)  # the arrange step may write children before parents
         self._bound = bind_session(self.db)
         self._bound.__enter__()
         reset_factories(seed)

@@ -87,7 +87,7 @@ def databases(request):
     databases.close()
 
 
-def test_foreign_keys_are_enforced_but_the_arrange_step_may_write_children_first(databases):
+def test_foreign_keys_are_checked_when_a_transaction_commits(databases):
     from sqlalchemy import Column, ForeignKey, Integer, MetaData, Table, insert
     from sqlalchemy.exc import IntegrityError
 
@@ -97,12 +97,12 @@ def test_foreign_keys_are_enforced_but_the_arrange_step_may_write_children_first
         "child", schema, Column("id", Integer, primary_key=True), Column("parent_id", ForeignKey("parent.id"))
     )
     db = databases.restore(databases.build_image(schema))
-    databases.defer_foreign_keys(db)  # what the tb fixture does before the task's arrange step
-    db.execute(insert(child).values(id=1, parent_id=5))
+    assert [fk.constraint.deferrable for fk in child.c.parent_id.foreign_keys] == [None]  # the model is as declared
+    db.execute(insert(child).values(id=1, parent_id=5))  # a child before its parent, as an arrange step may
     db.execute(insert(parent).values(id=5))
     db.commit()  # checked here, and satisfied
-    with pytest.raises(IntegrityError):  # after the arrange step: checked at once
-        db.execute(insert(child).values(id=2, parent_id=9))
+    db.execute(insert(child).values(id=2, parent_id=9))
+    with pytest.raises(IntegrityError):  # a dangling reference: the commit (a tool's, at the end of its call) fails
         db.commit()
     db.rollback()
     assert [tuple(r) for r in db.execute(child.select())] == [(1, 5)]

@@ -156,6 +156,31 @@ class ReusedDatabases:
         raise NotImplementedError
 
 
+@contextmanager
+def deferred_foreign_keys(metadata: MetaData) -> Iterator[None]:
+    """Within the block (``create_all``), `metadata`'s foreign keys are ``DEFERRABLE INITIALLY DEFERRED``.
+
+    Foreign keys of an attempt's database are checked when a transaction
+    commits, on every backend: the arrange step's rows together (factories
+    may write a child before its parent), a tool's writes at the end of its
+    call. A key the model declares deferrable or not keeps its declaration;
+    the model is put back as it was after the block.
+    """
+    declared = {
+        fk: fk.initially
+        for table in metadata.tables.values()
+        for fk in table.foreign_key_constraints
+        if fk.deferrable is None
+    }
+    for fk in declared:
+        fk.deferrable, fk.initially = True, "DEFERRED"
+    try:
+        yield
+    finally:
+        for fk, initially in declared.items():
+            fk.deferrable, fk.initially = None, initially
+
+
 def engine_of(session: Session) -> Engine:
     """The engine a session is bound to."""
     engine = session.get_bind()

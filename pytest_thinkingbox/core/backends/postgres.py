@@ -31,7 +31,7 @@ from sqlalchemy.pool import NullPool
 
 from ..errors import ThinkingboxError
 from ..values import quote_identifier
-from .base import ReusedDatabases, driver_connection, engine_of, forget_compiled
+from .base import ReusedDatabases, deferred_foreign_keys, driver_connection, engine_of, forget_compiled
 from .tracking import RESTORING, forget_set_aside, postgres_ddl, undo_to_baseline, undo_to_restored
 
 PREFIX = "thinkingbox_"
@@ -127,7 +127,6 @@ class PostgresBackend(ReusedDatabases):
             # The seed is the image, not a write to track: recorded, it would leave shadows of dead rows
             # that make the planner think them large.
             session.execute(text(f"SET {RESTORING} = 'on'"))
-            self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
             session.commit()
@@ -248,26 +247,12 @@ class PostgresBackend(ReusedDatabases):
         engine = create_engine(
             self._url.set(database=name), pool_size=1, max_overflow=-1, connect_args=self._connect_args
         )
-        # Foreign keys are made deferrable (still checked per statement unless deferred), so that an
-        # attempt's arrange step may write rows in any order, as on SQLite.
-        immediate = [
-            fk for table in metadata.tables.values() for fk in table.foreign_key_constraints if not fk.deferrable
-        ]
-        for fk in immediate:
-            fk.deferrable = True
-        try:
+        with deferred_foreign_keys(metadata):
             metadata.create_all(engine)
-        finally:
-            for fk in immediate:
-                fk.deferrable = None
         with engine.begin() as connection:  # the change tracking: shadows, triggers, key-length indexes
             for statement in postgres_ddl(metadata):
                 connection.exec_driver_sql(statement)
         return engine
-
-    def defer_foreign_keys(self, session: Session) -> None:
-        """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
-        session.execute(text("SET CONSTRAINTS ALL DEFERRED"))
 
     def _drop(self, name: str) -> None:
         self._admin.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))

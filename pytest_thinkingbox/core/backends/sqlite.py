@@ -20,7 +20,7 @@ from sqlalchemy import Engine, MetaData, create_engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
-from .base import ReusedDatabases, driver_connection, forget_compiled
+from .base import ReusedDatabases, deferred_foreign_keys, driver_connection, forget_compiled
 from .tracking import forget, sqlite_ddl, touched_tables
 
 
@@ -52,12 +52,15 @@ class SQLiteBackend(ReusedDatabases):
         """Create the schema and the base records once; return the database as an image."""
         session = Session(self._add(metadata))
         try:
-            metadata.create_all(session.connection())
+            # Deferred in the schema, not per transaction: PRAGMA defer_foreign_keys expires every prepared
+            # statement and, after a deserialize, makes SQLite parse the whole schema again (shadows and
+            # triggers included): about 5 ms of a retail attempt.
+            with deferred_foreign_keys(metadata):
+                metadata.create_all(session.connection())
             raw = driver_connection(session)
             for statement in sqlite_ddl(metadata):
                 raw.execute(statement)
             session.commit()
-            self.defer_foreign_keys(session)
             if seed is not None:
                 seed(session)
             self.take_changes(session)  # the seed is the image: nothing is written yet
@@ -83,13 +86,6 @@ class SQLiteBackend(ReusedDatabases):
         finally:
             cursor.close()
         return Image(metadata, raw.serialize(), tuple(written))
-
-    def defer_foreign_keys(self, session: Session) -> None:
-        """Check foreign keys when the session's transaction commits, so rows may be written in any order."""
-        raw = driver_connection(session)
-        if not raw.in_transaction:
-            raw.execute("BEGIN")  # the pragma lasts until the transaction ends: open it now, not at the first write
-        raw.execute("PRAGMA defer_foreign_keys = ON")
 
     def close(self) -> None:
         """Close the databases (in-memory: they vanish) and forget what ORM mappers compiled for them."""
