@@ -129,3 +129,37 @@ def test_concurrency_must_be_a_whole_number(toy):
     result = toy.runpytest("--tb-concurrency", "0")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*--tb-concurrency expects a whole number of at least 1, got '0'*"])
+
+
+#: A fixture whose first set-up of each test fails, as a resource the early pass cannot have would.
+FIRST_SETUP_FAILS = """
+import collections, json, os
+import pytest
+
+SETUPS = collections.Counter()
+
+@pytest.fixture(autouse=True)
+def fussy(request):
+    SETUPS[request.node.nodeid] += 1
+    if SETUPS[request.node.nodeid] == 1 and not request.node.name.endswith("[attempt01]"):
+        raise RuntimeError("the licence server allows one session at a time")
+
+def pytest_sessionfinish(session):
+    with open("setups.json", "w") as f:
+        json.dump(SETUPS, f)
+"""
+
+
+def test_an_early_pass_that_fails_is_reported_once_and_not_tried_again(toy):
+    """The test then runs in its turn; the failure it met early shows as one warning, not as its outcome."""
+    toy.makepyfile(test_tasks=REFUND_TASK, my_agents=AGENT)
+    toy.makeconftest(toy.path.joinpath("conftest.py").read_text() + FIRST_SETUP_FAILS)
+    result = toy.runpytest_subprocess(
+        "-p", "no:randomly", "--tb-agent", "my_agents:slow", "--tb-repeat", "6", "--tb-concurrency", "3"
+    )
+    result.assert_outcomes(passed=6, warnings=1)
+    result.stdout.fnmatch_lines(
+        ["*starting * early failed in setup (RuntimeError: the licence server allows one session at a time)*"]
+    )
+    setups = json.loads((toy.path / "setups.json").read_text())
+    assert sorted(setups.values()) == [1] + [2] * 5  # one early pass each, then the test itself

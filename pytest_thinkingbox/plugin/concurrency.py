@@ -19,10 +19,17 @@ default ``load`` scheduling keeps only two tests queued per worker once tests
 take long, so with this option its scheduler also keeps 2N + 1 queued per
 worker (`LoadAhead`). Work stealing would not do: a stolen test may have started its
 episode already, and would pay for it twice.
+
+An early pass that fails (a fixture that cannot be set up twice, say) is not
+tried again for that test: the test runs in its turn, as without this option.
+The failure is logged in full and shown once as a warning per distinct error,
+since the test's own outcome may not repeat it.
 """
 
 from __future__ import annotations
 
+import logging
+import warnings
 from collections.abc import Generator
 from typing import Any
 
@@ -34,6 +41,8 @@ from .options import group, positive_int, setting
 STARTING_EARLY = pytest.StashKey[bool]()
 #: The worker cache of this process, set by the ``_tb_worker`` fixture.
 WORKER = pytest.StashKey[Any]()
+
+logger = logging.getLogger("pytest_thinkingbox.concurrency")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,6 +81,8 @@ class LookAhead:
         self._worker = worker  # xdist's worker loop, whose queue holds this process's next tests; None without xdist
         self._started: set[str] = set()  # tests whose episodes were started early and have not run yet
         self._position: dict[str, int] = {}  # node id -> position in session.items (without xdist)
+        self._failed: set[str] = set()  # tests whose early pass failed: they run in their turn only
+        self._warned: set[str] = set()  # the errors already shown as a warning
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
@@ -111,17 +122,39 @@ class LookAhead:
                 break
             if following.parent is not item.parent:
                 break  # its module's fixtures are not set up: starting it would tear down this one's
-            if following.nodeid in self._started or "tb" not in getattr(following, "fixturenames", ()):
+            if following.nodeid in self._started | self._failed or "tb" not in getattr(following, "fixturenames", ()):
                 continue
             following.stash[STARTING_EARLY] = True
             try:
-                runtestprotocol(following, log=False, nextitem=item)
+                reports = runtestprotocol(following, log=False, nextitem=item)
             finally:
                 del following.stash[STARTING_EARLY]
                 following._report_sections.clear()  # its captured output belongs to no report
+            failed = next((report for report in reports if report.failed), None)
+            if failed is not None:
+                self._failed.add(following.nodeid)
+                self._tell(following, failed)
             cache = item.config.stash.get(WORKER, None)
             if cache is not None and following.nodeid in cache.early:
                 self._started.add(following.nodeid)
+
+    def _tell(self, following: pytest.Item, failed: pytest.TestReport) -> None:
+        """Log an early pass's failure in full; warn once per distinct error (the test may pass in its turn)."""
+        crash = getattr(failed.longrepr, "reprcrash", None)
+        error = crash.message if crash is not None else (failed.longreprtext.strip().splitlines() or ["?"])[-1]
+        logger.warning("starting %s early failed in %s:\n%s", following.nodeid, failed.when, failed.longreprtext)
+        if error not in self._warned:
+            self._warned.add(error)
+            path, line, _ = following.location
+            warnings.warn_explicit(
+                pytest.PytestWarning(
+                    f"thinkingbox: starting {following.nodeid} early failed in {failed.when} ({error}); it runs in "
+                    "its turn instead. Warned once per error; the log pytest_thinkingbox.concurrency has each failure"
+                ),
+                pytest.PytestWarning,
+                filename=str(following.config.rootpath / path),
+                lineno=(line or 0) + 1,
+            )
 
     def _upcoming(self, item: pytest.Item) -> list[pytest.Item]:
         """The tests this process runs after `item`, in order."""
