@@ -18,9 +18,9 @@ import ast
 import importlib
 import inspect
 import re
-import textwrap
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,15 +64,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(name)
 
 
-@cache
-def kinds(function: object) -> tuple[str, ...]:
+def kinds(function: Any) -> tuple[str, ...]:
     """The kinds of ending of a task, from the literal golden calls in its source."""
-    domain = importlib.import_module(function.__module__.rsplit(".", 1)[0]).DOMAIN
-    writes = set(domain.tools.writes())
+    return module_kinds(function.__module__).get(function.__name__, ())
+
+
+@cache
+def module_kinds(module_name: str) -> dict[str, tuple[str, ...]]:
+    """The kinds of ending of every task of a module, by name: one parse per module, not one per task."""
+    module = importlib.import_module(module_name)
+    writes = set(importlib.import_module(module_name.rsplit(".", 1)[0]).DOMAIN.tools.writes())
+    tree = ast.parse(inspect.getsource(module))
+    return {
+        node.name: _kinds_of(node, writes)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_case_")
+    }
+
+
+def _kinds_of(task: ast.FunctionDef, writes: set[str]) -> tuple[str, ...]:
     found: set[str] = set()
     business = False
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    for node in ast.walk(tree):
+    for node in ast.walk(task):
         if not (isinstance(node, ast.keyword) and node.arg == "golden"):
             continue
         for c in ast.walk(node.value):

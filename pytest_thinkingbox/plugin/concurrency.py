@@ -115,14 +115,17 @@ class LookAhead:
             if gone:  # handed to another worker (xdist's work stealing, when the user chose it)
                 cache.discard_early(gone)
                 self._started -= gone
+        # Episodes that ended wait for their test and cost nothing; the databases they hold are capped.
+        # Counted once per test, not per candidate: at N in the hundreds that count is most of the cost here.
+        running = sum(_running(cache.early.get(key)) for key in self._started) if cache is not None else 0
         for following in upcoming:
-            # Episodes that ended wait for their test and cost nothing; the databases they hold are capped.
-            running = sum(_running(cache.early.get(key)) for key in self._started) if cache is not None else 0
             if running + 1 >= self.n or len(self._started) >= 2 * self.n:
                 break
             if following.parent is not item.parent:
                 break  # its module's fixtures are not set up: starting it would tear down this one's
-            if following.nodeid in self._started | self._failed or "tb" not in getattr(following, "fixturenames", ()):
+            if following.nodeid in self._started or following.nodeid in self._failed:
+                continue
+            if "tb" not in getattr(following, "fixturenames", ()):
                 continue
             following.stash[STARTING_EARLY] = True
             try:
@@ -137,6 +140,7 @@ class LookAhead:
             cache = item.config.stash.get(WORKER, None)
             if cache is not None and following.nodeid in cache.early:
                 self._started.add(following.nodeid)
+                running += _running(cache.early[following.nodeid])
 
     def _tell(self, following: pytest.Item, failed: pytest.TestReport) -> None:
         """Log an early pass's failure in full; warn once per distinct error (the test may pass in its turn)."""
