@@ -10,12 +10,16 @@ from pathlib import Path
 import pytest
 from conftest import REFUND_TASK, run_domains
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.pool import NullPool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _admin(url: str):
-    return create_engine(url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
+    # No pool: each connection closes with its block, not when the engine is collected (a ResourceWarning).
+    return create_engine(
+        url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT", poolclass=NullPool
+    )
 
 
 def _stale(url: str) -> list[str]:
@@ -111,6 +115,12 @@ def test_a_crashed_runs_databases_are_swept_and_a_live_runs_are_kept(postgres_se
         assert f"thinkingbox_{live.run_id}_1" in names
     finally:
         live.close()
+    with _admin(postgres_server).connect() as c:
+        left = c.scalar(
+            text("SELECT count(*) FROM pg_stat_activity WHERE application_name IN (:a, :b)"),
+            {"a": f"thinkingbox_{live.run_id}", "b": f"thinkingbox_{other.run_id}"},
+        )
+    assert left == 0, "a closed backend left connections to the server open"
 
 
 def test_a_stale_database_of_another_role_is_kept_without_breaking_a_createdb_role(postgres_server, toy):

@@ -115,9 +115,10 @@ class PostgresBackend(ReusedDatabases):
             "options": "-c synchronous_commit=off",  # throwaway databases need no durable commits
         }
         self._databases: list[str] = []
+        # Held open for the whole run; unpooled, so that closing it at the end closes the server connection.
         self._admin = create_engine(
-            self._url, isolation_level="AUTOCOMMIT", pool_size=1, connect_args=self._connect_args
-        ).connect()  # held open for the whole run
+            self._url, isolation_level="AUTOCOMMIT", poolclass=NullPool, connect_args=self._connect_args
+        ).connect()
         self.sweep()
 
     def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
