@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import REFUND_TASK
 
 from pytest_thinkingbox.campaign.records import read_records
@@ -131,8 +132,8 @@ def test_concurrency_must_be_a_whole_number(toy):
     result.stderr.fnmatch_lines(["*--tb-concurrency expects a whole number of at least 1, got '0'*"])
 
 
-#: A fixture whose first set-up of each test fails, as a resource the early pass cannot have would.
-FIRST_SETUP_FAILS = """
+#: A fixture whose first set-up of each test fails or skips (FIRST_SETUP), as a resource the early pass cannot have.
+FIRST_SETUP = """
 import collections, json, os
 import pytest
 
@@ -142,6 +143,8 @@ SETUPS = collections.Counter()
 def fussy(request):
     SETUPS[request.node.nodeid] += 1
     if SETUPS[request.node.nodeid] == 1 and not request.node.name.endswith("[attempt01]"):
+        if os.environ["FIRST_SETUP"] == "skips":
+            pytest.skip("the licence server is busy")
         raise RuntimeError("the licence server allows one session at a time")
 
 def pytest_sessionfinish(session):
@@ -150,16 +153,21 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_an_early_pass_that_fails_is_reported_once_and_not_tried_again(toy):
-    """The test then runs in its turn; the failure it met early shows as one warning, not as its outcome."""
+@pytest.mark.parametrize("first_setup", ["fails", "skips"])
+def test_an_early_pass_that_starts_no_episode_is_not_tried_again(toy, monkeypatch, first_setup):
+    """The test then runs in its turn; a failure it met early shows as one warning, not as its outcome."""
+    monkeypatch.setenv("FIRST_SETUP", first_setup)
     toy.makepyfile(test_tasks=REFUND_TASK, my_agents=AGENT)
-    toy.makeconftest(toy.path.joinpath("conftest.py").read_text() + FIRST_SETUP_FAILS)
+    toy.makeconftest(toy.path.joinpath("conftest.py").read_text() + FIRST_SETUP)
     result = toy.runpytest_subprocess(
         "-p", "no:randomly", "--tb-agent", "my_agents:slow", "--tb-repeat", "6", "--tb-concurrency", "3"
     )
-    result.assert_outcomes(passed=6, warnings=1)
-    result.stdout.fnmatch_lines(
-        ["*starting * early failed in setup (RuntimeError: the licence server allows one session at a time)*"]
-    )
+    if first_setup == "fails":
+        result.assert_outcomes(passed=6, warnings=1)
+        result.stdout.fnmatch_lines(
+            ["*starting * early failed in setup (RuntimeError: the licence server allows one session at a time)*"]
+        )
+    else:
+        result.assert_outcomes(passed=6)
     setups = json.loads((toy.path / "setups.json").read_text())
     assert sorted(setups.values()) == [1] + [2] * 5  # one early pass each, then the test itself

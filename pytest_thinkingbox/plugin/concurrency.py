@@ -20,10 +20,11 @@ take long, so with this option its scheduler also keeps 2N + 1 queued per
 worker (`LoadAhead`). Work stealing would not do: a stolen test may have started its
 episode already, and would pay for it twice.
 
-An early pass that fails (a fixture that cannot be set up twice, say) is not
-tried again for that test: the test runs in its turn, as without this option.
-The failure is logged in full and shown once as a warning per distinct error,
-since the test's own outcome may not repeat it.
+An early pass that starts no episode (a fixture that cannot be set up twice
+failed, say, or the test skipped) is not tried again for that test: the test
+runs in its turn, as without this option. A failure is logged in full and
+shown once as a warning per distinct error, since the test's own outcome may
+not repeat it.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class LookAhead:
         self._worker = worker  # xdist's worker loop, whose queue holds this process's next tests; None without xdist
         self._started: set[str] = set()  # tests whose episodes were started early and have not run yet
         self._position: dict[str, int] = {}  # node id -> position in session.items (without xdist)
-        self._failed: set[str] = set()  # tests whose early pass failed: they run in their turn only
+        self._tried: set[str] = set()  # tests whose early pass started no episode (it failed or skipped)
         self._warned: set[str] = set()  # the errors already shown as a warning
 
     @pytest.hookimpl(wrapper=True)
@@ -116,14 +117,14 @@ class LookAhead:
                 cache.discard_early(gone)
                 self._started -= gone
         # Episodes that ended wait for their test and cost nothing; the databases they hold are capped.
-        # Counted once per test, not per candidate: at N in the hundreds that count is most of the cost here.
+        # Counted once per test, not once per candidate (which grew as N squared).
         running = sum(_running(cache.early.get(key)) for key in self._started) if cache is not None else 0
         for following in upcoming:
             if running + 1 >= self.n or len(self._started) >= 2 * self.n:
                 break
             if following.parent is not item.parent:
                 break  # its module's fixtures are not set up: starting it would tear down this one's
-            if following.nodeid in self._started or following.nodeid in self._failed:
+            if following.nodeid in self._started or following.nodeid in self._tried:
                 continue
             if "tb" not in getattr(following, "fixturenames", ()):
                 continue
@@ -133,14 +134,15 @@ class LookAhead:
             finally:
                 del following.stash[STARTING_EARLY]
                 following._report_sections.clear()  # its captured output belongs to no report
-            failed = next((report for report in reports if report.failed), None)
-            if failed is not None:
-                self._failed.add(following.nodeid)
-                self._tell(following, failed)
             cache = item.config.stash.get(WORKER, None)
             if cache is not None and following.nodeid in cache.early:
                 self._started.add(following.nodeid)
                 running += _running(cache.early[following.nodeid])
+            else:  # it will run in its turn; another early pass would fail or skip the same way
+                self._tried.add(following.nodeid)
+            failed = next((report for report in reports if report.failed), None)
+            if failed is not None:
+                self._tell(following, failed)
 
     def _tell(self, following: pytest.Item, failed: pytest.TestReport) -> None:
         """Log an early pass's failure in full; warn once per distinct error (the test may pass in its turn)."""
