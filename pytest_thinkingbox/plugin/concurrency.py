@@ -23,8 +23,8 @@ episode already, and would pay for it twice.
 An early pass that starts no episode (a fixture that cannot be set up twice
 failed, say, or the test skipped) is not tried again for that test: the test
 runs in its turn, as without this option. A failure is logged in full and
-shown once as a warning per distinct error, since the test's own outcome may
-not repeat it.
+shown as a warning once per distinct error in each process, since the test's
+own outcome may not repeat it.
 """
 
 from __future__ import annotations
@@ -145,7 +145,8 @@ class LookAhead:
                 self._tell(following, failed)
 
     def _tell(self, following: pytest.Item, failed: pytest.TestReport) -> None:
-        """Log an early pass's failure in full; warn once per distinct error (the test may pass in its turn)."""
+        """Log an early pass's failure in full; warn once per distinct error in this process (the test may pass
+        in its turn)."""
         crash = getattr(failed.longrepr, "reprcrash", None)
         error = crash.message if crash is not None else (failed.longreprtext.strip().splitlines() or ["?"])[-1]
         logger.warning("starting %s early failed in %s:\n%s", following.nodeid, failed.when, failed.longreprtext)
@@ -155,7 +156,8 @@ class LookAhead:
             warnings.warn_explicit(
                 pytest.PytestWarning(
                     f"thinkingbox: starting {following.nodeid} early failed in {failed.when} ({error}); it runs in "
-                    "its turn instead. Warned once per error; the log pytest_thinkingbox.concurrency has each failure"
+                    "its turn instead. Warned once per error in each process; every failure is in the log "
+                    "pytest_thinkingbox.concurrency"
                 ),
                 pytest.PytestWarning,
                 filename=str(following.config.rootpath / path),
