@@ -88,6 +88,7 @@ class LookAhead:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
         self._started.discard(item.nodeid)
+        self._tried.discard(item.nodeid)
         if not (item.session.shouldstop or item.session.shouldfail):
             self._start_next(item)
         return (yield)
