@@ -108,6 +108,9 @@ class WorkerCache:
             early.task.cancel()
         if dropped:
             self.runner.run(asyncio.wait({early.task for early in dropped}))
+        for early in dropped:
+            if early.held is not None:
+                self.databases.drop(early.held)
 
     def image_hash(self, domain: Domain, session: Session, written: Delta) -> str:
         """The hash of the domain's image, computed once from a database that holds it plus `written`."""
@@ -139,8 +142,9 @@ class EarlyEpisode:
     agent: Any
     user: Any
     episode: Episode
-    calls: list[tuple[str, Any, Any]]  # the tool calls and their results, in the order answered
-    task: asyncio.Task[Any]
+    task: asyncio.Task[None] = field(init=False)
+    held: Any = None  # once the episode has ended well: its end state, kept by the backend for the test
+    tool_seconds: float = 0.0  # the episode's time inside the domain's tool functions
 
 
 @dataclass(frozen=True)
@@ -392,7 +396,8 @@ class Attempt:
         tools_before = tool_seconds(self.db)
         try:
             if early is not None:
-                self._cache.runner.run(self._adopt(early))
+                # The episode's time in the tools was spent on the database taken over.
+                tools_before -= self._cache.runner.run(self._adopt(early))
             else:
                 self._cache.runner.run(self._episode(agent, simulated, episode))
         finally:  # a system error keeps what was said and spent before it
@@ -419,7 +424,7 @@ class Attempt:
                 ("setup_s", self._set_up - self._started),
                 ("arrange_s", arranged - self._set_up),
                 ("run_s", ended - prepared),
-                ("tools_s", in_tools),  # of run_s: inside the domain's tool functions
+                ("tools_s", in_tools),  # inside the domain's tool functions (of run_s, unless started early)
                 ("grade_s", (prepared - arranged) + (graded - ended)),
             ),
             start_hash=start,
@@ -486,12 +491,8 @@ class Attempt:
         self._result = replace(self._result, rubric=(*self._result.rubric, entry))
         return verdict
 
-    async def _episode(
-        self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode, calls: list[Any] | None = None
-    ) -> Episode:
+    async def _episode(self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode) -> Episode:
         async with ToolSession(self.domain.tools, self.db) as tools:
-            if calls is not None:
-                tools.calls = calls  # the tool calls, kept for the test that adopts this episode
             if owns_loop(agent):
                 session = AgentSession(tools, user, self.domain.policy_text, self._limits, episode)
                 return await session.run(agent)  # type: ignore[arg-type]
@@ -500,12 +501,23 @@ class Attempt:
     def _start(self, agent: Any, user: Any, episode: Episode, start: str, golden: tuple[Call, ...]) -> None:
         """Start the episode on the worker's loop with this attempt's database; it runs whenever the loop runs."""
         assert self._early_key is not None
-        calls: list[Any] = []
-        task = self._cache.runner.get_loop().create_task(self._episode(agent, user, episode, calls))
+        early = EarlyEpisode(start, repr(golden), agent, user, episode)
+        early.task = self._cache.runner.get_loop().create_task(self._run_early(early))
         db, databases = self.db, self._cache.databases
-        task.add_done_callback(lambda _: databases.release(db))
+
+        def ended(_: asyncio.Task[None]) -> None:
+            if early.held is None:  # failed, or cancelled (perhaps before it began): nothing to keep
+                databases.release(db)
+
+        early.task.add_done_callback(ended)
         self._handed_off = True
-        self._cache.early[self._early_key] = EarlyEpisode(start, repr(golden), agent, user, episode, calls, task)
+        self._cache.early[self._early_key] = early
+
+    async def _run_early(self, early: EarlyEpisode) -> None:
+        """Run an episode started early, then keep its end state for its test (the backend lets the database go)."""
+        await self._episode(early.agent, early.user, early.episode)
+        early.tool_seconds = tool_seconds(self.db)
+        early.held = self._cache.databases.hold(self.db)
 
     def _early(self, start: str, golden: tuple[Call, ...]) -> EarlyEpisode | None:
         """This attempt's episode, if it was started early from the same start state and golden calls."""
@@ -519,25 +531,18 @@ class Attempt:
         del self._cache.early[self._early_key]
         return early
 
-    async def _adopt(self, early: EarlyEpisode) -> None:
-        """Wait for an episode started early, then make its tool calls again on this attempt's database.
+    async def _adopt(self, early: EarlyEpisode) -> float:
+        """Wait for an episode started early, then take over its end state; return its seconds in the tools.
 
-        The world is deterministic, so the same calls on the same start state
-        give the same results and the same end state; a result that differs
-        is a harness error, never graded.
+        The episode started from this attempt's start state (the hashes
+        matched), so this attempt grades the very writes its agent made, and
+        the task's session reads them: its objects load again, as after the
+        same calls made through it.
         """
         await asyncio.wait({early.task})
         early.task.result()  # its system error, if it had one, is this attempt's
-        async with ToolSession(self.domain.tools, self.db) as tools:
-            for i, (name, arguments, result) in enumerate(early.calls, 1):
-                again = await tools.call(name, arguments)
-                if again != result:
-                    raise HarnessError(
-                        "replay",
-                        f"{self.task}: tool call {i}, {name}({arguments!r}), answered {result.text!r} in the "
-                        f"episode run early and {again.text!r} when made again on the same start state; "
-                        "tools must be deterministic (ids from the database, times from the domain clock)",
-                    )
+        self._cache.databases.take_over(self.db, early.held)
+        return early.tool_seconds
 
     def _golden_end(self, start: str, golden: tuple[Call, ...], image: str, arrange: Delta) -> GoldenEnd:
         """What the golden calls change in the start state (hashed `start`), replayed once per worker."""

@@ -107,3 +107,39 @@ def test_foreign_keys_are_checked_when_a_transaction_commits(databases):
     db.rollback()
     assert [tuple(r) for r in db.execute(child.select())] == [(1, 5)]
     databases.release(db)
+
+
+def test_a_session_takes_over_a_database_and_reads_what_was_written_there(databases):
+    """What --tb-concurrency does when a test adopts the episode started early on another database."""
+    from toydomain import Account, Refund, Ticket
+
+    image = databases.build_image(toydomain.Base.metadata, toydomain.seed)
+    mine, theirs = databases.restore(image), databases.restore(image)
+    for db in (mine, theirs):  # the same arrange step on both
+        db.add_all([Account(id="A-1", owner="amy", balance_cents=500), Ticket(id="T-1", account_id="A-1")])
+        databases.take_changes(db)
+    account, ticket = mine.get(Account, "A-1"), mine.get(Ticket, "T-1")
+    theirs.get(Account, "A-1").balance_cents = 4500
+    theirs.add(Refund(id="RF-1", account_id="A-1", amount_cents=4000, created_at=toydomain.NOW))
+    theirs.delete(theirs.get(Ticket, "T-1"))
+    theirs.commit()
+    own_database = mine.get_bind()
+
+    databases.take_over(mine, databases.hold(theirs))
+    assert account.balance_cents == 4500  # a held object loads again from the database taken over
+    assert mine.get(Refund, "RF-1").amount_cents == 4000
+    assert ticket.status == "open"  # a row removed there: its object keeps its values, detached
+    assert mine.get(Ticket, "T-1") is None
+    written = databases.changes(mine)  # the writes since the baseline, as made there
+    assert written["tickets"]["T-1"][1] is None and written["accounts"]["A-1"][1]["balance_cents"] == 4500
+    databases.release(mine)
+    again = databases.restore(image)  # both databases went back to the idle ones, and restore cleanly
+    other = databases.restore(image)
+    assert own_database in {again.get_bind(), other.get_bind()}
+    for db in (again, other):
+        assert db.get(Account, "A-1") is None and db.get(Refund, "RF-1") is None
+    other.add(Account(id="A-7", owner="zoe"))
+    databases.drop(databases.hold(other))  # kept, then not taken over
+    databases.release(again)
+    for _ in range(2):
+        assert databases.restore(image).get(Account, "A-7") is None

@@ -77,6 +77,18 @@ def test_episodes_overlap_up_to_n_and_grade_as_a_sequential_run(toy):
     assert _graded(toy.path / "four.jsonl") == _graded(toy.path / "one.jsonl")
 
 
+def test_on_postgres_the_test_takes_over_the_database_its_episode_wrote(toy, postgres_server):
+    """The early episode's database is kept on the server, and the test's session moves onto it."""
+    _campaign(toy, "--tb-repeat", "4", "--tb-db", postgres_server, "--tb-results", "one.jsonl").assert_outcomes(
+        passed=4
+    )
+    result = _campaign(toy, "--tb-repeat", "4", "--tb-concurrency", "4", "--tb-db", postgres_server,
+                       "--tb-results", "four.jsonl")  # fmt: skip
+    result.assert_outcomes(passed=4)
+    assert _peaks(toy) == [[4, 4]]
+    assert _graded(toy.path / "four.jsonl") == _graded(toy.path / "one.jsonl")
+
+
 def test_under_xdist_each_worker_keeps_its_own_episodes_in_flight(toy):
     result = _campaign(toy, "-n", "2", "--tb-repeat", "12", "--tb-concurrency", "3", "--tb-results", "r.jsonl")
     result.assert_outcomes(passed=12)

@@ -223,7 +223,6 @@ class ToolSession:
         self._db = db
         self._client: Any = None
         self.specs: list[ToolSpec] = []
-        self.calls: list[tuple[str, Any, ToolResult]] = []  # every call and its result, in the order answered
 
     async def __aenter__(self) -> ToolSession:
         from mcp import Client
@@ -266,11 +265,6 @@ class ToolSession:
         The SDK's argument models ignore names a tool does not declare; an
         argument dropped silently would let a misspelt one pass, so it is refused here.
         """
-        result = await self._answer(name, arguments)
-        self.calls.append((name, arguments, result))
-        return result
-
-    async def _answer(self, name: str, arguments: Any) -> ToolResult:
         if name not in self._toolset:
             known = ", ".join(sorted(s.name for s in self.specs))
             return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)

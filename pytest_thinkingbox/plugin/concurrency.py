@@ -8,10 +8,10 @@ body run up to ``tb.run``, which starts the episode on the worker's event loop
 with that database, and stops the body there (`StartedEarly`); that early pass
 reports nothing. When a test's turn comes, it runs as usual: a fresh database,
 the task's arrange step, and ``tb.run``, which finds its episode (started from
-the same start state), waits for it and makes its tool calls again on this
-test's own database. Every episode makes progress whenever any test waits on
-the loop, so while one test waits for its model, the others' requests are in
-flight too.
+the same start state), waits for it and takes over the end state it left (the
+backend keeps it when the episode ends). Every episode makes progress whenever
+any test waits on the loop, so while one test waits for its model, the others'
+requests are in flight too.
 
 Which tests come next: the rest of the session's items, or, on an xdist
 worker, the tests the controller has already handed this worker. xdist's

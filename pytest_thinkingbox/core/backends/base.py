@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import Engine, MetaData
+from sqlalchemy import Engine, MetaData, inspect
 from sqlalchemy.orm import Session
 
 from ..errors import HarnessError
@@ -86,6 +86,51 @@ class ReusedDatabases:
         engine = engine_of(session)
         session.close()
         self._idle.setdefault(self._schema_of[engine], []).append(engine)
+
+    def hold(self, session: Session) -> Any:
+        """Keep what `session` committed, and what it wrote since its baseline, for a `take_over` later.
+
+        Once this returns, the session is given up to what it returns, which
+        `drop` frees if it is not taken over. Here the database itself is
+        kept, with the session.
+        """
+        session.commit()
+        return session
+
+    def drop(self, held: Any) -> None:
+        """Free a state kept by `hold` that will not be taken over."""
+        self.release(held)
+
+    def take_over(self, session: Session, held: Any) -> None:
+        """Give `session` the state `hold` kept (of the same schema), in place of its own.
+
+        Here the session moves onto the database kept, and its own database
+        waits, idle, for the next restore.
+        """
+        mine, theirs = engine_of(session), engine_of(held)
+        if self._schema_of[mine] is not self._schema_of[theirs]:
+            raise HarnessError("backend", "a session can only take over a state of its own schema")
+        held.close()
+        session.commit()
+        session.bind = theirs
+        self._idle.setdefault(self._schema_of[mine], []).append(mine)
+        self._reload(session)
+
+    def _reload(self, session: Session) -> None:
+        """After a take-over: the session's objects load again, except those whose rows are gone.
+
+        Those are detached with the values they had, as a delete made through
+        the session would have left them.
+        """
+        written = self.changes(session)
+        gone = {(table, key) for table, rows in written.items() for key, (_, now) in rows.items() if now is None}
+        for instance in list(session.identity_map.values()):
+            state = inspect(instance)
+            key = "|".join(str(value) for value in state.identity or ())  # as tracking renders keys
+            if (str(state.mapper.local_table.name), key) in gone:
+                session.expunge(instance)
+            else:
+                session.expire(instance)
 
     @contextmanager
     def scratch(self, session: Session) -> Iterator[Session]:

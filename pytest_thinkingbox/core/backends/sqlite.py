@@ -20,6 +20,7 @@ from sqlalchemy import Engine, MetaData, create_engine
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
+from ..errors import HarnessError
 from .base import ReusedDatabases, deferred_foreign_keys, driver_connection, forget_compiled
 from .tracking import forget, sqlite_ddl, touched_tables
 
@@ -86,6 +87,24 @@ class SQLiteBackend(ReusedDatabases):
         finally:
             cursor.close()
         return Image(metadata, raw.serialize(), tuple(written))
+
+    def hold(self, session: Session) -> Image:
+        """The session's committed state as bytes, tracking included; its database is released at once."""
+        session.commit()
+        held = Image(self._schema(session), driver_connection(session).serialize())
+        self.release(session)
+        return held
+
+    def drop(self, held: Image) -> None:
+        pass  # only bytes
+
+    def take_over(self, session: Session, held: Image) -> None:
+        """Load the state `hold` kept into the session's own database (its whole content)."""
+        if held.metadata is not self._schema(session):
+            raise HarnessError("backend", "a session can only take over a state of its own schema")
+        session.commit()
+        driver_connection(session).deserialize(held.data)  # the shadows too: what was written since the baseline
+        self._reload(session)
 
     def close(self) -> None:
         """Close the databases (in-memory: they vanish) and forget what ORM mappers compiled for them."""
