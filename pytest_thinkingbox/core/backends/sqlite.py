@@ -89,7 +89,11 @@ class SQLiteBackend(ReusedDatabases):
         return Image(metadata, raw.serialize(), tuple(written))
 
     def hold(self, session: Session) -> Image:
-        """The session's committed state as bytes, tracking included; its database is released at once."""
+        """The session's committed state as bytes, tracking included; its database is released at once.
+
+        Only for `take_over`: its shadows still hold what was written since the
+        baseline, which a restore would take for the image's own state.
+        """
         session.commit()
         held = Image(self._schema(session), driver_connection(session).serialize())
         self.release(session)
