@@ -97,10 +97,17 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
             )
             rounds.append(read_records([results]))
     # A shared virtual machine adds noise that only ever slows a round down, so the
-    # quietest round is the best estimate; every round's median is printed too.
+    # quietest round is the best estimate; every round's median is printed too, and
+    # the median over the rounds of the harness overhead (the figure).
+    overhead = [statistics.median(r["duration_s"] - r["timing"]["arrange_s"] for r in records) for records in rounds]
     print(
         "whole-attempt median per round: "
         + ", ".join(f"{statistics.median(r['duration_s'] for r in records) * 1000:.2f} ms" for records in rounds)
+    )
+    print(
+        "harness overhead median per round: "
+        + ", ".join(f"{ms * 1000:.2f} ms" for ms in overhead)
+        + f"; median of the rounds {statistics.median(overhead) * 1000:.2f} ms"
     )
     records = min(rounds, key=lambda records: statistics.median(r["duration_s"] for r in records))
     tasks = len({r["task"] for r in records})
