@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from pytest_thinkingbox import INVALID_ARGUMENT, NOT_FOUND, ToolFailure, ToolSet, row_dict
@@ -31,10 +31,11 @@ def register_identity(tools: ToolSet, person: Any, label: str = "customer", veri
         verify: whether to add the verification tool.
     """
     hidden = _SECRETS if verify else ()
+    owner_of = select(person).where(func.lower(person.email) == bindparam("email"))  # built once, run per call
 
     def by_email(db: Session, email: str) -> Any:
         wanted = email.strip().lower()
-        found = db.scalars(select(person).where(func.lower(person.email) == wanted)).first()
+        found = db.scalars(owner_of, {"email": wanted}).first()
         if found is None:
             raise ToolFailure(NOT_FOUND, f"no {label} has the email {email!r}; ask them to check it")
         return found

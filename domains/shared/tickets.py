@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, DateTime, String, Text, func, select
+from sqlalchemy import Boolean, DateTime, String, Text, bindparam, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from pytest_thinkingbox import (
@@ -117,9 +117,20 @@ def register_ticket_tools(
     Reason = Literal[tuple(reasons)]  # type: ignore[valid-type]
     Queue = Literal[tuple(queues)] if queues else None  # type: ignore[valid-type]
 
+    # The queries, built once: a statement built for every call costs as much again as running it.
+    comments_of = select(comment).where(comment.ticket_id == bindparam("ticket_id")).order_by(comment.id)
+    counted = comment.ticket_id.in_(bindparam("ticket_ids", expanding=True))
+    counts_of = select(comment.ticket_id, func.count()).where(counted).group_by(comment.ticket_id)
+    columns = ["requester_id"] + ([second_requester[1]] if second_requester else [])
+    newest_first = (ticket.created_at.desc(), ticket.id)
+    tickets_of = {
+        name: select(ticket).where(getattr(ticket, name) == bindparam("requester_id")).order_by(*newest_first)
+        for name in columns
+    }
+
     def view(db: Session, row: Any, with_comments: bool) -> dict:
         if with_comments:
-            comments = db.scalars(select(comment).where(comment.ticket_id == row.id).order_by(comment.id))
+            comments = db.scalars(comments_of, {"ticket_id": row.id})
             return {**row_dict(row), "comments": [row_dict(c) for c in comments]}
         return {**row_dict(row), "comment_count": comment_counts(db, [row]).get(row.id, 0)}
 
@@ -127,8 +138,8 @@ def register_ticket_tools(
         """How many comments each of these tickets has (none listed: none), in one query."""
         if not rows:
             return {}
-        query = select(comment.ticket_id, func.count()).where(comment.ticket_id.in_([row.id for row in rows]))
-        return {ticket_id: count for ticket_id, count in db.execute(query.group_by(comment.ticket_id))}
+        found = db.execute(counts_of, {"ticket_ids": [row.id for row in rows]})
+        return {ticket_id: count for ticket_id, count in found}
 
     def writable(db: Session, ticket_id: str) -> Any:
         row = get_or_fail(db, ticket, ticket_id, "ticket")
@@ -149,9 +160,7 @@ def register_ticket_tools(
         return "requester_id"
 
     def list_tickets(db: Session, requester_id: str) -> list[dict]:
-        column = getattr(ticket, named_by(db, requester_id))
-        rows = db.scalars(select(ticket).where(column == requester_id).order_by(ticket.created_at.desc(), ticket.id))
-        listed = rows.all()
+        listed = db.scalars(tickets_of[named_by(db, requester_id)], {"requester_id": requester_id}).all()
         counts = comment_counts(db, listed)
         return [{**row_dict(row), "comment_count": counts.get(row.id, 0)} for row in listed]
 
