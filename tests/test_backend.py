@@ -138,8 +138,12 @@ def test_a_session_takes_over_a_database_and_reads_what_was_written_there(databa
     assert own_database in {again.get_bind(), other.get_bind()}
     for db in (again, other):
         assert db.get(Account, "A-1") is None and db.get(Refund, "RF-1") is None
+    dropped = other.get_bind()
     other.add(Account(id="A-7", owner="zoe"))
-    databases.drop(databases.hold(other))  # kept, then not taken over
+    databases.drop(databases.hold(other))  # kept, then not taken over: its database goes back to the idle ones
     databases.release(again)
-    for _ in range(2):
-        assert databases.restore(image).get(Account, "A-7") is None
+    reused = [databases.restore(image) for _ in range(2)]
+    assert dropped in {db.get_bind() for db in reused}
+    assert all(db.get(Account, "A-7") is None for db in reused)
+    for db in reused:
+        databases.release(db)
