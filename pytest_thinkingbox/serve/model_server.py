@@ -294,6 +294,9 @@ class _Listener(ThreadingHTTPServer):
 def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: a client's pooled connection serves request after request
+        # Headers and body go out as two writes; with Nagle's algorithm the body waits for the client's
+        # delayed ACK of the headers, about 40 ms on every reply.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             pass
