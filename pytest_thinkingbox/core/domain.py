@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import MetaData, func, inspect, select
+from sqlalchemy import MetaData, bindparam, func, inspect, select
 from sqlalchemy.orm import Session
 
 from .tools import NOT_FOUND, ToolFailure, ToolSet
@@ -66,34 +66,52 @@ def next_id(db: Session, model: type, prefix: str, width: int = 4) -> str:
     index on the key's length the backends add (see ``backends/tracking.py``):
     a few index probes, not a scan of the table.
     """
-    key: Any = inspect(model).primary_key[0]
-    # Ordered bytewise, as the index orders keys on PostgreSQL and SQLite does anyway.
-    column = key.collate("C") if db.get_bind().dialect.name == "postgresql" else key
-    length: Any = func.length(key)
+    queries = _id_queries(model, db.get_bind().dialect.name)
     pattern = re.compile(re.escape(prefix) + r"([0-9]+)")
     best = 0
-    longest = db.scalar(select(func.max(length)))
+    longest = db.scalar(queries.longest)
     while longest is not None and longest > len(prefix):
         digits = longest - len(prefix)
         if 10**digits - 1 <= best:
             break  # no number of this many digits, or fewer, is higher
-        best = max(best, _highest(db, column, length, pattern, prefix, longest, digits))
-        longest = db.scalar(select(func.max(length)).where(length < longest))
+        best = max(best, _highest(db, queries, pattern, prefix, longest, digits))
+        longest = db.scalar(queries.shorter, {"below": longest})
     return f"{prefix}{best + 1:0{width}d}"
 
 
-def _highest(
-    db: Session, column: Any, length: Any, pattern: re.Pattern[str], prefix: str, size: int, digits: int
-) -> int:
+@dataclass(frozen=True)
+class _IdQueries:
+    longest: Any  # the longest key's length
+    shorter: Any  # the longest length below :below
+    page: Any  # keys :size long in [:low, :high], highest first
+    next_page: Any  # the same, below :high
+
+
+@functools.cache
+def _id_queries(model: type, dialect: str) -> _IdQueries:
+    """`next_id`'s queries for a model, built once with bound parameters (building one costs as much as running it)."""
+    key: Any = inspect(model).primary_key[0]
+    # Ordered bytewise, as the index orders keys on PostgreSQL and SQLite does anyway.
+    column = key.collate("C") if dialect == "postgresql" else key
+    length: Any = func.length(key)
+    # Every id of one length in [low, high] lies where bytewise order is numeric order; others there are skipped.
+    of_size = select(column).where(length == bindparam("size"), column >= bindparam("low"))
+    return _IdQueries(
+        longest=select(func.max(length)),
+        shorter=select(func.max(length)).where(length < bindparam("below")),
+        page=of_size.where(column <= bindparam("high")).order_by(column.desc()).limit(32),
+        next_page=of_size.where(column < bindparam("high")).order_by(column.desc()).limit(32),
+    )
+
+
+def _highest(db: Session, queries: _IdQueries, pattern: re.Pattern[str], prefix: str, size: int, digits: int) -> int:
     """The highest number among ids `size` long that are `prefix` and `digits` digits (0 if none)."""
-    # Every such id lies in this range, where bytewise order is numeric order; other ids in it are skipped.
-    query = select(column).where(length == size, column >= prefix + "0" * digits).order_by(column.desc()).limit(32)
-    below = column <= prefix + "9" * digits
-    while found := db.scalars(query.where(below)).all():
+    query, bounds = queries.page, {"size": size, "low": prefix + "0" * digits, "high": prefix + "9" * digits}
+    while found := db.scalars(query, bounds).all():
         for value in found:
             if match := pattern.fullmatch(str(value)):
                 return int(match.group(1))
-        below = column < found[-1]
+        query, bounds = queries.next_page, {**bounds, "high": found[-1]}
     return 0
 
 
