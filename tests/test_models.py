@@ -7,6 +7,7 @@ arguments) are injected one request at a time.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -20,6 +21,8 @@ import pytest
 from conftest import REFUND_TASK
 
 from pytest_thinkingbox.campaign.records import read_records
+from pytest_thinkingbox.roles.config import ModelConfig
+from pytest_thinkingbox.roles.endpoint import Endpoint, Usage
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 
 ROOT = Path(__file__).parent.parent
@@ -381,3 +384,45 @@ def test_a_limit_must_be_a_number_above_zero(models, model, value):
     result = models.runpytest("--tb-config", "models.yaml")
     assert result.ret != 0
     result.stderr.fnmatch_lines([f"*tokens_per_minute must be a number above 0, got {value!r}*"])
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+@pytest.mark.parametrize("extra", [{"seed": 7, "store": True}, {"tools": []}], ids=["extra-fields", "extra-tools"])
+def test_every_request_body_holds_the_prompt_the_conversation_and_the_tools_and_extra_body_wins(api, extra):
+    """The prompt and the tools are encoded once per endpoint and spliced into each body; the body the server
+    reads is still the plain merge of the request and the config's ``extra_body``."""
+    policy = "Refunds over 50 dollars need a manager (Rückerstattung)."
+    tools = [{"type": "function", "function": {"name": "get_order", "description": "An order, by id.",
+              "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}}]  # fmt: skip
+    turns = [
+        [{"role": "user", "content": "Where is order O-1? Merci."}],
+        [{"role": "user", "content": "Where is order O-2?"}, {"role": "assistant", "content": "Looking."}],
+    ]
+    with ScriptedModelServer() as server:
+        config = ModelConfig(
+            model="m", base_url=server.base_url, api_key_env=None, api=api, temperature=0.5, extra_body=extra
+        )
+        endpoint = Endpoint(config, stage="agent")
+
+        async def converse() -> list[dict]:
+            bodies = []
+            for messages in turns:  # the second request reuses the encoded prompt and tools
+                await endpoint.complete(policy, messages, Usage(), tools)
+                bodies.append(server.last_body)
+            await endpoint.aclose()
+            return bodies
+
+        bodies = asyncio.run(converse())
+    for messages, body in zip(turns, bodies, strict=True):
+        if api == "chat":
+            expected = {
+                "model": "m",
+                "temperature": 0.5,
+                "messages": [{"role": "system", "content": policy}, *messages],
+            }
+            expected["tools"] = tools
+        else:
+            expected = {"model": "m", "temperature": 0.5, "instructions": policy, "store": False}
+            expected["input"] = [{"role": m["role"], "content": m["content"]} for m in messages]
+            expected["tools"] = [{"type": "function", "strict": False, **t["function"]} for t in tools]
+        assert body == {**expected, **extra}

@@ -23,6 +23,7 @@ import email.utils
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from .rate_limit import RateLimit
 
 BACKOFF_S = 0.5  # first wait; doubles per retry
 MAX_WAIT_S = 30.0  # cap on a single wait, retry-after included
+KEPT_TEXTS = 64  # encoded system prompts and tool lists an endpoint remembers
 
 
 @dataclass
@@ -87,6 +89,7 @@ class Endpoint:
         self._failures = 0
         self._down_until = 0.0
         self._last_failure = ""
+        self._texts: dict[tuple[Any, Any], tuple[Any, bytes]] = {}  # see `_encoded`
 
     @property
     def client(self) -> Any:
@@ -180,35 +183,51 @@ class Endpoint:
 
     # Requests go through the client's plain `post` with the body as built: the typed `create` methods walk
     # every message and tool schema to transform them, which for a domain's 33 tools costs about 7.5 ms a
-    # request (a third of a whole attempt's harness time), and our bodies are plain JSON already.
+    # request (a third of a whole attempt's harness time), and our bodies are plain JSON already. The body is
+    # sent as encoded bytes: the system prompt (the policy) and the tools are nine tenths of it and the same
+    # on every request, so each is encoded once (`_encoded`) and only the conversation is encoded per request.
 
     async def _chat(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         from openai.types.chat import ChatCompletion
 
         c = self.config
-        body = {
+        opening = b'{"role":"system","content":' + self._encoded(system, _dumps) + b"}"
+        conversation = b"[" + opening + (b"," + _dumps(messages)[1:-1] if messages else b"") + b"]"
+        encoded = {"messages": conversation, "tools": self._encoded(tools, _dumps) if tools else None}
+        plain = {
             "model": c.model,
-            "messages": [{"role": "system", "content": system}, *messages],
             **_present(temperature=c.temperature, top_p=c.top_p, max_completion_tokens=c.max_output_tokens),
         }
-        if tools:
-            body["tools"] = tools
-        return await self.client.post("/chat/completions", cast_to=ChatCompletion, body={**body, **c.extra_body})
+        content = _json_object(plain, encoded, c.extra_body)
+        return await self.client.post("/chat/completions", cast_to=ChatCompletion, content=content)
 
     async def _responses(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         from openai.types.responses import Response
 
         c = self.config
-        body = {
+        plain = {
             "model": c.model,
-            "instructions": system,
             "input": _response_items(messages),
             "store": False,
             **_present(temperature=c.temperature, top_p=c.top_p, max_output_tokens=c.max_output_tokens),
         }
-        if tools:
-            body["tools"] = [{"type": "function", "strict": False, **t["function"]} for t in tools]
-        return await self.client.post("/responses", cast_to=Response, body={**body, **c.extra_body})
+        encoded = {
+            "instructions": self._encoded(system, _dumps),
+            "tools": self._encoded(tools, _response_tools) if tools else None,
+        }
+        content = _json_object(plain, encoded, c.extra_body)
+        return await self.client.post("/responses", cast_to=Response, content=content)
+
+    def _encoded(self, value: Any, encode: Callable[[Any], bytes]) -> bytes:
+        """`value` as JSON, encoded once and remembered: a string by its text, a list (which its caller
+        sends unchanged on every request) by identity, held so that its id is not reused."""
+        key = (encode, value) if isinstance(value, str) else (encode, id(value))
+        held = self._texts.get(key)
+        if held is None:
+            if len(self._texts) >= KEPT_TEXTS:
+                self._texts.clear()  # only a caller that builds its prompt or tools anew each time gets here
+            held = self._texts[key] = (value, encode(value))
+        return held[1]
 
     def _read(self, response: Any, usage: Usage) -> Reply:
         try:
@@ -225,6 +244,24 @@ class Endpoint:
 
 def _present(**options: Any) -> dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
+
+
+def _dumps(value: Any) -> bytes:
+    """JSON as the ``openai`` client writes a body."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _response_tools(tools: list[dict[str, Any]]) -> bytes:
+    """Chat-style function tools as the responses API takes them."""
+    return _dumps([{"type": "function", "strict": False, **t["function"]} for t in tools])
+
+
+def _json_object(plain: dict[str, Any], encoded: dict[str, bytes | None], extra: dict[str, Any]) -> bytes:
+    """One JSON object of `plain`'s fields, `encoded`'s fields already JSON (None: left out) and `extra`'s,
+    which win over both (a model config's ``extra_body``)."""
+    fields = [_dumps(k) + b":" + v for k, v in encoded.items() if v is not None and k not in extra]
+    rest = _dumps({**plain, **extra})[1:-1]
+    return b"{" + b",".join([rest, *fields] if rest else fields) + b"}"
 
 
 def _wait(exc: Exception, attempt: int) -> float:

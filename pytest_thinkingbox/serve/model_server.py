@@ -93,6 +93,7 @@ class ScriptedModelServer:
         self.faults: collections.deque[Fault] = collections.deque()
         self.requests: list[str] = []  # the path of every request, in order
         self.arrivals: list[float] = []  # when each completion request arrived (time.monotonic())
+        self.last_body: dict[str, Any] | None = None  # the last completion request's body, as parsed
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._http = _Listener(("127.0.0.1", port), _handler(self))
@@ -323,6 +324,7 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             server.arrivals.append(time.monotonic())
             server.requests.append(self.path)
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            server.last_body = body
             fault = server.next_fault()
             delay = server.latency_s + (fault.delay_s if fault else 0.0)
             if delay:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.episode import AgentStep, AgentView, InvalidCall
 from ...core.task import Call
+from ...core.tools import ToolSpec
 from ..endpoint import Endpoint, Usage, parse_arguments
 
 END_TOOL = "end_conversation"
@@ -39,13 +40,14 @@ class OpenAIAgent:
     def __init__(self, endpoint: Endpoint) -> None:
         self._endpoint = endpoint
         self.usage = Usage(model=endpoint.config.model)
-        self._tools: list[dict[str, Any]] | None = None
+        self._tools: list[dict[str, Any]] = []
+        self._system = ""
 
     async def step(self, view: AgentView) -> AgentStep:
-        if self._tools is None:
-            self._tools = [_function(t.name, t.description, t.input_schema) for t in view.tools] + [_END_SPEC]
-        system = f"{INSTRUCTIONS}\n\n# Policy\n\n{view.policy}"
-        reply = await self._endpoint.complete(system, chat_messages(view.messages), self.usage, self._tools)
+        if not self._tools:
+            self._tools = _functions(view.tools)
+            self._system = f"{INSTRUCTIONS}\n\n# Policy\n\n{view.policy}"
+        reply = await self._endpoint.complete(self._system, chat_messages(view.messages), self.usage, self._tools)
         calls: list[Call | InvalidCall] = []
         end = False
         for request in reply.tool_calls:
@@ -57,6 +59,22 @@ class OpenAIAgent:
             except ValueError as exc:
                 calls.append(InvalidCall(request.name, request.arguments, str(exc)))
         return AgentStep(tool_calls=calls, message=reply.text or None, end=end)
+
+
+_functions_of: dict[int, tuple[list[ToolSpec], list[dict[str, Any]]]] = {}
+
+
+def _functions(specs: list[ToolSpec]) -> list[dict[str, Any]]:
+    """The function tools for a session's tool specs, plus the end tool: one list per list of specs (one per
+    domain and process, held so that its id is not reused), so that every episode sends the same list and
+    its endpoint encodes it once."""
+    held = _functions_of.get(id(specs))
+    if held is None:
+        if len(_functions_of) >= 64:
+            _functions_of.clear()  # specs listed anew for every session: nothing to share
+        functions = [_function(t.name, t.description, t.input_schema) for t in specs] + [_END_SPEC]
+        held = _functions_of[id(specs)] = (specs, functions)
+    return held[1]
 
 
 def _function(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
