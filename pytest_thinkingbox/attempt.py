@@ -3,7 +3,9 @@
 `Attempt` owns the attempt's fresh database (restored from the worker's image),
 binds it for factories and tools, and runs the episode once through `run`.
 `WorkerCache` holds what a worker builds once: database images per domain,
-golden end states per (domain, start state, golden calls), and an event loop.
+golden end states per (domain, start state, golden calls), and an event loop;
+with ``--tb-concurrency``, the episodes started early and the start state each
+task arranged (`PreparedStart`).
 `AttemptResult` is what the attempt did, frozen: the plugin turns it into the
 attempt's record, and nothing else writes one.
 """
@@ -15,7 +17,7 @@ import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy.orm import Session
 
@@ -72,8 +74,13 @@ class WorkerCache:
     models: Config = field(default_factory=Config)
     endpoints: dict[str, Endpoint] = field(default_factory=dict)  # per role; clients keep their connections
     early: dict[str, EarlyEpisode] = field(default_factory=dict)  # episodes started before their test (by key)
+    # Per task: the start state one of its attempts arranged, for the next attempts' early starts; None once an
+    # attempt of the task arranged or asked for something else.
+    prepared: dict[str, PreparedStart | None] = field(default_factory=dict)
     rate_share: float = 1.0  # this worker's share of each endpoint's rate limits (1 / workers)
     limits: dict[tuple[str | None, str], RateLimit] = field(default_factory=dict)  # per (endpoint, model)
+
+    KEPT_STARTS: ClassVar[int] = 8  # a module's tasks start early one after another: the last few are enough
 
     def endpoint(self, role: str) -> Endpoint:
         """The endpoint serving `role` (agent, user or judge), built once per worker."""
@@ -112,6 +119,15 @@ class WorkerCache:
             if early.held is not None:
                 self.databases.drop(early.held)
 
+    def keep_prepared(self, key: str, make: Callable[[], PreparedStart]) -> None:
+        """Keep a task's prepared start, made once; the images of the last `KEPT_STARTS` tasks are kept."""
+        if key in self.prepared:
+            return
+        self.prepared[key] = make()
+        kept = [k for k, start in self.prepared.items() if start is not None]
+        for old in kept[: -self.KEPT_STARTS]:
+            del self.prepared[old]  # a task long past; should it come back, one attempt prepares it again
+
     def image_hash(self, domain: Domain, session: Session, written: Delta) -> str:
         """The hash of the domain's image, computed once from a database that holds it plus `written`."""
         if domain.name not in self.image_hashes:
@@ -138,13 +154,32 @@ class EarlyEpisode:
     """An episode started before its test ran (``--tb-concurrency``), with what the test needs to adopt it."""
 
     start_hash: str
-    golden: str  # repr of the golden calls: the test must ask for the same episode
+    brief: str  # repr of the user, golden calls, reply and traps: the test must ask for the same episode
     agent: Any
     user: Any
     episode: Episode
     task: asyncio.Task[None] = field(init=False)
     held: Any = None  # once the episode has ended well: its end state, kept by the backend for the test
     tool_seconds: float = 0.0  # the episode's time inside the domain's tool functions
+
+
+@dataclass(frozen=True)
+class PreparedStart:
+    """A task's start state and episode, as one attempt's `tb.run` had them (``--tb-concurrency``).
+
+    The next attempts of the task start their episodes early from it, without
+    running the task's body (the arrange step) a second time. Each is adopted
+    only if its test, in its turn, arranges the same start state and asks for
+    the same episode (`Attempt._early`); if not, it runs in its turn.
+    """
+
+    image: Any  # the start state, as the backend's image (its baseline: nothing written yet)
+    start_hash: str
+    brief: str
+    user: User
+    golden: tuple[Call, ...]
+    reply: str | None
+    traps: tuple[Call, ...]
 
 
 @dataclass(frozen=True)
@@ -296,10 +331,13 @@ class Attempt:
         defer_golden: bool = False,
         early_key: str | None = None,
         start_early: bool = False,
+        prepared_key: str | None = None,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         # With a key, an episode started early under it is adopted; with start_early, `run` starts it and stops.
         self._early_key, self._start_early = early_key, start_early
+        # The task's key for its prepared start; none on a backend whose load grows with the rows (PostgreSQL).
+        self._prepared_key = None if cache.databases.undoes_writes else prepared_key
         self._handed_off = False  # the database went to an episode running on after this attempt's test
         self._defer_golden = defer_golden
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
@@ -380,8 +418,14 @@ class Attempt:
         image = self._cache.image_hash(self.domain, self.db, arrange)
         start = delta_hash(image, arrange)
         golden_end = self._golden_end(start, golden, image, arrange)
+        brief = repr((user, golden, reply, traps))
+        if self._prepared_key is not None:
+            self._cache.keep_prepared(
+                self._prepared_key,
+                lambda: PreparedStart(databases.dump(self.db), start, brief, user, golden, reply, traps),
+            )
         prepared = time.perf_counter()
-        early = self._early(start, golden)
+        early = self._early(start, brief)
         if early is not None:
             agent, simulated, episode = early.agent, early.user, early.episode
         else:
@@ -391,7 +435,7 @@ class Attempt:
         if self._result.agent is None:
             self._result = replace(self._result, agent=agent_label(agent))
         if self._start_early:
-            self._start(agent, simulated, episode, start, golden)
+            self._start(agent, simulated, episode, start, brief)
             raise StartedEarly
         tools_before = tool_seconds(self.db)
         try:
@@ -498,10 +542,27 @@ class Attempt:
                 return await session.run(agent)  # type: ignore[arg-type]
             return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)  # type: ignore[arg-type]
 
-    def _start(self, agent: Any, user: Any, episode: Episode, start: str, golden: tuple[Call, ...]) -> None:
+    def start_prepared(self) -> bool:
+        """Start this attempt's episode early from the start state another attempt of its task arranged.
+
+        Its database takes that state; the task's body need not run until the
+        test's turn. False if the task has no prepared start (yet).
+        """
+        prepared = self._cache.prepared.get(self._prepared_key) if self._start_early and self._prepared_key else None
+        if prepared is None:
+            return False
+        self.db.rollback()
+        self.db.expunge_all()  # whatever a fixture arranged is in the prepared start already
+        self._cache.databases.load(self.db, prepared.image)
+        context = AgentContext(self.task, self.attempt, self.seed, prepared.golden, prepared.reply, prepared.traps)
+        agent, user = self._make_agent(context), self._make_user(prepared.user)
+        self._start(agent, user, Episode([], end_reason=""), prepared.start_hash, prepared.brief)
+        return True
+
+    def _start(self, agent: Any, user: Any, episode: Episode, start: str, brief: str) -> None:
         """Start the episode on the worker's loop with this attempt's database; it runs whenever the loop runs."""
         assert self._early_key is not None
-        early = EarlyEpisode(start, repr(golden), agent, user, episode)
+        early = EarlyEpisode(start, brief, agent, user, episode)
         early.task = self._cache.runner.get_loop().create_task(self._run_early(early))
         db, databases = self.db, self._cache.databases
 
@@ -519,14 +580,17 @@ class Attempt:
         early.tool_seconds = tool_seconds(self.db)
         early.held = self._cache.databases.hold(self.db)
 
-    def _early(self, start: str, golden: tuple[Call, ...]) -> EarlyEpisode | None:
-        """This attempt's episode, if it was started early from the same start state and golden calls."""
+    def _early(self, start: str, brief: str) -> EarlyEpisode | None:
+        """This attempt's episode, if it was started early from the same start state and brief."""
         if self._early_key is None or self._early_key not in self._cache.early:
             return None
         early = self._cache.early[self._early_key]
-        if (early.start_hash, early.golden) != (start, repr(golden)):
-            # The task arranged another start state this time: its early episode answers another question.
+        if (early.start_hash, early.brief) != (start, brief):
+            # The task arranged or asked for something else this time: its early episode answers another question,
+            # and so would the next ones started from its prepared start.
             self._cache.discard_early([self._early_key])
+            if self._prepared_key is not None:
+                self._cache.prepared[self._prepared_key] = None
             return None
         del self._cache.early[self._early_key]
         return early

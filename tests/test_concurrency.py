@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, TOY_CONFTEST
 
 from pytest_thinkingbox.campaign.records import read_records
 
@@ -128,6 +128,56 @@ def test_a_task_that_arranges_another_start_state_runs_its_episode_again(toy):
     result.assert_outcomes(passed=4)
     [[_, started]] = _peaks(toy)
     assert started > 4  # the early episodes were dropped and each test ran its own
+
+
+#: Writes, per process, the peaks (as REPORT_PEAK) and how many times the task's body ran.
+REPORT_PEAK_AND_BODIES = """
+import json, os
+import my_agents, test_tasks
+
+def pytest_sessionfinish(session):
+    with open(f"peak-{os.getpid()}.json", "w") as f:
+        json.dump(my_agents.IN_FLIGHT[1:], f)
+    with open(f"bodies-{os.getpid()}.txt", "w") as f:
+        f.write(str(len(test_tasks.COUNT)))
+"""
+
+
+def _counting(toy, task: str, *options: str):
+    """Run `task` (its body appends to COUNT); return the result and how often each process ran the body."""
+    for old in [*toy.path.glob("bodies-*.txt"), *toy.path.glob("peak-*.json")]:
+        old.unlink()
+    toy.makepyfile(test_tasks="COUNT = []\n" + task, my_agents=AGENT)
+    toy.makeconftest(TOY_CONFTEST + REPORT_PEAK_AND_BODIES)
+    result = toy.runpytest_subprocess("-p", "no:randomly", "--tb-agent", "my_agents:slow", *options)
+    return result, sorted(int(p.read_text()) for p in toy.path.glob("bodies-*.txt"))
+
+
+def test_later_attempts_start_early_from_the_start_state_an_earlier_one_arranged(toy):
+    """The task's body runs once per test, and once more for the first early start; results are as sequential."""
+    counting = REFUND_TASK.replace("    account = ", "    COUNT.append(1)\n    account = ")
+    sequential, bodies = _counting(toy, counting, "--tb-repeat", "8", "--tb-results", "one.jsonl")
+    sequential.assert_outcomes(passed=8)
+    assert bodies == [8]
+    result, bodies = _counting(toy, counting, "--tb-repeat", "8", "--tb-concurrency", "4", "--tb-results", "four.jsonl")
+    result.assert_outcomes(passed=8)
+    assert bodies == [8 + 1]  # the other early starts took the start state the first one arranged
+    assert _peaks(toy) == [[4, 8]]  # four episodes in flight at once, each started once
+    assert _graded(toy.path / "four.jsonl") == _graded(toy.path / "one.jsonl")
+
+
+def test_an_episode_started_for_another_user_brief_is_not_adopted(toy):
+    """Same start state, but the user says something else each time: every test runs the episode it asks for."""
+    drifting = REFUND_TASK.replace(
+        '        User(says="Please refund the 40 dollars you owe me.",',
+        '        User(says=f"Please refund the 40 dollars you owe me ({len(COUNT)}).",',
+    ).replace("    account = AccountFactory(", "    COUNT.append(1)\n    account = AccountFactory(")
+    result, _ = _counting(toy, drifting, "--tb-repeat", "4", "--tb-concurrency", "2", "--tb-results", "r.jsonl")
+    result.assert_outcomes(passed=4)
+    [[_, started]] = _peaks(toy)
+    assert started > 4  # the early episodes were dropped and each test ran its own
+    openings = [r["transcript"][0]["content"] for r in read_records([toy.path / "r.jsonl"])]
+    assert len(set(openings)) == 4  # each attempt's record holds the opening its own test asked for
 
 
 def test_stopping_early_drops_the_episodes_in_flight(toy, monkeypatch):

@@ -116,6 +116,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("_tb_attempt", range(1, n + 1), ids=[f"attempt{i:0{width}d}" for i in range(1, n + 1)])
 
 
+def _task_key(item: pytest.Item) -> str:
+    """What the attempts of one task share: its test and any parameters besides the attempt number."""
+    callspec = getattr(item, "callspec", None)
+    params = {k: v for k, v in callspec.params.items() if k != "_tb_attempt"} if callspec else {}
+    return f"{item.parent.nodeid if item.parent else ''}::{item_key(item)[0]}{params!r}"
+
+
 @pytest.fixture(scope="session")
 def tb_domain() -> Any:
     """The domain a task runs against. Override it in the conftest.py beside your tasks."""
@@ -180,8 +187,12 @@ def tb(
         ),
         early_key=item.nodeid if concurrency(config) > 1 else None,
         start_early=item.stash.get(STARTING_EARLY, False),
+        prepared_key=_task_key(item) if concurrency(config) > 1 else None,
     )
     item.stash[ATTEMPT] = attempt
+    if attempt.start_prepared():  # started early from another attempt's start state: the body need not run now
+        attempt.close()
+        pytest.skip("its episode started early")
     try:
         yield attempt
     finally:
