@@ -16,13 +16,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REFUND_TASK
 
 from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.roles.config import ModelConfig
-from pytest_thinkingbox.roles.endpoint import Endpoint, Usage
+from pytest_thinkingbox.roles.endpoint import REQUESTS_PER_CLIENT, Endpoint, Usage
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 
 ROOT = Path(__file__).parent.parent
@@ -426,3 +427,24 @@ def test_every_request_body_holds_the_prompt_the_conversation_and_the_tools_and_
             expected["input"] = [{"role": m["role"], "content": m["content"]} for m in messages]
             expected["tools"] = [{"type": "function", "strict": False, **t["function"]} for t in tools]
         assert body == {**expected, **extra}
+
+
+def test_requests_in_flight_are_spread_over_clients_of_a_few_connections_each():
+    """The HTTP client's pool probes each idle connection on every request: an endpoint keeps its pools small."""
+    with ScriptedModelServer(latency_s=0.3) as server:
+        endpoint = Endpoint(ModelConfig(model="m", base_url=server.base_url, api_key_env=None), stage="agent")
+
+        async def burst() -> tuple[list[int], list[Any]]:
+            calls = [
+                endpoint.complete("Be brief.", [{"role": "user", "content": f"hi {i}"}], Usage()) for i in range(20)
+            ]
+            pending = asyncio.gather(*calls)
+            await asyncio.sleep(0.15)  # all 20 sent, none answered
+            loads = list(endpoint._in_flight)
+            replies = await pending
+            await endpoint.aclose()
+            return loads, replies
+
+        loads, replies = asyncio.run(burst())
+    assert loads == [REQUESTS_PER_CLIENT, REQUESTS_PER_CLIENT, 20 - 2 * REQUESTS_PER_CLIENT]
+    assert len(replies) == 20 and len(server.requests) == 20
