@@ -70,7 +70,12 @@ class Conversation:
     tool_results: int  # results that are not errors: the script's calls made so far
     has_tools: bool
     offers_end: bool  # the request offers the end tool (the plugin's own agent does; frameworks do not)
-    text: str  # the whole request, for token estimates
+    size: int  # characters in the request's body, for token estimates
+
+    @property
+    def tokens(self) -> int:
+        """The request's tokens, estimated from its size (read, not encoded again: a request is 40 KB)."""
+        return _tokens(self.size)
 
 
 class ScriptedModelServer:
@@ -169,21 +174,21 @@ def scripts_from_results(path: str | Path) -> dict[str, Script]:
     return scripts
 
 
-def _read_chat(body: dict[str, Any]) -> Conversation:
+def _read_chat(body: dict[str, Any], size: int) -> Conversation:
     messages = body.get("messages", [])
     system = next((_text(m["content"]) for m in messages if m["role"] in ("system", "developer")), "")
     opening = next((_text(m["content"]) for m in messages if m["role"] == "user"), "")
     results = sum(m["role"] == "tool" and not _is_error(_text(m["content"])) for m in messages)
-    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), json.dumps(body))
+    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), size)
 
 
-def _read_responses(body: dict[str, Any]) -> Conversation:
+def _read_responses(body: dict[str, Any], size: int) -> Conversation:
     items = body.get("input", [])
     items = [{"role": "user", "content": items}] if isinstance(items, str) else items
     opening = next((_text(i["content"]) for i in items if i.get("role") == "user"), "")
     results = sum(i.get("type") == "function_call_output" and not _is_error(_text(i["output"])) for i in items)
     system = body.get("instructions") or ""
-    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), json.dumps(body))
+    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), size)
 
 
 def _text(content: Any) -> str:
@@ -207,8 +212,8 @@ def _is_error(content: str) -> bool:
     return isinstance(value, dict) and "error" in value
 
 
-def _tokens(text: str) -> int:
-    return max(1, len(text) // 4)  # about four characters per token
+def _tokens(characters: int) -> int:
+    return max(1, characters // 4)  # about four characters per token
 
 
 def _chat_body(server: ScriptedModelServer, model: str, c: Conversation, text: str | None, calls: list) -> dict:
@@ -216,7 +221,7 @@ def _chat_body(server: ScriptedModelServer, model: str, c: Conversation, text: s
         {"id": f"call_{server.next_id()}", "type": "function", "function": {"name": name, "arguments": args}}
         for name, args in calls
     ]
-    output = _tokens((text or "") + "".join(a for _, a in calls))
+    output = _tokens(len(text or "") + sum(len(a) for _, a in calls))
     return {
         "id": f"chatcmpl-{server.next_id()}",
         "object": "chat.completion",
@@ -230,10 +235,10 @@ def _chat_body(server: ScriptedModelServer, model: str, c: Conversation, text: s
             }
         ],
         "usage": {
-            "prompt_tokens": _tokens(c.text),
+            "prompt_tokens": c.tokens,
             "completion_tokens": output,
-            "total_tokens": _tokens(c.text) + output,
-            "prompt_tokens_details": {"cached_tokens": _tokens(c.system)},  # a stable prefix a server would cache
+            "total_tokens": c.tokens + output,
+            "prompt_tokens_details": {"cached_tokens": _tokens(len(c.system))},  # a stable prefix a server would cache
             "completion_tokens_details": {"reasoning_tokens": 0},
         },
     }
@@ -264,7 +269,7 @@ def _responses_body(server: ScriptedModelServer, model: str, c: Conversation, te
                 "status": "completed",
             }
         )
-    produced = _tokens((text or "") + "".join(a for _, a in calls))
+    produced = _tokens(len(text or "") + sum(len(a) for _, a in calls))
     return {
         "id": f"resp_{server.next_id()}",
         "object": "response",
@@ -276,11 +281,11 @@ def _responses_body(server: ScriptedModelServer, model: str, c: Conversation, te
         "tool_choice": "auto",
         "tools": [],
         "usage": {
-            "input_tokens": _tokens(c.text),
-            "input_tokens_details": {"cached_tokens": _tokens(c.system)},
+            "input_tokens": c.tokens,
+            "input_tokens_details": {"cached_tokens": _tokens(len(c.system))},
             "output_tokens": produced,
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": _tokens(c.text) + produced,
+            "total_tokens": c.tokens + produced,
         },
     }
 
@@ -323,7 +328,8 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             server.arrivals.append(time.monotonic())
             server.requests.append(self.path)
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = json.loads(raw or b"{}")
             server.last_body = body
             fault = server.next_fault()
             delay = server.latency_s + (fault.delay_s if fault else 0.0)
@@ -343,7 +349,7 @@ def _handler(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             else:
                 return self._send(404, b'{"error": {"message": "not found"}}')
             try:
-                conversation = read(body)
+                conversation = read(body, len(raw))
             except (KeyError, TypeError, AttributeError) as exc:
                 message = {"error": {"message": f"unreadable request: {type(exc).__name__}: {exc}", "type": "invalid"}}
                 return self._send(400, json.dumps(message).encode())
