@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
 from conftest import REFUND_TASK, TOY_CONFTEST
 
 from pytest_thinkingbox.campaign.records import read_records
+from pytest_thinkingbox.plugin.concurrency import YOUNG_OBJECTS
 
 #: An agent that owns its loop: it waits like a model would, then makes the golden calls (or a wrong refund).
 AGENT = """
@@ -233,3 +235,18 @@ def test_an_early_pass_that_starts_no_episode_is_not_tried_again(toy, monkeypatc
         result.assert_outcomes(passed=6)
     setups = json.loads((toy.path / "setups.json").read_text())
     assert sorted(setups.values()) == [1] + [2] * 5  # one early pass each, then the test itself
+
+
+def test_while_episodes_run_concurrently_young_garbage_is_collected_less_often(toy):
+    """An episode in flight outlives many young collections; the process's threshold comes back afterwards."""
+    toy.makepyfile(test_tasks=REFUND_TASK, my_agents=AGENT)
+    toy.makeconftest(
+        toy.path.joinpath("conftest.py").read_text()
+        + "\nimport gc\n\ndef pytest_sessionfinish(session):\n    session.config.young = gc.get_threshold()[0]\n"
+    )
+    before = gc.get_threshold()
+    for n, young in [("1", before[0]), ("4", YOUNG_OBJECTS)]:
+        result = toy.inline_run("-p", "no:randomly", "--tb-agent", "golden", "--tb-repeat", "2", "--tb-concurrency", n)
+        result.assertoutcome(passed=2)
+        assert result.getcalls("pytest_sessionfinish")[0].session.config.young == young
+        assert gc.get_threshold() == before
