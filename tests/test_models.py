@@ -8,9 +8,11 @@ arguments) are injected one request at a time.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -448,3 +450,51 @@ def test_requests_in_flight_are_spread_over_clients_of_a_few_connections_each():
         loads, replies = asyncio.run(burst())
     assert loads == [REQUESTS_PER_CLIENT, REQUESTS_PER_CLIENT, 20 - 2 * REQUESTS_PER_CLIENT]
     assert len(replies) == 20 and len(server.requests) == 20
+
+
+def test_the_scripted_server_keeps_connections_open_and_waits_out_its_latency_concurrently():
+    """One event loop serves every connection: 64 replies of 0.3 s each take about 0.3 s in all, not 19 s."""
+    with ScriptedModelServer(latency_s=0.3) as server:
+        endpoint = Endpoint(ModelConfig(model="m", base_url=server.base_url, api_key_env=None), stage="agent")
+
+        async def twice() -> float:
+            began = time.monotonic()
+            for _ in range(2):  # the second round reuses the first round's connections
+                calls = [
+                    endpoint.complete("Be brief.", [{"role": "user", "content": f"hi {i}"}], Usage()) for i in range(64)
+                ]
+                await asyncio.gather(*calls)
+            await endpoint.aclose()
+            return time.monotonic() - began
+
+        took = asyncio.run(twice())
+    assert len(server.requests) == 128
+    assert took < 2 * 0.3 * 4  # two rounds of 0.3 s, with room for a slow machine
+
+
+def test_the_scripted_server_answers_what_is_not_a_completion_with_an_error_status():
+    with ScriptedModelServer() as server:
+        port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            conn.sendall(b"not an http request\r\n\r\n")
+            assert conn.recv(4096).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+            assert conn.recv(4096) == b""  # and closes the connection
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        requests = [
+            ("GET", "/v1/models", None),
+            ("POST", "/v1/embeddings", b"{}"),
+            ("POST", "/v1/chat/completions", b"{not json"),
+            ("POST", "/v1/chat/completions", b'{"messages": [{"content": "no role"}]}'),
+        ]
+        statuses = []
+        for method, path, body in requests:
+            client.request(method, path, body=body)  # one keep-alive connection throughout
+            response = client.getresponse()
+            statuses.append((response.status, json.loads(response.read()).get("error", {}).get("message", "")))
+        client.close()
+    assert statuses == [
+        (200, ""),
+        (404, "not found"),
+        (400, "the body is not JSON"),
+        (400, "unreadable request: KeyError: 'role'"),
+    ]
