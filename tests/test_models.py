@@ -452,8 +452,8 @@ def test_requests_in_flight_are_spread_over_clients_of_a_few_connections_each():
     assert len(replies) == 20 and len(server.requests) == 20
 
 
-def test_the_scripted_server_keeps_connections_open_and_waits_out_its_latency_concurrently():
-    """One event loop serves every connection: 64 replies of 0.3 s each take about 0.3 s in all, not 19 s."""
+def test_the_scripted_server_waits_out_its_latency_for_every_connection_at_once():
+    """64 replies of 0.3 s each take about 0.3 s in all, not 19 s, and again on the same connections."""
     with ScriptedModelServer(latency_s=0.3) as server:
         endpoint = Endpoint(ModelConfig(model="m", base_url=server.base_url, api_key_env=None), stage="agent")
 
@@ -472,13 +472,20 @@ def test_the_scripted_server_keeps_connections_open_and_waits_out_its_latency_co
     assert took < 2 * 0.3 * 4  # two rounds of 0.3 s, with room for a slow machine
 
 
-def test_the_scripted_server_answers_what_is_not_a_completion_with_an_error_status():
+def test_the_scripted_server_keeps_a_connection_open_until_asked_and_answers_bad_requests_with_an_error():
     with ScriptedModelServer() as server:
         port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
         with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
             conn.sendall(b"not an http request\r\n\r\n")
             assert conn.recv(4096).startswith(b"HTTP/1.1 400 Bad Request\r\n")
             assert conn.recv(4096) == b""  # and closes the connection
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+            models = b"GET /v1/models HTTP/1.1\r\nHost: x\r\n"
+            conn.sendall(models + b"\r\n")
+            kept = conn.recv(4096)
+            conn.sendall(models + b"Connection: close\r\n\r\n")  # a second request on the same connection
+            rest = b"".join(iter(lambda: conn.recv(4096), b""))  # until the server closes it
+        assert kept.startswith(b"HTTP/1.1 200 OK\r\n") and rest.startswith(b"HTTP/1.1 200 OK\r\n")
         client = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         requests = [
             ("GET", "/v1/models", None),
