@@ -70,10 +70,31 @@ def test_results_are_the_same_with_and_without_xdist(toy):
             "-n", n, "--tb-repeat", "10", "--tb-agent", "flaky", "--tb-seed", "7", "--tb-results", f"r{n}.jsonl"
         )
         records = read_records([toy.path / f"r{n}.jsonl"])
-        counts.append(sorted((r["attempt"], r["outcome"], r["end_hash"], r["start_hash"]) for r in records))
+        # Whole records, transcripts included (under xdist each crosses to the controller as a JSON string);
+        # only what the clock or the run decides differs.
+        counts.append(
+            sorted(
+                ({k: v for k, v in r.items() if k not in ("duration_s", "timing", "run")} for r in records),
+                key=lambda r: r["attempt"],
+            )
+        )
     assert counts[0] == counts[1]
-    outcomes = {o for _, o, _, _ in counts[0]}
-    assert outcomes == {"passed", "failed"}
+    assert {r["outcome"] for r in counts[0]} == {"passed", "failed"}
+    assert all(r["transcript"] for r in counts[0])
+
+
+def test_a_record_crosses_to_the_xdist_controller_as_one_string_and_arrives_whole(pytestconfig):
+    from execnet.gateway_base import dumps_internal, loads_internal
+
+    record = {"task": "test_case_TY001_001", "transcript": [{"role": "user", "content": "Refund order O-1"}]}
+    report = pytest.TestReport("t.py::test_case_TY001_001", ("t.py", 0, "x"), {}, "passed", None, "call")
+    report.tb_record = record  # type: ignore[attr-defined]
+    hook = pytestconfig.hook
+    sent = dumps_internal(hook.pytest_report_to_serializable(config=pytestconfig, report=report))  # as xdist does
+    data = loads_internal(sent)
+    assert isinstance(data["tb_record"], str)  # execnet writes it in one piece, not item by item
+    assert report.tb_record is record  # the worker's own report keeps its dict
+    assert hook.pytest_report_from_serializable(config=pytestconfig, data=data).tb_record == record
 
 
 @pytest.mark.parametrize(

@@ -245,6 +245,27 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         report.tb_record = record_summary(record)  # type: ignore[attr-defined]  # set by _add_record
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Generator[None, Any, Any]:
+    """Under xdist a record crosses to the controller as one JSON string.
+
+    execnet writes a nested dict item by item in Python: about 240 µs for a
+    record with its transcript, and as long again to read it back, on each
+    side of the two cores a sweep shares. A string goes in one piece.
+    """
+    data = yield
+    if data is not None and isinstance(data.get("tb_record"), dict):
+        data["tb_record"] = json.dumps(data["tb_record"])  # a copy of the report's fields: the report keeps its dict
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> Generator[None, Any, Any]:
+    if isinstance(data.get("tb_record"), str):
+        data["tb_record"] = json.loads(data["tb_record"])
+    return (yield)
+
+
 TEXT_LIMIT = 300  # characters of a message or tool result shown in a failure's transcript
 SHOWN_LIMIT = 60  # messages shown; the rest is counted
 
