@@ -40,6 +40,9 @@ Measured per n:
   worker's peak and the controller's, added (an upper bound on the RSS the
   run held at once).
 
+The machine reference (``bench/machine.py``) is printed before the first run
+and after the last: CPU-bound shares move with the machine's speed of the day.
+
 The diagnosis table says where time and CPU went: launch to the last worker
 up, launch to the first attempt, the first attempt of each worker beside the
 others, the agent's model latency per attempt (``usage.agent.latency_s``;
@@ -296,6 +299,8 @@ def main() -> None:
     import argparse
     import tempfile
 
+    from machine import reference_line  # bench/ is the script's folder (this file is also a pytest plugin)
+
     from pytest_thinkingbox.serve.model_server import ScriptedModelServer, scripts_from_results
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -316,6 +321,7 @@ def main() -> None:
     args = parser.parse_args()
     shapes = sorted({_shape(x) for x in args.concurrency.split(",")}, key=lambda s: (s[0] * s[1], s))
     cores = os.cpu_count() or 1
+    print(reference_line("before"), flush=True)
 
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
@@ -334,6 +340,7 @@ def main() -> None:
                 n = workers * per_worker
                 runs.append(measure(workers, per_worker, task, max(8, args.attempts_per_worker * n), server, tmp))
                 print(f"  {workers}x{per_worker}: done", flush=True)
+    print(reference_line("after"))
 
     d1 = runs[0]["rest"]
     print(

@@ -15,7 +15,11 @@
    and whether every attempt passed with one end hash per task.
 
 ``--sweep-only`` skips part 1, e.g. for the whole benchmark:
-``python bench/overhead.py domains --sweep-only``.
+``python bench/overhead.py domains --sweep-only``; ``--sweep-rounds N`` runs
+the sweep N times and prints the median rate.
+
+Every run prints the machine reference (``bench/machine.py``) before and
+after: the same code's figures move by tens of percent from day to day.
 
 ``--rss`` measures memory instead: ``pytest DOMAIN -p no:randomly --tb-repeat N
 --tb-agent golden --tb-results FILE`` in one process, N chosen so that at least
@@ -34,6 +38,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine import reference_line  # bench/ is the script's folder
 
 from pytest_thinkingbox.campaign.records import read_records
 
@@ -66,15 +72,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="measurement rounds at -n 0 (default 3)")
     parser.add_argument("--tb-db", metavar="URL", help="run on this PostgreSQL server instead of SQLite in memory")
     parser.add_argument("--sweep-only", action="store_true", help="measure only the -n 2 sweep")
+    parser.add_argument("--sweep-rounds", type=int, default=1, help="sweeps to run; their median is printed")
     parser.add_argument("--rss", action="store_true", help="measure only a worker's RSS after 500 and 5,000 attempts")
     args = parser.parse_args()
     backend = ("--tb-db", args.tb_db) if args.tb_db else ()
+    print(reference_line("before"), flush=True)
     if args.rss:
         rss(args, backend)
-        return
-    if not args.sweep_only:
-        attempts(args, backend)
-    sweep(args, backend)
+    else:
+        if not args.sweep_only:
+            attempts(args, backend)
+        sweep(args, backend)
+    print(reference_line("after"))
 
 
 def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
@@ -129,22 +138,27 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
 
 
 def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp) / "sweep.jsonl"
-        command = ["-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend]
-        wall = pytest_run(args.domain, *command, "--tb-results", str(results))
-        records = read_records([results])
-    hashes: dict[str, set[str]] = {}
-    for r in records:
-        hashes.setdefault(r["task"], set()).add(r["end_hash"])
-    passed = sum(r["outcome"] == "passed" for r in records)
+    command = ["-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend]
     print(f"sweep: pytest {args.domain} {' '.join(command)}")
-    rate = len(records) / wall
-    print(f"  wall {wall:.1f} s for {len(records)} attempts of {len(hashes)} tasks ({rate:.0f} attempts/s)")
-    print(
-        f"  {passed} of {len(records)} passed; tasks with one end hash over all attempts: "
-        f"{sum(len(h) == 1 for h in hashes.values())} of {len(hashes)}"
-    )
+    rates = []
+    for _ in range(args.sweep_rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            results = Path(tmp) / "sweep.jsonl"
+            wall = pytest_run(args.domain, *command, "--tb-results", str(results))
+            records = read_records([results])
+        hashes: dict[str, set[str]] = {}
+        for r in records:
+            hashes.setdefault(r["task"], set()).add(r["end_hash"])
+        passed = sum(r["outcome"] == "passed" for r in records)
+        rates.append(len(records) / wall)
+        print(
+            f"  wall {wall:.1f} s for {len(records)} attempts of {len(hashes)} tasks ({rates[-1]:.0f} attempts/s); "
+            f"{passed} passed; tasks with one end hash over all attempts: "
+            f"{sum(len(h) == 1 for h in hashes.values())} of {len(hashes)}",
+            flush=True,
+        )
+    if len(rates) > 1:
+        print(f"  median of {len(rates)} sweeps: {statistics.median(rates):.0f} attempts/s")
 
 
 RSS_AT = (500, 5000)  # attempts after which the process's RSS is read
