@@ -7,7 +7,9 @@ by tens of percent from one day to the next: the same commit measured a
 harness overhead of 7.99 ms per attempt one day and 11.26 ms the next. Every
 bench that reports CPU-bound figures prints this reference beside them (at its
 start and at its end, as speed drifts within a long run too). To compare two
-days' figures, scale them by the ratio of the two days' references.
+days' figures, scale them by the ratio of the two days' references. Being
+the quickest of a few short runs, it measures the machine, not bursts of
+contention during a long run: repeat a bench (``--sweep-rounds``) for those.
 
 The workload is what an attempt's CPU goes to, in miniature and without the
 project's code (so a change to the project never moves it): objects with
