@@ -535,12 +535,15 @@ class Attempt:
         self._result = replace(self._result, rubric=(*self._result.rubric, entry))
         return verdict
 
-    async def _episode(self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode) -> Episode:
+    async def _episode(self, agent: Agent | OwnedAgent, user: SimulatedUser, episode: Episode) -> None:
+        """Run the episode into `episode`. It returns nothing: asyncio.Runner.run reprs the finished task, result
+        included, when it puts back its SIGINT handler, and a retail transcript's repr doubled that call's cost."""
         async with ToolSession(self.domain.tools, self.db) as tools:
             if owns_loop(agent):
                 session = AgentSession(tools, user, self.domain.policy_text, self._limits, episode)
-                return await session.run(agent)  # type: ignore[arg-type]
-            return await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)  # type: ignore[arg-type]
+                await session.run(agent)  # type: ignore[arg-type]
+            else:
+                await run_episode(agent, user, tools, self.domain.policy_text, self._limits, episode)  # type: ignore[arg-type]
 
     def start_prepared(self) -> bool:
         """Start this attempt's episode early from the start state another attempt of its task arranged.
