@@ -25,7 +25,7 @@ from conftest import REFUND_TASK
 
 from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.roles.config import ModelConfig
-from pytest_thinkingbox.roles.endpoint import REQUESTS_PER_CLIENT, Endpoint, Usage
+from pytest_thinkingbox.roles.endpoint import Endpoint, Usage
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 
 ROOT = Path(__file__).parent.parent
@@ -431,25 +431,24 @@ def test_every_request_body_holds_the_prompt_the_conversation_and_the_tools_and_
         assert body == {**expected, **extra}
 
 
-def test_requests_in_flight_are_spread_over_clients_of_a_few_connections_each():
-    """The HTTP client's pool probes each idle connection on every request: an endpoint keeps its pools small."""
-    with ScriptedModelServer(latency_s=0.3) as server:
+def test_every_request_in_flight_is_sent_at_once_on_its_own_connection():
+    """A worker's episodes share one client: 200 requests in flight (above aiohttp's own default of 100
+    connections) all reach the server before the first reply, so none waits for another to finish."""
+    with ScriptedModelServer(latency_s=1.0) as server:
         endpoint = Endpoint(ModelConfig(model="m", base_url=server.base_url, api_key_env=None), stage="agent")
 
-        async def burst() -> tuple[list[int], list[Any]]:
+        async def burst() -> list[Any]:
             calls = [
-                endpoint.complete("Be brief.", [{"role": "user", "content": f"hi {i}"}], Usage()) for i in range(20)
+                endpoint.complete("Be brief.", [{"role": "user", "content": f"hi {i}"}], Usage()) for i in range(200)
             ]
-            pending = asyncio.gather(*calls)
-            await asyncio.sleep(0.15)  # all 20 sent, none answered
-            loads = list(endpoint._in_flight)
-            replies = await pending
+            replies = await asyncio.gather(*calls)
             await endpoint.aclose()
-            return loads, replies
+            return replies
 
-        loads, replies = asyncio.run(burst())
-    assert loads == [REQUESTS_PER_CLIENT, REQUESTS_PER_CLIENT, 20 - 2 * REQUESTS_PER_CLIENT]
-    assert len(replies) == 20 and len(server.requests) == 20
+        started = time.monotonic()
+        replies = asyncio.run(burst())
+    assert len(replies) == 200 and len(server.arrivals) == 200
+    assert max(server.arrivals) - started < 1.0  # every request arrived while the first still waited for its reply
 
 
 def test_the_scripted_server_waits_out_its_latency_for_every_connection_at_once():

@@ -34,10 +34,6 @@ from .rate_limit import RateLimit
 BACKOFF_S = 0.5  # first wait; doubles per retry
 MAX_WAIT_S = 30.0  # cap on a single wait, retry-after included
 KEPT_TEXTS = 64  # encoded system prompts and tool lists an endpoint remembers
-# Requests in flight on one client before the endpoint opens another. On every request and every response, the
-# HTTP client's pool probes each of its idle connections (a socket check): with 64 episodes on one client
-# py-spy put 9% of a worker's CPU there. Clients of at most this many connections keep it small.
-REQUESTS_PER_CLIENT = 8
 
 
 @dataclass
@@ -88,8 +84,7 @@ class Endpoint:
 
     def __init__(self, config: ModelConfig, stage: str, limit: RateLimit | None = None) -> None:
         self.config, self.stage, self.limit = config, stage, limit
-        self._clients: list[Any] = []  # opened as requests in flight need them (REQUESTS_PER_CLIENT)
-        self._in_flight: list[int] = []  # per client
+        self._client: Any = None  # opened on the first request, in the worker's event loop
         # The circuit breaker: consecutive failed requests, and until when the endpoint counts as down.
         self._failures = 0
         self._down_until = 0.0
@@ -97,27 +92,20 @@ class Endpoint:
         self._texts: dict[tuple[Any, Any], tuple[Any, bytes]] = {}  # see `_encoded`
 
     async def _post(self, path: str, cast_to: type, content: bytes) -> Any:
-        """Send a request on the client with the fewest in flight, opening another when all have enough."""
-        busy = self._in_flight
-        i = min(range(len(busy)), key=busy.__getitem__, default=-1)
-        if i < 0 or busy[i] >= REQUESTS_PER_CLIENT:
+        if self._client is None:
             import openai
 
-            # Retries are ours, so they can be counted and reported per attempt.
-            client = openai.AsyncOpenAI(
+            # The client's aiohttp transport, not httpx's: on every request and response httpx's pool probes each
+            # idle connection, which with 64 episodes in flight put 9% of a worker's CPU there, and its pure-Python
+            # HTTP parsing cost more than aiohttp's. Retries are ours, so they can be counted per attempt.
+            self._client = openai.AsyncOpenAI(
                 base_url=self.config.base_url,
                 api_key=self.config.api_key(),
                 timeout=self.config.timeout_s,
                 max_retries=0,
+                http_client=openai.DefaultAioHttpClient(),
             )
-            self._clients.append(client)
-            busy.append(0)
-            i = len(busy) - 1
-        busy[i] += 1
-        try:
-            return await self._clients[i].post(path, cast_to=cast_to, content=content)
-        finally:
-            busy[i] -= 1
+        return await self._client.post(path, cast_to=cast_to, content=content)
 
     async def complete(
         self,
@@ -252,10 +240,9 @@ class Endpoint:
         return reply
 
     async def aclose(self) -> None:
-        for client in self._clients:
-            await client.close()
-        self._clients.clear()
-        self._in_flight.clear()
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
 def _present(**options: Any) -> dict[str, Any]:
