@@ -12,7 +12,8 @@
    the domain's tool functions too (the domain's own work, not the harness's).
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
    a subprocess, timed end to end (interpreter start and collection included),
-   and whether every attempt passed with one end hash per task.
+   and whether every attempt passed with one end hash per task. Before it, one
+   ``--collect-only`` run times what each process pays before its first attempt.
 
 ``--sweep-only`` skips part 1, e.g. for the whole benchmark:
 ``python bench/overhead.py domains --sweep-only``; ``--sweep-rounds N`` runs
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -140,6 +142,12 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
 def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     command = ["-n", "2", "--tb-repeat", str(args.repeat), "--tb-agent", "golden", *backend]
     print(f"sweep: pytest {args.domain} {' '.join(command)}")
+    # Every worker starts an interpreter and collects every item before its first attempt: a fixed cost in the
+    # sweep's wall time, far larger where PYTHONDONTWRITEBYTECODE makes each start compile the task modules again.
+    start_up = pytest_run(args.domain, "--collect-only", "--tb-repeat", str(args.repeat), *backend)
+    compiled = " (PYTHONDONTWRITEBYTECODE is set: modules without a .pyc compile at every start)"
+    note = compiled if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
+    print(f"  one process's start-up and collection: {start_up:.1f} s{note}")
     rates = []
     for _ in range(args.sweep_rounds):
         with tempfile.TemporaryDirectory() as tmp:
