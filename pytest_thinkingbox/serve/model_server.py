@@ -39,6 +39,8 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+from jiter import from_json
+
 END_TOOL = "end_conversation"
 CLOSING = "Your request has been handled. Goodbye."
 USER_STOP = "Thank you, that's all. ###STOP###"
@@ -365,7 +367,9 @@ async def _respond(server: ScriptedModelServer, method: str, path: str, raw: byt
     server.arrivals.append(time.monotonic())
     server.requests.append(path)
     try:
-        body = json.loads(raw or b"{}")
+        # jiter (the openai client's own parser) reads a 40 KB agent request 2-3x faster than json.loads,
+        # which was two thirds of this server's CPU in bench/models.py, taken from the cores it measures.
+        body = from_json(raw or b"{}")
     except ValueError:
         return 400, b'{"error": {"message": "the body is not JSON", "type": "invalid"}}', {}
     server.last_body = body
