@@ -13,8 +13,8 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Literal
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.orm import Session, joinedload
 
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
@@ -57,6 +57,19 @@ from .models import (
 )
 
 tools = ToolSet("travel")
+
+# Read queries built once, each loading in one statement what a look-up per row would take many for.
+_RATES_OF = (
+    select(NegotiatedRate)
+    .where(NegotiatedRate.account_id == bindparam("account_id"))
+    .order_by(NegotiatedRate.id)
+    .options(joinedload(NegotiatedRate.room_type).joinedload(RoomType.hotel))
+)
+_INVENTORY_OF = select(RoomNight).where(
+    RoomNight.room_type_id.in_(bindparam("room_types", expanding=True)),
+    RoomNight.night >= bindparam("arrive"),
+    RoomNight.night < bindparam("leave"),
+)
 
 POLICY_PATH = Path(__file__).with_name("policy.md")
 MAX_NIGHTS = 28
@@ -209,9 +222,7 @@ def get_corporate_account(db: Session, account_id: str) -> dict:
     """A corporate account: status (active, credit_hold, suspended), credit limit, the travel manager who
     approves exceptions, and every negotiated nightly rate with its hotel, room type and validity dates."""
     account = get_or_fail(db, CorporateAccount, account_id, "corporate account")
-    rates = db.scalars(
-        select(NegotiatedRate).where(NegotiatedRate.account_id == account_id).order_by(NegotiatedRate.id)
-    ).all()
+    rates = db.scalars(_RATES_OF, {"account_id": account_id}).all()
     return {
         **row_dict(account),
         "negotiated_rates": [
@@ -273,12 +284,13 @@ def search_availability(db: Session, hotel_id: str, check_in: str, check_out: st
     if leave <= arrive:
         raise ToolFailure(INVALID_ARGUMENT, "check_out must be at least one night after check_in")
     nights = _nights(arrive, leave)
+    found = db.scalars(
+        _INVENTORY_OF, {"room_types": [r.id for r in hotel.room_types], "arrive": arrive, "leave": leave}
+    )
+    left = {(row.room_type_id, row.night): row.total_rooms - row.booked_rooms for row in found}
     result = []
     for room_type in hotel.room_types:
-        per_night = {}
-        for night in nights:
-            row = db.get(RoomNight, (room_type.id, night))
-            per_night[night.isoformat()] = 0 if row is None else row.total_rooms - row.booked_rooms
+        per_night = {night.isoformat(): left.get((room_type.id, night), 0) for night in nights}
         result.append(
             {
                 "room_type_id": room_type.id,
