@@ -117,16 +117,22 @@ def _nights(check_in: date, check_out: date) -> list[date]:
     return [check_in + timedelta(days=i) for i in range((check_out - check_in).days)]
 
 
-def _inventory(db: Session, room_type_id: str, night: date) -> RoomNight:
-    row = db.get(RoomNight, (room_type_id, night))
-    if row is None:
-        raise ToolFailure(PRECONDITION_FAILED, f"the hotel has not released inventory for the night of {night} yet")
-    return row
+def _inventory(db: Session, room_type_id: str, nights: list[date]) -> dict[date, RoomNight]:
+    """The inventory rows of one room type from the first of these nights to the last, by night, in one query."""
+    if not nights:
+        return {}
+    leave = max(nights) + timedelta(days=1)
+    found = db.scalars(_INVENTORY_OF, {"room_types": [room_type_id], "arrive": min(nights), "leave": leave})
+    return {row.night: row for row in found}
 
 
 def _reserve(db: Session, room_type: RoomType, nights: list[date]) -> None:
     """Take one room of `room_type` on each night, or fail naming the nights with none left."""
-    rows = [_inventory(db, room_type.id, night) for night in nights]
+    stock = _inventory(db, room_type.id, nights)
+    missing = next((night for night in nights if night not in stock), None)
+    if missing is not None:
+        raise ToolFailure(PRECONDITION_FAILED, f"the hotel has not released inventory for the night of {missing} yet")
+    rows = [stock[night] for night in nights]
     full = [str(r.night) for r in rows if r.total_rooms - r.booked_rooms < 1]
     if full:
         raise ToolFailure(
@@ -137,8 +143,9 @@ def _reserve(db: Session, room_type: RoomType, nights: list[date]) -> None:
 
 
 def _release(db: Session, room_type_id: str, nights: list[date]) -> None:
+    stock = _inventory(db, room_type_id, nights)
     for night in nights:
-        row = db.get(RoomNight, (room_type_id, night))
+        row = stock.get(night)
         if row is not None and row.booked_rooms > 0:
             row.booked_rooms -= 1
 
