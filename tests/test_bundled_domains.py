@@ -12,6 +12,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from conftest import FLAKY_CAMPAIGN, run_domains
 
 from pytest_thinkingbox.campaign.records import read_records
@@ -114,3 +115,43 @@ def test_bundled_tasks_carry_domain_family_and_kind_markers():
     assert all("test_case_RT003_" in line for line in selected("RT003"))
     everything = selected("write or refusal or hold or pending or escalation")
     assert len(everything) == len(selected("auto_insurance or consulting or neobank or retail or travel"))
+
+
+def test_travel_takes_and_gives_back_exactly_the_nights_of_a_stay():
+    """Travel reads a stay's inventory in one query; each night of the stay, and only those, moves by one room,
+    and a night the hotel has not released fails by its date with nothing taken."""
+    from datetime import timedelta
+
+    from sqlalchemy import func, select
+
+    from domains.travel import DOMAIN
+    from domains.travel import tools as travel
+    from domains.travel.models import RoomNight, RoomType
+    from pytest_thinkingbox import ToolFailure
+    from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+
+    backend = SQLiteBackend()
+    db = backend.restore(backend.build_image(DOMAIN.metadata, DOMAIN.seed))
+    try:
+        room_type = db.scalars(select(RoomType).order_by(RoomType.id)).first()
+        first = db.scalar(select(func.min(RoomNight.night)).where(RoomNight.room_type_id == room_type.id))
+        last = db.scalar(select(func.max(RoomNight.night)).where(RoomNight.room_type_id == room_type.id))
+        days = [first + timedelta(days=i) for i in range(3)]
+
+        def booked() -> list[int]:
+            return [db.get(RoomNight, (room_type.id, night)).booked_rooms for night in days]
+
+        before = booked()
+        travel._reserve(db, room_type, [days[0], days[2]])  # not contiguous: the night between stays as it was
+        assert booked() == [before[0] + 1, before[1], before[2] + 1]
+        travel._release(db, room_type.id, [days[0], days[2]])
+        travel._release(db, room_type.id, [])
+        assert booked() == before
+
+        on_last = db.get(RoomNight, (room_type.id, last)).booked_rooms
+        with pytest.raises(ToolFailure, match=f"for the night of {last + timedelta(days=1)} yet"):
+            travel._reserve(db, room_type, [last, last + timedelta(days=1), last + timedelta(days=2)])
+        assert db.get(RoomNight, (room_type.id, last)).booked_rooms == on_last
+    finally:
+        backend.release(db)
+        backend.close()

@@ -117,22 +117,23 @@ def _nights(check_in: date, check_out: date) -> list[date]:
     return [check_in + timedelta(days=i) for i in range((check_out - check_in).days)]
 
 
-def _inventory(db: Session, room_type_id: str, nights: list[date]) -> dict[date, RoomNight]:
-    """The inventory rows of one room type from the first of these nights to the last, by night, in one query."""
+def _inventory(db: Session, room_type_ids: list[str], nights: list[date]) -> dict[tuple[str, date], RoomNight]:
+    """The inventory rows of these room types from the first of these nights to the last, by (room type, night),
+    in one query."""
     if not nights:
         return {}
-    leave = max(nights) + timedelta(days=1)
-    found = db.scalars(_INVENTORY_OF, {"room_types": [room_type_id], "arrive": min(nights), "leave": leave})
-    return {row.night: row for row in found}
+    span = {"arrive": min(nights), "leave": max(nights) + timedelta(days=1)}
+    found = db.scalars(_INVENTORY_OF, {"room_types": room_type_ids, **span})
+    return {(row.room_type_id, row.night): row for row in found}
 
 
 def _reserve(db: Session, room_type: RoomType, nights: list[date]) -> None:
     """Take one room of `room_type` on each night, or fail naming the nights with none left."""
-    stock = _inventory(db, room_type.id, nights)
-    missing = next((night for night in nights if night not in stock), None)
+    stock = _inventory(db, [room_type.id], nights)
+    missing = next((night for night in nights if (room_type.id, night) not in stock), None)
     if missing is not None:
         raise ToolFailure(PRECONDITION_FAILED, f"the hotel has not released inventory for the night of {missing} yet")
-    rows = [stock[night] for night in nights]
+    rows = [stock[room_type.id, night] for night in nights]
     full = [str(r.night) for r in rows if r.total_rooms - r.booked_rooms < 1]
     if full:
         raise ToolFailure(
@@ -143,9 +144,9 @@ def _reserve(db: Session, room_type: RoomType, nights: list[date]) -> None:
 
 
 def _release(db: Session, room_type_id: str, nights: list[date]) -> None:
-    stock = _inventory(db, room_type_id, nights)
+    stock = _inventory(db, [room_type_id], nights)
     for night in nights:
-        row = stock.get(night)
+        row = stock.get((room_type_id, night))
         if row is not None and row.booked_rooms > 0:
             row.booked_rooms -= 1
 
@@ -291,10 +292,8 @@ def search_availability(db: Session, hotel_id: str, check_in: str, check_out: st
     if leave <= arrive:
         raise ToolFailure(INVALID_ARGUMENT, "check_out must be at least one night after check_in")
     nights = _nights(arrive, leave)
-    found = db.scalars(
-        _INVENTORY_OF, {"room_types": [r.id for r in hotel.room_types], "arrive": arrive, "leave": leave}
-    )
-    left = {(row.room_type_id, row.night): row.total_rooms - row.booked_rooms for row in found}
+    stock = _inventory(db, [r.id for r in hotel.room_types], nights)
+    left = {key: row.total_rooms - row.booked_rooms for key, row in stock.items()}
     result = []
     for room_type in hotel.room_types:
         per_night = {night.isoformat(): left.get((room_type.id, night), 0) for night in nights}
