@@ -2,7 +2,7 @@
 
 Task authors use `User`, `call` and `derived`. Domain authors use `Domain`,
 `volatile`, `ToolSet`, `ToolFailure` and its error codes, `Factory`,
-`current_session` and the row helpers `get_or_fail`, `next_id`, `row_dict`.
+`current_session` and the row helpers `get_or_fail`, `rows_where`, `next_id`, `row_dict`.
 Agent authors use `AgentView` and `AgentStep`; judge authors `Verdict`; trainers use `reward`.
 Heavy modules load on first use, so importing this package (as the pytest
 plugin does) costs nothing.
@@ -44,6 +44,7 @@ __all__ = [
     "next_id",
     "reward",
     "row_dict",
+    "rows_where",
     "volatile",
 ]
 
@@ -53,6 +54,7 @@ _LAZY = {
     "get_or_fail": "core.domain",
     "next_id": "core.domain",
     "row_dict": "core.domain",
+    "rows_where": "core.domain",
     "ToolSet": "core.tools",
     "ToolFailure": "core.tools",
     "NOT_FOUND": "core.tools",

@@ -9,7 +9,7 @@ import pytest_thinkingbox
 NAMES = {
     "AgentStep", "AgentView", "CONFLICT", "Call", "Domain", "Factory", "INVALID_ARGUMENT", "NOT_FOUND",
     "PRECONDITION_FAILED", "ToolFailure", "ToolSet", "User", "Verdict", "__version__", "call", "current_session",
-    "derived", "get_or_fail", "next_id", "reward", "row_dict", "volatile",
+    "derived", "get_or_fail", "next_id", "reward", "row_dict", "rows_where", "volatile",
 }  # fmt: skip
 OPTIONS = (
     "--tb-agent", "--tb-user", "--tb-judge", "--tb-config", "--tb-base-url", "--tb-repeat", "--tb-seed",

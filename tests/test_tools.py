@@ -7,8 +7,10 @@ import json
 import logging
 
 import toydomain
+from sqlalchemy import create_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
-from pytest_thinkingbox import next_id
+from pytest_thinkingbox import next_id, rows_where
 from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
 from pytest_thinkingbox.core.tools import ToolSession
 
@@ -87,6 +89,35 @@ def test_next_id_comes_from_the_rows_present():
     db.add(toydomain.Refund(id="RF-0007", account_id="A-0", amount_cents=1, created_at=toydomain.NOW))
     db.flush()
     assert next_id(db, toydomain.Refund, "RF-") == "RF-0008"
+
+
+def test_rows_where_reads_the_rows_of_one_value_in_key_order():
+    db = _fresh()
+    for id_, account in [("RF-0003", "A-0"), ("RF-0001", "A-0"), ("RF-0002", "A-9")]:
+        db.add(toydomain.Refund(id=id_, account_id=account, amount_cents=1, created_at=toydomain.NOW))
+    db.flush()
+    assert [r.id for r in rows_where(db, toydomain.Refund.account_id, "A-0")] == ["RF-0001", "RF-0003"]
+    assert rows_where(db, toydomain.Refund.account_id, "A-404") == []
+
+
+def test_rows_where_with_none_reads_the_rows_where_the_column_is_null():
+    """As ``column == None`` does in an expression: SQL's ``= NULL`` would match no row at all."""
+
+    class Base(DeclarativeBase):
+        pass
+
+    class Note(Base):
+        __tablename__ = "notes"
+        id: Mapped[int] = mapped_column(primary_key=True)
+        topic: Mapped[str | None]
+
+    engine = create_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    with Session(engine) as db:
+        db.add_all([Note(id=2, topic=None), Note(id=1, topic="x"), Note(id=3, topic=None)])
+        db.flush()
+        assert [n.id for n in rows_where(db, Note.topic, None)] == [2, 3]
+        assert [n.id for n in rows_where(db, Note.topic, "x")] == [1]
 
 
 def test_sessions_after_the_first_do_not_list_the_tools_again(monkeypatch):

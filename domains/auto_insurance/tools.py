@@ -31,6 +31,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
 )
 
 from .clock import NOW, TODAY
@@ -252,12 +253,8 @@ def get_billing_account(db: Session, policy_id: str) -> dict:
     the policy term it was granted in) and every instalment plan."""
     account = _account_of(db, _policy(db, policy_id))
     unpaid = [b for b in account.bills if b.status in ("open", "missed", "on_plan")]
-    extensions = db.scalars(
-        select(PaymentExtension).where(PaymentExtension.billing_account_id == account.id).order_by(PaymentExtension.id)
-    ).all()
-    plans = db.scalars(
-        select(InstalmentPlan).where(InstalmentPlan.billing_account_id == account.id).order_by(InstalmentPlan.id)
-    ).all()
+    extensions = rows_where(db, PaymentExtension.billing_account_id, account.id)
+    plans = rows_where(db, InstalmentPlan.billing_account_id, account.id)
     return {
         **row_dict(account),
         "unpaid_bills": [row_dict(b) for b in unpaid],
@@ -308,7 +305,7 @@ def list_documents(db: Session, policy_id: str) -> list[dict]:
     """Every form and notice sent to the customer about a policy (ID cards, excluded-driver forms, notices), with
     when it was sent and whether a form has come back signed."""
     _policy(db, policy_id)
-    rows = db.scalars(select(Document).where(Document.policy_id == policy_id).order_by(Document.id)).all()
+    rows = rows_where(db, Document.policy_id, policy_id)
     return [row_dict(d) for d in rows]
 
 
@@ -347,9 +344,7 @@ def list_premium_adjustments(db: Session, policy_id: str) -> list[dict]:
     """Every credit of unearned premium made on a policy: kind, vehicle, effective date, amount, the part applied
     to unpaid bills and the part refunded to the customer."""
     _policy(db, policy_id)
-    rows = db.scalars(
-        select(PremiumAdjustment).where(PremiumAdjustment.policy_id == policy_id).order_by(PremiumAdjustment.id)
-    ).all()
+    rows = rows_where(db, PremiumAdjustment.policy_id, policy_id)
     return [row_dict(r) for r in rows]
 
 
@@ -357,7 +352,7 @@ def list_premium_adjustments(db: Session, policy_id: str) -> list[dict]:
 def list_claim_payments(db: Session, claim_id: str) -> list[dict]:
     """Every payment already made on a claim (glass repair, rental reimbursement with the days paid, towing)."""
     get_or_fail(db, Claim, claim_id, "claim")
-    rows = db.scalars(select(ClaimPayment).where(ClaimPayment.claim_id == claim_id).order_by(ClaimPayment.id)).all()
+    rows = rows_where(db, ClaimPayment.claim_id, claim_id)
     return [row_dict(r) for r in rows]
 
 

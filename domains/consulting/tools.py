@@ -29,6 +29,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
 )
 
 from .clock import NOW, TODAY
@@ -250,7 +251,7 @@ def list_access_grants(db: Session, employee_id: str) -> list[dict]:
     """Every access grant the employee has or had: resource, role (viewer, editor, admin), status (active,
     revoked, expired), the engagement it was given for, when it was granted, when it expires, and any revocation."""
     _employee(db, employee_id)
-    rows = db.scalars(select(AccessGrant).where(AccessGrant.employee_id == employee_id).order_by(AccessGrant.id)).all()
+    rows = rows_where(db, AccessGrant.employee_id, employee_id)
     return [_grant_view(g) for g in rows]
 
 
@@ -259,9 +260,7 @@ def get_compliance_status(db: Session, employee_id: str) -> dict:
     """The employee's NDAs (one per client: status signed, sent or expired, with signing and expiry dates) and
     background checks (status cleared, in_progress, failed or expired, with completion and expiry dates)."""
     _employee(db, employee_id)
-    rows = db.scalars(
-        select(ComplianceRecord).where(ComplianceRecord.employee_id == employee_id).order_by(ComplianceRecord.id)
-    ).all()
+    rows = rows_where(db, ComplianceRecord.employee_id, employee_id)
     return {
         "employee_id": employee_id,
         "ndas": [
@@ -350,9 +349,7 @@ def get_expense_report(db: Session, report_id: str) -> dict:
 def list_approval_requests(db: Session, employee_id: str) -> list[dict]:
     """Every approval request about an employee's requests: kind, approver, status and what it is for."""
     _employee(db, employee_id)
-    rows = db.scalars(
-        select(ApprovalRequest).where(ApprovalRequest.employee_id == employee_id).order_by(ApprovalRequest.id)
-    ).all()
+    rows = rows_where(db, ApprovalRequest.employee_id, employee_id)
     return [{**row_dict(r, "note"), "approver_name": _name(db, r.approver_id)} for r in rows]
 
 

@@ -30,6 +30,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
 )
 
 from .clock import NOW, TODAY
@@ -219,7 +220,7 @@ def get_account(db: Session, account_id: str) -> dict:
     """One account: balance, held and available amounts, its active holds (card authorisations, transfers under
     review ...), the cards attached to it and its number of active scheduled payments."""
     account = _account(db, account_id)
-    cards = db.scalars(select(Card).where(Card.account_id == account_id).order_by(Card.id)).all()
+    cards = rows_where(db, Card.account_id, account_id)
     scheduled = db.scalar(
         select(func.count())
         .select_from(ScheduledPayment)
@@ -263,7 +264,7 @@ def get_transaction(db: Session, transaction_id: str) -> dict:
     """One booking in detail: account and its owner (customer_id), card used, amount, description, status,
     booked_at, how many days ago it was booked, and the disputes filed on it."""
     txn = get_or_fail(db, Transaction, transaction_id, "transaction")
-    disputes = db.scalars(select(Dispute).where(Dispute.transaction_id == transaction_id).order_by(Dispute.id)).all()
+    disputes = rows_where(db, Dispute.transaction_id, transaction_id)
     return {
         **row_dict(txn),
         "customer_id": txn.account.customer_id,
@@ -288,9 +289,7 @@ def list_scheduled_payments(db: Session, account_id: str) -> list[dict]:
     """Scheduled and standing payments of an account: payee, amount, frequency (once, weekly, monthly), the date
     of the next run (next_run_on) and status (active, cancelled, completed)."""
     _account(db, account_id)
-    rows = db.scalars(
-        select(ScheduledPayment).where(ScheduledPayment.account_id == account_id).order_by(ScheduledPayment.id)
-    ).all()
+    rows = rows_where(db, ScheduledPayment.account_id, account_id)
     return [row_dict(s) for s in rows]
 
 
@@ -302,7 +301,7 @@ def list_cards(db: Session, customer_id: str) -> list[dict]:
     """All cards of a customer: kind (physical, virtual), last 4 digits, account, status (ordered, active, frozen,
     blocked, cancelled), daily spending limit, when frozen or blocked and why, and which card it replaces."""
     _customer(db, customer_id)
-    cards = db.scalars(select(Card).where(Card.customer_id == customer_id).order_by(Card.id)).all()
+    cards = rows_where(db, Card.customer_id, customer_id)
     return [_card_view(db, c) for c in cards]
 
 
@@ -731,7 +730,7 @@ def close_account(db: Session, account_id: str) -> dict:
     account.status = "closed"
     account.closed_at = NOW
     cancelled = []
-    for card in db.scalars(select(Card).where(Card.account_id == account_id).order_by(Card.id)):
+    for card in rows_where(db, Card.account_id, account_id):
         if card.status in ("ordered", "active", "frozen"):
             card.status = "cancelled"
             cancelled.append(card.id)
@@ -863,7 +862,7 @@ def list_access_grants(db: Session, employee_id: str) -> list[dict]:
     (standard, temporary, emergency), status (active, revoked), when granted, expires_on (the last day it works;
     none: no expiry), and when and why it was revoked."""
     _employee(db, employee_id)
-    rows = db.scalars(select(AccessGrant).where(AccessGrant.employee_id == employee_id).order_by(AccessGrant.id)).all()
+    rows = rows_where(db, AccessGrant.employee_id, employee_id)
     return [_grant_view(g) for g in rows]
 
 
@@ -894,7 +893,7 @@ def list_devices(db: Session, employee_id: str) -> list[dict]:
     """Internal help desk: the devices an employee has or had (laptops with their profile, hardware tokens,
     phones): model, serial, purchased_on and age in days, status (assigned, returned, in_repair, lost)."""
     _employee(db, employee_id)
-    rows = db.scalars(select(Device).where(Device.assigned_to_id == employee_id).order_by(Device.id)).all()
+    rows = rows_where(db, Device.assigned_to_id, employee_id)
     return [_device_view(d) for d in rows]
 
 

@@ -29,6 +29,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
 )
 
 from .clock import NOW
@@ -147,9 +148,7 @@ def get_customer(db: Session, customer_id: str) -> dict:
     """A customer's full profile: tier, member_since, points balance, store credit, chargebacks and abuse flags
     (their standing), the profile address and postal code, and every points adjustment they have received."""
     customer = _customer(db, customer_id)
-    adjustments = db.scalars(
-        select(PointsAdjustment).where(PointsAdjustment.customer_id == customer_id).order_by(PointsAdjustment.id)
-    ).all()
+    adjustments = rows_where(db, PointsAdjustment.customer_id, customer_id)
     return {**row_dict(customer), "points_adjustments": [row_dict(a, "note") for a in adjustments]}
 
 
@@ -181,22 +180,10 @@ def get_order(db: Session, order_id: str) -> dict:
         "items": [_item_view(i) for i in order.items],
         "shipments": [row_dict(s) for s in order.shipments],
         "payments": [row_dict(p) for p in order.payments],
-        "refunds": [
-            row_dict(r, "note")
-            for r in db.scalars(select(Refund).where(Refund.order_id == order_id).order_by(Refund.id))
-        ],
-        "returns": [
-            row_dict(r) for r in db.scalars(select(Return).where(Return.order_id == order_id).order_by(Return.id))
-        ],
-        "installation_jobs": [
-            row_dict(j)
-            for j in db.scalars(
-                select(InstallationJob).where(InstallationJob.order_id == order_id).order_by(InstallationJob.id)
-            )
-        ],
-        "warranties": [
-            row_dict(w) for w in db.scalars(select(Warranty).where(Warranty.order_id == order_id).order_by(Warranty.id))
-        ],
+        "refunds": [row_dict(r, "note") for r in rows_where(db, Refund.order_id, order_id)],
+        "returns": [row_dict(r) for r in rows_where(db, Return.order_id, order_id)],
+        "installation_jobs": [row_dict(j) for j in rows_where(db, InstallationJob.order_id, order_id)],
+        "warranties": [row_dict(w) for w in rows_where(db, Warranty.order_id, order_id)],
     }
 
 
@@ -239,7 +226,7 @@ def get_payment(db: Session, payment_id: str) -> dict:
 def list_refunds(db: Session, order_id: str) -> dict:
     """Every refund already issued on an order, with the total refunded so far."""
     _order(db, order_id)
-    refunds = db.scalars(select(Refund).where(Refund.order_id == order_id).order_by(Refund.id)).all()
+    refunds = rows_where(db, Refund.order_id, order_id)
     return {
         "order_id": order_id,
         "refunds": [row_dict(r, "note") for r in refunds],

@@ -40,6 +40,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
     volatile,
 )
 
@@ -118,7 +119,6 @@ def register_ticket_tools(
     Queue = Literal[tuple(queues)] if queues else None  # type: ignore[valid-type]
 
     # The queries, built once: a statement built for every call costs as much again as running it.
-    comments_of = select(comment).where(comment.ticket_id == bindparam("ticket_id")).order_by(comment.id)
     counted = comment.ticket_id.in_(bindparam("ticket_ids", expanding=True))
     counts_of = select(comment.ticket_id, func.count()).where(counted).group_by(comment.ticket_id)
     columns = ["requester_id"] + ([second_requester[1]] if second_requester else [])
@@ -130,7 +130,7 @@ def register_ticket_tools(
 
     def view(db: Session, row: Any, with_comments: bool) -> dict:
         if with_comments:
-            comments = db.scalars(comments_of, {"ticket_id": row.id})
+            comments = rows_where(db, comment.ticket_id, row.id)
             return {**row_dict(row), "comments": [row_dict(c) for c in comments]}
         return {**row_dict(row), "comment_count": comment_counts(db, [row]).get(row.id, 0)}
 

@@ -29,6 +29,7 @@ from pytest_thinkingbox import (
     get_or_fail,
     next_id,
     row_dict,
+    rows_where,
 )
 
 from .clock import NOW, TODAY
@@ -381,9 +382,7 @@ def list_approval_requests(db: Session, booking_id: str) -> list[dict]:
     """Approval requests sent to the travel manager about a booking, with what was asked and the decision
     (pending, approved, rejected)."""
     _booking(db, booking_id)
-    rows = db.scalars(
-        select(ApprovalRequest).where(ApprovalRequest.booking_id == booking_id).order_by(ApprovalRequest.id)
-    ).all()
+    rows = rows_where(db, ApprovalRequest.booking_id, booking_id)
     return [row_dict(r) for r in rows]
 
 
@@ -392,9 +391,7 @@ def list_partner_escalations(db: Session, booking_id: str) -> list[dict]:
     """Escalations already sent to the hotel about a booking: kind, amount, status (sent, acknowledged,
     resolved) and when."""
     _booking(db, booking_id)
-    rows = db.scalars(
-        select(PartnerEscalation).where(PartnerEscalation.booking_id == booking_id).order_by(PartnerEscalation.id)
-    ).all()
+    rows = rows_where(db, PartnerEscalation.booking_id, booking_id)
     return [row_dict(r) for r in rows]
 
 
@@ -459,9 +456,7 @@ def list_hotel_disruptions(db: Session, hotel_id: str) -> list[dict]:
     """Disruptions a hotel has reported: a closure of the whole hotel, or an overbooking or rooms out of order of
     one room type, for the nights from first_night to last_night (both included), with when it was reported."""
     get_or_fail(db, Hotel, hotel_id, "hotel")
-    rows = db.scalars(
-        select(HotelDisruption).where(HotelDisruption.hotel_id == hotel_id).order_by(HotelDisruption.id)
-    ).all()
+    rows = rows_where(db, HotelDisruption.hotel_id, hotel_id)
     return [
         {
             **row_dict(d),
@@ -476,7 +471,7 @@ def list_city_rate_caps(db: Session, account_id: str) -> dict:
     """A corporate account's travel-policy caps: the highest nightly rate its travellers may book, per city.
     A city that is not listed has no cap."""
     get_or_fail(db, CorporateAccount, account_id, "corporate account")
-    caps = db.scalars(select(CityRateCap).where(CityRateCap.account_id == account_id).order_by(CityRateCap.id)).all()
+    caps = rows_where(db, CityRateCap.account_id, account_id)
     return {"account_id": account_id, "caps": [row_dict(c) for c in caps]}
 
 

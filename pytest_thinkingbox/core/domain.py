@@ -115,6 +115,26 @@ def _highest(db: Session, queries: _IdQueries, pattern: re.Pattern[str], prefix:
     return 0
 
 
+def rows_where(db: Session, column: Any, value: Any) -> list[Any]:
+    """The rows whose `column` (a mapped attribute, e.g. ``Refund.order_id``) equals `value`, by primary key.
+
+    Reads what ``select(Refund).where(Refund.order_id == value).order_by(Refund.id)``
+    reads (``IS NULL`` for None), from a statement built once per column:
+    building a statement and its cache key on every call costs about as much
+    again as running it.
+    """
+    if value is None:
+        return list(db.scalars(_rows_where(column, null=True)))
+    return list(db.scalars(_rows_where(column, null=False), {"value": value}))
+
+
+@functools.cache
+def _rows_where(column: Any, null: bool) -> Any:
+    mapper = column.parent
+    matches = column.is_(None) if null else column == bindparam("value")
+    return select(mapper).where(matches).order_by(*mapper.primary_key)
+
+
 def get_or_fail(db: Session, model: type[T], key: Any, what: str | None = None) -> T:
     """The row with primary key `key`, or a ``NOT_FOUND`` tool failure naming it."""
     row = db.get(model, key)
