@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from sqlalchemy.orm import Session
 
 from .core.agent_session import AgentSession, OwnedAgent, owns_loop
+from .core.arranged import commit_noting_filled, pending_writes, persist_unflushed
 from .core.backends.base import bind_session
 from .core.backends.sqlite import SQLiteBackend
 from .core.domain import Domain
@@ -77,10 +78,12 @@ class WorkerCache:
     # Per task: the start state one of its attempts arranged, for the next attempts' early starts; None once an
     # attempt of the task arranged or asked for something else.
     prepared: dict[str, PreparedStart | None] = field(default_factory=dict)
+    arranged: dict[str, ArrangedStart] = field(default_factory=dict)  # per task: the rows its last flush wrote
     rate_share: float = 1.0  # this worker's share of each endpoint's rate limits (1 / workers)
     limits: dict[tuple[str | None, str], RateLimit] = field(default_factory=dict)  # per (endpoint, model)
 
     KEPT_STARTS: ClassVar[int] = 8  # a module's tasks start early one after another: the last few are enough
+    KEPT_ARRANGED: ClassVar[int] = 256  # a few kilobytes each
 
     def endpoint(self, role: str) -> Endpoint:
         """The endpoint serving `role` (agent, user or judge), built once per worker."""
@@ -127,6 +130,13 @@ class WorkerCache:
         kept = [k for k, start in self.prepared.items() if start is not None]
         for old in kept[: -self.KEPT_STARTS]:
             del self.prepared[old]  # a task long past; should it come back, one attempt prepares it again
+
+    def keep_arranged(self, key: str, arranged: ArrangedStart) -> None:
+        """Keep the rows a task's arrange step wrote, for its next attempts; the last `KEPT_ARRANGED` tasks'."""
+        self.arranged.pop(key, None)
+        self.arranged[key] = arranged
+        if len(self.arranged) > self.KEPT_ARRANGED:
+            del self.arranged[next(iter(self.arranged))]
 
     def image_hash(self, domain: Domain, session: Session, written: Delta) -> str:
         """The hash of the domain's image, computed once from a database that holds it plus `written`."""
@@ -180,6 +190,23 @@ class PreparedStart:
     golden: tuple[Call, ...]
     reply: str | None
     traps: tuple[Call, ...]
+
+
+@dataclass(frozen=True)
+class ArrangedStart:
+    """What one attempt's arrange step wrote, for the next attempts of its task that arrange the same.
+
+    An attempt whose session holds the same pending writes (`pending_writes`)
+    on a database restored from the same image gets `rows` written again by
+    the backend instead of a flush, and the start state's delta and hash as
+    they were (`Attempt.run`).
+    """
+
+    writes: tuple[Any, ...]  # pending_writes before the flush
+    filled: tuple[dict[str, Any], ...]  # what the flush set in each new object (commit_noting_filled)
+    rows: Any  # the backend's rows_to_replay after it
+    delta: Delta  # the rows written, as grading reads them
+    start_hash: str
 
 
 @dataclass(frozen=True)
@@ -332,12 +359,15 @@ class Attempt:
         early_key: str | None = None,
         start_early: bool = False,
         prepared_key: str | None = None,
+        arranged_key: str | None = None,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         # With a key, an episode started early under it is adopted; with start_early, `run` starts it and stops.
         self._early_key, self._start_early = early_key, start_early
         # The task's key for its prepared start; none on a backend whose load grows with the rows (PostgreSQL).
         self._prepared_key = None if cache.databases.undoes_writes else prepared_key
+        # The task's key for the rows its arrange step writes; none on a backend that cannot write them again.
+        self._arranged_key = arranged_key if cache.databases.replays_rows else None
         self._handed_off = False  # the database went to an episode running on after this attempt's test
         self._defer_golden = defer_golden
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
@@ -379,6 +409,7 @@ class Attempt:
             make_judge=self._make_judge,
             limits=self._limits,
             defer_golden=True,
+            arranged_key=self._arranged_key,
         )
 
     def close(self) -> None:
@@ -410,13 +441,8 @@ class Attempt:
         for i, c in enumerate(traps, 1):
             if c.tool not in self.domain.tools.writes():
                 raise TaskDefinitionError(f"{self.task}: trap {i}, {c}, is not a write; a trap is a careless write")
-        self.db.commit()  # the ORM flush of the arranged rows belongs to the arrange step
-        arranged = time.perf_counter()
         metadata, databases = self.domain.metadata, self._cache.databases
-        # Grading reads only rows written: by the arrange step (from the image), the episode, the golden calls.
-        arrange = databases.take_changes(self.db)  # the start state is now the baseline
-        image = self._cache.image_hash(self.domain, self.db, arrange)
-        start = delta_hash(image, arrange)
+        arranged, arrange, image, start = self._write_arranged()
         golden_end = self._golden_end(start, golden, image, arrange)
         brief = repr((user, golden, reply, traps))
         if self._prepared_key is not None:
@@ -610,6 +636,37 @@ class Attempt:
         early.task.result()  # its system error, if it had one, is this attempt's
         self._cache.databases.take_over(self.db, early.held)
         return early.tool_seconds
+
+    def _write_arranged(self) -> tuple[float, Delta, str, str]:
+        """Write the arranged rows and make the start state the baseline.
+
+        Returns when the rows were written, what they are (the arrange step's
+        delta), the image's hash and the start state's. The session's pending
+        objects are flushed, or, if they are what the task's last flush in this
+        worker started from, the backend writes that flush's rows again
+        (`core/arranged.py`).
+        """
+        databases, key = self._cache.databases, self._arranged_key
+        writes = pending_writes(self.db) if key is not None else None
+        kept = self._cache.arranged.get(key) if key is not None and writes is not None else None
+        if kept is not None and kept.writes == writes and not databases.written_since_restore(self.db):
+            rows = kept.rows
+            persist_unflushed(self.db, kept.filled, lambda: databases.replay(self.db, rows))
+            return time.perf_counter(), kept.delta, self._cache.image_hashes[self.domain.name], kept.start_hash
+        filled = None
+        if writes is None:
+            self.db.commit()  # the ORM flush of the arranged rows belongs to the arrange step
+        else:
+            filled = commit_noting_filled(self.db)
+        arranged = time.perf_counter()
+        replayable = databases.rows_to_replay(self.db) if writes is not None else None
+        # Grading reads only rows written: by the arrange step (from the image), the episode, the golden calls.
+        arrange = databases.take_changes(self.db)  # the start state is now the baseline
+        image = self._cache.image_hash(self.domain, self.db, arrange)
+        start = delta_hash(image, arrange)
+        if key is not None and writes is not None and filled is not None and replayable is not None:
+            self._cache.keep_arranged(key, ArrangedStart(writes, filled, replayable, arrange, start))
+        return arranged, arrange, image, start
 
     def _golden_end(self, start: str, golden: tuple[Call, ...], image: str, arrange: Delta) -> GoldenEnd:
         """What the golden calls change in the start state (hashed `start`), replayed once per worker."""

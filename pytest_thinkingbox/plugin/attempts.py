@@ -188,6 +188,7 @@ def tb(
         early_key=item.nodeid if concurrency(config) > 1 else None,
         start_early=item.stash.get(STARTING_EARLY, False),
         prepared_key=_task_key(item) if concurrency(config) > 1 else None,
+        arranged_key=_task_key(item),
     )
     item.stash[ATTEMPT] = attempt
     if attempt.start_prepared():  # started early from another attempt's start state: the body need not run now

@@ -53,6 +53,7 @@ class ReusedDatabases:
 
     undoes_writes = False  # bring a database back to its last image by undoing the writes since
     probes_keys = False  # read written rows by probing each key (PostgreSQL; see tracking.changes)
+    replays_rows = False  # writes the rows an arrange step wrote again without the ORM (rows_to_replay, replay)
 
     def __init__(self) -> None:
         self._idle: dict[MetaData, list[Engine]] = {}
@@ -181,6 +182,18 @@ class ReusedDatabases:
             cursor.close()
         session.commit()
         return delta
+
+    def written_since_restore(self, session: Session) -> bool:
+        """Whether anything may have been written to the session's database since its restore (or load)."""
+        return True  # a backend that cannot tell says yes
+
+    def rows_to_replay(self, session: Session) -> Any | None:
+        """The rows written since the restore, as `replay` writes them again; None where it cannot. Commits."""
+        return None
+
+    def replay(self, session: Session, rows: Any) -> None:
+        """Write `rows` (`rows_to_replay` of a database restored from the same image) as the new baseline."""
+        raise NotImplementedError(f"{type(self).__name__} cannot replay rows")
 
     def changes(self, session: Session) -> Delta:
         """The rows written since the last restore or take (`take_changes`), with their values then and now."""

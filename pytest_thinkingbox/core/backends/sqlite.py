@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from ..errors import HarnessError
-from .base import ReusedDatabases, deferred_foreign_keys, driver_connection, forget_compiled
-from .tracking import forget, sqlite_ddl, touched_tables
+from .base import ReusedDatabases, deferred_foreign_keys, driver_connection, engine_of, forget_compiled
+from .tracking import Rows, forget, insert_again, new_rows, sqlite_ddl, touched_tables
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,12 @@ class SQLiteBackend(ReusedDatabases):
     deserialize, and under another schema with the same schema version number
     they would read the wrong pages.
     """
+
+    replays_rows = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changes_at_load: dict[Engine, int] = {}  # each connection's count of rows written, after its last load
 
     def build_image(self, metadata: MetaData, seed: Callable[[Session], None] | None = None) -> Image:
         """Create the schema and the base records once; return the database as an image."""
@@ -76,6 +82,31 @@ class SQLiteBackend(ReusedDatabases):
         if image.written:
             forget(raw, list(image.written))
             raw.commit()
+        self._changes_at_load[engine_of(session)] = raw.total_changes
+
+    def written_since_restore(self, session: Session) -> bool:
+        """SQLite counts every row a connection writes (its triggers' too): a count moved since the load."""
+        return driver_connection(session).total_changes != self._changes_at_load.get(engine_of(session))
+
+    def rows_to_replay(self, session: Session) -> Rows | None:
+        """The rows written since the restore, as SQLite holds them, if all are new rows. Commits."""
+        session.commit()
+        cursor = session.connection().connection.cursor()
+        try:
+            return new_rows(cursor, self._schema(session))
+        finally:
+            cursor.close()
+
+    def replay(self, session: Session, rows: Rows) -> None:
+        """Insert `rows` again, with their rowids, and make them the baseline, as `take_changes` would."""
+        session.commit()
+        cursor = session.connection().connection.cursor()
+        try:
+            insert_again(cursor, self._schema(session), rows)
+            forget(cursor, [name for name, _, _ in rows])
+        finally:
+            cursor.close()
+        session.commit()
 
     def dump(self, session: Session) -> Image:
         """The committed state of a session's database as an image (for a scratch copy)."""

@@ -26,6 +26,7 @@ PostgreSQL database gets them once, when it is created, and a restore
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -171,6 +172,48 @@ def changes(cursor: Any, metadata: MetaData, postgres: bool = False) -> Delta:
             now = dict(zip(columns, map(jsonable, now_values), strict=True)) if present else None
             rows[key] = (was, now)
     return delta
+
+
+Rows = tuple[tuple[str, tuple[str, ...], tuple[tuple[Any, ...], ...]], ...]  # (table, columns, raw values) per table
+
+
+def new_rows(cursor: Any, metadata: MetaData) -> Rows | None:
+    """SQLite: the rows written since the baseline, as the database holds them, if all of them are new rows.
+
+    Each row comes with its ``rowid`` (the order in which SQLite returns rows
+    without ``ORDER BY``), so that `insert_again` makes a database that reads
+    back the same, byte for byte. None if a row that existed at the baseline
+    was written, or a table has no ``rowid``.
+    """
+    read = []
+    for name in touched_tables(cursor, metadata):
+        table, shadow = quote_identifier(name), quote_identifier(shadow_name(name))
+        keys = _keys(metadata.tables[name])
+        try:
+            cursor.execute(
+                f"SELECT w.{EXISTED}, n.rowid, n.* FROM {shadow} w LEFT JOIN {table} n ON {_match(keys, 'n', 'w')} "
+                "ORDER BY n.rowid"
+            )
+        except sqlite3.OperationalError:  # a WITHOUT ROWID table: not replayable
+            return None
+        found = cursor.fetchall()
+        if any(existed or rowid is None for existed, rowid, *_ in found):
+            return None
+        columns = ("rowid", *(str(d[0]) for d in cursor.description[2:]))
+        read.append((name, columns, tuple(tuple(values[1:]) for values in found)))
+    return tuple(read)
+
+
+def insert_again(cursor: Any, metadata: MetaData, rows: Rows) -> None:
+    """SQLite: write `rows` (from `new_rows` on a database restored from the same image), parents first.
+
+    The triggers record them as they would any write; the caller makes them the baseline.
+    """
+    order = {str(t.name): i for i, t in enumerate(metadata.sorted_tables)}
+    for name, columns, values in sorted(rows, key=lambda r: order[r[0]]):
+        listed = ", ".join(quote_identifier(c) for c in columns)
+        marks = ", ".join("?" * len(columns))
+        cursor.executemany(f"INSERT INTO {quote_identifier(name)} ({listed}) VALUES ({marks})", values)
 
 
 def forget(cursor: Any, tables: list[str]) -> None:
