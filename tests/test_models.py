@@ -445,10 +445,11 @@ def test_every_request_in_flight_is_sent_at_once_on_its_own_connection():
             await endpoint.aclose()
             return replies
 
-        started = time.monotonic()
         replies = asyncio.run(burst())
     assert len(replies) == 200 and len(server.arrivals) == 200
-    assert max(server.arrivals) - started < 1.0  # every request arrived while the first still waited for its reply
+    # Every request arrived while the first still waited for its reply (measured from the first arrival: on a
+    # loaded machine, starting the client and the loop took 2 s before any request left).
+    assert max(server.arrivals) - min(server.arrivals) < 1.0
 
 
 def test_the_scripted_server_waits_out_its_latency_for_every_connection_at_once():
