@@ -102,7 +102,7 @@ class SQLiteBackend(ReusedDatabases):
         session.commit()
         cursor = session.connection().connection.cursor()
         try:
-            insert_again(cursor, self._schema(session), rows)
+            insert_again(cursor, rows)
             forget(cursor, [name for name, _, _ in rows])
         finally:
             cursor.close()

@@ -174,19 +174,21 @@ def changes(cursor: Any, metadata: MetaData, postgres: bool = False) -> Delta:
     return delta
 
 
-Rows = tuple[tuple[str, tuple[str, ...], tuple[tuple[Any, ...], ...]], ...]  # (table, columns, raw values) per table
+Rows = tuple[tuple[str, str, tuple[tuple[Any, ...], ...]], ...]  # (table, its INSERT, raw values) per table
 
 
 def new_rows(cursor: Any, metadata: MetaData) -> Rows | None:
     """SQLite: the rows written since the baseline, as the database holds them, if all of them are new rows.
 
-    Each row comes with its ``rowid`` (the order in which SQLite returns rows
-    without ``ORDER BY``), so that `insert_again` makes a database that reads
-    back the same, byte for byte. None if a row that existed at the baseline
-    was written, or a table has no ``rowid``.
+    Per table, parents first: the statement that inserts them again and their
+    values, each row with its ``rowid`` (the order in which SQLite returns
+    rows without ``ORDER BY``), so that `insert_again` makes a database that
+    reads back the same, byte for byte. None if a row that existed at the
+    baseline was written, or a table has no ``rowid``.
     """
     read = []
-    for name in touched_tables(cursor, metadata):
+    order = {str(t.name): i for i, t in enumerate(metadata.sorted_tables)}
+    for name in sorted(touched_tables(cursor, metadata), key=order.__getitem__):
         table, shadow = quote_identifier(name), quote_identifier(shadow_name(name))
         keys = _keys(metadata.tables[name])
         try:
@@ -199,21 +201,19 @@ def new_rows(cursor: Any, metadata: MetaData) -> Rows | None:
         found = cursor.fetchall()
         if any(existed or rowid is None for existed, rowid, *_ in found):
             return None
-        columns = ("rowid", *(str(d[0]) for d in cursor.description[2:]))
-        read.append((name, columns, tuple(tuple(values[1:]) for values in found)))
+        columns = ["rowid", *(quote_identifier(str(d[0])) for d in cursor.description[2:])]
+        insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        read.append((name, insert, tuple(tuple(values[1:]) for values in found)))
     return tuple(read)
 
 
-def insert_again(cursor: Any, metadata: MetaData, rows: Rows) -> None:
-    """SQLite: write `rows` (from `new_rows` on a database restored from the same image), parents first.
+def insert_again(cursor: Any, rows: Rows) -> None:
+    """SQLite: write `rows` (from `new_rows` on a database restored from the same image).
 
     The triggers record them as they would any write; the caller makes them the baseline.
     """
-    order = {str(t.name): i for i, t in enumerate(metadata.sorted_tables)}
-    for name, columns, values in sorted(rows, key=lambda r: order[r[0]]):
-        listed = ", ".join(quote_identifier(c) for c in columns)
-        marks = ", ".join("?" * len(columns))
-        cursor.executemany(f"INSERT INTO {quote_identifier(name)} ({listed}) VALUES ({marks})", values)
+    for _, insert, values in rows:
+        cursor.executemany(insert, values)
 
 
 def forget(cursor: Any, tables: list[str]) -> None:
