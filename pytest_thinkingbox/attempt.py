@@ -680,11 +680,10 @@ class Attempt:
         return self._cache.golden[key]
 
     async def _replay(self, scratch: Session, golden: tuple[Call, ...]) -> None:
-        async with ToolSession(self.domain.tools, scratch) as tools:
-            for i, c in enumerate(golden, 1):
-                result = await tools.call(c.tool, c.arguments)
-                if not result.ok:
-                    raise TaskDefinitionError(
-                        f"{self.task}: golden call {i}, {c}, fails on the task's start state with "
-                        f"{result.error}: {result.text}"
-                    )
+        for i, c in enumerate(golden, 1):
+            result = await self.domain.tools.apply(scratch, c.tool, c.arguments)  # the harness's call: no session
+            if not result.ok:
+                raise TaskDefinitionError(
+                    f"{self.task}: golden call {i}, {c}, fails on the task's start state with "
+                    f"{result.error}: {result.text}"
+                )

@@ -77,6 +77,48 @@ def test_a_crash_in_a_tool_is_an_error_result_logged_with_its_cause(caplog):
     assert any("bug in the tool" in (r.exc_text or "") or "bug in the tool" in str(r.exc_info) for r in caplog.records)
 
 
+def test_the_harness_path_gives_what_a_session_gives(caplog):
+    """`ToolSet.apply` (the golden replay's calls) skips the client session, not the server's handling."""
+    import datetime as dt
+
+    from pytest_thinkingbox.core.tools import ToolSet
+
+    tools = ToolSet("toy-and-notes")
+    for name, (fn, read_only) in toydomain.tools._functions.items():
+        (tools.read if read_only else tools.write)(fn)
+
+    @tools.read
+    def echo(db, text: str) -> dict:
+        return {"text": text}
+
+    calls = [
+        ("issue_refund", {"account_id": "A-0", "amount_cents": 250}),
+        ("get_account", {"account_id": "nope"}),
+        ("issue_refund", {"account_id": "A-0", "amount_cents": "many"}),
+        ("issue_refund", {"account_id": "A-0"}),
+        ("issue_refund", {"account_id": "A-0", "amount_cents": 5, "memo": "x"}),
+        ("no_such_tool", {}),
+        ("get_account", ["A-0"]),
+        ("update_ticket", {"ticket_id": "T-1", "status": "closed"}),
+        ("explode", {}),
+        ("echo", {"text": dt.date(2026, 1, 2)}),  # sent in its JSON form, as an agent's would be
+        ("get_account", {"account_id": "A-0"}),
+    ]
+    over_session, direct = _fresh(), _fresh()
+
+    async def go():
+        async with ToolSession(tools, over_session) as session:
+            sent = [await session.call(name, args) for name, args in calls]
+        return sent, [await tools.apply(direct, name, args) for name, args in calls]
+
+    with caplog.at_level(logging.ERROR):
+        sent, applied = asyncio.run(go())
+    assert applied == sent
+    assert [r.error for r in applied][-3:] == ["INTERNAL", None, None]
+    assert json.loads(applied[-2].text) == {"text": "2026-01-02"}
+    assert direct.get(toydomain.Account, "A-0").balance_cents == 250
+
+
 def test_failed_calls_leave_no_partial_writes():
     db, _, [failed] = _calls(("issue_refund", {"account_id": "A-0", "amount_cents": 0}))
     assert failed.error == "INVALID_ARGUMENT"

@@ -115,6 +115,52 @@ class ToolSet:
         listed = ", ".join(repr(a) for a in unknown)
         return f"{name} has no argument {listed}; its arguments are: {', '.join(declared) or 'none'}"
 
+    def refusal(self, name: str, arguments: Any) -> ToolResult | None:
+        """The error result for a call refused before it reaches the server, or None.
+
+        An unknown tool, arguments that are not an object, or an argument the
+        tool does not declare: the SDK's argument models would drop a misspelt
+        one silently.
+        """
+        if name not in self:
+            known = ", ".join(sorted(self._functions))
+            return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
+        if not isinstance(arguments, dict):
+            message = f"arguments must be a JSON object, got {type(arguments).__name__}"
+            return ToolResult(error_payload(INVALID_ARGUMENT, message), INVALID_ARGUMENT)
+        unknown = self.unknown_arguments(name, arguments)
+        if unknown is not None:
+            return ToolResult(error_payload(INVALID_ARGUMENT, f"{unknown}; nothing was run"), INVALID_ARGUMENT)
+        return None
+
+    async def apply(self, db: Any, name: str, arguments: Any) -> ToolResult:
+        """Make one call on `db` through the server's own `call_tool`, without a client session.
+
+        The same checks, argument validation, tool function and result as a
+        call over `ToolSession`, and the same error result for a failure the
+        server would report. It skips the protocol's round trip (about six
+        times the cost of the call's own handling), so it is for the harness's
+        own calls: the golden replay. Agents always call over `ToolSession`.
+        """
+        from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+        from mcp.types import CallToolResult, TextContent
+        from mcp_types import CallToolRequestParams
+
+        refused = self.refusal(name, arguments)
+        if refused is not None:
+            return refused
+        # The arguments as the client sends them: in their JSON form (a date as its ISO text).
+        params = CallToolRequestParams(name=name, arguments=arguments)
+        sent = params.model_dump(mode="json", by_alias=True, exclude_none=True)["arguments"]
+        with bind_session(db):
+            try:
+                result = await self.server.call_tool(name, sent)
+            except ToolError as exc:  # what the server's request handler turns into an error result
+                if isinstance(exc, UnexpectedToolError):
+                    logger.exception("tool %s raised an unexpected exception", name)
+                result = CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+        return _normalize(result)
+
     @functools.cached_property
     def server(self) -> Any:
         """The MCP server for these tools; built once per process."""
@@ -260,21 +306,9 @@ class ToolSession:
             self._bound.__exit__(exc_type, exc, tb)
 
     async def call(self, name: str, arguments: Any) -> ToolResult:
-        """Call a tool; unknown names, unknown arguments and malformed arguments come back as error results.
-
-        The SDK's argument models ignore names a tool does not declare; an
-        argument dropped silently would let a misspelt one pass, so it is refused here.
-        """
-        if name not in self._toolset:
-            known = ", ".join(sorted(s.name for s in self.specs))
-            return ToolResult(error_payload(UNKNOWN_TOOL, f"no tool named {name!r}; tools are: {known}"), UNKNOWN_TOOL)
-        if not isinstance(arguments, dict):
-            message = f"arguments must be a JSON object, got {type(arguments).__name__}"
-            return ToolResult(error_payload(INVALID_ARGUMENT, message), INVALID_ARGUMENT)
-        unknown = self._toolset.unknown_arguments(name, arguments)
-        if unknown is not None:
-            return ToolResult(error_payload(INVALID_ARGUMENT, f"{unknown}; nothing was run"), INVALID_ARGUMENT)
-        return _normalize(await self._send(name, arguments))
+        """Call a tool; unknown names, unknown arguments and malformed arguments come back as error results."""
+        refused = self._toolset.refusal(name, arguments)
+        return refused if refused is not None else _normalize(await self._send(name, arguments))
 
     async def _send(self, name: str, arguments: dict[str, Any]) -> Any:
         """One ``tools/call`` request through the client session.
