@@ -34,6 +34,26 @@ def test_a_good_trajectory_earns_1_and_a_wrong_one_0_with_the_reason():
     assert held.value == 0 and "tickets[T-7001].status: expected 'solved', got 'hold'" in held.reason
 
 
+def test_later_rewards_of_a_task_write_its_arranged_rows_again_and_grade_the_same(monkeypatch):
+    """A trainer grades many trajectories of one task: after the first, its arranged rows are not flushed again."""
+    import pytest_thinkingbox.attempt as attempt_module
+
+    written_again = []
+    real = attempt_module.persist_unflushed
+
+    def spy(*args, **kwargs):
+        written_again.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(attempt_module, "persist_unflushed", spy)  # a spy: the real one still runs
+    short = GOOD[:1] + GOOD[2:]
+    first = reward("test_case_RT001_003", short, root=DOMAINS)
+    later = [reward("test_case_RT001_003", short, root=DOMAINS) for _ in range(2)]
+    assert first.value == 0 and later == [first, first]
+    assert reward("test_case_RT001_003", GOOD, root=DOMAINS).value == 1
+    assert len(written_again) >= 3  # every reward after the first (the first may follow another test's)
+
+
 def test_unknown_tasks_and_malformed_steps_are_named():
     with pytest.raises(LookupError, match="no task 'test_case_XX999_001'"):
         reward("test_case_XX999_001", [], root=DOMAINS)

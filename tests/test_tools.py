@@ -84,7 +84,7 @@ def test_the_harness_path_gives_what_a_session_gives(caplog):
     from pytest_thinkingbox.core.tools import ToolSet
 
     tools = ToolSet("toy-and-notes")
-    for name, (fn, read_only) in toydomain.tools._functions.items():
+    for fn, read_only in toydomain.tools._functions.values():
         (tools.read if read_only else tools.write)(fn)
 
     @tools.read

@@ -131,6 +131,8 @@ def run_task(
             make_user=lambda brief: make_user("scripted", brief),
             make_judge=PhraseJudge,
             limits=limits or Limits(),
+            # Its next attempts write the rows the arrange step's flush wrote again (core/arranged.py).
+            arranged_key=f"{function.__code__.co_filename}::{task_id}",
         )
     except HarnessError:
         raise
