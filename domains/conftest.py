@@ -56,12 +56,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not isinstance(item, pytest.Function) or not item.name.startswith("test_case_"):
             continue
-        domain = Path(str(item.fspath)).parent.name
+        domain = item.path.parent.name
         if domain not in DOMAINS:
             continue
         family = item.originalname.split("_")[2]
         for name in (domain, family, *kinds(item.function)):
-            item.add_marker(name)
+            item.add_marker(_mark(name))
+
+
+@cache
+def _mark(name: str) -> pytest.MarkDecorator:
+    """One decorator per marker name, for every item it marks (20 attempts per task, hundreds of tasks)."""
+    return getattr(pytest.mark, name)
 
 
 def kinds(function: Any) -> tuple[str, ...]:
