@@ -472,6 +472,28 @@ def test_the_scripted_server_waits_out_its_latency_for_every_connection_at_once(
     assert took < 2 * 0.3 * 4  # two rounds of 0.3 s, with room for a slow machine
 
 
+def test_a_request_the_scripted_server_cannot_serve_is_answered_at_once_and_leaves_the_faults_queued():
+    """A fault (and the latency) belongs to a completion request the server can read; an unknown path or an
+    unreadable body is answered without either, so a test's queued fault reaches the request it was meant for."""
+    with ScriptedModelServer(latency_s=30.0) as server:  # a request that waited it out would time the client out
+        server.faults.append(Fault(status=503))
+        port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        statuses = []
+        for path, body in [
+            ("/v1/embeddings", b"{}"),
+            ("/v1/chat/completions", b"{not json"),
+            ("/v1/chat/completions", b'{"messages": [{"content": "no role"}]}'),
+        ]:
+            client.request("POST", path, body=body)  # one keep-alive connection throughout
+            response = client.getresponse()
+            response.read()
+            statuses.append(response.status)
+        client.close()
+        assert statuses == [404, 400, 400]
+        assert list(server.faults) == [Fault(status=503)]
+
+
 def test_the_scripted_server_keeps_a_connection_open_until_asked_and_answers_bad_requests_with_an_error():
     with ScriptedModelServer() as server:
         port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])

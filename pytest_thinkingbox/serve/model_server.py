@@ -14,12 +14,13 @@ Replies are scripted, not generated:
 * a judge request (its system prompt asks to grade) answers yes;
 * any other request is the simulated user, who thanks the agent and stops.
 
-`faults` injects failures, one per request, before the script resumes:
+`faults` injects failures, one per completion request, before the script resumes:
 ``Fault(status=429, headers={"retry-after": "0.1"})``, ``Fault(status=500)``,
 ``Fault(delay_s=5)`` (a slow reply), ``Fault(malformed_arguments=True)`` (a tool
 call whose arguments are not JSON), ``Fault(garbage=True)`` (a 200 whose body
 is not a completion) or ``Fault(not_json=True)`` (a 200 whose body is not
-JSON). `latency_s` delays every reply, for throughput benches;
+JSON). `latency_s` delays every reply to a readable completion request, for
+throughput benches;
 `sloppy` (model name -> rate) makes a model close early at that rate per turn,
 from a seeded generator, to stand in for models of different reliability.
 """
