@@ -155,3 +155,26 @@ def test_travel_takes_and_gives_back_exactly_the_nights_of_a_stay():
     finally:
         backend.release(db)
         backend.close()
+
+
+def test_a_device_handed_to_an_employee_names_them_in_the_reply():
+    """The reply reads the device's employee through its relationship, which the hand-over sets with the key: a
+    device the session loaded unassigned (as a task's arrange step leaves it) names its new holder too."""
+    from domains.neobank import DOMAIN
+    from domains.neobank import tools as neobank
+    from domains.neobank.factories import DeviceFactory, EmployeeFactory
+    from pytest_thinkingbox.core.backends.base import bind_session
+    from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
+
+    backend = SQLiteBackend()
+    db = backend.restore(backend.build_image(DOMAIN.metadata, DOMAIN.seed))
+    try:
+        with bind_session(db):
+            device, employee = DeviceFactory(), EmployeeFactory()
+            db.commit()
+            assert device.assigned_to is None  # loaded, unassigned
+            reply = neobank.assign_device(db, device.id, employee.id)
+        assert (reply["assigned_to_id"], reply["assigned_to_name"]) == (employee.id, employee.name)
+    finally:
+        backend.release(db)
+        backend.close()

@@ -1055,7 +1055,7 @@ def assign_device(db: Session, device_id: str, employee_id: str) -> dict:
         raise ToolFailure(PRECONDITION_FAILED, f"device {device.id} is {device.status}, not in stock")
     employee = _current_employee(db, employee_id)
     device.status = "assigned"
-    device.assigned_to_id = employee.id
+    device.assigned_to = employee  # the relationship too: the reply names the employee
     device.assigned_at = NOW
     db.flush()
     return _device_view(device)
