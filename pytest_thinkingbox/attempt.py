@@ -360,6 +360,7 @@ class Attempt:
         start_early: bool = False,
         prepared_key: str | None = None,
         arranged_key: str | None = None,
+        from_prepared: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         # With a key, an episode started early under it is adopted; with start_early, `run` starts it and stops.
@@ -376,10 +377,13 @@ class Attempt:
         self._run: Run | None = None
         self._result = AttemptResult(agent=agent_name)
         self._started = time.perf_counter()
-        self.db = cache.databases.restore(cache.image(domain))
+        # from_prepared: the database holds the task's prepared start, and the body (with its factories) won't run.
+        self._prepared = cache.prepared.get(self._prepared_key) if from_prepared and self._prepared_key else None
+        self.db = cache.databases.restore(self._prepared.image if self._prepared else cache.image(domain))
         self._bound = bind_session(self.db)
         self._bound.__enter__()
-        reset_factories(seed)
+        if self._prepared is None:
+            reset_factories(seed)
         self._set_up = time.perf_counter()
 
     @property
@@ -574,15 +578,13 @@ class Attempt:
     def start_prepared(self) -> bool:
         """Start this attempt's episode early from the start state another attempt of its task arranged.
 
-        Its database takes that state; the task's body need not run until the
-        test's turn. False if the task has no prepared start (yet).
+        The attempt was made `from_prepared`, so its database holds that state
+        already; the task's body need not run until the test's turn. False if
+        the task has no prepared start (yet).
         """
-        prepared = self._cache.prepared.get(self._prepared_key) if self._start_early and self._prepared_key else None
-        if prepared is None:
+        prepared = self._prepared
+        if prepared is None or not self._start_early:
             return False
-        self.db.rollback()
-        self.db.expunge_all()  # whatever a fixture arranged is in the prepared start already
-        self._cache.databases.load(self.db, prepared.image)
         context = AgentContext(self.task, self.attempt, self.seed, prepared.golden, prepared.reply, prepared.traps)
         agent, user = self._make_agent(context), self._make_user(prepared.user)
         self._start(agent, user, Episode([], end_reason=""), prepared.start_hash, prepared.brief)

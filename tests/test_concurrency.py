@@ -168,6 +168,50 @@ def test_later_attempts_start_early_from_the_start_state_an_earlier_one_arranged
     assert _graded(toy.path / "four.jsonl") == _graded(toy.path / "one.jsonl")
 
 
+#: A fixture of every test that counts its set-ups; and, with AGENT_PER_TEST set, `tb_agent` built per test.
+SETUP_COUNTER = """
+import os
+import pytest
+
+SETUPS = []
+
+@pytest.fixture(autouse=True)
+def counted():
+    SETUPS.append(1)
+    with open(f"setups-{os.getpid()}.txt", "w") as f:
+        f.write(str(len(SETUPS)))
+
+if os.environ.get("AGENT_PER_TEST"):
+    @pytest.fixture
+    def tb_agent():
+        from my_agents import slow
+        return lambda context: slow
+"""
+
+
+@pytest.mark.parametrize("agent_per_test", [False, True])
+def test_an_early_start_from_a_prepared_start_runs_no_fixture_of_its_test(toy, monkeypatch, agent_per_test):
+    """Started early from its task's prepared start, a test's fixtures and body run once, in its turn; with
+    `tb_agent` built per test, the agent its turn gets is known only once its fixtures are set up, so its early
+    pass sets them up (but still skips the body)."""
+    if agent_per_test:
+        monkeypatch.setenv("AGENT_PER_TEST", "1")
+    counting = REFUND_TASK.replace("    account = ", "    COUNT.append(1)\n    account = ")
+    toy.makepyfile(test_tasks="COUNT = []\n" + counting, my_agents=AGENT)
+    toy.makeconftest(TOY_CONFTEST + REPORT_PEAK_AND_BODIES + SETUP_COUNTER)
+    result = toy.runpytest_subprocess(
+        "-p", "no:randomly", "--tb-agent", "my_agents:slow", "--tb-repeat", "8", "--tb-concurrency", "4",
+        "--tb-results", "four.jsonl",
+    )  # fmt: skip
+    result.assert_outcomes(passed=8)
+    [setups] = [int(p.read_text()) for p in toy.path.glob("setups-*.txt")]
+    [bodies] = [int(p.read_text()) for p in toy.path.glob("bodies-*.txt")]
+    # The first early pass prepares the task's start for the rest; with an agent per test, they set up its fixtures.
+    assert (setups, bodies) == (8 + (7 if agent_per_test else 1), 8 + 1)
+    assert _peaks(toy) == [[4, 8]]
+    assert all(r["outcome"] == "passed" for r in read_records([toy.path / "four.jsonl"]))
+
+
 def test_an_episode_started_for_another_user_brief_is_not_adopted(toy):
     """Same start state, but the user says something else each time: every test runs the episode it asks for."""
     drifting = REFUND_TASK.replace(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .concurrency import STARTING_EARLY, WORKER, concurrency
+from .concurrency import START_PREPARED, STARTING_EARLY, WORKER, concurrency
 from .options import group, positive_int
 from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key
 from .roles import MODELS
@@ -83,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for trait, what in TRAITS.items():  # registered by the plugin, so a task module imports under --strict-markers
         config.addinivalue_line("markers", f"{trait}: {what}")
     config.stash[REPEAT] = _repeat(config)
+    config.stash[START_PREPARED] = start_prepared_early
 
 
 def _repeat(config: pytest.Config) -> int:
@@ -164,34 +165,11 @@ def tb(
 
     Factories write into this attempt's database; `run.db` reads it back.
     """
-    from ..attempt import Attempt
-    from ..core.episode import Limits
-
-    config, item = request.config, request.node
+    item = request.node
     item.stash[DOMAIN] = tb_domain.name
-    task, number = item_key(item)
-    attempt = Attempt(
-        task=task,
-        attempt=number,
-        seed=config.getoption("tb_seed"),
-        domain=tb_domain,
-        cache=_tb_worker,
-        make_agent=tb_agent,
-        make_user=tb_user,
-        make_judge=tb_judge,
-        agent_name=getattr(tb_agent, "agent_name", None),  # None: a custom agent, named when it is built
-        limits=Limits(
-            max_steps=config.getoption("tb_max_steps"),
-            max_turns=config.getoption("tb_max_turns"),
-            time_limit_s=config.getoption("tb_time_limit"),
-        ),
-        early_key=item.nodeid if concurrency(config) > 1 else None,
-        start_early=item.stash.get(STARTING_EARLY, False),
-        prepared_key=_task_key(item) if concurrency(config) > 1 else None,
-        arranged_key=_task_key(item),
-    )
+    attempt = _attempt(item, tb_domain, tb_agent, tb_user, tb_judge, _tb_worker)
     item.stash[ATTEMPT] = attempt
-    if attempt.start_prepared():  # started early from another attempt's start state: the body need not run now
+    if attempt.start_prepared():  # an early pass that could not skip the fixtures (`start_prepared_early`)
         attempt.close()
         pytest.skip("its episode started early")
     try:
@@ -202,6 +180,76 @@ def tb(
         from ..core.errors import TaskDefinitionError
 
         raise TaskDefinitionError(
-            f"{task} never calls tb.run, so no agent was tested; a task runs one episode: "
+            f"{attempt.task} never calls tb.run, so no agent was tested; a task runs one episode: "
             "run = tb.run(User(...), golden=[call(...)])"
         )
+
+
+def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, worker: Any) -> Any:
+    """The `Attempt` behind `tb` for `item`, from the values of the fixtures it is built from; in an early pass,
+    on its task's prepared start if it has one."""
+    from ..attempt import Attempt
+    from ..core.episode import Limits
+
+    config = item.config
+    task, number = item_key(item)
+    concurrent = concurrency(config) > 1
+    early = item.stash.get(STARTING_EARLY, False)
+    return Attempt(
+        task=task,
+        attempt=number,
+        seed=config.getoption("tb_seed"),
+        domain=domain,
+        cache=worker,
+        make_agent=agent,
+        make_user=user,
+        make_judge=judge,
+        agent_name=getattr(agent, "agent_name", None),  # None: a custom agent, named when it is built
+        limits=Limits(
+            max_steps=config.getoption("tb_max_steps"),
+            max_turns=config.getoption("tb_max_turns"),
+            time_limit_s=config.getoption("tb_time_limit"),
+        ),
+        early_key=item.nodeid if concurrent else None,
+        start_early=early,
+        prepared_key=_task_key(item) if concurrent else None,
+        arranged_key=_task_key(item),
+        from_prepared=early,
+    )
+
+
+#: The fixtures `tb` builds an attempt from, besides the attempt number.
+_BUILT_FROM = ("tb_domain", "tb_agent", "tb_user", "tb_judge", "_tb_worker")
+
+
+def start_prepared_early(item: pytest.Item) -> bool:
+    """Start `item`'s episode from the start state an earlier attempt of its task arranged, outside pytest's protocol.
+
+    Neither its fixtures nor its body run until its turn, so this is only for
+    a test whose `tb` is this plugin's and whose attempt is built from fixtures
+    pytest holds beyond one test (the plugin's own, or overrides of any scope
+    but function, not parametrized): their values now are the values its turn
+    gets. False, with nothing started, if that does not hold or its task has
+    no prepared start (yet).
+    """
+    worker = item.config.stash.get(WORKER, None)
+    if worker is None or worker.prepared.get(_task_key(item)) is None:
+        return False
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    own = defs.get("tb")
+    if not own or (own[-1].func.__module__, own[-1].func.__qualname__) != (__name__, "tb"):
+        return False  # an override of tb builds its attempt its own way
+    values = []
+    for name in _BUILT_FROM:
+        fixture = defs[name][-1] if defs.get(name) else None
+        if fixture is None or fixture.scope == "function" or fixture.params is not None:
+            return False
+        held = fixture.cached_result  # (value, cache key, error), once set up
+        if held is None or held[2] is not None:
+            return False
+        values.append(held[0])
+    attempt = _attempt(item, *values)
+    try:
+        return bool(attempt.start_prepared())
+    finally:
+        attempt.close()

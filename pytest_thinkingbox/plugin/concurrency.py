@@ -6,11 +6,15 @@ the episodes. Before a test runs, the next tests this process will run (in the
 same module, up to N - 1 of them) are started early: each one's fixtures and
 body run up to ``tb.run``, which starts the episode on the worker's event loop
 with that database, and stops the body there (`StartedEarly`); that early pass
-reports nothing. When a test's turn comes, it runs as usual: a fresh database,
-the task's arrange step, and ``tb.run``, which finds its episode (started from
-the same start state), waits for it and takes over the end state it left (the
-backend keeps it when the episode ends). Every episode makes progress whenever
-any test waits on the loop, so while one test waits for its model, the others'
+reports nothing. Once one attempt of a task has got that far, the task's next
+attempts start from the start state it arranged (its prepared start), without
+their body, and without pytest's protocol when their attempt can be built from
+fixture values pytest already holds (`START_PREPARED`, which plugin/attempts.py
+sets). When a test's turn comes, it runs as usual: a fresh database, the task's
+arrange step, and ``tb.run``, which finds its episode (started from the same
+start state), waits for it and takes over the end state it left (the backend
+keeps it when the episode ends). Every episode makes progress whenever any
+test waits on the loop, so while one test waits for its model, the others'
 requests are in flight too.
 
 Which tests come next: the rest of the session's items, or, on an xdist
@@ -39,8 +43,9 @@ from __future__ import annotations
 
 import gc
 import logging
+import traceback
 import warnings
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
@@ -51,6 +56,8 @@ from .options import group, positive_int, setting
 STARTING_EARLY = pytest.StashKey[bool]()
 #: The worker cache of this process, set by the ``_tb_worker`` fixture.
 WORKER = pytest.StashKey[Any]()
+#: Starts a test's episode from its task's prepared start outside its protocol, if it can (plugin/attempts.py).
+START_PREPARED = pytest.StashKey[Callable[[pytest.Item], bool]]()
 
 #: Allocations between young collections while episodes run concurrently (CPython's default is 700).
 YOUNG_OBJECTS = 20_000
@@ -124,8 +131,6 @@ class LookAhead:
             cache.discard_early(self._started)
 
     def _start_next(self, item: pytest.Item) -> None:
-        from _pytest.runner import runtestprotocol  # the protocol's phases, without reporting them
-
         upcoming = self._upcoming(item)
         cache = item.config.stash.get(WORKER, None)  # None until the first test sets up the tb fixtures
         if self._worker is not None and cache is not None:
@@ -147,7 +152,7 @@ class LookAhead:
                 continue
             following.stash[STARTING_EARLY] = True
             try:
-                reports = runtestprotocol(following, log=False, nextitem=item)
+                failure = self._start_early(following, item)
             finally:
                 del following.stash[STARTING_EARLY]
                 following._report_sections.clear()  # its captured output belongs to no report
@@ -157,22 +162,38 @@ class LookAhead:
                 running += _running(cache.early[following.nodeid])
             else:  # it will run in its turn; another early pass would fail or skip the same way
                 self._tried.add(following.nodeid)
-            failed = next((report for report in reports if report.failed), None)
-            if failed is not None:
-                self._tell(following, failed)
+            if failure is not None:
+                self._tell(following, *failure)
 
-    def _tell(self, following: pytest.Item, failed: pytest.TestReport) -> None:
-        """Log an early pass's failure in full; warn once per distinct error in this process (the test may pass
-        in its turn)."""
+    def _start_early(self, following: pytest.Item, item: pytest.Item) -> tuple[str, str, str] | None:
+        """Start `following`'s episode: from its task's prepared start if it can, else by its protocol up to
+        ``tb.run``. If that failed: in which phase, the error and its whole text."""
+        from _pytest.runner import runtestprotocol  # the protocol's phases, without reporting them
+
+        start_prepared = following.config.stash.get(START_PREPARED, None)
+        try:
+            if start_prepared is not None and start_prepared(following):
+                return None
+        except Exception as exc:  # noqa: BLE001 - as a failed early pass: the test runs in its turn
+            return "setup", f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        reports = runtestprotocol(following, log=False, nextitem=item)
+        failed = next((report for report in reports if report.failed), None)
+        if failed is None:
+            return None
         crash = getattr(failed.longrepr, "reprcrash", None)
         error = crash.message if crash is not None else (failed.longreprtext.strip().splitlines() or ["?"])[-1]
-        logger.warning("starting %s early failed in %s:\n%s", following.nodeid, failed.when, failed.longreprtext)
+        return failed.when, error, failed.longreprtext
+
+    def _tell(self, following: pytest.Item, when: str, error: str, text: str) -> None:
+        """Log an early pass's failure in full; warn once per distinct error in this process (the test may pass
+        in its turn)."""
+        logger.warning("starting %s early failed in %s:\n%s", following.nodeid, when, text)
         if error not in self._warned:
             self._warned.add(error)
             path, line, _ = following.location
             warnings.warn_explicit(
                 pytest.PytestWarning(
-                    f"thinkingbox: starting {following.nodeid} early failed in {failed.when} ({error}); it runs in "
+                    f"thinkingbox: starting {following.nodeid} early failed in {when} ({error}); it runs in "
                     "its turn instead. Warned once per error in each process; every failure is in the log "
                     "pytest_thinkingbox.concurrency"
                 ),

@@ -82,11 +82,6 @@ class ReusedDatabases:
         self._restored_from[engine] = image
         return session
 
-    def load(self, session: Session, image: Any) -> None:
-        """Replace the whole content of a restored session's database with `image` (another start state)."""
-        self._load(session, image)
-        self._restored_from[engine_of(session)] = image
-
     def release(self, session: Session) -> None:
         """Close a session; its database waits, idle, for the next restore of the same schema."""
         engine = engine_of(session)
