@@ -360,7 +360,6 @@ class Attempt:
         start_early: bool = False,
         prepared_key: str | None = None,
         arranged_key: str | None = None,
-        from_prepared: bool = False,
     ) -> None:
         self.task, self.attempt, self.seed, self.domain = task, attempt, seed, domain
         # With a key, an episode started early under it is adopted; with start_early, `run` starts it and stops.
@@ -377,8 +376,8 @@ class Attempt:
         self._run: Run | None = None
         self._result = AttemptResult(agent=agent_name)
         self._started = time.perf_counter()
-        # from_prepared: the database holds the task's prepared start, and the body (with its factories) won't run.
-        self._prepared = cache.prepared.get(self._prepared_key) if from_prepared and self._prepared_key else None
+        # Started early on a task's prepared start: the database holds it, and the body (with its factories) won't run.
+        self._prepared = cache.prepared.get(self._prepared_key) if start_early and self._prepared_key else None
         self.db = cache.databases.restore(self._prepared.image if self._prepared else cache.image(domain))
         self._bound = bind_session(self.db)
         self._bound.__enter__()
@@ -578,12 +577,12 @@ class Attempt:
     def start_prepared(self) -> bool:
         """Start this attempt's episode early from the start state another attempt of its task arranged.
 
-        The attempt was made `from_prepared`, so its database holds that state
+        An attempt made to start early holds that state in its database
         already; the task's body need not run until the test's turn. False if
         the task has no prepared start (yet).
         """
         prepared = self._prepared
-        if prepared is None or not self._start_early:
+        if prepared is None:
             return False
         context = AgentContext(self.task, self.attempt, self.seed, prepared.golden, prepared.reply, prepared.traps)
         agent, user = self._make_agent(context), self._make_user(prepared.user)

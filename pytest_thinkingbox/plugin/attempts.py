@@ -194,7 +194,6 @@ def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, 
     config = item.config
     task, number = item_key(item)
     concurrent = concurrency(config) > 1
-    early = item.stash.get(STARTING_EARLY, False)
     return Attempt(
         task=task,
         attempt=number,
@@ -211,10 +210,9 @@ def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, 
             time_limit_s=config.getoption("tb_time_limit"),
         ),
         early_key=item.nodeid if concurrent else None,
-        start_early=early,
+        start_early=item.stash.get(STARTING_EARLY, False),
         prepared_key=_task_key(item) if concurrent else None,
         arranged_key=_task_key(item),
-        from_prepared=early,
     )
 
 
