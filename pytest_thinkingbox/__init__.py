@@ -2,7 +2,8 @@
 
 Task authors use `User`, `call` and `derived`. Domain authors use `Domain`,
 `volatile`, `ToolSet`, `ToolFailure` and its error codes, `Factory`,
-`current_session` and the row helpers `get_or_fail`, `rows_where`, `next_id`, `row_dict`.
+`current_session` and the row helpers `get_or_fail`, `rows_where`, `next_id`, `row_dict`; they write their
+policy's rules with `Rules`, `Evidence` and `Violation`.
 Agent authors use `AgentView` and `AgentStep`; judge authors `Verdict`; trainers use `reward`.
 Heavy modules load on first use, so importing this package (as the pytest
 plugin does) costs nothing.
@@ -31,11 +32,14 @@ __all__ = [
     "AgentView",
     "Call",
     "Domain",
+    "Evidence",
     "Factory",
+    "Rules",
     "ToolFailure",
     "ToolSet",
     "User",
     "Verdict",
+    "Violation",
     "__version__",
     "call",
     "current_session",
@@ -55,6 +59,9 @@ _LAZY = {
     "next_id": "core.domain",
     "row_dict": "core.domain",
     "rows_where": "core.domain",
+    "Rules": "core.rules",
+    "Evidence": "core.rules",
+    "Violation": "core.rules",
     "ToolSet": "core.tools",
     "ToolFailure": "core.tools",
     "NOT_FOUND": "core.tools",

@@ -30,6 +30,7 @@ from .core.episode import Agent, Episode, Limits, SimulatedUser, run_episode
 from .core.errors import HarnessError, TaskDefinitionError
 from .core.expectations import expect_no_differences
 from .core.factories import reset_factories
+from .core.rules import Evidence, Violation, rules_broken
 from .core.state import (
     Change,
     Delta,
@@ -249,8 +250,14 @@ class AttemptResult:
     fault: str | None = None  # the fault the flaky agent injected, if any
     differences: tuple[Difference, ...] = ()
     rubric: tuple[RubricVerdict, ...] = ()
+    violations: tuple[Violation, ...] = ()  # the domain's rules the end state breaks (`core/rules.py`)
     agent: str | None = None  # the agent's name, once it is known
     ended: bool = False  # the episode ran to its end (the hashes and differences are known)
+
+    @property
+    def rules_broken(self) -> list[str]:
+        """The ids of the domain's rules the end state breaks, each once."""
+        return rules_broken(self.violations)
 
 
 class Run:
@@ -278,9 +285,15 @@ class Run:
         golden_end: Snapshot,
         ask: Callable[[str, tuple[str, ...], str], Verdict],
         start_state: Callable[[], Snapshot] | None = None,
+        evidence: Evidence | None = None,
+        violations: Sequence[Violation] = (),
+        golden_delta: Delta | None = None,
+        rules: Any = None,
     ) -> None:
         self.db, self.episode, self.differences, self.golden, self.traps = db, episode, differences, golden, traps
         self.user = user
+        self.violations = list(violations)
+        self._evidence, self._golden_delta, self._rules = evidence, golden_delta, rules
         self._before, self._after, self._golden_end = before, after, golden_end
         self._ask = ask
         self._start_state = start_state
@@ -306,12 +319,19 @@ class Run:
             return self._before
         return self._start_state()
 
+    def golden_violations(self) -> list[Violation]:
+        """The domain's rules that the golden end state breaks (the golden path checked by the second oracle)."""
+        if self._rules is None or self._evidence is None or self._golden_delta is None:
+            return []
+        checked: list[Violation] = self._rules.check(self._evidence.golden(self._golden_delta))
+        return checked
+
     def expect_golden(self) -> None:
         """Assert the end state equals the golden end state: nothing wrong, missing or extra."""
         __tracebackhide__ = True
         self.golden_checked = True
         if not self.golden_deferred:
-            expect_no_differences(self.differences)
+            expect_no_differences(self.differences, violations=self.violations)
 
     def rubric(self, question: str, *, phrases: Sequence[str] = (), expect: str = "yes") -> Verdict:
         """Ask the judge a yes/no question about the conversation; fail unless it answers `expect`.
@@ -486,11 +506,29 @@ class Attempt:
         def start_state() -> Snapshot:
             return undo(snapshot(self.db, metadata), databases.changes(self.db))
 
+        graded = time.perf_counter()
+        rules = self.domain.rules
+        evidence = Evidence.of_session(self.db, metadata, written, episode.messages, self.domain.now)
+        violations = rules.check(evidence) if rules is not None else []
         self._run = Run(
-            self.db, episode, differences, golden, traps, user, before, after, golden_state, self._ask, start_state
+            self.db,
+            episode,
+            differences,
+            golden,
+            traps,
+            user,
+            before,
+            after,
+            golden_state,
+            self._ask,
+            start_state,
+            evidence=evidence,
+            violations=violations,
+            golden_delta=golden_end.changes,
+            rules=rules,
         )
         self._run.golden_deferred = self._defer_golden
-        graded = time.perf_counter()
+        checked = time.perf_counter()
         self._result = replace(
             self._result,
             timing=(
@@ -499,6 +537,7 @@ class Attempt:
                 ("run_s", ended - prepared),
                 ("tools_s", in_tools),  # inside the domain's tool functions (of run_s, unless started early)
                 ("grade_s", (prepared - arranged) + (graded - ended)),
+                ("rules_s", checked - graded),  # the domain's rules checked on the end state
             ),
             start_hash=start,
             end_hash=end,
@@ -510,6 +549,7 @@ class Attempt:
             tool_errors=episode.tool_errors,
             fault=getattr(agent, "fault", None),
             differences=tuple(differences),
+            violations=tuple(violations),
             ended=True,
         )
         return self._run

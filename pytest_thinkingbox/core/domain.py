@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from sqlalchemy import MetaData, bindparam, func, inspect, select
 from sqlalchemy.orm import Session
 
+from .rules import Rules
 from .tools import NOT_FOUND, ToolFailure, ToolSet
 from .values import jsonable
 
@@ -36,6 +37,8 @@ class Domain:
         policy: the policy text the agent reads (a path to a Markdown file or the text).
         now: the fixed clock; tools must use it instead of the wall clock.
         seed: writes the base records every task starts from; run once per worker.
+        rules: the policy as executable rules (`core/rules.py`): every attempt is checked against them,
+            and ``--tb-validate`` checks every golden end state.
     """
 
     name: str
@@ -44,6 +47,7 @@ class Domain:
     policy: str | Path
     now: dt.datetime
     seed: Callable[[Session], None] | None = None
+    rules: Rules | None = None
 
     @functools.cached_property
     def policy_text(self) -> str:

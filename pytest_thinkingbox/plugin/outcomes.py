@@ -35,6 +35,7 @@ CALL_PASSED = pytest.StashKey[bool]()
 VALIDATION = pytest.StashKey[dict[str, Any]]()
 
 PASSED, FAILED, ERROR = "passed", "failed", "error"
+VIOLATIONS_KEPT = 50  # a record names every rule broken, and the first rows that broke them
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None, stage: str = "task") -> dict[str, Any]:
@@ -131,6 +132,7 @@ def _record(
         "extra": sum(d.kind == "extra" for d in differences),
         "tool_calls": result.tool_calls if result else 0,
         "tool_errors": result.tool_errors if result else 0,
+        "rules_broken": result.rules_broken if result else [],
     }
     if result is not None and result.transcript is not None:
         record["transcript"] = list(result.transcript)
@@ -147,6 +149,7 @@ def _record(
             turns=result.turns,
             fault=result.fault,
             differences=[d.as_dict() for d in differences],
+            violations=[v.as_dict() for v in result.violations[:VIOLATIONS_KEPT]],
         )
     if result is not None and result.rubric:
         record["rubric"] = [vars(v).copy() for v in result.rubric]

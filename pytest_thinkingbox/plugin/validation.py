@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -142,6 +142,7 @@ class Grade:
     outcome: str  # EQUIVALENT, CHECKS, STATE or PASSED
     differences: list[str]
     refused: str | None = None  # the last tool call's error, when it failed (a trap the tools refuse)
+    rules: list[str] = field(default_factory=list)  # the domain's rules its end state breaks
 
 
 def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str, str]) -> dict[str, Any]:
@@ -159,7 +160,12 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
     baselines = {}
     for name in BASELINES:
         g = grade(functools.partial(make_agent, BLIND + name))
-        baselines[name] = {"outcome": _passes(g), "differences": g.differences, "ok": baseline_ok.get(name)}
+        baselines[name] = {
+            "outcome": _passes(g),
+            "differences": g.differences,
+            "ok": baseline_ok.get(name),
+            "rules": g.rules,
+        }
     ids = {table: sorted(rows) for table, rows in run.start_state().items()}
     found = []
     for m in mutants(run.golden, attempt.domain.tools.writes(), ids):
@@ -171,6 +177,7 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
                 "change": m.change,
                 "outcome": MUTANT_OUTCOMES[g.outcome],
                 "differences": g.differences,
+                "rules": g.rules,
             }
         )
     traps = []
@@ -178,12 +185,23 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
         g = grade(_replaying(then=(trap,)))
         outcome = "refused" if g.refused else {EQUIVALENT: "no effect", PASSED: "survived"}.get(g.outcome, g.outcome)
         traps.append(
-            {"trap": i, "call": str(trap), "outcome": outcome, "detail": g.refused, "differences": g.differences}
+            {
+                "trap": i,
+                "call": str(trap),
+                "outcome": outcome,
+                "detail": g.refused,
+                "differences": g.differences,
+                "rules": g.rules,
+            }
         )
+    rules = attempt.domain.rules
     return {
         "golden_passed": True,
+        "golden_violations": [v.as_dict() for v in run.golden_violations()],
+        "rules": sorted(rules.rules) if rules is not None else None,
         "noop": _passes(noop),
         "noop_differences": noop.differences,
+        "noop_rules": noop.rules,
         "baselines": baselines,
         "mutants": found,
         "traps": traps,
@@ -218,14 +236,15 @@ def _grade(call_task: Callable[[Any], None], variant: Any, stamps: tuple[dict[st
         return Grade(CHECKS, [])
     full = [d for d in compare(run._before, run._golden_end, run._after, {}) if not _is_stamp(d, stamps)]
     refused = _last_error(run.messages)
+    rules = variant.result.rules_broken
     if failed:
-        return Grade(CHECKS, [d.explain() for d in run.differences], refused)
+        return Grade(CHECKS, [d.explain() for d in run.differences], refused, rules)
     if not full:  # a stamp of the domain clock alone records that a change was made, not what it was
-        return Grade(EQUIVALENT, [], refused)
+        return Grade(EQUIVALENT, [], refused, rules)
     graded = [d for d in run.differences if not _is_stamp(d, stamps)]
     if run.golden_checked and graded:
-        return Grade(STATE, [d.explain() for d in graded], refused)
-    return Grade(PASSED, [d.explain() for d in full], refused)
+        return Grade(STATE, [d.explain() for d in graded], refused, rules)
+    return Grade(PASSED, [d.explain() for d in full], refused, rules)
 
 
 def _last_error(messages: list[dict[str, Any]]) -> str | None:
@@ -285,9 +304,42 @@ def calls_hash(calls: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def exercised_rules(verdict: dict[str, Any]) -> set[str]:
+    """The rules a task exercises: those broken by a careless variant its checks catch (trap, mutant, baseline)."""
+    found: set[str] = set()
+    for t in verdict.get("traps", ()):
+        if t["outcome"].startswith("caught"):
+            found.update(t.get("rules", ()))
+    for m in verdict.get("mutants", ()):
+        if m["outcome"].startswith("killed"):
+            found.update(m.get("rules", ()))
+    for b in verdict.get("baselines", {}).values():
+        if b["outcome"] == "failed":
+            found.update(b.get("rules", ()))
+    if verdict.get("noop") == "failed":
+        found.update(verdict.get("noop_rules", ()))
+    return found
+
+
+def note_lines(verdict: dict[str, Any]) -> list[str]:
+    """What validation notes without calling a task invalid: caught traps that break no policy rule."""
+    if verdict.get("rules") is None:
+        return []
+    return [
+        f"trap {t['trap']}, {t['call']}, is caught by the task's checks but breaks no policy rule"
+        for t in verdict.get("traps", ())
+        if t["outcome"].startswith("caught") and not t.get("rules")
+    ]
+
+
 def problem_lines(verdict: dict[str, Any]) -> list[str]:
     """What makes a task invalid, one line each."""
-    lines = []
+    from ..core.rules import Violation
+
+    lines = [
+        f"the golden end state breaks policy rule {Violation(**v).explain()}"
+        for v in verdict.get("golden_violations", ())
+    ]
     if verdict["noop"] == "passed":
         lines.append("the noop agent passes: the task requires nothing to be done, or only a stamp or free text")
     for name, b in verdict.get("baselines", {}).items():

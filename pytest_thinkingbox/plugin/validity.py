@@ -20,7 +20,7 @@ from typing import Any
 
 from ..campaign.views.terminal import format_table
 from ..roles.agents import BASELINES
-from .validation import problem_lines
+from .validation import exercised_rules, note_lines, problem_lines
 
 MUTANT_COLUMNS = ("killed by checks", "killed by end state", "equivalent", "survived")
 
@@ -101,6 +101,7 @@ def report_lines(records: list[dict[str, Any]], verbose: bool = False) -> tuple[
     rows = [[name, *(d[h] for h in head[1:])] for name, d in sorted(domains.items())]
     lines = format_table(head, rows)
     lines.extend(baseline_lines(tasks))
+    lines.extend(rule_lines(tasks))
     valid = True
     for name, t in sorted(tasks.items()):
         if t["problems"] and t["exempt"] is None:
@@ -113,6 +114,9 @@ def report_lines(records: list[dict[str, Any]], verbose: bool = False) -> tuple[
         elif verbose:
             row = task_row(t["validation"])
             lines.append(f"valid   {name}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+        notes = note_lines(t.get("validation") or {})
+        if notes and (verbose or t["problems"]):
+            lines.extend(f"  note: {n}" for n in notes)
     lines.append(
         "every selected task tells a careful agent from a careless one" if valid else "the benchmark is not valid"
     )
@@ -131,3 +135,39 @@ def baseline_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
         return [f"policy-blind baselines ({', '.join(BASELINES)}) pass no task"]
     parts = [f"{b} {passed[b]}" + (f" (+{excused[b]} with a reason)" if excused[b] else "") for b in BASELINES]
     return ["tasks passed by each policy-blind baseline: " + ", ".join(parts)]
+
+
+def rule_coverage(tasks: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
+    """Per domain with rules, per rule: the tasks that exercise it (a careless variant they catch breaks it)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, t in sorted(tasks.items()):
+        v = t.get("validation") or {}
+        if v.get("rules") is None:
+            continue
+        rules = out.setdefault(t["domain"], {})
+        for rule in v["rules"]:
+            rules.setdefault(rule, [])
+        for rule in sorted(exercised_rules(v)):
+            rules.setdefault(rule, []).append(name)
+    return out
+
+
+#: A rule exercised by fewer tasks than this is listed: one task's trap is an example, not coverage.
+COVERED_BY = 3
+
+
+def rule_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
+    """Per domain: its rules, those exercised by fewer than `COVERED_BY` tasks, traps that break no rule."""
+    lines = []
+    for domain, rules in rule_coverage(tasks).items():
+        thin = {rule: names for rule, names in rules.items() if len(names) < COVERED_BY}
+        silent = sum(bool(note_lines(t.get("validation") or {})) for t in tasks.values() if t["domain"] == domain)
+        lines.append(
+            f"{domain}: {len(rules)} policy rules, {len(rules) - len(thin)} exercised by {COVERED_BY} or more tasks"
+            + (f"; {silent} tasks have a caught trap that breaks no rule" if silent else "")
+        )
+        for rule, names in sorted(thin.items()):
+            lines.append(
+                f"  rule {rule} is exercised by {len(names)} task(s)" + (f": {', '.join(names)}" if names else "")
+            )
+    return lines
