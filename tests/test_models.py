@@ -142,15 +142,8 @@ def test_a_retried_failure_then_success_is_a_pass_with_the_retry_counted(models,
         assert time.perf_counter() - started >= 0.2  # the server's retry-after was honoured
 
 
-@pytest.mark.parametrize(
-    ("faults", "cause"),
-    [
-        ([Fault(status=500)] * 3, "InternalServerError"),
-        ([Fault(delay_s=2.0)] * 3, "APITimeoutError"),
-    ],
-    ids=["persistent-500", "timeouts"],
-)
-def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(models, model, faults, cause):
+def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(models, model):
+    faults, cause = [Fault(status=500)] * 3, "InternalServerError"
     write_config(models, model.base_url, timeout_s=0.5)
     model.faults.extend(faults)
     options = ["--tb-config", "models.yaml", "--tb-repeat", "2", "-p", "no:randomly"]
@@ -349,6 +342,24 @@ def test_a_dead_endpoint_ends_a_campaign_quickly_in_error_records(models, model)
     assert result.stdout.str().count("The agent endpoint was down") == 1
 
 
+def test_a_hung_endpoint_ends_a_campaign_of_a_hundred_attempts_within_a_minute_in_error_records(models, model):
+    model.faults.extend([Fault(delay_s=3600)] * 2000)  # accepts every request and never answers it
+    config = {"base_url": model.base_url, "api_key_env": None}  # the default timeouts and breaker
+    (models.path / "models.yaml").write_text(json.dumps({"endpoint": config, "agent": {"model": "scripted"}}))
+    started = time.monotonic()
+    result = models.runpytest_subprocess(
+        "--tb-config", "models.yaml", "--tb-repeat", "120", "-n", "2", "--tb-results", "r.jsonl", "-p", "no:randomly"
+    )
+    took = time.monotonic() - started
+    records = read_records([models.path / "r.jsonl"])
+    assert len(records) == 120 and {r["outcome"] for r in records} == {"error"}
+    assert {r["error"]["type"] for r in records} == {"EndpointHung", "EndpointDown"}
+    hung = next(r for r in records if r["error"]["type"] == "EndpointHung")
+    assert "no answer began within first_byte_s = 20 s" in hung["error"]["message"]
+    assert took < 60, f"a campaign against a hung endpoint took {took:.0f} s"
+    assert result.stdout.str().count("The agent endpoint was down") == 1
+
+
 def test_an_endpoint_that_never_answers_is_a_system_error_whatever_the_time_limit(models, model):
     model.faults.extend([Fault(delay_s=3.0)] * 3)  # no answer within the request's timeout
     write_config(models, model.base_url, timeout_s=1)
@@ -356,8 +367,19 @@ def test_an_endpoint_that_never_answers_is_a_system_error_whatever_the_time_limi
     result.assert_outcomes(errors=1)
     [record] = read_records([models.path / "r.jsonl"])
     message = record["error"]["message"]
-    assert record["error"]["stage"] == "agent" and "(scripted at http://127.0.0.1" in message
-    assert "time limit ran out while the agent endpoint" in message and "was failing" in message
+    assert (record["error"]["stage"], record["error"]["type"]) == ("agent", "EndpointHung")
+    assert "agent model scripted at http://127.0.0.1" in message and "within timeout_s = 1 s" in message
+
+
+def test_a_request_that_hangs_is_not_retried_and_the_next_attempt_runs_after_the_cool_down(models, model):
+    model.faults.append(Fault(delay_s=3.0))
+    write_config(models, model.base_url, first_byte_s=0.5, breaker_cooldown_s=0)
+    result = models.runpytest("--tb-config", "models.yaml", "--tb-repeat", "2", "--tb-results", "r.jsonl")
+    result.assert_outcomes(errors=1, passed=1)
+    hung, passed = read_records([models.path / "r.jsonl"])
+    assert hung["error"]["type"] == "EndpointHung" and hung["usage"]["agent"]["retries"] == 0
+    assert "no answer began within first_byte_s = 0.5 s" in hung["error"]["message"]
+    assert passed["outcome"] == "passed"
 
 
 def test_a_body_that_is_not_json_is_retried_and_named(models, model):

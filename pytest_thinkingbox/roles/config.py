@@ -39,7 +39,8 @@ class ModelConfig:
     temperature: float | None = None
     top_p: float | None = None
     max_output_tokens: int | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # the longest one request may take, its whole answer read
+    first_byte_s: float = 20.0  # the longest a request waits for its answer to begin: longer means hung
     max_retries: int = 4
     breaker_failures: int = 5  # consecutive failed requests that mark the endpoint down
     breaker_cooldown_s: float = 30.0  # how long a down endpoint is not called before one request tries it again
@@ -116,7 +117,15 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
         raise ValueError(f"{path}: {role}.extra_body must be a mapping")
     try:
         config = ModelConfig(**raw)
-        for name in ("temperature", "top_p", "max_output_tokens", "timeout_s", "max_retries", "breaker_cooldown_s"):
+        for name in (
+            "temperature",
+            "top_p",
+            "max_output_tokens",
+            "timeout_s",
+            "first_byte_s",
+            "max_retries",
+            "breaker_cooldown_s",
+        ):
             value = getattr(config, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise TypeError(f"{role}.{name} must be a number of at least 0, got {value!r}")

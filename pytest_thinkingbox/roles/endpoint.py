@@ -8,7 +8,10 @@ malformed responses are retried with exponential backoff, honouring
 ``retry-after``; what still fails raises `EndpointError` with the role as its
 stage, so it is a system error and never the agent's failure. A circuit
 breaker stops calling an endpoint that failed `breaker_failures` requests in a
-row, for `breaker_cooldown_s`. A `RateLimit`, shared by the roles that call
+row, for `breaker_cooldown_s`; a request whose answer has not begun within
+`first_byte_s` (or not ended within `timeout_s`) finds the endpoint hung, and a
+hung endpoint is down at once: a campaign against a server that accepts
+connections and never answers ends in one such wait per worker. A `RateLimit`, shared by the roles that call
 the same model at the same endpoint, spaces requests and holds them all back
 after a 429.
 
@@ -75,6 +78,10 @@ class MalformedResponse(ThinkingboxError):
     """The server answered 2xx with something that is not a usable completion."""
 
 
+class EndpointHung(ThinkingboxError):
+    """A request got no answer within `first_byte_s` (or `timeout_s`): the endpoint accepts and never answers."""
+
+
 class EndpointDown(ThinkingboxError):
     """The endpoint failed `breaker_failures` requests in a row; it is not called until its cool-down ends."""
 
@@ -100,14 +107,17 @@ class Endpoint:
             # The client's aiohttp transport, not httpx's: on every request and response httpx's pool probes each
             # idle connection, which with 64 episodes in flight put 9% of a worker's CPU there, and its pure-Python
             # HTTP parsing cost more than aiohttp's. Retries are ours, so they can be counted per attempt.
+            c = self.config
             self._client = openai.AsyncOpenAI(
-                base_url=self.config.base_url,
-                api_key=self.config.api_key(),
-                timeout=self.config.timeout_s,
+                base_url=c.base_url,
+                api_key=c.api_key(),
+                # read: the longest wait for a byte, the answer's first included (aiohttp's sock_read)
+                timeout=openai.Timeout(c.timeout_s, read=min(c.first_byte_s, c.timeout_s)),
                 max_retries=0,
                 http_client=openai.DefaultAioHttpClient(),
             )
-        return await self._client.post(path, cast_to=object, content=content)
+        async with asyncio.timeout(self.config.timeout_s):  # the whole request, however slowly it trickles in
+            return await self._client.post(path, cast_to=object, content=content)
 
     async def complete(
         self,
@@ -142,9 +152,12 @@ class Endpoint:
                 self._failures = 0
                 return reply
             except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
-                    MalformedResponse, openai.APIResponseValidationError, ValueError) as exc:  # fmt: skip
+                    MalformedResponse, openai.APIResponseValidationError, ValueError, TimeoutError) as exc:  # fmt: skip
                 # ValueError: a 2xx whose body is not JSON at all (the client's json.JSONDecodeError)
                 usage.latency_s += time.perf_counter() - started
+                if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
+                    hung = self._hung(exc)  # a retry would find the endpoint down: say why it is
+                    raise EndpointError(self.stage, self._describe(hung, attempt)) from hung
                 if not isinstance(exc, openai.RateLimitError):  # a 429 says the endpoint is up, only busy
                     self._failed(exc)
                 if attempt >= self.config.max_retries:
@@ -168,6 +181,21 @@ class Endpoint:
         self._last_failure = f"{type(exc).__name__}: {exc}"
         if self._failures >= self.config.breaker_failures:
             self._down_until = time.monotonic() + self.config.breaker_cooldown_s
+
+    def _hung(self, exc: Exception) -> EndpointHung:
+        """A request that got no answer in time: the endpoint counts as down at once, not after more waits."""
+        c = self.config
+        if isinstance(exc, TimeoutError):  # ours: the whole request
+            why = f"the answer did not end within timeout_s = {c.timeout_s:g} s"
+        elif c.first_byte_s <= c.timeout_s:  # the client's: no byte for that long
+            why = f"no answer began within first_byte_s = {c.first_byte_s:g} s (or it stalled that long)"
+        else:
+            why = f"no answer within timeout_s = {c.timeout_s:g} s"
+        hung = EndpointHung(why + "; the endpoint counts as down")
+        self._failed(hung)
+        self._failures = max(self._failures, c.breaker_failures)
+        self._down_until = time.monotonic() + c.breaker_cooldown_s
+        return hung
 
     def _check_up(self, retries: int) -> None:
         """Refuse at once while the endpoint is down; after the cool-down, one request may try it again."""
