@@ -197,6 +197,13 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="seed of the random task choice of a reset that names no task and gives no seed (default: unseeded)",
     )
+    env.add_argument(
+        "--max-body",
+        type=_whole,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest request body or WebSocket message read; a larger one gets 413 (default: 1048576, 1 MiB)",
+    )
     env.set_defaults(run=serve_env_command)
     return root
 
@@ -390,7 +397,7 @@ def serve_env_command(args: argparse.Namespace) -> int:
     if not env.tasks:
         raise CliError(f"no tasks (test_case_... functions) under {root}")
     try:
-        http = HttpServer(env, args.host, args.port)
+        http = HttpServer(env, args.host, args.port, max_body=args.max_body)
     except OSError as exc:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     print(f"serving {len(env.tasks)} tasks on http://{args.host}:{http.server_port} (Ctrl-C stops)")

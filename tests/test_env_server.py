@@ -127,25 +127,55 @@ def _status(base_url: str, path: str, data: bytes) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(
-    ("body", "message"),
+    ("body", "status", "message"),
     [
-        (b"[1, 2]", "the request body must be a JSON object"),
-        (b"not json", "Expecting value"),
-        (b'{"action": "end"}', "action must be an object"),
-        (b'{"action": {"tool_calls": [1]}}', "action.tool_calls[1] must be"),
-        (b'{"action": {"tool_calls": "issue_refund"}}', "action.tool_calls must be a list"),
-        (b'{"action": {"message": 5}}', "action.message must be text"),
+        (b"[1, 2]", 400, "the request body must be a JSON object"),
+        (b"not json", 400, "the body is not JSON: Expecting value"),
+        (b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "the JSON is nested too deep"),
+        (b'{"x": "' + b"a" * 100_000 + b'"}', 400, "a text of 100000 characters is longer than the 65536 allowed"),
+        (b'{"action": "end"}', 422, "must be an object like"),
+        (b'{"action": {}}', 422, "does nothing: give tool_calls, a message, or end: true"),
+        (b'{"action": {"tool_call": [], "end": true}}', 422, "unknown field; an action has tool_calls"),
+        (b'{"action": {"tool_calls": [1]}}', 422, 'must be {"tool": NAME'),
+        (b'{"action": {"tool_calls": "issue_refund"}}', 422, "must be a list of {tool, arguments}"),
+        (b'{"action": {"message": 5}}', 422, "must be text, got 5"),
+        (b'{"action": {"tool_calls": [{"tool": "get_order", "args": {}}]}}', 422, "a tool call has tool and arguments"),
     ],
 )
-def test_a_malformed_step_is_a_400_with_a_message_and_the_episode_goes_on(base_url, body, message):
+def test_a_malformed_step_is_refused_with_what_is_wrong_and_the_episode_goes_on(base_url, body, status, message):
     start = _post(base_url, "/reset", {"task_id": TASK})
-    payload = json.loads(body) if body.startswith(b"{") else None
-    if isinstance(payload, dict):
-        body = json.dumps({"episode_id": start["episode_id"], **payload}).encode()
-    status, text = _status(base_url, "/step", body)
-    assert status == 400 and message in json.loads(text)["detail"]
+    if body.startswith(b'{"action"'):
+        body = json.dumps({"episode_id": start["episode_id"], **json.loads(body)}).encode()
+    got, text = _status(base_url, "/step", body)
+    detail = json.loads(text)["detail"]
+    said = " ".join(e["msg"] for e in detail) if isinstance(detail, list) else detail
+    assert got == status and message in said
+    assert len(text) < 2_000  # what was sent is never echoed back whole
+    _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"tool_calls": [REFUND]}})
+    _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"tool_calls": [SOLVE]}})
     last = _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
-    assert last["done"] and last["reward"] == 0
+    assert last["done"] and last["reward"] == 1  # the refused step changed nothing
+
+
+def test_a_malformed_action_lists_every_problem_with_its_place(base_url):
+    start = _post(base_url, "/reset", {"task_id": TASK})
+    action = {"tool_calls": [{"tool": "", "arguments": []}], "end": "yes", "mesage": "hi"}
+    step = {"episode_id": start["episode_id"], "action": action}
+    status, text = _status(base_url, "/step", json.dumps(step).encode())
+    assert status == 422
+    places = [e["loc"] for e in json.loads(text)["detail"]]
+    assert places == [
+        ["action", "'mesage'"],
+        ["action", "tool_calls", 0, "tool"],
+        ["action", "tool_calls", 0, "arguments"],
+        ["action", "end"],
+    ]
+    _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
+
+
+def test_an_unknown_id_is_quoted_by_a_short_prefix_only(base_url):
+    status, text = _status(base_url, "/reset", json.dumps({"task_id": "x" * 60_000}).encode())
+    assert status == 400 and "... (60002 characters)" in text and len(text) < 300
 
 
 def test_a_second_step_while_one_is_answered_is_refused_with_409(base_url):
@@ -236,7 +266,7 @@ def test_openenvs_own_client_resets_steps_and_reads_state_over_the_websocket(bas
             assert (await env.step({"end": True})).reward == 0  # the episode goes on after a refused action
             return str(refused.value)
 
-    assert "action.tool_calls must be a list" in asyncio.run(malformed())
+    assert "action.tool_calls: must be a list" in asyncio.run(malformed())
 
 
 def test_a_reset_without_a_task_picks_one_at_random_and_names_it(base_url):
@@ -263,3 +293,61 @@ def test_a_closed_websocket_frees_its_episode(base_url):
     while episode_id in env.episodes and time.monotonic() < deadline:
         time.sleep(0.05)
     assert episode_id not in env.episodes
+
+
+def _rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
+
+
+def _refused_while_sending(port: int, head: bytes, chunk: bytes, limit: int) -> tuple[bytes, float, int]:
+    """Send `head`, then `chunk` after chunk (up to `limit` bytes) until the server answers; its answer and time."""
+    import select
+    import socket
+
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(head)
+        sent = 0
+        while sent < limit and not select.select([conn], [], [], 0)[0]:
+            try:
+                conn.sendall(chunk)
+            except OSError:  # the server answered and closed: the rest is not read
+                break
+            sent += len(chunk)
+        answer = conn.recv(65536)
+        took = time.monotonic() - started
+        try:
+            while part := conn.recv(65536):  # the server closes the connection after its answer
+                answer += part
+        except ConnectionResetError:  # closed with our unread bytes in its buffer
+            pass
+    return answer, took, sent
+
+
+def test_a_twenty_megabyte_body_is_refused_within_a_second_without_being_read():
+    import subprocess
+    import sys
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pytest_thinkingbox.cli", "serve-env", "--root", str(DOMAINS), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline().rsplit(":", 1)[1].split()[0])
+        _status(f"http://127.0.0.1:{port}", "/reset", b'{"task_id": "none"}')  # warm: the request path is loaded
+        idle = _rss_mb(server.pid)
+        size = 20 * 1024 * 1024
+        declared = f"POST /step HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n".encode()
+        answer, took, _ = _refused_while_sending(port, declared, b"x" * 65536, size)
+        assert answer.startswith(b"HTTP/1.1 413") and took < 1, (answer[:80], took)
+        chunked = b"POST /reset HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        answer, took, sent = _refused_while_sending(port, chunked, b"10000\r\n" + b"x" * 65536 + b"\r\n", size)
+        assert answer.startswith(b"HTTP/1.1 413") and took < 1 and sent < size, (answer[:80], took, sent)
+        assert b"this server reads at most" in answer or b"the most this server reads" in answer
+        assert _rss_mb(server.pid) < idle + 50
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -14,6 +14,13 @@ The episodes block on their threads, so each request waits for its episode in
 a worker thread; the listen backlog and the thread pool are sized for the
 server's episode cap. A closed WebSocket abandons its live episode, which
 frees its resources at once.
+
+What a client sends is bounded before it costs anything: a body (or WebSocket
+message) above `max_body` bytes is refused with 413 as soon as its declared or
+read size passes the cap; JSON nested deeper than `MAX_DEPTH` or holding a text
+longer than `MAX_TEXT` gets 400; an action that breaks the action schema gets
+422 with every problem listed, and the episode stays as it was. No error quotes
+more than a short prefix of what was sent.
 """
 
 from __future__ import annotations
@@ -26,7 +33,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.bundle import __version__
-from .env_server import Busy, Conflict, EnvServer
+from .env_server import Busy, Conflict, EnvServer, InvalidAction
+
+MAX_BODY = 1 << 20  # bytes of a request body or WebSocket message, by default
+MAX_DEPTH = 32  # nesting of JSON objects and arrays; an action needs 4
+MAX_TEXT = 1 << 16  # characters of one JSON string
 
 DESCRIPTION = (
     "Stateful business workflows (retail, auto insurance, travel, neobank, consulting ...): the agent serves a "
@@ -113,8 +124,55 @@ def openapi() -> dict[str, Any]:
     }
 
 
-def app(env: EnvServer) -> Any:
-    """The Starlette application serving `env`."""
+class Refused(Exception):
+    """A request the server will not read or parse, with its HTTP status."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+def parse(raw: bytes | str) -> Any:
+    """A request's JSON, within `MAX_DEPTH` and `MAX_TEXT`; `Refused` (400) otherwise."""
+    try:
+        value = json.loads(raw or b"{}")
+    except RecursionError:
+        raise Refused(400, f"the JSON is nested too deep (more than {MAX_DEPTH} levels)") from None
+    except ValueError as exc:
+        raise Refused(400, f"the body is not JSON: {str(exc)[:120]}") from None
+    _check_shape(value, 0)
+    return value
+
+
+def _check_shape(value: Any, depth: int) -> None:
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise Refused(400, f"a text of {len(value)} characters is longer than the {MAX_TEXT} allowed")
+        return
+    if not isinstance(value, (dict, list)):
+        return
+    if depth >= MAX_DEPTH:
+        raise Refused(400, f"the JSON is nested too deep (more than {MAX_DEPTH} levels)")
+    for child in [*value, *value.values()] if isinstance(value, dict) else value:
+        _check_shape(child, depth + 1)
+
+
+async def read_body(request: Any, max_body: int) -> bytes:
+    """A request's body, refused (413) once its declared or read size passes `max_body`: never read whole."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_body:
+        raise Refused(413, f"the body is {int(declared)} bytes; this server reads at most {max_body}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_body:
+            raise Refused(413, f"the body is more than {max_body} bytes, the most this server reads")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def app(env: EnvServer, max_body: int = MAX_BODY) -> Any:
+    """The Starlette application serving `env`; request bodies above `max_body` bytes are refused."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -125,6 +183,8 @@ def app(env: EnvServer) -> Any:
         """Run an episode call in a worker thread; map its failures to the status a client can act on."""
         try:
             return JSONResponse(await asyncio.to_thread(handler, *args))
+        except InvalidAction as exc:
+            return JSONResponse({"detail": exc.errors}, 422)
         except LookupError as exc:
             return JSONResponse({"detail": str(exc).strip("'\"")}, 400)
         except Conflict as exc:
@@ -141,9 +201,9 @@ def app(env: EnvServer) -> Any:
 
         async def endpoint(request: Request) -> JSONResponse:
             try:
-                body = json.loads(await request.body() or b"{}")
-            except ValueError as exc:
-                return JSONResponse({"detail": str(exc)}, 400)
+                body = parse(await read_body(request, max_body))
+            except Refused as exc:
+                return JSONResponse({"detail": exc.detail}, exc.status, headers=_closing(exc.status))
             if not isinstance(body, dict):
                 return JSONResponse({"detail": "the request body must be a JSON object"}, 400)
             return await call(handler, body)
@@ -172,9 +232,11 @@ def app(env: EnvServer) -> Any:
 
     async def mcp(request: Request) -> JSONResponse:
         try:
-            message = json.loads(await request.body() or b"null")
-        except ValueError as exc:
-            return JSONResponse(_rpc_error(None, -32700, f"parse error: {exc}"))
+            message = parse(await read_body(request, max_body) or b"null")
+        except Refused as exc:
+            if exc.status == 413:
+                return JSONResponse({"detail": exc.detail}, 413, headers=_closing(413))
+            return JSONResponse(_rpc_error(None, -32700, f"parse error: {exc.detail}"))
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or "method" not in message:
             return JSONResponse(
                 _rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
@@ -194,10 +256,13 @@ def app(env: EnvServer) -> Any:
         try:
             while True:
                 try:
-                    message = json.loads(await socket_.receive_text())
+                    message = parse(await socket_.receive_text())
                     kind, data = message.get("type"), message.get("data") or {}
                     if not isinstance(data, dict):
                         raise ValueError("data must be an object")
+                except Refused as exc:
+                    await socket_.send_json(_ws_error(f"invalid message: {exc.detail}", "INVALID_JSON"))
+                    continue
                 except (ValueError, AttributeError) as exc:
                     await socket_.send_json(_ws_error(f"invalid message: {exc}", "INVALID_JSON"))
                     continue
@@ -221,6 +286,8 @@ def app(env: EnvServer) -> Any:
                         reply = {"type": "state", "data": env.state(current)}
                     else:
                         reply = _ws_error(f"unknown message type {kind!r}: reset, step, state or close", "UNKNOWN_TYPE")
+                except InvalidAction as exc:
+                    reply = _ws_error(str(exc), "VALIDATION_ERROR") | {"errors": exc.errors}
                 except (LookupError, ValueError, TypeError) as exc:
                     reply = _ws_error(str(exc).strip("'\""), "VALIDATION_ERROR")
                 except (Busy, Conflict) as exc:
@@ -248,6 +315,11 @@ def app(env: EnvServer) -> Any:
     )
 
 
+def _closing(status: int) -> dict[str, str]:
+    """A 413 closes the connection: the rest of the body it refused is not read."""
+    return {"connection": "close"} if status == 413 else {}
+
+
 def _rpc_error(request_id: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
@@ -259,7 +331,7 @@ def _ws_error(message: str, code: str) -> dict[str, Any]:
 class HttpServer:
     """`env` served on `host`:`port` (0: any free port; see `server_port`) until `shutdown`."""
 
-    def __init__(self, env: EnvServer, host: str = "127.0.0.1", port: int = 8000) -> None:
+    def __init__(self, env: EnvServer, host: str = "127.0.0.1", port: int = 8000, max_body: int = MAX_BODY) -> None:
         import uvicorn
 
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -269,7 +341,12 @@ class HttpServer:
         self._socket.listen(backlog)  # listening now: a client that comes before serve_forever waits
         self.server_port = self._socket.getsockname()[1]
         config = uvicorn.Config(
-            app(env), log_level="warning", access_log=False, backlog=backlog, ws="websockets-sansio"
+            app(env, max_body),
+            log_level="warning",
+            access_log=False,
+            backlog=backlog,
+            ws="websockets-sansio",
+            ws_max_size=max_body,  # a larger WebSocket message closes the connection (1009)
         )
         self._uvicorn = uvicorn.Server(config)
         self._threads = env.max_episodes + 16  # each live request waits for its episode in a thread

@@ -144,7 +144,7 @@ class EnvServer:
     def reset(self, body: dict[str, Any]) -> dict[str, Any]:
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ValueError(f"seed must be a whole number, got {seed!r}")
+            raise ValueError(f"seed must be a whole number, got {brief(seed)}")
         pool = body.get("pool") or self.tasks
         if not isinstance(pool, list) or not pool or not all(isinstance(t, str) for t in pool):
             raise ValueError("pool must be a non-empty list of task ids")
@@ -156,7 +156,7 @@ class EnvServer:
                 with self._lock:
                     task = self._choices.choice(sorted(pool))
         if task not in self.tasks:
-            raise LookupError(f"no task {task!r} on this server")
+            raise LookupError(f"no task {brief(task)} on this server")
         episode = Episode(uuid.uuid4().hex, str(task), seed or 0)
         with self._lock:
             if len(self.episodes) >= self.max_episodes:
@@ -171,8 +171,8 @@ class EnvServer:
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
         episode = self.episodes.get(str(body.get("episode_id")))
         if episode is None:
-            raise LookupError(f"no episode {body.get('episode_id')!r}; call /reset first (or it expired)")
-        action = _agent_step(body.get("action") or {})
+            raise LookupError(f"no episode {brief(body.get('episode_id'))}; call /reset first (or it expired)")
+        action = _agent_step(body)
         if not episode.busy.acquire(blocking=False):
             raise Conflict(f"episode {episode.id} is still answering another step; send one step at a time")
         try:
@@ -198,7 +198,7 @@ class EnvServer:
             return _described(episode)
         if episode_id in self._ended:
             return self._ended[episode_id]
-        raise LookupError(f"no episode {episode_id!r}")
+        raise LookupError(f"no episode {brief(episode_id)}")
 
     def _next(self, episode: Episode) -> dict[str, Any]:
         kind, value = episode.outbox.get()
@@ -287,24 +287,87 @@ class Conflict(ThinkingboxError):
     """The episode is answering another step (409)."""
 
 
-def _agent_step(action: Any) -> AgentStep:
-    """The client's action, checked: ``{"tool_calls": [{"tool", "arguments"}], "message", "end"}``."""
+class InvalidAction(ThinkingboxError):
+    """A step whose action breaks the action schema (422): the episode is left as it was."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors))
+        self.errors = errors
+
+
+ACTION_KEYS = ("tool_calls", "message", "end")
+CALL_KEYS = ("tool", "name", "arguments")  # name: the same as tool, as some clients write it
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """`value` as a message may quote it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _agent_step(body: dict[str, Any]) -> AgentStep:
+    """The client's action, checked against the action schema; every problem is named, none is guessed past.
+
+    ``{"tool_calls": [{"tool": NAME, "arguments": {...}}], "message": "...", "end": false}``, at least
+    one of them: an action that does nothing, a misspelt key or a value of the wrong type is refused
+    (`InvalidAction`) rather than run as an empty step that ends the episode.
+    """
+    errors: list[dict[str, Any]] = []
+
+    def wrong(loc: tuple[Any, ...], msg: str, kind: str = "value_error") -> None:
+        errors.append({"loc": ["action", *loc], "msg": msg, "type": kind})
+
+    if "action" not in body:
+        raise InvalidAction([{"loc": ["action"], "msg": "a step needs its action", "type": "missing"}])
+    action = body["action"]
     if not isinstance(action, dict):
-        raise ValueError('action must be an object: {"tool_calls": [...], "message": "...", "end": false}')
+        raise InvalidAction(
+            [
+                {
+                    "loc": ["action"],
+                    "msg": f'must be an object like {{"end": true}}, got {brief(action)}',
+                    "type": "dict_type",
+                }
+            ]
+        )
+    for key in action:
+        if key not in ACTION_KEYS:
+            wrong((brief(key, 40),), f"unknown field; an action has {', '.join(ACTION_KEYS)}", "extra_forbidden")
     raw = action.get("tool_calls") or []
-    if not isinstance(raw, list):
-        raise ValueError("action.tool_calls must be a list of {tool, arguments}")
     calls = []
-    for i, c in enumerate(raw, 1):
-        name = c.get("tool", c.get("name")) if isinstance(c, dict) else None
-        arguments = c.get("arguments") or {} if isinstance(c, dict) else None
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            raise ValueError(f'action.tool_calls[{i}] must be {{"tool": NAME, "arguments": {{...}}}}, got {c!r}')
-        calls.append(Call(name, arguments))
+    if not isinstance(raw, list):
+        wrong(("tool_calls",), f"must be a list of {{tool, arguments}}, got {brief(raw)}", "list_type")
+        raw = []
+    for i, c in enumerate(raw):
+        if not isinstance(c, dict):
+            wrong(("tool_calls", i), f'must be {{"tool": NAME, "arguments": {{...}}}}, got {brief(c)}', "dict_type")
+            continue
+        for key in c:
+            if key not in CALL_KEYS:
+                wrong(
+                    ("tool_calls", i, brief(key, 40)),
+                    "unknown field; a tool call has tool and arguments",
+                    "extra_forbidden",
+                )
+        name, arguments = c.get("tool", c.get("name")), c.get("arguments", {})
+        arguments = {} if arguments is None else arguments
+        if not isinstance(name, str) or not name:
+            wrong(("tool_calls", i, "tool"), f"must name the tool, got {brief(name)}", "string_type")
+        if not isinstance(arguments, dict):
+            wrong(("tool_calls", i, "arguments"), f"must be an object, got {brief(arguments)}", "dict_type")
+        if isinstance(name, str) and name and isinstance(arguments, dict):
+            calls.append(Call(name, arguments))
     message = action.get("message")
     if message is not None and not isinstance(message, str):
-        raise ValueError("action.message must be text")
-    return AgentStep(tool_calls=calls, message=message, end=bool(action.get("end")))
+        wrong(("message",), f"must be text, got {brief(message)}", "string_type")
+    end = action.get("end", False)
+    if not isinstance(end, bool):
+        wrong(("end",), f"must be true or false, got {brief(end)}", "bool_type")
+    if not errors and not calls and not message and not end:
+        wrong((), "does nothing: give tool_calls, a message, or end: true", "value_error")
+    if errors:
+        raise InvalidAction(errors)
+    return AgentStep(tool_calls=calls, message=message, end=bool(end))
 
 
 def _described(episode: Episode) -> dict[str, Any]:
