@@ -80,6 +80,7 @@ class WorkerCache:
     # attempt of the task arranged or asked for something else.
     prepared: dict[str, PreparedStart | None] = field(default_factory=dict)
     arranged: dict[str, ArrangedStart] = field(default_factory=dict)  # per task: the rows its last flush wrote
+    starts: dict[str, tuple[int, str]] = field(default_factory=dict)  # per task: its first attempt and start hash
     rate_share: float = 1.0  # this worker's share of each endpoint's rate limits (1 / workers)
     limits: dict[tuple[str | None, str], RateLimit] = field(default_factory=dict)  # per (endpoint, model)
 
@@ -466,6 +467,7 @@ class Attempt:
                 raise TaskDefinitionError(f"{self.task}: trap {i}, {c}, is not a write; a trap is a careless write")
         metadata, databases = self.domain.metadata, self._cache.databases
         arranged, arrange, image, start = self._write_arranged()
+        self._check_same_start(start)
         golden_end = self._golden_end(start, golden, image, arrange)
         brief = repr((user, golden, reply, traps))
         if self._prepared_key is not None:
@@ -553,6 +555,16 @@ class Attempt:
             ended=True,
         )
         return self._run
+
+    def _check_same_start(self, start: str) -> None:
+        """Every attempt of a task starts from one state; an arrange step that varies makes them other tasks."""
+        attempt, first = self._cache.starts.setdefault(self.task, (self.attempt, start))
+        if first != start:
+            raise TaskDefinitionError(
+                f"{self.task}: attempt {self.attempt} starts from another state than attempt {attempt} did (start "
+                f"hash {start}, not {first}): the task's arrange step is not deterministic; use the domain's clock, "
+                "fixed values and the factories' seeded sequences instead of datetime.now(), random or uuid"
+            )
 
     def _check_user(self, user: User) -> None:
         """A brief the simulated user can play: an opening message, and facts as names and values."""

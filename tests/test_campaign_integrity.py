@@ -103,7 +103,7 @@ def test_an_output_that_is_a_folder_is_refused(toy):
     toy.mkdir("out")
     result = toy.runpytest("--tb-aggregate", "out")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tb-aggregate out: cannot write there (permission denied or a folder)*"])
+    result.stderr.fnmatch_lines(["*--tb-aggregate out: cannot write there (it is a folder)*"])
 
 
 # 6. a crashed xdist worker leaves its attempt without a record

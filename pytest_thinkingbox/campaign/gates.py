@@ -3,7 +3,9 @@
 Grammar: ``[domain:NAME:]METRIC OP NUMBER``, spaces allowed around OP, for example ``pass^k>=0.6``,
 ``k/k >= 40`` or ``domain:retail:pass@1>=0.8``. A gate is judged on an aggregate figure, never on a single
 attempt, so one flaky attempt does not fail the build. A gate that cannot be judged (an unknown domain, a
-figure that is undefined because there are no tasks) fails and says why: a gate is never silently ok.
+figure that is undefined because there are no tasks) fails and says why: a gate is never silently ok. Nor
+is a gate judged on a campaign cut short: when an expected attempt has no record (``--maxfail``, ``-x``, a
+crashed worker, an interrupt), every gate fails unless the caller allows an incomplete campaign.
 """
 
 from __future__ import annotations
@@ -66,8 +68,11 @@ class Gate:
         prefix = f"domain:{self.domain}:" if self.domain else ""
         return f"{prefix}{self.metric}{self.op}{self.number or _number(self.threshold)}"
 
-    def evaluate(self, aggregate: Mapping[str, Any]) -> GateResult:
-        """Judge the gate on a `metrics.aggregate` document."""
+    def evaluate(self, aggregate: Mapping[str, Any], allow_incomplete: bool = False) -> GateResult:
+        """Judge the gate on a `metrics.aggregate` document (failed when attempts are missing, unless allowed)."""
+        missing = aggregate.get("missing") or {}
+        if missing and not allow_incomplete:
+            return self._failed(f"the campaign is incomplete: {incomplete_phrase(aggregate)}")
         if self.domain is None:
             summary = aggregate["overall"]
         else:
@@ -91,6 +96,17 @@ class Gate:
 
     def _failed(self, why: str) -> GateResult:
         return GateResult(False, None, f"gate {self.text}: {why} -> FAILED")
+
+
+def incomplete_phrase(aggregate: Mapping[str, Any]) -> str:
+    """How much of a campaign is missing, e.g. "51 of 115 expected attempts have no record (12 tasks: ...)"."""
+    missing = aggregate.get("missing") or {}
+    count = sum(len(attempts) for attempts in missing.values())
+    names = sorted(missing)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    expected = aggregate.get("expected")
+    of = f" of {expected}" if expected is not None else ""
+    return f"{count}{of} expected attempts have no record ({len(names)} tasks: {shown})"
 
 
 def parse_gate(text: str) -> Gate:

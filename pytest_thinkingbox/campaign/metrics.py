@@ -14,7 +14,7 @@ give an unbiased estimate at k; it is estimated at k = n and listed under
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from math import comb
 from typing import Any
@@ -90,12 +90,21 @@ def count(records: Iterable[Mapping[str, Any]]) -> dict[str, TaskCounts]:
     return out
 
 
-def aggregate(records: Iterable[Mapping[str, Any]], k: int) -> dict[str, Any]:
+def aggregate(
+    records: Iterable[Mapping[str, Any]], k: int, expected: Collection[tuple[str, int]] | None = None
+) -> dict[str, Any]:
     """The aggregate document: overall, per domain and per task, at the campaign's k.
 
     Tasks are summed in (domain, task) order, so the figures are the same to the
     last bit whatever order the records arrived in (xdist workers finish in any order).
+    With the campaign's `expected` attempts (task, attempt), those that have no
+    record are listed under ``missing`` and the campaign is not ``complete``.
     """
+    records = list(records)
+    seen = {(r["task"], r.get("attempt", 1)) for r in records}
+    missing: dict[str, list[int]] = {}
+    for task, attempt in sorted(set(expected or ()) - seen):
+        missing.setdefault(task, []).append(attempt)
     tasks = sorted(count(records).values(), key=lambda t: (t.domain, t.task))
     by_domain: dict[str, list[TaskCounts]] = {}
     for t in tasks:
@@ -110,4 +119,7 @@ def aggregate(records: Iterable[Mapping[str, Any]], k: int) -> dict[str, Any]:
             t.task: {"domain": t.domain, "passed": t.passed, "attempts": t.attempts, "errors": t.errors} for t in tasks
         },
         "incomplete": {t.task: t.attempts for t in tasks if t.attempts < k},
+        "expected": len(expected) if expected is not None else None,
+        "missing": missing,
+        "complete": not missing,
     }

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,15 +194,14 @@ class Run:
             if index not in self.shard_files
         ]
 
-    def missing(self) -> list[Key]:
-        """The (task, attempt) keys expected with no record.
+    def expected(self) -> set[Key]:
+        """The (task, attempt) keys the campaign expected.
 
-        Expected: the attempts the manifests list (every attempt collected when the
-        campaign started, the union of its shards'), so tasks never reached count
-        too, and with them the attempts of a shard that has no file; for older
-        files without that list, every task seen x attempts 1..k.
+        The attempts the manifests list (every attempt collected when the
+        campaign started, the union of its shards'), so tasks never reached
+        count too, and with them the attempts of a shard that has no file; for
+        older files without that list, every task seen x attempts 1..k.
         """
-        seen = {(r["task"], r["attempt"]) for r in self.records}
         expected = (self.manifest or {}).get("expected")
         if isinstance(expected, dict) and (expected or self.shard_count):
             keys = expected_keys(expected)
@@ -209,9 +209,12 @@ class Run:
             if absent and self.campaign is not None and self.shard_count:
                 count = self.shard_count
                 keys |= {(t, a) for t, a in expected_keys(self.campaign) if shard_of(t, a, count) in absent}
-        else:
-            keys = {(t, a) for t in {r["task"] for r in self.records} for a in range(1, self.k + 1)}
-        return sorted(keys - seen)
+            return keys
+        return {(t, a) for t in {r["task"] for r in self.records} for a in range(1, self.k + 1)}
+
+    def missing(self) -> list[Key]:
+        """The (task, attempt) keys expected with no record."""
+        return sorted(self.expected() - {(r["task"], r["attempt"]) for r in self.records})
 
     def describe(self) -> str:
         return f"{self.id} ({', '.join(self.files)})"
@@ -401,28 +404,68 @@ def whole_length(path: Path) -> int:
     return len(data)
 
 
-class ResultsWriter:
-    """Appends lines to a results file, each written whole and flushed.
+class FileInUse(ThinkingboxError):
+    """Another campaign holds the results file: two writers would interleave and lose each other's lines."""
 
-    Opening for append first removes a cut-off last line and ends a last line
-    that lacks its newline, so every line after it starts on its own line.
+
+class ResultsWriter:
+    """Appends lines to a results file, each written whole and flushed, as the file's one writer.
+
+    The file is locked (an exclusive ``flock``) from opening to `close`: a second
+    campaign on the same file is refused at once with `FileInUse`, naming the run
+    the file holds. The kernel drops the lock when its process ends, however it
+    ends, so a killed run leaves no stale lock behind. Opening for append first
+    removes a cut-off last line and ends a last line that lacks its newline, so
+    every line after it starts on its own line; opening anew empties the file
+    only once the lock is held.
     """
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if append and path.exists():
-            whole = whole_length(path)
-            with path.open("r+b") as f:
-                f.truncate(whole)
-                if whole:
-                    f.seek(whole - 1)
-                    if f.read(1) != b"\n":  # a last line complete but for its newline
-                        f.write(b"\n")
-        self._out: IO[str] = path.open("a" if append else "w", encoding="utf-8")
+        self._out: IO[str] = path.open("a", encoding="utf-8")  # never truncated before the lock is held
+        try:
+            _lock(self._out, path)
+        except BaseException:
+            self._out.close()
+            raise
+        if not append:
+            self._out.truncate(0)
+        elif whole := whole_length(path):
+            os.truncate(path, whole)
+            with path.open("rb") as f:
+                f.seek(whole - 1)
+                cut = f.read(1) != b"\n"  # a last line complete but for its newline
+            if cut:
+                self._out.write("\n")
+                self._out.flush()
 
     def write(self, item: dict[str, Any]) -> None:
         self._out.write(json.dumps(item, default=str) + "\n")
         self._out.flush()
 
     def close(self) -> None:
+        """Close the file, which lets its lock go (closing twice is harmless)."""
         self._out.close()
+
+
+def _lock(handle: IO[str], path: Path) -> None:
+    """Take the file's exclusive lock, or raise `FileInUse` naming the campaign that holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not on this platform: one writer per file is then the user's to keep
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise FileInUse(f"{path} is being written by another campaign{_holder(path)}") from None
+
+
+def _holder(path: Path) -> str:
+    """The run a results file's first manifest names, as words for a message ("" if it has none yet)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            manifest = json.loads(f.readline()).get("manifest") or {}
+    except (OSError, ValueError, AttributeError):
+        return " (it has not written its manifest yet)"
+    started = f", started {manifest['started']}" if manifest.get("started") else ""
+    return f" (run {manifest.get('run', '?')}{started})"

@@ -104,7 +104,8 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
     names = labels(runs)
     out: list[dict[str, Any]] = []
     for run in runs:
-        agg = aggregate(run.records, run.k)
+        expected = run.expected()
+        agg = aggregate(run.records, run.k, expected)
         missing = run.missing()
         out.append(
             {
@@ -116,6 +117,7 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
                 "complete": bool(run.records) and not missing,
                 "missing": [list(key) for key in missing[:MISSING_SHOWN]],
                 "missing_count": len(missing),
+                "expected_count": len(expected),
                 "shards": _shards(run),
                 "reruns": run.reruns,
                 "cost": run_cost(run, agg["overall"], prices),

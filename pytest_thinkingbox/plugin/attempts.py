@@ -13,14 +13,14 @@ Nothing heavy is imported until a fixture is set up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
 
 from .concurrency import START_PREPARED, STARTING_EARLY, WORKER, concurrency
 from .options import group, positive_int
-from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key
+from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key, key_of_nodeid
 from .roles import MODELS
 
 VALIDATE_REPEAT = 3  # golden attempts per task under --tb-validate, unless --tb-repeat says otherwise
@@ -115,6 +115,33 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.tb_repeat(n) needs n >= 1, got {n!r}")
     width = max(2, len(str(n)))
     metafunc.parametrize("_tb_attempt", range(1, n + 1), ids=[f"attempt{i:0{width}d}" for i in range(1, n + 1)])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A task id names one task among those selected: results, resumes and reports key attempts by it."""
+    if hasattr(session.config, "workerinput"):
+        return  # under xdist the controller checks every worker's selection (a worker cannot refuse cleanly)
+    _refuse_duplicates(item.nodeid for item in session.items if "_tb_attempt" in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    _refuse_duplicates(nodeid for nodeid in ids if key_of_nodeid(nodeid) is not None)
+
+
+def _refuse_duplicates(nodeids: Iterable[str]) -> None:
+    first: dict[tuple[str, int] | None, str] = {}
+    for nodeid in nodeids:
+        key = key_of_nodeid(nodeid)
+        other = first.setdefault(key, nodeid)
+        if key is None or other == nodeid:
+            continue
+        here, there = (n.split("::", 1)[0] for n in (nodeid, other))
+        where = f"in {there} and in {here}" if here != there else f"twice in {here} ({other} and {nodeid})"
+        raise pytest.UsageError(
+            f"task {key[0]} is defined {where}; results are kept by task id, so give each task its own name"
+        )
 
 
 def _task_key(item: pytest.Item) -> str:

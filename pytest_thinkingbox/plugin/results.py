@@ -29,6 +29,7 @@ import pytest
 
 from ..campaign.records import (
     DEFINING,
+    FileInUse,
     ReportError,
     ResultsWriter,
     expected_attempts,
@@ -164,6 +165,7 @@ def manifest(config: pytest.Config) -> dict[str, Any]:
         "prices": models.prices,
         "seed": config.getoption("tb_seed"),
         "k": config.stash[REPEAT],
+        **({"allow_incomplete": True} if config.getoption("tb_allow_incomplete") else {}),
         **({"shard": {"index": shard.index, "count": shard.count}} if (shard := config.stash[SHARD]) else {}),
     }
 
@@ -189,8 +191,35 @@ def check_paths(config: pytest.Config, continued: Path | None) -> None:
         existing = next(folder for folder in resolved.parents if folder.exists())  # missing folders are made
         if not existing.is_dir():
             raise pytest.UsageError(f"{flag} {value}: {existing} is a file, so the folder cannot be made")
-        if path.is_dir() or not os.access(path if path.exists() else existing, os.W_OK):
-            raise pytest.UsageError(f"{flag} {value}: cannot write there (permission denied or a folder)")
+        if path.is_dir():
+            raise pytest.UsageError(f"{flag} {value}: cannot write there (it is a folder)")
+        if option == "tb_aggregate":  # written at the end: try it now (the results and errors files open now)
+            _try_writing(path, flag)
+
+
+def _try_writing(path: Path, flag: str) -> None:
+    """Open `path` for writing as the campaign will, and leave it as it was; a usage error if that fails."""
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise pytest.UsageError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def _writer(path: Path, flag: str, append: bool = False) -> ResultsWriter:
+    """The campaign's writer of one output file, or a usage error: it cannot be written, or another holds it."""
+    try:
+        return ResultsWriter(path, append=append)
+    except FileInUse as exc:
+        raise pytest.UsageError(
+            f"{flag} {path}: {exc}; wait for it to finish, or give this campaign its own file"
+        ) from None
+    except OSError as exc:
+        raise pytest.UsageError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
 def new_run_id() -> str:
@@ -223,6 +252,10 @@ class Results:
         self._errors_path = Path(errors) if errors else None
         self._out: ResultsWriter | None = None
         self._errors: ResultsWriter | None = None
+        self._appending = False
+        self._refused = False  # --tb-resume of another selection: the file is left as it was
+        self._starts: dict[str, tuple[int, str]] = {}  # per task: its first recorded attempt and start hash
+        self.nondeterministic: list[str] = []  # attempts whose start differed from their task's first
         self.validity: list[str] = []  # the --tb-validate report, once the session has finished
         self.gates: list[Any] = []  # GateResults, once the session has finished
         self.manifest = {"run": config.getoption("tb_run") or new_run_id(), **manifest(config)}
@@ -233,6 +266,13 @@ class Results:
         self._collected: set[Key] | None = None  # the attempts collected, once collection has finished
         if self._continued:
             self._continue(self._continued)
+        # Opened (and locked) now, so that a second campaign on the same file is refused before anything runs.
+        if self._results_path:
+            # Continuing appends to the file it continues, and never truncates what it recorded.
+            self._appending = bool(self._continued and self._results_path.exists())
+            self._out = _writer(self._results_path, "--tb-results", append=self._appending)
+        if self._errors_path:
+            self._errors = _writer(self._errors_path, "--tb-errors")
 
     def _continue(self, earlier: Continuation) -> None:
         """Take the earlier file's run id and check it graded the same bundle at the same k."""
@@ -270,17 +310,11 @@ class Results:
         self.manifest["started"] = manifest.get("started", self.manifest["started"])
 
     def pytest_sessionstart(self) -> None:
-        if self._results_path:
-            # Continuing appends to the file it continues, and never truncates what it recorded.
-            continued = self._continued
-            appending = bool(continued and self._results_path.exists())
-            if appending and continued:
-                same = self._results_path.resolve() == continued.path.resolve()
-                latest = continued.latest if same else _read(self._results_path, "--tb-results")[1]
-                self._earlier = [r for key, r in latest.items() if key not in continued.rerun]
-            self._out = ResultsWriter(self._results_path, append=appending)
-        if self._errors_path:
-            self._errors = ResultsWriter(self._errors_path)
+        continued = self._continued
+        if self._results_path and self._appending and continued:
+            same = self._results_path.resolve() == continued.path.resolve()
+            latest = continued.latest if same else _read(self._results_path, "--tb-results")[1]
+            self._earlier = [r for key, r in latest.items() if key not in continued.rerun]
         self.records.extend(self._earlier)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -297,9 +331,35 @@ class Results:
     def _collection_known(self, keys: Iterable[Key]) -> None:
         """Write the manifest line with the attempts this campaign expects, before any attempt's line."""
         self._collected = set(keys)
+        self._check_selection(self._collected)
         self.manifest["expected"] = expected_attempts(expected_keys(self.manifest.get("expected")) | self._collected)
         self._note_campaign()
         self._write_manifest()
+
+    def _check_selection(self, remaining: set[Key]) -> None:
+        """--tb-resume continues the campaign the file started: the same attempts, none added or left out.
+
+        The attempts already recorded were deselected, so the session still to run
+        must be the campaign's expected attempts less those recorded.
+        """
+        earlier = self._continued
+        if earlier is None or earlier.option != "--tb-resume" or not earlier.manifest:
+            return
+        expected = expected_keys(earlier.manifest.get("expected"))
+        added = sorted(remaining - expected)
+        dropped = sorted(expected - set(earlier.latest) - remaining)
+        if not added and not dropped:
+            return
+        parts = []
+        for keys, what in ((added, "selects {} attempts the campaign did not expect"), (dropped, "leaves out {}")):
+            if keys:
+                shown = ", ".join(f"{task}#{attempt}" for task, attempt in keys[:3]) + (" ..." if len(keys) > 3 else "")
+                parts.append(what.format(len(keys)) + f" ({shown})")
+        self._refused = True
+        raise pytest.UsageError(
+            f"--tb-resume {earlier.path}: this session {' and '.join(parts)}; resume with the same paths, -k, -m, "
+            "--tb-tasks and --tb-repeat, or start a new results file"
+        )
 
     def _note_campaign(self) -> None:
         """A shard's manifest lists the whole campaign it was cut from (under xdist, known once a worker ends)."""
@@ -332,17 +392,40 @@ class Results:
         self._write(finished_record(self._pending.pop(nodeid), self._durations.pop(nodeid), self.manifest))
 
     def _write(self, record: dict[str, Any]) -> None:
+        record = self._same_start(record)
         self.records.append(record_summary(record))
         if self._out:
             self._out.write(record)
         if self._errors and record["outcome"] == ERROR:
             self._errors.write(record)
 
+    def _same_start(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A record whose start state differs from its task's first recorded one is an error of the task.
+
+        Each worker refuses such an attempt itself (`Attempt`); this catches
+        attempts of one task that started from different states on different workers.
+        """
+        start = record.get("start_hash")
+        if not start or record["outcome"] == ERROR:
+            return record
+        attempt, first = self._starts.setdefault(record["task"], (record["attempt"], start))
+        if first == start:
+            return record
+        message = (
+            f"{record['task']}: attempt {record['attempt']} started from another state than attempt {attempt} (start "
+            f"hash {start}, not {first}), on another worker: the task's arrange step is not deterministic"
+        )
+        self.nondeterministic.append(message)
+        error = {"stage": "task", "type": "NondeterministicStart", "message": message}
+        return {**record, "outcome": ERROR, "error": error, "failure": None, "signature": None}
+
     def aggregate(self) -> dict[str, Any]:
+        """The figures of every record so far, judged against every attempt the campaign expects."""
         from ..campaign.metrics import aggregate
 
         self._name_agents()
-        return {**aggregate(self.records, self.k), "manifest": self.manifest}
+        expected = expected_keys(self.manifest.get("expected")) if self._collected is not None else None
+        return {**aggregate(self.records, self.k, expected), "manifest": self.manifest}
 
     def _name_agents(self) -> None:
         """The manifest names the agents the records ran (a custom agent is known only once it is built)."""
@@ -350,7 +433,15 @@ class Results:
         if names and names != [self.manifest["agent"]]:
             self.manifest["agent"] = ", ".join(names)
 
+    def pytest_unconfigure(self) -> None:
+        """Close (and unlock) the files, whether or not the session got to write its last line."""
+        for writer in (self._out, self._errors):
+            if writer is not None:
+                writer.close()
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self._refused:
+            return
         if self.config.getoption("tb_validate") and self.records:
             from .validity import report_lines
 
@@ -369,16 +460,34 @@ class Results:
         if self._errors:
             self._errors.close()
         self.gates = apply_gates(self.config, session, self.aggregate)
+        if self.nondeterministic and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # no gate speaks for a task that is not one task
         if self._aggregate_path and self.records:
+            # Written whole under another name, then moved over: a reader never sees half of it.
             self._aggregate_path.parent.mkdir(parents=True, exist_ok=True)
-            self._aggregate_path.write_text(json.dumps(self.aggregate(), indent=2) + "\n", encoding="utf-8")
+            partial = self._aggregate_path.with_name(f".{self._aggregate_path.name}.{os.getpid()}.partial")
+            partial.write_text(json.dumps(self.aggregate(), indent=2) + "\n", encoding="utf-8")
+            os.replace(partial, self._aggregate_path)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.records:
+        if self._refused:
             return
         from ..campaign.views.terminal import write_summary
 
-        write_summary(terminalreporter, self.aggregate(), verbose=self.config.getoption("verbose") > 0)
+        figures = self.aggregate()
+        if self.records:
+            write_summary(terminalreporter, figures, verbose=self.config.getoption("verbose") > 0)
+        if figures["missing"]:
+            from ..campaign.gates import incomplete_phrase
+
+            allowed = " (gates judged anyway: --tb-allow-incomplete)" if self.manifest.get("allow_incomplete") else ""
+            terminalreporter.write_line(
+                f"INCOMPLETE campaign: {incomplete_phrase(figures)}; finish it with --tb-resume{allowed}"
+            )
+        if not self.records:
+            return
+        for message in self.nondeterministic:
+            terminalreporter.write_line(f"ERROR {message}")
         errors = [r["error"] for r in self.records if r.get("error")]
         down = Counter(e["stage"] for e in errors if e.get("type") == "EndpointDown")
         for stage, count in sorted(down.items()):

@@ -79,11 +79,13 @@ def completeness_lines(run: Mapping[str, Any]) -> list[str]:
         return [f"complete: {agg['tasks']} tasks x {agg['k']} attempts", *reruns]
     keys = ", ".join(f"{task}#{attempt}" for task, attempt in run["missing"][:10])
     more = " ..." if run["missing_count"] > 10 else ""
+    expected = run.get("expected_count", agg["tasks"] * agg["k"])
+    unreached = sum(1 for task in agg.get("missing", {}) if task not in agg["per_task"])
     return [
         *(f"incomplete: {gap}; run it with the same options and --tb-run {run['id']}" for gap in shard_gaps(run)),
-        f"incomplete: {run['missing_count']} of {agg['tasks'] * agg['k']} attempts missing "
-        f"({agg['tasks']} tasks x k = {agg['k']}); pass@k and pass^k of the short tasks are estimated at k = "
-        "their attempt count. Finish the run with --tb-resume.",
+        f"incomplete: {run['missing_count']} of {expected} expected attempts missing, in "
+        f"{len(agg.get('missing', {}))} tasks ({unreached} never reached); pass@k and pass^k of the short tasks "
+        "are estimated at k = their attempt count. Finish the run with --tb-resume.",
         f"  missing: {keys}{more}",
         *reruns,
     ]
