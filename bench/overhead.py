@@ -7,7 +7,8 @@
    and ``timing`` split (fresh backend; the task's own arrange step, the ORM
    flush of its rows included; the golden episode over MCP, and the part of it
    spent inside the domain's tool functions; grading: hashes, golden end
-   state, comparison) from the results file. Harness overhead is printed twice:
+   state, comparison; the domain's policy rules checked on the end state)
+   from the results file. Harness overhead is printed twice:
    the whole attempt less the task's arrange step, and that less the time in
    the domain's tool functions too (the domain's own work, not the harness's).
 2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
@@ -132,6 +133,7 @@ def attempts(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     show("  tb.run: golden episode over MCP", [r["timing"]["run_s"] for r in records])
     show("    of it, inside the domain's tool functions", [r["timing"]["tools_s"] for r in records])
     show("  tb.run: grading (hashes, golden end, compare)", [r["timing"]["grade_s"] for r in records])
+    show("  tb.run: the domain's policy rules checked", [r["timing"].get("rules_s", 0.0) for r in records])
     show("harness overhead (whole attempt - arrange)", [r["duration_s"] - r["timing"]["arrange_s"] for r in records])
     show(
         "  the same, less the tool functions",

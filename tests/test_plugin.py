@@ -256,13 +256,13 @@ def test_attempts_see_nothing_of_each_other_under_xdist(toy):
         from pytest_thinkingbox import User, call
         from toydomain import Account, AccountFactory, Refund
 
-        def test_case_TY004_001(tb, _tb_attempt):
-            AccountFactory(id=f"A-marker-{_tb_attempt}")
-            run = tb.run(User(says="hi"), golden=[call("issue_refund", account_id=f"A-marker-{_tb_attempt}",
-                                                       amount_cents=_tb_attempt)])
+        def test_case_TY004_001(tb):
+            AccountFactory(id="A-marker")
+            run = tb.run(User(says="hi"), golden=[call("issue_refund", account_id="A-marker", amount_cents=100)])
             run.expect_golden()
-            assert [a.id for a in run.db.query(Account).order_by(Account.id)] == ["A-0", f"A-marker-{_tb_attempt}"]
-            assert [(r.id, r.amount_cents) for r in run.db.query(Refund)] == [("RF-0001", _tb_attempt)]
+            # Any row another attempt left behind would show here: a second account, or refund RF-0002.
+            assert [a.id for a in run.db.query(Account).order_by(Account.id)] == ["A-0", "A-marker"]
+            assert [(r.id, r.amount_cents) for r in run.db.query(Refund)] == [("RF-0001", 100)]
     """
     )
     toy.runpytest_subprocess("-n", "2", "--tb-repeat", "40").assert_outcomes(passed=40)

@@ -161,7 +161,8 @@ def test_a_task_that_noop_passes_and_an_unstable_golden_are_reported(toy):
             "INVALID test_case_TY001_001 (toy):",
             "  the noop agent passes: the task requires nothing to be done*",
             "INVALID test_case_TY002_001 (toy):",
-            "  the golden end state differs between attempts or workers (2 end states)",
+            "  the golden agent failed 1 of 2 attempts: test_case_TY002_001: attempt 2 starts from another state "
+            "than attempt 1 did (*): the task's arrange step is not deterministic*",
         ]
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 from .metrics import count
 from .records import Run, check_same_bundle
 from .report import labels
+from .rule_breaks import rule_table
 
 Z95 = 1.959964  # two-sided 95% quantile of the normal distribution
 SHOWN = 20  # per-task changes listed in the terminal, largest first
@@ -66,6 +67,7 @@ def compare(a: Run, b: Run, allow_mixed_bundles: bool = False) -> dict[str, Any]
         for side, run in (("a", a), ("b", b))
     }
     return {
+        "rules": rule_changes(a, b, set(common)),
         "a": {"id": a.id, "label": names["a"], "bundle": a.bundle, "k": a.k},
         "b": {"id": b.id, "label": names["b"], "bundle": b.bundle, "k": b.k},
         "only_a": sorted(set(ca) - set(cb)),
@@ -79,6 +81,30 @@ def compare(a: Run, b: Run, allow_mixed_bundles: bool = False) -> dict[str, Any]
         "within_noise": interval is None or interval[0] <= 0 <= interval[1],
         "half_width": half,
     }
+
+
+def rule_changes(a: Run, b: Run, tasks: set[str]) -> list[dict[str, Any]]:
+    """Per domain and policy rule, the share of the paired tasks' attempts breaking it in each run."""
+    tables = [rule_table(r for r in run.records if r["task"] in tasks) for run in (a, b)]
+    out = []
+    for domain in sorted(set(tables[0]) | set(tables[1])):
+        rules = set(tables[0].get(domain, {})) | set(tables[1].get(domain, {}))
+        for rule in sorted(rules):
+            sides = [t.get(domain, {}).get(rule) for t in tables]
+            share_a, share_b = (side["share"] if side else 0.0 for side in sides)
+            counts = [side["attempts"] if side else 0 for side in sides]
+            out.append(
+                {
+                    "domain": domain,
+                    "rule": rule,
+                    "a": share_a,
+                    "b": share_b,
+                    "delta": share_b - share_a,
+                    "attempts_a": counts[0],
+                    "attempts_b": counts[1],
+                }
+            )
+    return sorted(out, key=lambda r: (-abs(r["delta"]), r["domain"], r["rule"]))
 
 
 def _pct(x: float) -> str:
@@ -133,4 +159,12 @@ def compare_lines(result: dict[str, Any]) -> list[str]:
             lines.append(f"    ... {len(changed) - SHOWN} more")
     else:
         lines.append("  no task changed its pass@1")
+    moved = [r for r in result.get("rules", []) if r["delta"]]
+    if moved:
+        lines.append(f"  policy rules broken, share of attempts (a -> b), {len(moved)} that moved, largest first:")
+        for r in moved[:SHOWN]:
+            lines.append(
+                f"    {r['rule']:<8} {r['a']:.3f} -> {r['b']:.3f}  {_pct(r['delta'])}  "
+                f"({r['attempts_a']} -> {r['attempts_b']} attempts)  {r['domain']}"
+            )
     return lines

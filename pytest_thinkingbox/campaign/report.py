@@ -15,6 +15,7 @@ from typing import Any
 from .costs import Prices, frontier, run_cost
 from .metrics import aggregate
 from .records import Run
+from .rule_breaks import rule_figures
 from .signatures import LABELS
 
 MISSING_SHOWN = 50  # missing (task, attempt) keys listed in the document; all are counted
@@ -122,6 +123,7 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
                 "reruns": run.reruns,
                 "cost": run_cost(run, agg["overall"], prices),
                 "signatures": _signatures(run.records),
+                "rules": rule_figures(run.records),
                 "records": run.records,
             }
         )

@@ -212,6 +212,7 @@ def _add_record(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
         stage = {"setup": "setup", "teardown": "teardown"}.get(call.when, "task")
         # Plain JSON types only, which xdist can send to the controller.
         report.tb_record = _plain(attempt_record(item, classify(call.excinfo, stage)))
+        _name_rules(report)
         transcript = report.tb_record.get("transcript")
         if report.failed and transcript:
             text = transcript_text(transcript)
@@ -220,10 +221,27 @@ def _add_record(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
             item.user_properties.append(("thinkingbox_transcript", text))  # junitxml reads them at teardown
 
 
+def _name_rules(report: Any) -> None:
+    """A failure whose text does not name the policy rules its attempt broke gets them as a section of it.
+
+    `expect_golden` names them already; a task's own assert does not. The
+    section is part of the failure's text, so JUnit XML's ``<failure>`` has it too.
+    """
+    violations = report.tb_record.get("violations")
+    failure = report.tb_record.get("failure") or ""
+    if not report.failed or not violations or "policy rules broken" in failure:
+        return
+    from ..core.rules import Violation
+
+    text = "\n".join(Violation(**v).explain() for v in violations)
+    if hasattr(report.longrepr, "addsection"):
+        report.longrepr.addsection("policy rules broken", text)
+
+
 #: The fields of a record that the session still reads once the record is written: the aggregate and the
 #: terminal table (task, domain, outcome), the status letter (outcome), the summary's notes (agent, error),
-#: --tb-validate's report (hashes, and the validation of first attempts).
-SUMMARY_FIELDS = ("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash")
+#: --tb-validate's report (hashes, and the validation of first attempts), the rules broken.
+SUMMARY_FIELDS = ("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash", "rules_broken")
 
 
 def record_summary(record: dict[str, Any]) -> dict[str, Any]:

@@ -422,10 +422,12 @@ class Results:
     def aggregate(self) -> dict[str, Any]:
         """The figures of every record so far, judged against every attempt the campaign expects."""
         from ..campaign.metrics import aggregate
+        from ..campaign.rule_breaks import rule_figures
 
         self._name_agents()
         expected = expected_keys(self.manifest.get("expected")) if self._collected is not None else None
-        return {**aggregate(self.records, self.k, expected), "manifest": self.manifest}
+        figures = aggregate(self.records, self.k, expected)
+        return {**figures, "rules": rule_figures(self.records), "manifest": self.manifest}
 
     def _name_agents(self) -> None:
         """The manifest names the agents the records ran (a custom agent is known only once it is built)."""

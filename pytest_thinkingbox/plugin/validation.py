@@ -304,23 +304,6 @@ def calls_hash(calls: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def exercised_rules(verdict: dict[str, Any]) -> set[str]:
-    """The rules a task exercises: those broken by a careless variant its checks catch (trap, mutant, baseline)."""
-    found: set[str] = set()
-    for t in verdict.get("traps", ()):
-        if t["outcome"].startswith("caught"):
-            found.update(t.get("rules", ()))
-    for m in verdict.get("mutants", ()):
-        if m["outcome"].startswith("killed"):
-            found.update(m.get("rules", ()))
-    for b in verdict.get("baselines", {}).values():
-        if b["outcome"] == "failed":
-            found.update(b.get("rules", ()))
-    if verdict.get("noop") == "failed":
-        found.update(verdict.get("noop_rules", ()))
-    return found
-
-
 def note_lines(verdict: dict[str, Any]) -> list[str]:
     """What validation notes without calling a task invalid: caught traps that break no policy rule."""
     if verdict.get("rules") is None:

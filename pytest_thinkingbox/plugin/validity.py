@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..campaign.rule_breaks import COVERED_BY, coverage
 from ..campaign.views.terminal import format_table
 from ..roles.agents import BASELINES
-from .validation import exercised_rules, note_lines, problem_lines
+from .validation import note_lines, problem_lines
 
 MUTANT_COLUMNS = ("killed by checks", "killed by end state", "equivalent", "survived")
 
@@ -29,7 +30,11 @@ def task_verdicts(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per task: domain, golden stability over its attempts, and the first attempt's validation."""
     tasks: dict[str, dict[str, Any]] = {}
     for r in records:
-        t = tasks.setdefault(r["task"], {"domain": r["domain"], "attempts": 0, "passed": 0, "ends": set()})
+        t = tasks.setdefault(
+            r["task"], {"domain": r["domain"], "attempts": 0, "passed": 0, "ends": set(), "errors": []}
+        )
+        if r.get("error"):
+            t["errors"].append(r["error"]["message"])
         t["attempts"] += 1
         # an attempt that failed only its validation still passed under the golden agent
         t["passed"] += r["outcome"] == "passed" or bool(r.get("validation", {}).get("golden_passed"))
@@ -62,7 +67,8 @@ def _mark_duplicates(tasks: dict[str, dict[str, Any]]) -> None:
 
 def _instability(t: dict[str, Any]) -> str:
     if t["passed"] < t["attempts"]:
-        return f"the golden agent failed {t['attempts'] - t['passed']} of {t['attempts']} attempts"
+        why = f": {t['errors'][0]}" if t["errors"] else ""
+        return f"the golden agent failed {t['attempts'] - t['passed']} of {t['attempts']} attempts{why}"
     return f"the golden end state differs between attempts or workers ({len(t['ends'])} end states)"
 
 
@@ -137,29 +143,11 @@ def baseline_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
     return ["tasks passed by each policy-blind baseline: " + ", ".join(parts)]
 
 
-def rule_coverage(tasks: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[str]]]:
-    """Per domain with rules, per rule: the tasks that exercise it (a careless variant they catch breaks it)."""
-    out: dict[str, dict[str, list[str]]] = {}
-    for name, t in sorted(tasks.items()):
-        v = t.get("validation") or {}
-        if v.get("rules") is None:
-            continue
-        rules = out.setdefault(t["domain"], {})
-        for rule in v["rules"]:
-            rules.setdefault(rule, [])
-        for rule in sorted(exercised_rules(v)):
-            rules.setdefault(rule, []).append(name)
-    return out
-
-
-#: A rule exercised by fewer tasks than this is listed: one task's trap is an example, not coverage.
-COVERED_BY = 3
-
-
 def rule_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
     """Per domain: its rules, those exercised by fewer than `COVERED_BY` tasks, traps that break no rule."""
     lines = []
-    for domain, rules in rule_coverage(tasks).items():
+    verdicts = [{"task": name, "domain": t["domain"], "validation": t.get("validation")} for name, t in tasks.items()]
+    for domain, rules in coverage(verdicts).items():
         thin = {rule: names for rule, names in rules.items() if len(names) < COVERED_BY}
         silent = sum(bool(note_lines(t.get("validation") or {})) for t in tasks.values() if t["domain"] == domain)
         lines.append(

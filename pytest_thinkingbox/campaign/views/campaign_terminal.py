@@ -7,7 +7,7 @@ from typing import Any
 
 from ..report import shard_gaps
 from ..signatures import describe
-from .terminal import format_table
+from .terminal import format_table, rule_lines
 
 EXAMPLES_SHOWN = 3
 
@@ -157,5 +157,6 @@ def report_lines(document: Mapping[str, Any]) -> list[str]:
         lines += completeness_lines(run)
         lines += cost_lines(run)
         lines += signature_lines(run, document["signature_order"])
+        lines += rule_lines(run["rules"]) if run.get("rules") else []
     extra = frontier_lines(document)
     return lines + ([""] + extra if extra else [])

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..report import shard_gaps
 from ..signatures import describe
+from .rules_html import rules_section
 
 COLOURS = ("#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f")
 OUTCOME_CLASS = {"passed": "pass", "failed": "fail", "error": "error"}
@@ -26,6 +27,7 @@ OUTCOME_LEGEND = (("pass", "passed"), ("fail", "failed"), ("error", "system erro
 VIEWER_FIELDS = (
     "task", "domain", "attempt", "outcome", "signature", "failure", "error", "usage", "transcript", "differences",
     "wrong", "missing", "extra", "end_reason", "steps", "turns", "tool_calls", "tool_errors", "fault", "duration_s",
+    "violations",
 )  # fmt: skip
 W, H, LEFT, RIGHT, TOP, BOTTOM = 560, 380, 60, 30, 20, 50  # chart box and its margins
 
@@ -50,6 +52,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         "</div>",
         _cost_charts(runs, document.get("frontier") or {}),
         _signatures(runs, document.get("signature_order") or [], index),
+        rules_section(runs, index, lambda run, n: f"{_swatch(n)}{escape(_label(run))}", _link),
         '<section id="attempts"><h2>Attempts</h2>',
         _legend([(f'<span class="cell {c}"></span>', t) for c, t in OUTCOME_LEGEND]),
         *(_grid(run, n, index) for n, run in enumerate(runs, 1)),
@@ -83,7 +86,8 @@ def _attempt_index(runs: Sequence[Mapping[str, Any]]) -> tuple[dict[tuple[int, s
 
 def _nav() -> str:
     links = [("runs", "Runs"), ("chart-reliability", "Reliability"), ("chart-cost", "Cost")]
-    links += [("chart-domains", "Domains"), ("signatures", "Failure signatures"), ("attempts", "Attempts")]
+    links += [("chart-domains", "Domains"), ("signatures", "Failure signatures"), ("rules", "Policy rules")]
+    links += [("attempts", "Attempts")]
     return "<nav>" + " · ".join(f'<a href="#{i}">{t}</a>' for i, t in links) + "</nav>"
 
 
@@ -430,6 +434,8 @@ SCRIPT = """
     [["run", data.runs[a.run]], ["outcome", a.outcome], ["signature", a.signature], ["end reason", a.end_reason],
      ["steps / turns", a.steps + " / " + a.turns], ["tool calls / errors", a.tool_calls + " / " + a.tool_errors],
      ["wrong / missing / extra", a.wrong + " / " + a.missing + " / " + a.extra], ["fault", a.fault],
+     ["policy rules broken", (a.violations || []).map(function (v) { return v.rule + ": " + v.message; })
+       .join("; ") || null],
      ["duration", a.duration_s == null ? null : a.duration_s.toFixed(2) + " s"]].forEach(function (f) {
       if (f[1] !== null && f[1] !== undefined) fact(dl, f[0], f[1]);
     });

@@ -34,6 +34,34 @@ def _cells(s: dict[str, Any], figures: list[str]) -> list[Any]:
     return [s["tasks"], s["attempts"], *(_fmt(s[f]) for f in figures), s["all_k"], s["errors"]]
 
 
+RULES_SHOWN = 5  # rules listed per domain, most broken first, unless verbose
+
+
+def rule_lines(rules: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The policy rules broken, per domain (`rule_breaks.rule_table`), and the passing attempts that broke one.
+
+    `rules` holds ``table``, ``named`` ([failed attempts naming a rule, failed attempts judged]) and
+    ``passed_yet_broke`` ([task, attempt, rules] each).
+    """
+    named, judged = rules["named"]
+    if not judged and not rules["table"]:
+        return []
+    lines = [f"policy rules broken: {named} of {judged} failed attempts name the rule they broke"]
+    for domain, table in rules["table"].items():
+        shown = list(table.items()) if verbose else list(table.items())[:RULES_SHOWN]
+        parts = [f"{rule} {e['attempts']} ({e['share']:.0%}, {e['tasks']} tasks)" for rule, e in shown]
+        more = f" and {len(table) - len(shown)} more" if len(shown) < len(table) else ""
+        lines.append(f"  {domain}: " + ", ".join(parts) + more)
+    passed = rules["passed_yet_broke"]
+    if passed:
+        lines.append(
+            f"  {len(passed)} attempts passed their task's checks yet broke a policy rule (the checks miss it): "
+            + ", ".join(f"{task}#{attempt} ({', '.join(broken)})" for task, attempt, broken in passed[:RULES_SHOWN])
+            + (" ..." if len(passed) > RULES_SHOWN else "")
+        )
+    return lines
+
+
 def write_summary(tr: Any, agg: dict[str, Any], verbose: bool = False) -> None:
     m = agg["manifest"]
     tr.write_sep("=", "thinkingbox")
@@ -56,6 +84,12 @@ def write_summary(tr: Any, agg: dict[str, Any], verbose: bool = False) -> None:
         )
         for task, n in sorted(agg["incomplete"].items()):
             tr.write_line(f"  {task}: {n} attempts")
+    if agg.get("rules"):
+        lines = rule_lines(agg["rules"], verbose)
+        if lines:
+            tr.write_line("")
+        for line in lines:
+            tr.write_line(line)
     errors = agg["overall"]["errors"]
     if errors:
         tr.write_line(f"{errors} attempts ended in a system or task error; they count as unsuccessful above.")
