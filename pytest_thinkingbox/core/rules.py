@@ -308,6 +308,8 @@ class Evidence:
         self._start_source = Patched(end, self.written, 0, self._typed)
         self.end = TableView(end, metadata, self._typed)
         self.start = TableView(self._start_source, metadata, self._typed)
+        self.tables_written = frozenset(table for table, rows in self.written.items() if rows)
+        self._memos: dict[Any, Any] = {}
 
     @classmethod
     def of_session(
@@ -326,21 +328,29 @@ class Evidence:
         end = Patched(self._start_source, golden, 1, self._typed)
         return Evidence(self.metadata, golden, end, messages or self.messages, self.now)
 
-    @property
-    def tables_written(self) -> set[str]:
-        return {table for table, rows in self.written.items() if rows}
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """What `make` returns, made once per attempt: for a reading several rules share (e.g. the tickets
+        the conversation worked), so each rule asks for it by `key` and only the first pays."""
+        if key not in self._memos:
+            self._memos[key] = make()
+        return self._memos[key]
 
     def changed_rows(self, table: str) -> list[tuple[RuleRow | None, RuleRow | None]]:
         """(row at the start, row at the end) of each row of `table` the attempt changed; None where absent."""
-        out = []
-        for key, (was, now) in sorted(self.written.get(table, {}).items()):
-            out.append(
+        if table not in self.tables_written:
+            return []
+
+        def make() -> list[tuple[RuleRow | None, RuleRow | None]]:
+            return [
                 (
                     None if was is None else RuleRow(table, key, self._typed(table, was)),
                     None if now is None else RuleRow(table, key, self._typed(table, now)),
                 )
-            )
-        return out
+                for key, (was, now) in sorted(self.written[table].items())
+            ]
+
+        rows: list[tuple[RuleRow | None, RuleRow | None]] = self.memo(("changed", table), make)
+        return rows
 
     def added(self, table: str) -> list[RuleRow]:
         """The rows of `table` the attempt created."""
@@ -362,16 +372,21 @@ class Evidence:
 
     def tool_calls(self) -> list[ToolCall]:
         """The tool calls the transcript records, in order, each with its result."""
-        results = {m.get("call_id"): m for m in self.messages if m.get("role") == "tool"}
-        out = []
-        for m in self.messages:
-            if m.get("role") != "assistant":
-                continue
-            for c in m.get("tool_calls") or ():
-                result = results.get(c.get("id"), {})
-                content = str(result.get("content") or "")
-                out.append(ToolCall(c.get("tool", ""), c.get("arguments") or {}, result.get("error"), content))
-        return out
+
+        def make() -> list[ToolCall]:
+            results = {m.get("call_id"): m for m in self.messages if m.get("role") == "tool"}
+            out = []
+            for m in self.messages:
+                if m.get("role") != "assistant":
+                    continue
+                for c in m.get("tool_calls") or ():
+                    result = results.get(c.get("id"), {})
+                    content = str(result.get("content") or "")
+                    out.append(ToolCall(c.get("tool", ""), c.get("arguments") or {}, result.get("error"), content))
+            return out
+
+        calls: list[ToolCall] = self.memo(("tool_calls",), make)
+        return calls
 
     def said(self) -> str:
         """What the agent told the customer: its messages' text, joined."""
