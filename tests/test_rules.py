@@ -66,7 +66,10 @@ def test_unmapped_clauses_unnumbered_paragraphs_and_bad_citations_are_named():
     def hold(ev):
         return []
 
-    rules.judgement("SH-3", section="Method", why="what the customer is told")
+    @rules.rule("SH-3", "Refund to the original payment", section="Method", clauses=("SH-3", "SH-1"))
+    def original(ev):  # its second clause, a definition elsewhere, may sit in any section
+        return []
+
     problems = rules.problems(POLICY.replace("- [SH-2] Never", "- Never"))
     assert problems == [
         "a paragraph has no clause id: 'Never split a refund.'",

@@ -493,9 +493,10 @@ class Rules:
         Args:
             id: the rule's id; by default also the one clause it checks.
             title: what the rule requires, in a line.
-            section: the policy heading its clauses sit under.
+            section: the policy heading its (first) clause sits under.
             on: the tables whose writes make the rule worth checking (none: check every attempt).
-            clauses: the clause ids it checks, when not just `id`.
+            clauses: the clause ids it checks, when not just `id`: its own first, then any it relies on
+                (a definition, a date rule) wherever they sit in the policy.
         """
         if id in self.rules:
             raise TaskDefinitionError(f"rule {id} is declared twice")
@@ -530,11 +531,11 @@ class Rules:
         for r in self.rules.values():
             if r.section not in policy.headings:
                 lines.append(f"rule {r.id} cites section {r.section!r}, which the policy does not have")
-            for clause in r.clauses:
+            for i, clause in enumerate(r.clauses):
                 found = policy.clauses.get(clause)
                 if found is None:
                     lines.append(f"rule {r.id} checks clause {clause}, which the policy does not number")
-                elif r.section not in found.sections:
+                elif i == 0 and r.section not in found.sections:  # later clauses: definitions it uses, anywhere
                     lines.append(
                         f"rule {r.id} cites section {r.section!r}, but clause {clause} is under {found.section!r}"
                     )
