@@ -52,7 +52,7 @@ from .core.tools import ToolSession, tool_seconds
 from .roles.agents import AgentContext
 from .roles.config import Config
 from .roles.endpoint import Endpoint
-from .roles.judge import Verdict
+from .roles.judge import Verdict, takes_reference
 from .roles.rate_limit import RateLimit
 
 
@@ -394,6 +394,7 @@ class Attempt:
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self._make_judge = make_judge
         self._judge: Any = None  # built on the first rubric question
+        self._reply: str | None = None  # the task's reference reply, evidence for the judge
         self._run: Run | None = None
         self._result = AttemptResult(agent=agent_name)
         self._started = time.perf_counter()
@@ -462,6 +463,7 @@ class Attempt:
         self._check_user(user)
         golden = self._checked_calls("golden", golden)
         traps = self._checked_calls("trap", traps)
+        self._reply = reply
         for i, c in enumerate(traps, 1):
             if c.tool not in self.domain.tools.writes():
                 raise TaskDefinitionError(f"{self.task}: trap {i}, {c}, is not a write; a trap is a careless write")
@@ -481,7 +483,7 @@ class Attempt:
             agent, simulated, episode = early.agent, early.user, early.episode
         else:
             agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
-            simulated = self._make_user(user)
+            simulated = self._make_user(self._with_aliases(user))
             episode = Episode([], end_reason="")
         if self._result.agent is None:
             self._result = replace(self._result, agent=agent_label(agent))
@@ -556,6 +558,12 @@ class Attempt:
         )
         return self._run
 
+    def _with_aliases(self, user: User) -> User:
+        """The brief the simulated user plays: the task's, with the domain's names for facts added."""
+        if not self.domain.aliases:
+            return user
+        return replace(user, aliases={**self.domain.aliases, **user.aliases})
+
     def _check_same_start(self, start: str) -> None:
         """Every attempt of a task starts from one state; an arrange step that varies makes them other tasks."""
         attempt, first = self._cache.starts.setdefault(self.task, (self.attempt, start))
@@ -608,8 +616,12 @@ class Attempt:
         if self._judge is None:
             self._judge = self._make_judge()
         assert self._run is not None
+        # A judge that takes the task's reference reply gets it (a judge of your own may not).
+        evidence = {"reference": self._reply} if takes_reference(self._judge) else {}
         try:
-            verdict: Verdict = self._cache.runner.run(self._judge.ask(question, self._run.messages, phrases))
+            verdict: Verdict = self._cache.runner.run(
+                self._judge.ask(question, self._run.messages, phrases, **evidence)
+            )
         finally:
             self._add_usage(judge=self._judge)
         entry = RubricVerdict(question, verdict.answer, verdict.reason, verdict.answer == expect)
@@ -637,7 +649,7 @@ class Attempt:
         if prepared is None:
             return False
         context = AgentContext(self.task, self.attempt, self.seed, prepared.golden, prepared.reply, prepared.traps)
-        agent, user = self._make_agent(context), self._make_user(prepared.user)
+        agent, user = self._make_agent(context), self._make_user(self._with_aliases(prepared.user))
         self._start(agent, user, Episode([], end_reason=""), prepared.start_hash, prepared.brief)
         return True
 

@@ -192,7 +192,7 @@ import pytest
 class Broken:
     def opening(self):
         return "hello"
-    async def reply(self, message):
+    async def reply(self, message, acted=True):
         raise ConnectionError("user endpoint down")
 
 @pytest.fixture(scope="session")

@@ -39,7 +39,7 @@ Key = tuple[str, int]
 
 #: The manifest fields that define a run: shards merge, and a session continues a file, only when all are equal.
 #: The shard (I of N) is not one of them, so every shard of a campaign has the same fingerprint.
-DEFINING = ("bundle", "k", "agent", "user", "judge", "seed", "models")
+DEFINING = ("bundle", "k", "agent", "user", "judge", "seed", "models", "prompts")
 
 
 def fingerprint(manifest: Mapping[str, Any]) -> str:

@@ -102,7 +102,8 @@ class AgentSession:
             self._finish("max_turns")
             raise asyncio.CancelledError("max_turns")
         retried = retries_of(self._user)
-        turn = await guarded("user", self._user.reply(str(text)), self._deadline, self._user)
+        acted = episode.tool_calls > 0
+        turn = await guarded("user", self._user.reply(str(text), acted=acted), self._deadline, self._user)
         if turn is None:
             check_endpoint("user", self._user, retried)
             self._finish("time_limit")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,8 @@ class Domain:
         seed: writes the base records every task starts from; run once per worker.
         rules: the policy as executable rules (`core/rules.py`): every attempt is checked against them,
             and ``--tb-validate`` checks every golden end state.
+        aliases: other names people use for the facts the domain's users know (``{"employee id":
+            ("personnel number", "staff ID")}``), given to every task's simulated user.
     """
 
     name: str
@@ -48,6 +50,7 @@ class Domain:
     now: dt.datetime
     seed: Callable[[Session], None] | None = None
     rules: Rules | None = None
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @functools.cached_property
     def policy_text(self) -> str:

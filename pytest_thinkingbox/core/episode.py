@@ -3,8 +3,11 @@
 The agent sees an `AgentView` (policy, tool schemas, the dialogue so far) and
 answers with an `AgentStep`: tool calls, a message to the user, or both, and
 whether it is done. Tool calls run in order through the MCP session and every
-one is answered. The episode ends when the agent closes, the user stops, or a
-limit is reached; the reason is recorded. Nothing here knows about grading.
+one is answered. A message sent beside tool calls ("one moment while I
+check") is recorded after their results but asks nothing of the user: it
+reaches the user with the agent's next message, which the user answers. The
+episode ends when the agent closes, the user stops, or a limit is reached; the
+reason is recorded. Nothing here knows about grading.
 """
 
 from __future__ import annotations
@@ -63,7 +66,9 @@ class Agent(Protocol):
 class SimulatedUser(Protocol):
     def opening(self) -> str: ...
 
-    async def reply(self, message: str) -> UserTurn: ...
+    async def reply(self, message: str, acted: bool = True) -> UserTurn:
+        """The user's answer to the agent's `message`; `acted`: the agent has made a tool call by now."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,7 @@ async def run_episode(
     messages = episode.messages
     messages.append({"role": "user", "content": user.opening()})
     deadline = time.monotonic() + limits.time_limit_s
+    unanswered: list[str] = []  # messages sent beside tool calls, for the user with the next one
     while True:
         if episode.steps >= limits.max_steps:
             episode.end_reason = "max_steps"
@@ -146,11 +152,15 @@ async def run_episode(
             return episode
         if step.message is None:
             continue
+        if step.tool_calls:  # a word while the tools ran: the user waits for what the agent says next
+            unanswered.append(step.message)
+            continue
         if episode.turns >= limits.max_turns:
             episode.end_reason = "max_turns"
             return episode
+        said, unanswered = "\n\n".join([*unanswered, step.message]), []
         retried = retries_of(user)
-        turn = await guarded("user", user.reply(step.message), deadline, user)
+        turn = await guarded("user", user.reply(said, acted=episode.tool_calls > 0), deadline, user)
         if turn is None:
             check_endpoint("user", user, retried)
             episode.end_reason = "time_limit"

@@ -6,6 +6,7 @@ call` costs nothing at plugin load.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +20,17 @@ class User:
         knows: private facts (``{"order id": "O-1001"}``) revealed one at a time,
             and only when the agent asks for them by name.
         persona: a short description of who the user is (used by model-driven users).
-        rules: extra instructions for model-driven users.
+        rules: how the user behaves in this conversation ("if refused, insist once"); they win over the
+            simulated user's general rules.
+        aliases: other names people use for the facts in `knows` (``{"employee id": ("personnel
+            number", "payroll number")}``); the domain's (``Domain(aliases=...)``) are added for every task.
     """
 
     says: str
     knows: dict[str, str] = field(default_factory=dict)
     persona: str = ""
     rules: tuple[str, ...] = ()
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

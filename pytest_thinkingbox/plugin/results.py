@@ -154,14 +154,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def manifest(config: pytest.Config) -> dict[str, Any]:
     """What a results file says about its run: bundle, roles and models (no secrets), seed, k."""
     from ..core.bundle import bundle_hash, bundle_roots
+    from ..roles.config import prompt_version
 
     models = config.stash[MODELS]
+    names = {"agent": agent_name(config), "user": role_name(config, "user"), "judge": role_name(config, "judge")}
     return {
         "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
-        "agent": agent_name(config),
-        "user": role_name(config, "user"),
-        "judge": role_name(config, "judge"),
+        **names,
         "models": {role: c.public() for role, c in models.roles.items()},
+        "prompts": {role: prompt_version(role, name) for role, name in names.items()},
         "prices": models.prices,
         "seed": config.getoption("tb_seed"),
         "k": config.stash[REPEAT],

@@ -36,8 +36,9 @@ class ModelConfig:
     base_url: str | None = None  # None: the openai client's default (api.openai.com)
     api_key_env: str | None = DEFAULT_KEY_ENV
     api: str = "chat"
-    temperature: float | None = None
+    temperature: float | None = None  # the judge's default is 0 (ROLE_DEFAULTS)
     top_p: float | None = None
+    seed: int | None = None  # sent with chat requests, for providers that sample reproducibly with one
     max_output_tokens: int | None = None
     timeout_s: float = 60.0  # the longest one request may take, its whole answer read
     first_byte_s: float = 20.0  # the longest a request waits for its answer to begin: longer means hung
@@ -55,8 +56,35 @@ class ModelConfig:
         return os.environ.get(self.api_key_env, "")
 
     def public(self) -> dict[str, Any]:
-        """What a results manifest may record: no key, only the name of its variable."""
-        return {"model": self.model, "base_url": self.base_url, "api": self.api, "api_key_env": self.api_key_env}
+        """What a results manifest may record (no key, only the name of its variable): the model, where it is
+        served, and how it samples, so two runs that differ in any of these have different fingerprints."""
+        sampling = {"temperature": self.temperature, "top_p": self.top_p, "seed": self.seed}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api": self.api,
+            "api_key_env": self.api_key_env,
+            **{name: value for name, value in sampling.items() if value is not None},
+            **({"max_output_tokens": self.max_output_tokens} if self.max_output_tokens is not None else {}),
+        }
+
+
+#: What a role's model samples with unless its configuration says otherwise: a judge answers deterministically.
+ROLE_DEFAULTS: dict[str, dict[str, Any]] = {"judge": {"temperature": 0.0}}
+
+#: The version of each role's prompt or offline logic, by the role's kind; a run's manifest records the ones it
+#: used, so its fingerprint tells apart runs whose prompts differ. Bump a version when its prompt changes.
+PROMPT_VERSIONS: dict[str, dict[str, str]] = {
+    "agent": {"openai": "agent-1"},
+    "user": {"openai": "user-2", "scripted": "scripted-1"},
+    "judge": {"openai": "judge-2", "phrases": "phrases-1"},
+}
+
+
+def prompt_version(role: str, name: str) -> str:
+    """The version of the prompt (or offline logic) that plays `role` under the name records give it."""
+    kind = "openai" if name.startswith(PREFIX) else name
+    return PROMPT_VERSIONS.get(role, {}).get(kind, kind)
 
 
 @dataclass(frozen=True)
@@ -116,7 +144,7 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
     if not isinstance(raw.get("extra_body", {}), dict):
         raise ValueError(f"{path}: {role}.extra_body must be a mapping")
     try:
-        config = ModelConfig(**raw)
+        config = ModelConfig(**{**ROLE_DEFAULTS.get(role, {}), **raw})
         for name in (
             "temperature",
             "top_p",
@@ -129,7 +157,7 @@ def _model_config(path: str | Path, role: str, raw: dict[str, Any]) -> ModelConf
             value = getattr(config, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
                 raise TypeError(f"{role}.{name} must be a number of at least 0, got {value!r}")
-        for name in ("max_output_tokens", "max_retries", "breaker_failures"):
+        for name in ("max_output_tokens", "max_retries", "breaker_failures", "seed"):
             value = getattr(config, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise TypeError(f"{role}.{name} must be a whole number, got {value!r}")
@@ -186,7 +214,8 @@ def with_shortcuts(config: Config, names: dict[str, str | None], base_url: str |
             model = name[len(PREFIX) :]
             if not model:
                 raise ValueError(f"--tb-{role} {name!r} names no model; write openai:MODEL")
-            roles[role] = replace(roles[role], model=model) if role in roles else ModelConfig(model=model)
+            fresh = ModelConfig(model=model, **ROLE_DEFAULTS.get(role, {}))
+            roles[role] = replace(roles[role], model=model) if role in roles else fresh
     if base_url:
         roles = {role: replace(c, base_url=base_url) for role, c in roles.items()}
     return replace(config, roles=roles)

@@ -226,7 +226,9 @@ class Endpoint:
         encoded = {"messages": conversation, "tools": self._encoded(tools, _dumps) if tools else None}
         plain = {
             "model": c.model,
-            **_present(temperature=c.temperature, top_p=c.top_p, max_completion_tokens=c.max_output_tokens),
+            **_present(
+                temperature=c.temperature, top_p=c.top_p, seed=c.seed, max_completion_tokens=c.max_output_tokens
+            ),
         }
         content = _json_object(plain, encoded, c.extra_body)
         return await self._post("/chat/completions", content)

@@ -2,7 +2,13 @@
 
 `PhraseJudge` (offline, the default) answers from phrases declared with the
 question: "yes" when the agent's messages to the customer contain any of them.
-`LLMJudge` asks a model and reads back ``{"answer": "yes"|"no", "reason": ...}``.
+`LLMJudge` asks a model, at temperature 0 unless configured otherwise, with
+only what the customer saw (the agent's and the customer's messages, never
+tool calls or internal notes) and the task's reference reply and accepted
+wordings as evidence; it asks for the reason before the answer and reads the
+answer in the usual forms (JSON, "Answer: yes", "**No**"). An unreadable
+answer is asked again with a word on what went wrong, then is a system error
+of the judge stage.
 Either returns a `Verdict`; whether "yes" passes is the task's call.
 """
 
@@ -19,11 +25,17 @@ from .endpoint import Endpoint, Usage
 
 NAMES = ("phrases",)
 PROMPT = (
-    "You grade a conversation between a customer-support agent and a customer. Answer the question about "
-    'the conversation with a JSON object {"answer": "yes" or "no", "reason": "one sentence"} and nothing else. '
-    "Judge only from what is in the conversation."
+    "You grade a conversation between a customer-support agent and a customer, from the customer's side: judge "
+    "only what the agent told the customer in the messages shown (the agent's tool calls and internal notes are "
+    "not shown and do not count). Where a reference reply or accepted facts are given, they are what a correct "
+    "agent told this customer: an answer that gives other figures, dates or outcomes than they do is not a yes. "
+    'First think about the question in one or two sentences, then answer with a JSON object {"reason": "...", '
+    '"answer": "yes" or "no"} and nothing after it.'
 )
-_RESULT_LIMIT = 600  # characters of a tool result shown to the judge
+RETRY = (
+    'Your last answer could not be read. Answer with a JSON object {"reason": "...", "answer": "yes" or "no"} '
+    "and nothing after it."
+)
 
 
 @dataclass(frozen=True)
@@ -34,20 +46,28 @@ class Verdict:
 
 
 def conversation_text(messages: Sequence[dict[str, Any]]) -> str:
-    """The transcript as plain text for a judge: who said what, which tools ran and what they returned."""
+    """What the customer saw, as plain text for a judge: the customer's and the agent's messages, in order.
+
+    Tool calls and their results (internal notes written through a tool among
+    them) are the agent's work, not what it told the customer, so they are left out.
+    """
     lines = []
     for m in messages:
         if m["role"] == "user":
             lines.append(f"Customer: {m['content']}")
-        elif m["role"] == "tool":
-            content = m["content"]
-            content = content if len(content) <= _RESULT_LIMIT else content[:_RESULT_LIMIT] + " ..."
-            lines.append(f"Tool result ({m['tool']}): {content}")
-        elif m.get("tool_calls"):
-            lines.extend(f"Agent calls {c['tool']}({json.dumps(c['arguments'])})" for c in m["tool_calls"])
-        if m["role"] == "assistant" and m.get("content"):
+        elif m["role"] == "assistant" and m.get("content"):
             lines.append(f"Agent: {m['content']}")
     return "\n".join(lines)
+
+
+def takes_reference(judge: Any) -> bool:
+    """Whether a judge's `ask` takes the task's reference reply (``reference=``): ours do; one of yours may not."""
+    import inspect
+
+    try:
+        return "reference" in inspect.signature(judge.ask).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class PhraseJudge:
@@ -73,13 +93,27 @@ class LLMJudge:
         self._endpoint = endpoint
         self.usage = Usage(model=endpoint.config.model)
 
-    async def ask(self, question: str, messages: Sequence[dict[str, Any]], phrases: Sequence[str]) -> Verdict:
-        prompt = f"Conversation:\n{conversation_text(messages)}\n\nQuestion: {question}"
+    async def ask(
+        self,
+        question: str,
+        messages: Sequence[dict[str, Any]],
+        phrases: Sequence[str],
+        reference: str | None = None,
+    ) -> Verdict:
+        evidence = ""
+        if reference:
+            evidence += f"\n\nReference reply (what a correct agent told this customer):\n{reference}"
+        if phrases:
+            evidence += "\n\nAccepted wordings of the fact asked about: " + "; ".join(map(repr, phrases))
+        prompt = f"Conversation:\n{conversation_text(messages)}{evidence}\n\nQuestion: {question}"
+        dialogue: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         last = ""
         for attempt in range(self._endpoint.config.max_retries + 1):
             if attempt:
                 self.usage.retries += 1
-            reply = await self._endpoint.complete(PROMPT, [{"role": "user", "content": prompt}], self.usage)
+                # asked again with what went wrong: one user turn, so turns still alternate
+                dialogue = [{"role": "user", "content": f"{prompt}\n\n{RETRY} (It was: {last[:200]!r})"}]
+            reply = await self._endpoint.complete(PROMPT, dialogue, self.usage)
             last = reply.text or ""
             verdict = read_verdict(question, last)
             if verdict is not None:
@@ -87,18 +121,42 @@ class LLMJudge:
         raise HarnessError("judge", f"the judge's answer to {question!r} is not yes or no: {last[:200]!r}")
 
 
+_TRUE, _FALSE = ("yes", "true", "y"), ("no", "false", "n")
+_LABELLED = re.compile(
+    r"(?:\banswer|\bverdict|\bfinal answer|\bresult)\W{0,4}\s*(?:is\s*)?[:=\-]?\s*\W{0,3}(yes|no|true|false)\b",
+    re.IGNORECASE,
+)
+_LEADING = re.compile(r"^\W{0,4}(yes|no)\b\W*(.*)", re.IGNORECASE | re.DOTALL)
+
+
 def read_verdict(question: str, text: str) -> Verdict | None:
-    """The judge's JSON answer, or a bare leading yes/no; None when it is neither."""
-    match = re.search(r"\{.*\}", text, re.DOTALL)
-    if match:
+    """The judge's answer in the forms models write it; None when it says neither yes nor no.
+
+    Read, in order: a JSON object (in a code fence or not) whose ``answer`` is
+    yes/no or true/false; a labelled answer ("Answer: yes", "**Verdict:** No",
+    "the answer is no"), the last one written when there are several; an answer
+    that opens the text ("Yes.", "**No** - ...").
+    """
+    for found in re.finditer(r"\{[^{}]*\}", text, re.DOTALL):
         try:
-            data = json.loads(match.group())
-            answer = str(data.get("answer", "")).strip().lower()
-            if answer in ("yes", "no"):
+            data = json.loads(found.group())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "answer" in data:
+            answer = _yes_no(data["answer"])
+            if answer is not None:
                 return Verdict(question, answer, str(data.get("reason", "")))
-        except (ValueError, AttributeError):
-            pass
-    bare = re.match(r"\s*(yes|no)\b[\s.:,-]*(.*)", text, re.IGNORECASE | re.DOTALL)
-    if bare:
-        return Verdict(question, bare.group(1).lower(), bare.group(2).strip())
+    labelled = list(_LABELLED.finditer(text))
+    if labelled:
+        return Verdict(question, str(_yes_no(labelled[-1].group(1))), text.strip()[:300])
+    leading = _LEADING.match(text.strip())
+    if leading:
+        return Verdict(question, leading.group(1).lower(), leading.group(2).strip(" *"))
     return None
+
+
+def _yes_no(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    word = str(value).strip().strip("*").strip().lower()
+    return "yes" if word in _TRUE else "no" if word in _FALSE else None

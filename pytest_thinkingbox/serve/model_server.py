@@ -11,15 +11,21 @@ Replies are scripted, not generated:
   run's results file with `scripts_from_results`), `calls_per_turn` at a time,
   then closes with a message and the end tool; an unknown opening gets a
   closing message straight away;
-* a judge request (its system prompt asks to grade) answers yes;
+* a judge request (its system prompt asks to grade) answers yes when an
+  accepted wording the prompt lists appears in the agent's lines of the
+  conversation (as the offline phrase judge does), no when none does, and yes
+  when the prompt lists none; reason first, as the judge's prompt asks;
 * any other request is the simulated user, who thanks the agent and stops.
 
 `faults` injects failures, one per completion request, before the script resumes:
 ``Fault(status=429, headers={"retry-after": "0.1"})``, ``Fault(status=500)``,
 ``Fault(delay_s=5)`` (a slow reply), ``Fault(malformed_arguments=True)`` (a tool
 call whose arguments are not JSON), ``Fault(garbage=True)`` (a 200 whose body
-is not a completion) or ``Fault(not_json=True)`` (a 200 whose body is not
-JSON). `latency_s` delays every reply to a readable completion request, for
+is not a completion), ``Fault(not_json=True)`` (a 200 whose body is not
+JSON) or ``Fault(text="...")`` (this text as the reply, no tool calls); a
+fault with ``role="user"`` (or ``"judge"``, ``"agent"``) waits for the next
+request of that role, the others come in turn. With `record` the server keeps
+every completion request's body, as parsed, in `bodies`. `latency_s` delays every reply to a readable completion request, for
 throughput benches;
 `sloppy` (model name -> rate) makes a model close early at that rate per turn,
 from a seeded generator, to stand in for models of different reliability.
@@ -64,6 +70,8 @@ class Fault:
     malformed_arguments: bool = False
     garbage: bool = False
     not_json: bool = False
+    text: str | None = None  # the reply's text, instead of the script's
+    role: str | None = None  # only a request of this role (agent, user, judge) takes it
 
 
 @dataclass
@@ -95,6 +103,7 @@ class ScriptedModelServer:
         sloppy: dict[str, float] | None = None,
         seed: int = 0,
         port: int = 0,
+        record: bool = False,
     ) -> None:
         self.scripts = scripts or {}
         self.latency_s, self.calls_per_turn = latency_s, calls_per_turn
@@ -104,6 +113,7 @@ class ScriptedModelServer:
         self.requests: list[str] = []  # the path of every request, in order
         self.arrivals: list[float] = []  # when each completion request arrived (time.monotonic())
         self.last_body: dict[str, Any] | None = None  # the last completion request's body, as parsed
+        self.bodies: list[dict[str, Any]] | None = [] if record else None  # every one, when recording
         self._lock = threading.Lock()  # tests add faults from their own thread
         self._ids = itertools.count(1)
         # Listening from here on: a client that comes before serving starts waits in the backlog, which is
@@ -193,9 +203,14 @@ class ScriptedModelServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def next_fault(self) -> Fault | None:
+    def next_fault(self, role: str | None = None) -> Fault | None:
+        """The first queued fault for any request, or for a request of `role`."""
         with self._lock:
-            return self.faults.popleft() if self.faults else None
+            for i, fault in enumerate(self.faults):
+                if fault.role is None or fault.role == role:
+                    del self.faults[i]
+                    return fault
+            return None
 
     def next_id(self) -> int:
         with self._lock:
@@ -205,9 +220,11 @@ class ScriptedModelServer:
         self, conversation: Conversation, fault: Fault | None, model: str = ""
     ) -> tuple[str | None, list[tuple[str, str]]]:
         """The scripted text and (tool, JSON arguments) calls for one request."""
+        if fault is not None and fault.text is not None:
+            return fault.text, []
         if not conversation.has_tools:
             if "grade" in conversation.system:
-                return json.dumps({"answer": "yes", "reason": "scripted judge"}), []
+                return scripted_verdict(conversation.opening), []
             return USER_STOP, []
         if fault is not None and fault.malformed_arguments:
             return None, [("get_order", '{"order_id": ')]
@@ -223,6 +240,25 @@ class ScriptedModelServer:
         rate = self.sloppy.get(model, 0.0)
         with self._lock:
             return rate > 0 and self._rng.random() < rate
+
+
+def role_of(conversation: Conversation) -> str:
+    """Which role sent a request: the agent offers tools, the judge is asked to grade, the rest is the user."""
+    if conversation.has_tools:
+        return "agent"
+    return "judge" if "grade" in conversation.system else "user"
+
+
+def scripted_verdict(prompt: str) -> str:
+    """The scripted judge's answer to a judge prompt: yes when an accepted wording it lists is in an agent line."""
+    wordings_line = next((line for line in prompt.splitlines() if line.startswith("Accepted wordings")), None)
+    if wordings_line is None:
+        return json.dumps({"reason": "scripted judge: no wordings to look for", "answer": "yes"})
+    wordings = [w.strip().strip("'\"").lower() for w in wordings_line.split(":", 1)[1].split(";")]
+    said = " ".join(line for line in prompt.splitlines() if line.startswith("Agent: ")).lower()
+    found = next((w for w in wordings if w and w in said), None)
+    reason = f"the agent said {found!r}" if found else "the agent said none of the accepted wordings"
+    return json.dumps({"reason": reason, "answer": "yes" if found else "no"})
 
 
 def scripts_from_results(path: str | Path) -> dict[str, Script]:
@@ -380,6 +416,8 @@ async def _respond(server: ScriptedModelServer, method: str, path: str, raw: byt
     except ValueError:
         return 400, b'{"error": {"message": "the body is not JSON", "type": "invalid"}}', {}
     server.last_body = body
+    if server.bodies is not None:
+        server.bodies.append(body)
     try:
         conversation = read(body, len(raw))
     except (KeyError, TypeError, AttributeError) as exc:
@@ -390,7 +428,7 @@ async def _respond(server: ScriptedModelServer, method: str, path: str, raw: byt
     # request in flight, which the garbage collector kept scanning (at 64 in flight, 0.78 ms of CPU a
     # request against 0.51-0.57 ms).
     del body
-    fault = server.next_fault()
+    fault = server.next_fault(role_of(conversation))
     delay = server.latency_s + (fault.delay_s if fault else 0.0)
     if delay:
         await asyncio.sleep(delay)

@@ -91,7 +91,7 @@ class ScriptedUser:
     def opening(self) -> str:
         return self._brief.says
 
-    async def reply(self, message: str) -> UserTurn:
+    async def reply(self, message: str, acted: bool = True) -> UserTurn:
         words = _words(message)
         text = " ".join(words)
         asking = bool(_ASK.search(message.lower()))
