@@ -25,8 +25,8 @@ is not a completion), ``Fault(not_json=True)`` (a 200 whose body is not
 JSON) or ``Fault(text="...")`` (this text as the reply, no tool calls); a
 fault with ``role="user"`` (or ``"judge"``, ``"agent"``) waits for the next
 request of that role, the others come in turn. With `record` the server keeps
-every completion request's body, as parsed, in `bodies`. `latency_s` delays every reply to a readable completion request, for
-throughput benches;
+every completion request's body, as parsed, in `bodies`. `latency_s` delays
+every reply to a readable completion request, for throughput benches;
 `sloppy` (model name -> rate) makes a model close early at that rate per turn,
 from a seeded generator, to stand in for models of different reliability.
 """
