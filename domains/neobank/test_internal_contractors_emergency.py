@@ -359,6 +359,7 @@ def test_case_NB033_002(tb):
             call("get_incident", incident_id=incident.id),
             call("list_access_requests", employee_id=bianca.id),
             call("list_systems"),
+            call("list_access_grants", employee_id=bianca.id),
             call(
                 "grant_access",
                 employee_id=bianca.id,

@@ -122,6 +122,7 @@ def test_case_NB034_002(tb):
             call("search_employees", name="Yara Nowak"),
             call("list_systems"),
             call("list_access_requests", employee_id=joiner.id),
+            call("list_access_grants", employee_id=joiner.id),
             call("grant_access", employee_id=joiner.id, role_id="CBS-READ"),
             call("create_access_request", employee_id=joiner.id, role_id="CBS-ADMIN", raised_by=lead.id),
             call("list_device_stock", kind="laptop"),
@@ -308,6 +309,7 @@ def test_case_NB034_005(tb):
             call("create_ticket", requester_id=lead.id, subject="Contractor joiner Yara Falk", category="joiner"),
             call("search_employees", name="Yara Falk"),
             call("list_systems"),
+            call("list_access_grants", employee_id=yara.id),
             call("grant_access", employee_id=yara.id, role_id="CRM-AGENT", expires_on="2027-01-15"),
             call("update_ticket", ticket_id=new_id, status="solved", reason="contractor_limit"),
             call(
