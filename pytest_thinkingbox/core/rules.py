@@ -185,14 +185,22 @@ class Violation:
 
 
 class Source:
-    """Where a state's rows come from: the attempt's database (the end state)."""
+    """Where a state's rows come from: the attempt's database (the end state). Each answer is kept, so the
+    start state's view, which asks the same questions of it, costs no second query."""
 
     def __init__(self, session: Session, metadata: MetaData) -> None:
         self.session, self.metadata = session, metadata
         self._marker = "?" if session.get_bind().dialect.paramstyle == "qmark" else "%s"
+        self._answers: dict[tuple[str, tuple[tuple[str, Any], ...] | None], dict[Key, Row]] = {}
 
     def select(self, table: str, match: Mapping[str, Any] | None) -> dict[Key, Row]:
         """The rows of `table` whose columns equal `match` (every row when None), values as stored."""
+        asked = (table, None if match is None else tuple(sorted(match.items())))
+        if asked not in self._answers:
+            self._answers[asked] = self._query(table, match)
+        return self._answers[asked]
+
+    def _query(self, table: str, match: Mapping[str, Any] | None) -> dict[Key, Row]:
         columns, keys = _columns(self.metadata, table)
         sql = f"SELECT {', '.join(map(quote_identifier, columns))} FROM {quote_identifier(table)}"
         names = sorted(match or {})
