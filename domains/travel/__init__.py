@@ -15,6 +15,7 @@ from pytest_thinkingbox import Domain
 
 from .clock import NOW
 from .models import Base
+from .rules import RULES
 from .seed import seed
 from .tools import tools as _toolset  # keep `domains.travel.tools` the module
 
@@ -25,6 +26,7 @@ DOMAIN = Domain(
     policy=Path(__file__).with_name("policy.md"),
     now=NOW,
     seed=seed,
+    rules=RULES,
 )
 
 __all__ = ["DOMAIN"]
