@@ -622,17 +622,36 @@ def escalated_refunds_go_on_hold_for_the_refunds_team(ev: Evidence) -> Iterator[
 
 @RULES.rule(
     "RT-15",
-    "A refund on an order paid with a gift card goes to store credit",
+    "A refund goes back to the order's payment, to store credit only for a gift-card order or on the customer's word",
     section=REFUNDS,
     on=("refunds",),
 )
-def gift_card_orders_are_refunded_as_store_credit(ev: Evidence) -> Iterator[Violation]:
+def refunds_go_back_to_the_orders_payment(ev: Evidence) -> Iterator[Violation]:
     for refund in _added(ev, "refunds"):
-        if refund.reason in (*ISSUED, PRICE_PROTECTION, "return") and refund.method != "store_credit":
-            if _payment_method(ev, refund) == "gift_card":
-                yield Violation.of(
-                    refund, f"order {refund.order_id} was paid with a gift card: refund to store_credit", "method"
-                )
+        if refund.reason not in (*ISSUED, PRICE_PROTECTION, "return"):
+            continue
+        gift_card = _payment_method(ev, refund) == "gift_card"
+        if gift_card and refund.method != "store_credit":
+            yield Violation.of(
+                refund, f"order {refund.order_id} was paid with a gift card: refund to store_credit", "method"
+            )
+        elif refund.method == "store_credit" and not gift_card and not _customer_said(ev, *STORE_CREDIT_WORDS):
+            yield Violation.of(
+                refund,
+                f"order {refund.order_id} was not paid with a gift card and the customer never asked for store "
+                "credit: the refund goes back to the original payment",
+                "method",
+            )
+
+
+#: How a customer asks for store credit.
+STORE_CREDIT_WORDS = ("store credit", "store account", "shop credit", "account credit", "credit on my account")
+
+
+def _customer_said(ev: Evidence, *phrases: str) -> bool:
+    """Whether the customer's messages in the conversation say one of `phrases` (case and spacing aside)."""
+    said = " ".join(" ".join(str(m.get("content") or "").lower().split()) for m in ev.messages if m["role"] == "user")
+    return any(phrase in said for phrase in phrases)
 
 
 @RULES.rule(
