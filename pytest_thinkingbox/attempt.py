@@ -26,6 +26,7 @@ from .core.arranged import commit_noting_filled, pending_writes, persist_unflush
 from .core.backends.base import bind_session
 from .core.backends.sqlite import SQLiteBackend
 from .core.domain import Domain
+from .core.endings import DomainEndings
 from .core.episode import Agent, Episode, Limits, SimulatedUser, run_episode
 from .core.errors import HarnessError, TaskDefinitionError
 from .core.expectations import expect_no_differences
@@ -81,6 +82,7 @@ class WorkerCache:
     prepared: dict[str, PreparedStart | None] = field(default_factory=dict)
     arranged: dict[str, ArrangedStart] = field(default_factory=dict)  # per task: the rows its last flush wrote
     starts: dict[str, tuple[int, str]] = field(default_factory=dict)  # per task: its first attempt and start hash
+    endings: dict[str, DomainEndings] = field(default_factory=dict)  # per domain, from the session's catalog
     rate_share: float = 1.0  # this worker's share of each endpoint's rate limits (1 / workers)
     limits: dict[tuple[str | None, str], RateLimit] = field(default_factory=dict)  # per (endpoint, model)
 
@@ -152,6 +154,47 @@ class WorkerCache:
             self.runner.run(endpoint.aclose())
         self.runner.close()
         self.databases.close()
+
+
+@dataclass(frozen=True)
+class TaskBrief:
+    """What a task declares, read without running it: its user, golden calls, traps, reply and arranged rows."""
+
+    task: str
+    domain: str
+    user: User
+    golden: tuple[Call, ...]
+    traps: tuple[Call, ...]
+    reply: str | None
+    arranged: dict[str, dict[str, dict[str, Any]]]  # per table and key, each row the arrange step wrote
+
+    def as_dict(self) -> dict[str, Any]:
+        """As a JSON line of a capture file (`--tb-capture`)."""
+
+        def calls(found: tuple[Call, ...]) -> list[dict[str, Any]]:
+            return [{"tool": c.tool, "arguments": c.arguments, "derived": c.derived} for c in found]
+
+        user = {"says": self.user.says, "knows": self.user.knows, "rules": list(self.user.rules)}
+        return {
+            "task": self.task,
+            "domain": self.domain,
+            "user": user,
+            "golden": calls(self.golden),
+            "traps": calls(self.traps),
+            "reply": self.reply,
+            "arranged": self.arranged,
+        }
+
+
+class Captured(BaseException):
+    """Ends a task's body at `tb.run` in a capture session: the task's brief is read, nothing is run.
+
+    A BaseException, so that a task's own ``except Exception`` cannot swallow it.
+    """
+
+    def __init__(self, brief: TaskBrief) -> None:
+        super().__init__(brief.task)
+        self.brief = brief
 
 
 class StartedEarly(BaseException):
@@ -379,6 +422,7 @@ class Attempt:
         defer_golden: bool = False,
         early_key: str | None = None,
         start_early: bool = False,
+        capture: bool = False,
         prepared_key: str | None = None,
         arranged_key: str | None = None,
     ) -> None:
@@ -390,6 +434,7 @@ class Attempt:
         # The task's key for the rows its arrange step writes; none on a backend that cannot write them again.
         self._arranged_key = arranged_key if cache.databases.replays_rows else None
         self._handed_off = False  # the database went to an episode running on after this attempt's test
+        self._capture = capture  # `run` reads what the task declares, then stops the body (`Captured`)
         self._defer_golden = defer_golden
         self._cache, self._make_agent, self._make_user, self._limits = cache, make_agent, make_user, limits
         self._make_judge = make_judge
@@ -411,6 +456,11 @@ class Attempt:
     def result(self) -> AttemptResult:
         """What this attempt has done so far (complete once the episode has ended and the task returned)."""
         return self._result
+
+    @property
+    def domain_endings(self) -> DomainEndings | None:
+        """The endings of this attempt's domain, from the session's catalog (None without one)."""
+        return self._cache.endings.get(self.domain.name)
 
     @property
     def last_run(self) -> Run | None:
@@ -470,6 +520,9 @@ class Attempt:
         metadata, databases = self.domain.metadata, self._cache.databases
         arranged, arrange, image, start = self._write_arranged()
         self._check_same_start(start)
+        if self._capture:
+            rows = {table: {key: now for key, (_, now) in written.items() if now} for table, written in arrange.items()}
+            raise Captured(TaskBrief(self.task, self.domain.name, user, golden, traps, reply, rows))
         golden_end = self._golden_end(start, golden, image, arrange)
         brief = repr((user, golden, reply, traps))
         if self._prepared_key is not None:
@@ -482,7 +535,7 @@ class Attempt:
         if early is not None:
             agent, simulated, episode = early.agent, early.user, early.episode
         else:
-            agent = self._make_agent(AgentContext(self.task, self.attempt, self.seed, golden, reply, traps))
+            agent = self._make_agent(self._context(golden, reply, traps))
             simulated = self._make_user(self._with_aliases(user))
             episode = Episode([], end_reason="")
         if self._result.agent is None:
@@ -557,6 +610,10 @@ class Attempt:
             ended=True,
         )
         return self._run
+
+    def _context(self, golden: tuple[Call, ...], reply: str | None, traps: tuple[Call, ...]) -> AgentContext:
+        """What an offline agent of this attempt is built with (the domain's endings, for the guessing ones)."""
+        return AgentContext(self.task, self.attempt, self.seed, golden, reply, traps, self.domain_endings)
 
     def _with_aliases(self, user: User) -> User:
         """The brief the simulated user plays: the task's, with the domain's names for facts added."""
@@ -648,7 +705,7 @@ class Attempt:
         prepared = self._prepared
         if prepared is None:
             return False
-        context = AgentContext(self.task, self.attempt, self.seed, prepared.golden, prepared.reply, prepared.traps)
+        context = self._context(prepared.golden, prepared.reply, prepared.traps)
         agent, user = self._make_agent(context), self._make_user(self._with_aliases(prepared.user))
         self._start(agent, user, Episode([], end_reason=""), prepared.start_hash, prepared.brief)
         return True

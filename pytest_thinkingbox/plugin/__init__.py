@@ -10,6 +10,7 @@
     pools      --tb-tasks
     shards     --tb-shard I/N: one of N disjoint shares of a campaign
     validation --tb-validate and the tb_validity marker (its report: validity.py)
+    catalog    --tb-capture: what each task declares, read without running; the catalog validation reads
 
 Loading the plugin imports nothing heavy: SQLAlchemy, the MCP SDK and the
 agents load only when a task's `tb` fixture is set up.
@@ -20,6 +21,7 @@ pytest_plugins = [
     f"pytest_thinkingbox.plugin.{name}"
     for name in (
         "roles",
+        "catalog",
         "outcomes",
         "concurrency",
         "attempts",

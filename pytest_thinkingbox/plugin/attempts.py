@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from .catalog import briefs
 from .concurrency import START_PREPARED, STARTING_EARLY, WORKER, concurrency
 from .options import group, positive_int
 from .outcomes import ATTEMPT, CALL_PASSED, DOMAIN, item_key, key_of_nodeid
@@ -172,6 +173,11 @@ def _tb_worker(pytestconfig: pytest.Config, tb_db_url: str | None) -> Iterator[A
         raise HarnessError("backend", f"opening the database backend failed: {type(exc).__name__}: {exc}") from exc
     workers = getattr(pytestconfig, "workerinput", {}).get("workercount", 1)  # they share each rate limit
     cache = WorkerCache(databases=databases, models=pytestconfig.stash[MODELS], rate_share=1 / workers)
+    read = briefs(pytestconfig)
+    if read is not None:
+        from ..core.endings import domain_endings
+
+        cache.endings = domain_endings(read)
     pytestconfig.stash[WORKER] = cache
     yield cache
     del pytestconfig.stash[WORKER]
@@ -203,7 +209,7 @@ def tb(
         yield attempt
     finally:
         attempt.close()
-    if attempt.last_run is None and item.stash.get(CALL_PASSED, False):
+    if attempt.last_run is None and item.stash.get(CALL_PASSED, False) and not item.config.getoption("tb_capture"):
         from ..core.errors import TaskDefinitionError
 
         raise TaskDefinitionError(
@@ -240,6 +246,7 @@ def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, 
         start_early=item.stash.get(STARTING_EARLY, False),
         prepared_key=_task_key(item) if concurrent else None,
         arranged_key=_task_key(item),
+        capture=bool(config.getoption("tb_capture")),
     )
 
 

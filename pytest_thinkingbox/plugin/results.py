@@ -446,9 +446,11 @@ class Results:
         if self._refused:
             return
         if self.config.getoption("tb_validate") and self.records:
+            from .catalog import briefs
             from .validity import report_lines
 
-            self.validity, valid = report_lines(self.records, verbose=self.config.getoption("verbose") > 0)
+            verbose = self.config.getoption("verbose") > 0
+            self.validity, valid = report_lines(self.records, verbose=verbose, briefs=briefs(self.config))
             if not valid and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # e.g. golden end states that differ
         if self._collected is None:  # collection failed or found nothing: the start line still comes first

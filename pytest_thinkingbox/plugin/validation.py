@@ -36,8 +36,10 @@ from .options import group
 from .outcomes import VALIDATION
 
 VALIDITY_MARKER = (
-    "tb_validity(reason=None, *, baseline_ok={name: reason}): --tb-validate reports this task's problems without "
-    "failing it (reason), or accepts that a policy-blind baseline's ending is the right one (baseline_ok)."
+    "tb_validity(reason=None, *, baseline_ok={name: reason}, variant_of={task: reason}, opening_ok=reason): "
+    "--tb-validate reports this task's problems without failing it (reason), accepts that a policy-blind "
+    "baseline's ending is the right one (baseline_ok), that the task deliberately has another task's shape "
+    "(variant_of), or that its opening line may name the decided values (opening_ok)."
 )
 
 
@@ -72,32 +74,56 @@ MUTANT_OUTCOMES = {
 }
 
 
-def _validity_signature(reason: str | None = None, *, baseline_ok: dict[str, str] | None = None) -> tuple[Any, ...]:
-    return reason, baseline_ok
+def _validity_signature(
+    reason: str | None = None,
+    *,
+    baseline_ok: dict[str, str] | None = None,
+    variant_of: dict[str, str] | None = None,
+    opening_ok: str | None = None,
+) -> Declared:
+    return Declared(reason, baseline_ok or {}, variant_of or {}, opening_ok)
 
 
-def validity_marker(item: pytest.Item) -> tuple[str | None, dict[str, str]]:
-    """The task's ``tb_validity`` marker: a reason that exempts it whole, and the baselines whose ending is right."""
-    from ..roles.agents import BASELINES
+@dataclass(frozen=True)
+class Declared:
+    """What a task's ``tb_validity`` marker declares."""
+
+    reason: str | None = None  # the task's problems are reported, not failed
+    baseline_ok: dict[str, str] = field(default_factory=dict)  # baselines whose ending is right, with why
+    variant_of: dict[str, str] = field(default_factory=dict)  # tasks it deliberately has the shape of, with why
+    opening_ok: str | None = None  # why its opening line may name the decided values
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"baseline_ok": sorted(self.baseline_ok), "variant_of": self.variant_of, "opening_ok": self.opening_ok}
+
+
+def validity_marker(item: pytest.Item) -> Declared:
+    """The task's ``tb_validity`` marker, checked: every reason a non-empty string, every baseline a real one."""
+    from ..roles.agents import BASELINES, GUESSES
 
     marker = item.get_closest_marker("tb_validity")
     if marker is None:
-        return None, {}
+        return Declared()
     try:
-        reason, baseline_ok = _validity_signature(*marker.args, **marker.kwargs)
+        declared = _validity_signature(*marker.args, **marker.kwargs)
     except TypeError as exc:
-        raise pytest.UsageError(f"{item.nodeid}: tb_validity(reason=None, *, baseline_ok={{...}}): {exc}") from None
-    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
-        raise pytest.UsageError(f"{item.nodeid}: tb_validity(reason) needs the reason as a non-empty string")
-    baseline_ok = baseline_ok or {}
-    for name, why in baseline_ok.items():
-        if name not in BASELINES:
-            raise pytest.UsageError(
-                f"{item.nodeid}: tb_validity(baseline_ok=...) names {name!r}; baselines are {', '.join(BASELINES)}"
-            )
-        if not isinstance(why, str) or not why.strip():
-            raise pytest.UsageError(f"{item.nodeid}: tb_validity(baseline_ok={{{name!r}: reason}}) needs a reason")
-    return reason, baseline_ok
+        raise pytest.UsageError(f"{item.nodeid}: {VALIDITY_MARKER.split(':')[0]}: {exc}") from None
+    for name, why in (("reason", declared.reason), ("opening_ok", declared.opening_ok)):
+        if why is not None and (not isinstance(why, str) or not why.strip()):
+            raise pytest.UsageError(f"{item.nodeid}: tb_validity({name}=...) needs the reason as a non-empty string")
+    known = (*BASELINES, *GUESSES)
+    for option, named, valid in (
+        ("baseline_ok", declared.baseline_ok, known),
+        ("variant_of", declared.variant_of, None),
+    ):
+        for name, why in named.items():
+            if valid is not None and name not in valid:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: tb_validity({option}=...) names {name!r}; baselines are {', '.join(valid)}"
+                )
+            if not isinstance(why, str) or not why.strip():
+                raise pytest.UsageError(f"{item.nodeid}: tb_validity({option}={{{name!r}: reason}}) needs a reason")
+    return declared
 
 
 class Validation:
@@ -114,15 +140,17 @@ class Validation:
         attempt: Any = pyfuncitem.funcargs.get("tb")
         if attempt is None or attempt.attempt != 1 or attempt.last_run is None:
             return result
-        exempt, baseline_ok = validity_marker(pyfuncitem)
+        declared = validity_marker(pyfuncitem)
+        exempt = declared.reason
         argnames = pyfuncitem._fixtureinfo.argnames
         funcargs = {name: pyfuncitem.funcargs[name] for name in argnames}
 
         def call_task(tb: Any) -> None:
             pyfuncitem.obj(**{**funcargs, "tb": tb})
 
-        verdict = check(call_task, attempt, baseline_ok)
+        verdict = check(call_task, attempt, declared.baseline_ok)
         verdict["exempt"] = exempt
+        verdict["declared"] = declared.as_dict()
         pyfuncitem.stash[VALIDATION] = verdict
         problems = problem_lines(verdict)
         if problems and exempt is None:
@@ -148,7 +176,7 @@ class Grade:
 def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str, str]) -> dict[str, Any]:
     """Run the task under noop, the baselines, every mutant and every trap; classify each; check provenance."""
     from ..core.mutants import mutants
-    from ..roles.agents import BASELINES, BLIND, make_agent
+    from ..roles.agents import BASELINES, BLIND, GUESSES, make_agent
 
     run = attempt.last_run
     stamps = _stamp_columns(attempt.domain)
@@ -158,13 +186,14 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
 
     noop = grade(functools.partial(make_agent, "noop"))
     baselines = {}
-    for name in BASELINES:
+    for name in (*BASELINES, *guesses(attempt)):
         g = grade(functools.partial(make_agent, BLIND + name))
         baselines[name] = {
             "outcome": _passes(g),
             "differences": g.differences,
             "ok": baseline_ok.get(name),
             "rules": g.rules,
+            **({"ending": _guess_of(attempt, name).describe()} if name in GUESSES else {}),
         }
     ids = {table: sorted(rows) for table, rows in run.start_state().items()}
     found = []
@@ -208,6 +237,26 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
         "provenance": [f.as_dict() for f in _provenance(attempt, run)],
         "calls": calls_hash(run.golden),
     }
+
+
+def _guess_of(attempt: Any, name: str) -> Any:
+    endings = attempt.domain_endings
+    if name == "family":
+        return endings.family(attempt.task)
+    return endings.ranked(attempt.task)[int(name.removeprefix("rank:")) - 1]
+
+
+def _guessed(b: dict[str, Any]) -> str:
+    return f" (it writes {b['ending']})" if b.get("ending") else ""
+
+
+def guesses(attempt: Any) -> list[str]:
+    """The guessing baselines this task meets: its domain's ranked endings, and its family's (when it has one)."""
+    endings = attempt.domain_endings
+    if endings is None:
+        return []
+    found = [f"rank:{n}" for n in range(1, len(endings.ranked(attempt.task)) + 1)]
+    return found + (["family"] if endings.family(attempt.task) is not None else [])
 
 
 def _replaying(calls: Sequence[Call] | None = None, then: Sequence[Call] = ()) -> Callable[[Any], Any]:
@@ -328,8 +377,8 @@ def problem_lines(verdict: dict[str, Any]) -> list[str]:
     for name, b in verdict.get("baselines", {}).items():
         if b["outcome"] == "passed" and not b["ok"]:
             lines.append(
-                f"the policy-blind baseline {name!r} passes: the task cannot tell its fixed ending from the "
-                f"policy's (mark it tb_validity(baseline_ok={{{name!r}: reason}}) if that ending is right)"
+                f"the policy-blind baseline {name!r} passes{_guessed(b)}: the task cannot tell its fixed ending from "
+                f"the policy's (mark it tb_validity(baseline_ok={{{name!r}: reason}}) if that ending is right)"
             )
     for m in verdict["mutants"]:
         if m["outcome"] == "survived":

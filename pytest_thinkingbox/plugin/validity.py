@@ -20,7 +20,7 @@ from typing import Any
 
 from ..campaign.rule_breaks import COVERED_BY, coverage
 from ..campaign.views.terminal import format_table
-from ..roles.agents import BASELINES
+from ..roles.agents import BASELINES, GUESSES
 from .validation import note_lines, problem_lines
 
 MUTANT_COLUMNS = ("killed by checks", "killed by end state", "equivalent", "survived")
@@ -89,9 +89,17 @@ def task_row(v: dict[str, Any]) -> dict[str, int]:
     return {k: int(val) for k, val in row.items()}
 
 
-def report_lines(records: list[dict[str, Any]], verbose: bool = False) -> tuple[list[str], bool]:
-    """The report's lines, and whether the benchmark is valid (exempt tasks aside)."""
+def report_lines(
+    records: list[dict[str, Any]], verbose: bool = False, briefs: list[dict[str, Any]] | None = None
+) -> tuple[list[str], bool]:
+    """The report's lines, and whether the benchmark is valid (exempt tasks aside).
+
+    With the session's `briefs` (what every task declares), tasks are also
+    checked across each other: structural duplicates and openings that answer.
+    """
     tasks = task_verdicts(records)
+    if briefs is not None:
+        _mark_across_tasks(tasks, briefs)
     domains: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(int))
     for t in tasks.values():
         d = domains[t["domain"]]
@@ -108,7 +116,9 @@ def report_lines(records: list[dict[str, Any]], verbose: bool = False) -> tuple[
     lines = format_table(head, rows)
     lines.extend(baseline_lines(tasks))
     lines.extend(rule_lines(tasks))
-    valid = True
+    excused = excused_lines(tasks)
+    lines.extend(excused)
+    valid = not excused
     for name, t in sorted(tasks.items()):
         if t["problems"] and t["exempt"] is None:
             valid = False
@@ -130,17 +140,93 @@ def report_lines(records: list[dict[str, Any]], verbose: bool = False) -> tuple[
 
 
 def baseline_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
-    """Per baseline, the tasks it passes: without a reason (a problem) and with one."""
-    passed = {b: 0 for b in BASELINES}
-    excused = {b: 0 for b in BASELINES}
+    """Per baseline, the tasks it passes: without a reason (a problem) and with one; the guessing ones as shares."""
+    passed: dict[str, int] = {}
+    excused: dict[str, int] = {}
+    tried: dict[str, int] = {}
+    union = 0
     for t in tasks.values():
-        for name, b in (t.get("validation") or {}).get("baselines", {}).items():
+        baselines = (t.get("validation") or {}).get("baselines", {})
+        union += any(b["outcome"] == "passed" and name in GUESSES for name, b in baselines.items())
+        for name, b in baselines.items():
+            tried[name] = tried.get(name, 0) + 1
             if b["outcome"] == "passed":
-                (excused if b["ok"] else passed)[name] += 1
-    if not any(passed.values()) and not any(excused.values()):
-        return [f"policy-blind baselines ({', '.join(BASELINES)}) pass no task"]
-    parts = [f"{b} {passed[b]}" + (f" (+{excused[b]} with a reason)" if excused[b] else "") for b in BASELINES]
-    return ["tasks passed by each policy-blind baseline: " + ", ".join(parts)]
+                (excused if b["ok"] else passed)[name] = (excused if b["ok"] else passed).get(name, 0) + 1
+    fixed = ", ".join(BASELINES)
+    lines = []
+    if not any(passed.get(b) or excused.get(b) for b in BASELINES):
+        lines.append(f"policy-blind baselines ({fixed}) pass no task")
+    else:
+        parts = [
+            f"{b} {passed.get(b, 0)}" + (f" (+{excused[b]} with a reason)" if excused.get(b) else "") for b in BASELINES
+        ]
+        lines.append("tasks passed by each policy-blind baseline: " + ", ".join(parts))
+    guessed = [name for name in GUESSES if name in tried]
+    if guessed:
+        shares = [
+            f"{name} {passed.get(name, 0) + excused.get(name, 0)}/{tried[name]}"
+            for name in guessed
+            if passed.get(name) or excused.get(name)
+        ]
+        lines.append(
+            "baselines that guess the domain's usual endings (rank:1-10) and the family's (family) pass "
+            + (", ".join(shares) + f"; any of them {union}/{len(tasks)}" if shares else "no task")
+        )
+    return lines
+
+
+#: The share of a domain's tasks that may declare a baseline's ending right (one task at least): more is a
+#: benchmark of guesses.
+EXCUSED_SHARE = 0.01
+
+
+def excused_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:
+    """Domains where more than `EXCUSED_SHARE` of the tasks declare a baseline's ending right (a problem)."""
+    lines = []
+    per_domain: dict[str, list[str]] = defaultdict(list)
+    counts: dict[str, int] = defaultdict(int)
+    for name, t in tasks.items():
+        counts[t["domain"]] += 1
+        if ((t.get("validation") or {}).get("declared") or {}).get("baseline_ok"):
+            per_domain[t["domain"]].append(name)
+    for domain, names in sorted(per_domain.items()):
+        if len(names) > max(1, int(EXCUSED_SHARE * counts[domain])):
+            lines.append(
+                f"INVALID {domain}: {len(names)} of {counts[domain]} tasks declare a baseline's ending right "
+                f"(tb_validity(baseline_ok=...)), more than {EXCUSED_SHARE:.0%} (one task at least): "
+                + ", ".join(sorted(names))
+            )
+    return lines
+
+
+def _mark_across_tasks(tasks: dict[str, dict[str, Any]], briefs: list[dict[str, Any]]) -> None:
+    """Problems only the whole collection shows: structural duplicates, openings that give the answer."""
+    from ..core.task_checks import answered_by_opening, duplicates
+
+    declared = {name: (t.get("validation") or {}).get("declared") or {} for name, t in tasks.items()}
+    twins = duplicates(b for b in briefs if b["task"] in tasks)
+    for name, others in twins.items():
+        first = min([name, *others])
+        variants = set(declared[name].get("variant_of") or {})
+        if (
+            name != first
+            and first not in variants
+            and not any(name in (declared[o].get("variant_of") or {}) for o in others)
+        ):
+            tasks[name]["problems"].append(
+                f"a structural duplicate of {first}: the same arranged rows and golden calls, decisions and all, "
+                f"with other names, ids, text or amounts (declare tb_validity(variant_of={{{first!r}: reason}}) "
+                "if it is a deliberate variant)"
+            )
+    for brief in briefs:
+        if brief["task"] not in tasks or declared[brief["task"]].get("opening_ok"):
+            continue
+        named = answered_by_opening(brief)
+        if named:
+            tasks[brief["task"]]["problems"].append(
+                f"the user's opening line names what the policy decides ({'; '.join(named)}): an agent that does "
+                "as it is told passes (declare tb_validity(opening_ok=reason) if the request really says so)"
+            )
 
 
 def rule_lines(tasks: dict[str, dict[str, Any]]) -> list[str]:

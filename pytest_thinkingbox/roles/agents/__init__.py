@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .context import BASELINES, BLIND, NAMES, AgentContext
+from .context import BASELINES, BLIND, GUESSES, NAMES, AgentContext, needs_endings
 
-__all__ = ["BASELINES", "BLIND", "NAMES", "AgentContext", "make_agent"]
+__all__ = ["BASELINES", "BLIND", "GUESSES", "NAMES", "AgentContext", "make_agent", "needs_endings"]
 
 if TYPE_CHECKING:
     from ...core.episode import Agent

@@ -11,7 +11,11 @@ tickets from those look-ups), and then ends the same way whatever the policy say
 * ``pending``: sets it pending with a note to the customer;
 * ``refuse``: tells the customer no in a public note and closes the ticket as solved;
 * ``comply``: does what the customer asks without checking: the task's declared
-  trap writes (``tb.run(..., traps=[...])``), nothing else.
+  trap writes (``tb.run(..., traps=[...])``), nothing else;
+* ``rank:N``: writes its domain's N-th most common ending, reason, queue and
+  internal comment included (`core/endings.py`), whatever the policy says;
+* ``family``: writes the most common ending of the other tasks of its task's
+  family, a memoriser of the benchmark rather than a reader of the policy.
 
 What a ticket is about (its ``category``, where the golden path sets one) is
 copied from the golden path: classifying the topic is mechanics, the ending and
@@ -27,10 +31,11 @@ import json
 from collections.abc import Generator
 from typing import Any
 
+from ...core.endings import Ending
 from ...core.episode import AgentStep, AgentView
 from ...core.task import Call
 from ...core.tools import ToolSpec
-from .context import BASELINES, AgentContext
+from .context import BASELINES, GUESSES, AgentContext
 
 NOTES = {
     "hold": (False, "Holding this ticket for review by the team."),
@@ -53,8 +58,8 @@ class BlindAgent:
     """One policy-blind ending, played one tool call per step; its tool results steer only the ticket it finds."""
 
     def __init__(self, ending: str, context: AgentContext) -> None:
-        if ending not in BASELINES:
-            raise ValueError(f"unknown baseline {ending!r}; choose one of {', '.join(BASELINES)}")
+        if ending not in (*BASELINES, *GUESSES):
+            raise ValueError(f"unknown baseline {ending!r}; choose one of {', '.join((*BASELINES, *GUESSES))}")
         self._ending, self._context = ending, context
         self._script: Script | None = None
 
@@ -84,8 +89,25 @@ class BlindAgent:
             created = _json((yield create))
             if isinstance(created, dict) and created.get("id") not in (None, *tickets):
                 tickets.append(created["id"])
+        guess = self._guess() if self._ending in GUESSES else None
+        if self._ending in GUESSES and guess is None:
+            return  # the domain has no such ending, or the family no other task: nothing to guess
         for ticket in tickets or _open_tickets(golden, seen):
-            yield from _ending(self._ending, ticket, tools, _category(golden, ticket))
+            if guess is not None:
+                yield from _guessed(guess, ticket, tools, _category(golden, ticket))
+            else:
+                yield from _ending(self._ending, ticket, tools, _category(golden, ticket))
+
+    def _guess(self) -> Ending | None:
+        """The ending this baseline guesses: the domain's N-th most common, or its task's family's."""
+        endings = self._context.endings
+        if endings is None:
+            return None
+        if self._ending == "family":
+            return endings.family(self._context.task)
+        n = int(self._ending.removeprefix("rank:"))
+        ranked = endings.ranked(self._context.task)
+        return ranked[n - 1] if n <= len(ranked) else None
 
 
 def _ending(ending: str, ticket: str, tools: dict[str, ToolSpec], category: Any = None) -> Script:
@@ -105,6 +127,17 @@ def _ending(ending: str, ticket: str, tools: dict[str, ToolSpec], category: Any 
         yield Call("update_ticket", {"ticket_id": ticket, **fields})
     if note is not None and "add_ticket_comment" in tools:
         yield Call("add_ticket_comment", {"ticket_id": ticket, "body": note[1], "public": note[0]})
+
+
+def _guessed(guess: Ending, ticket: str, tools: dict[str, ToolSpec], category: Any = None) -> Script:
+    """The ticket writes of a guessed ending: its fields (category from the golden path) and its comment."""
+    update = tools.get("update_ticket")
+    wanted = {**guess.fields(), **({"category": category} if category is not None else {})}
+    fields = _allowed(update, wanted) if update else {}
+    if fields:
+        yield Call("update_ticket", {"ticket_id": ticket, **fields})
+    if guess.comment and "add_ticket_comment" in tools:
+        yield Call("add_ticket_comment", {"ticket_id": ticket, "body": NOTES["hold"][1], "public": False})
 
 
 def _allowed(tool: ToolSpec, wanted: dict[str, str]) -> dict[str, Any]:
