@@ -79,7 +79,7 @@ def test_case_TY0{family}_001(tb):
     )
     run.expect_golden()
 """
-    one = refund.format(family=40, owner="Ada", says="Please refund what I paid twice.", amount=4_000, note="refunded in full")
+    one = refund.format(family=40, owner="Ada", says="Refund what I paid twice.", amount=4_000, note="refunded in full")
     two = refund.format(family=41, owner="Bo", says="I was charged twice, refund it.", amount=6_000, note="paid back")
     toy.makepyfile(test_tasks=HEAD + one + two)
     result = toy.runpytest("--tb-validate", "--tb-repeat", "1", "-p", "no:randomly")
