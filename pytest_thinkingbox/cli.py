@@ -1,8 +1,8 @@
 """The `thinkingbox` command: tools that work on results files, outside pytest.
 
 thinkingbox report RESULTS.jsonl [...] [--prices PATH] [--html PATH] [--json PATH] [--gate EXPR]...
-thinkingbox compare A.jsonl B.jsonl
-thinkingbox select-pool RESULTS.jsonl [...] [--out POOL.json] [--plot HIST.svg]
+thinkingbox compare A.jsonl B.jsonl [--allow-mixed-bundles] [--allow-different-k]
+thinkingbox select-pool RESULTS.jsonl [...] [--out POOL.json] [--plot HIST.svg] [--min-mass P]
 thinkingbox serve-env [--root DIR] [--tasks POOL.json]
 thinkingbox serve-model [--script RESULTS.jsonl] [--port N] [--latency S]
 """
@@ -17,7 +17,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .campaign.pools import EDGES, KEEP, NAMES, Probe, select_pool
+from .campaign.gates import MIN_TASKS
+from .campaign.pools import EDGES, KEEP, MIN_MASS, NAMES, Probe, select_pool
 from .campaign.records import ReportError, read_records
 from .core.errors import ThinkingboxError
 from .core.values import at_least_one
@@ -28,15 +29,18 @@ class CliError(ThinkingboxError):
 
 
 def probes(records: list[dict[str, Any]]) -> tuple[dict[str, Probe], int]:
-    """Per task: successes among its graded attempts; and how many system errors were left out."""
+    """Per task: successes among its graded attempts; and how many system errors were left out.
+
+    A task whose every attempt was a system error is a probe of 0 attempts: undecided, not forgotten.
+    """
     counts: dict[str, list[Any]] = defaultdict(lambda: ["", 0, 0])
     errors = 0
     for r in records:
+        c = counts[r["task"]]
+        c[0] = r.get("domain") or c[0]
         if r["outcome"] == "error":  # the harness or an endpoint failed: not evidence about the policy
             errors += 1
             continue
-        c = counts[r["task"]]
-        c[0] = r.get("domain") or ""
         c[1] += r["outcome"] == "passed"
         c[2] += 1
     return {task: Probe(domain, k, n) for task, (domain, k, n) in counts.items()}, errors
@@ -52,6 +56,17 @@ def _whole(text: str) -> int:
         return at_least_one(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _share(text: str) -> float:
+    """A number in (0, 1] (argparse names the option in its error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], e.g. 0.6, got {text!r}")
+    return value
 
 
 def _edges(text: str) -> tuple[float, ...]:
@@ -73,7 +88,14 @@ def select_pool_command(args: argparse.Namespace) -> int:
     for marker in args.exclude_marker:
         excluded |= {r["task"] for r in records if marker in r.get("markers", ())}
     try:
-        pool = select_pool(found, keep=_names(args.keep), edges=args.edges, excluded=excluded, group=args.group_size)
+        pool = select_pool(
+            found,
+            keep=_names(args.keep),
+            edges=args.edges,
+            excluded=excluded,
+            group=args.group_size,
+            min_mass=args.min_mass,
+        )
     except ValueError as exc:
         raise CliError(str(exc)) from None
     pool["system_errors_left_out"] = errors
@@ -82,6 +104,8 @@ def select_pool_command(args: argparse.Namespace) -> int:
         f"{errors} system errors left out); {len(pool['excluded'])} excluded"
     )
     for line in histogram_lines(pool):
+        print(line)
+    for line in undecided_lines(pool):
         print(line)
     mixed = pool["pool_mixed_share"]
     print(
@@ -109,6 +133,34 @@ def histogram_lines(pool: dict[str, Any]) -> list[str]:
         bar = "#" * round(30 * count / widest)
         kept = "yes" if name in pool["keep"] else ""
         lines.append(f"{name:<14} {f'[{cuts[i]:.2f}, {cuts[i + 1]:.2f})':<12} {count:>5}  {kept:<4} {bar}")
+    lines.append(f"{'undecided':<14} {'':<12} {len(pool['undecided']):>5}")
+    return lines
+
+
+UNDECIDED_SHOWN = 20  # undecided tasks listed, the quickest to decide first
+
+
+def undecided_lines(pool: dict[str, Any]) -> list[str]:
+    """The tasks no bin holds with --min-mass, each with its likeliest bin and the attempts that would decide it."""
+    undecided = pool["undecided"]
+    if not undecided:
+        return []
+    order = sorted(
+        undecided.items(), key=lambda item: (item[1]["more_attempts"] is None, item[1]["more_attempts"] or 0)
+    )
+    lines = [
+        f"undecided: {len(undecided)} tasks have less than {pool['min_mass']:g} of their posterior in any bin; "
+        "not selected: probe them more (about this many more attempts would decide each):"
+    ]
+    for task, u in order[:UNDECIDED_SHOWN]:
+        more = (
+            f"{u['more_attempts']} more attempt{'s' if u['more_attempts'] != 1 else ''}"
+            if u["more_attempts"] is not None
+            else "its pass rate sits on a bin edge: no number of attempts decides it"
+        )
+        lines.append(f"  {task:<28} likely {u['likely']} ({u['mass']:.2f}); {more}")
+    if len(undecided) > UNDECIDED_SHOWN:
+        lines.append(f"  ... {len(undecided) - UNDECIDED_SHOWN} more (all in --out)")
     return lines
 
 
@@ -139,8 +191,10 @@ def parser() -> argparse.ArgumentParser:
     pool = commands.add_parser(
         "select-pool",
         help="choose training tasks by their posterior pass rate under a base policy",
-        description="Give each probed task the Jeffreys posterior Beta(k + 1/2, n - k + 1/2), put it in the bin "
-        "holding the most posterior mass, and keep the tasks of the chosen bins.",
+        description="Give each probed task the Jeffreys posterior Beta(k + 1/2, n - k + 1/2) over its graded "
+        "attempts (system errors left out), put it in the bin holding at least --min-mass of that posterior, and "
+        "keep the tasks of the chosen bins; the tasks no bin holds so are listed as undecided, with the number of "
+        "further attempts that would likely decide each.",
     )
     pool.add_argument("results", nargs="+", type=Path, help="JSONL files written by --tb-results (probe runs)")
     pool.add_argument("--out", type=Path, help="write the pool (selected, bins, mass, ...) as JSON here")
@@ -160,6 +214,13 @@ def parser() -> argparse.ArgumentParser:
         "--exclude-marker", action="append", default=[], metavar="NAME", help="leave out tasks with this marker"
     )
     pool.add_argument("--group-size", type=_whole, default=8, metavar="G", help="rollouts per group (default: 8)")
+    pool.add_argument(
+        "--min-mass",
+        type=_share,
+        default=MIN_MASS,
+        metavar="P",
+        help=f"the posterior mass a task needs in one bin to join it; the others are undecided (default: {MIN_MASS})",
+    )
     pool.set_defaults(run=select_pool_command)
 
     _report_parser(commands)
@@ -234,7 +295,15 @@ def _report_parser(commands: Any) -> None:
         action="append",
         default=[],
         metavar="EXPR",
-        help="a CI gate checked on every run, e.g. pass^k>=0.6, k/k>=40, domain:retail:pass@1>=0.8 (repeatable)",
+        help="a CI gate checked on every run, e.g. pass^k>=0.6, pass@1.lcb95>=0.8 (the lower end of the 95%% "
+        "interval), k/k>=40, domain:retail:pass@1>=0.8 (repeatable)",
+    )
+    report.add_argument(
+        "--gate-min-tasks",
+        type=_whole,
+        default=MIN_TASKS,
+        metavar="N",
+        help=f"a gate on a rate over fewer than N tasks fails, saying so (default: {MIN_TASKS})",
     )
     report.add_argument("--require-complete", action="store_true", help="exit 1 when a run has missing attempts")
     report.add_argument(
@@ -323,12 +392,20 @@ def _compare_parser(commands: Any) -> None:
     compare = commands.add_parser(
         "compare",
         help="paired per-task comparison of two runs on the same bundle",
-        description="Compare run B against run A task by task: tasks that gained or lost observed k/k, per-task "
-        "pass@1 changes, and the mean pass@1 difference with a 95% interval from the paired differences.",
+        description="Compare run B against run A task by task: the mean pass@1 and pass^k differences with 95% "
+        "intervals (Student's t over the paired tasks), paired p-values and the smallest detectable difference, "
+        "per domain with Holm's correction, the tasks that gained or lost k/k, and per-task pass@1 changes. "
+        "System errors are left out of both runs' rates; a difference in their rates is a loud warning. Exit "
+        "status: 0, or 2 on bad input (including runs of different bundles or k, unless allowed).",
     )
     compare.add_argument("a", metavar="A.jsonl", type=Path, help="results of the baseline run (one run per file)")
     compare.add_argument("b", metavar="B.jsonl", type=Path, help="results of the run compared with it")
     compare.add_argument("--allow-mixed-bundles", action="store_true", help="compare runs of different bundles")
+    compare.add_argument(
+        "--allow-different-k",
+        action="store_true",
+        help="compare runs of different k (attempts per task): pass@1, and pass^k at the smaller k",
+    )
     compare.set_defaults(run=compare_command)
 
 
@@ -381,7 +458,9 @@ def report_command(args: argparse.Namespace) -> int:
         print()
         for run in document["runs"]:
             for gate in gates:
-                result = gate.evaluate(run["aggregate"], allow_incomplete=args.allow_incomplete)
+                result = gate.evaluate(
+                    run["aggregate"], allow_incomplete=args.allow_incomplete, min_tasks=args.gate_min_tasks
+                )
                 failed |= not result.ok
                 print(f"{run['label']}: {result.line}")
     incomplete = [run for run in document["runs"] if not run["complete"]]
@@ -420,7 +499,10 @@ def compare_command(args: argparse.Namespace) -> int:
             ids = ", ".join(run.id for run in found) or "none"
             raise ReportError(f"{path}: compare takes one run per file, found {len(found)} ({ids})")
         runs.append(found[0])
-    for line in compare_lines(compare(runs[0], runs[1], allow_mixed_bundles=args.allow_mixed_bundles)):
+    result = compare(
+        runs[0], runs[1], allow_mixed_bundles=args.allow_mixed_bundles, allow_different_k=args.allow_different_k
+    )
+    for line in compare_lines(result):
         print(line)
     return 0
 

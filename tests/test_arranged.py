@@ -147,9 +147,9 @@ def test_rows_that_existed_are_not_replayed(shops):
     assert shops.backend.rows_to_replay(db) is None
 
 
-def _toy_attempt(cache: WorkerCache, attempt: int) -> Attempt:
+def _toy_attempt(cache: WorkerCache, attempt: int, task: str = "test_case_TY900_001") -> Attempt:
     return Attempt(
-        task="test_case_TY900_001",
+        task=task,
         attempt=attempt,
         seed=attempt,
         domain=toydomain.DOMAIN,
@@ -189,7 +189,8 @@ def test_the_next_attempt_of_a_task_writes_its_rows_again_without_a_flush():
     hashes, flushed = [], []
     try:
         for n, balance in enumerate((500, 500, 900, 900), 1):
-            attempt = _toy_attempt(cache, n)
+            # Another start state is another task (one task has one); it shares the rows' cache key here.
+            attempt = _toy_attempt(cache, n, "test_case_TY900_001" if balance == 500 else "test_case_TY900_002")
             before = len(inserts)
             try:
                 hashes.append(_toy_task(attempt, balance))

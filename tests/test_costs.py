@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
+from scipy import stats
 from test_report_cli import manifest, record, report, write
 
 from pytest_thinkingbox.campaign.costs import Prices, attempt_cost, frontier, load_prices, parse_prices
@@ -47,17 +49,53 @@ def _priced_run(tmp_path, name="r.jsonl", run="r1", outcomes=("passed", "passed"
     return write(tmp_path / name, manifest(run, agent=f"openai:{run}", **({"prices": PRICES} | m)), *recs)
 
 
+def _ratio_interval(costs, counts):
+    """The task-clustered 95% interval of sum(costs) / sum(counts), computed here from its formula."""
+    ratio, t = sum(costs) / sum(counts), len(costs)
+    se = math.sqrt(t / (t - 1) * sum((c - ratio * x) ** 2 for c, x in zip(costs, counts, strict=True))) / sum(counts)
+    half = stats.t.ppf(0.975, t - 1) * se
+    return [max(0.0, ratio - half), ratio + half]
+
+
 def test_campaign_cost_per_success_and_per_dependable_task_by_hand(tmp_path, capsys):
     run = build_report(load([_priced_run(tmp_path)]))["runs"][0]
     # total = 4 attempts x $0.01 = $0.04; per attempt $0.01
-    # pass@1 = (2/2 + 1/2) / 2 = 0.75: per success = (0.04 / 4) * 2 tasks / (2 tasks * 0.75) = $0.013333
-    # observed 2/2 = 1 task (t1): per dependable task = 0.04 / 1 = $0.04
-    assert run["cost"] == pytest.approx(
-        {"total": 0.04, "per_attempt": 0.01, "per_success": 0.01 / 0.75, "per_dependable": 0.04}
+    # successes: t1 2, t2 1 = 3: per success = 0.04 / 3 = $0.013333
+    # solved 2 of 2: 1 task (t1): per dependable task = 0.04 / 1 = $0.04
+    cost = dict(run["cost"])
+    assert cost.pop("per_success_ci95") == pytest.approx(_ratio_interval([0.02, 0.02], [2, 1]))
+    assert cost.pop("per_dependable_ci95") == pytest.approx(_ratio_interval([0.02, 0.02], [1, 0]))
+    assert cost == pytest.approx(
+        {
+            "total": 0.04,
+            "per_attempt": 0.01,
+            "per_success": 0.04 / 3,
+            "per_dependable": 0.04,
+            "successes": 3,
+            "dependable": 1,
+            "errors": 0.0,
+        }
     )
     code, out, _ = report(capsys, tmp_path / "r.jsonl")
     assert code == 0
-    assert "cost: $0.0400 for the campaign, $0.0100 per attempt, $0.0133 per success, $0.0400 per dependable" in out
+    low, high = run["cost"]["per_success_ci95"]
+    assert f"$0.0400 for the campaign, $0.0100 per attempt, $0.0133 per success [${low:.4f}, ${high:.4f}]" in out
+
+
+def test_cost_per_success_is_total_over_successes_whatever_the_attempt_counts(tmp_path):
+    # t1: 2 attempts, both pass; t2: 6 attempts (a tb_repeat marker), 1 pass; one more attempt of t1 ends in a
+    # system error that was paid for. Each attempt costs $0.01.
+    outcomes = [("t1", 1, "passed"), ("t1", 2, "passed"), ("t1", 3, "error")]
+    outcomes += [("t2", a, "passed" if a == 1 else "failed") for a in range(1, 7)]
+    recs = [record(t, a, o, usage={"agent": usage("m2", 1000, output=4500)}) for t, a, o in outcomes]
+    path = write(tmp_path / "r.jsonl", manifest(prices=PRICES), *recs)
+    cost = build_report(load([path]))["runs"][0]["cost"]
+    # total $0.09 over 3 successes: $0.03 each. The old figure, (total / attempts) / macro pass@1 =
+    # 0.01 / ((2/2 + 1/6) / 2) = $0.0171, undercounts what a success cost.
+    assert cost["total"] == pytest.approx(0.09) and cost["per_success"] == pytest.approx(0.03)
+    assert cost["errors"] == pytest.approx(0.01) and cost["successes"] == 3
+    assert cost["per_success_ci95"] == pytest.approx(_ratio_interval([0.03, 0.06], [2, 1]))
+    assert cost["per_dependable"] == pytest.approx(0.09) and cost["dependable"] == 1
 
 
 def test_no_success_and_no_dependable_task_leave_those_figures_null(tmp_path):

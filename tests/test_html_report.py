@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scipy import stats
 
 from pytest_thinkingbox.campaign.metrics import aggregate
 from pytest_thinkingbox.campaign.views.html import render_html
@@ -149,10 +150,14 @@ def test_every_section_is_there_with_the_hand_computed_figures() -> None:
     ids = Elements(page).ids()
     expected = {"runs", "chart-reliability", "chart-cost", "chart-domains", "signatures", "grid-1", "grid-2"}
     assert expected | {"attempt-viewer", "attempt-data"} <= ids
-    # Run a: pass@1 = (2/2 + 1/2) / 2 = 0.75; k/k: RT1 only, 1 of 2 tasks = 50%; retention = 0.5 / 0.75 = 0.667.
-    # pass^2 = (C(2,2)/C(2,2) + C(1,2)/C(2,2)) / 2 = 0.5; pass@2 = (1 + 1) / 2 = 1.
-    assert "<td>0.750</td><td>1.000</td><td>0.500</td><td>1 (50%)</td><td>0.667</td>" in page
-    assert "<th>pass@2</th><th>pass^2</th><th>2/2</th>" in page
+    # Run a: pass@1 = (2/2 + 1/2) / 2 = 0.75, SE = sd(1, 0.5) / sqrt(2) = 0.25, and with 1 df the t interval
+    # covers [0, 1]; k/k: RT1 only, 1 of 2 tasks = 50%; pass^2 = (C(2,2)/C(2,2) + C(1,2)/C(2,2)) / 2 = 0.5.
+    # pass@2 = (1 + 1) / 2 = 1 with no spread: the Jeffreys interval of 2 of 2, [Beta(2.5, 0.5) 2.5%, 1], marked *.
+    jeffreys = stats.beta.ppf(0.025, 2.5, 0.5)
+    assert '<td>0.750 <small class="se">±0.250</small><br><small class="ci">[0.000, 1.000]</small></td>' in page
+    assert f'<td>1.000 <small class="se">±0.000</small><br><small class="ci">[{jeffreys:.3f}, 1.000]*</small>' in page
+    assert '<td>1 (50%)<br><small class="ci">[0.000, 1.000]</small></td>' in page
+    assert "<th>pass@2</th><th>pass^2</th><th>2/2</th><th>flaky</th><th>gap</th>" in page and "retention" not in page
     assert "Incomplete: 1 attempt(s) missing" in page and "RT2 #2" in page
     assert "per success <b>$0.267</b>" in page  # 0.2 / 0.75
     assert "wrong_value" in page
@@ -213,7 +218,21 @@ def test_without_cost_figures_the_cost_chart_says_so() -> None:
     cost = page.split('id="chart-cost"', 1)[1].split("</section>", 1)[0]
     assert "No cost figures" in cost and "<svg" not in cost
     with_cost = render_html(two_runs()).split('id="chart-cost"', 1)[1].split("</section>", 1)[0]
-    assert with_cost.count("<svg") == 2 and with_cost.count('class="frontier"') == 2
+    # run b has no task with k graded attempts (a system error, a missing attempt): no k/k share to plot
+    assert with_cost.count("<svg") == 2 and with_cost.count('class="frontier"') == 1
+    assert "1 run(s) without this figure are not plotted" in with_cost
+
+
+def test_runs_of_different_k_never_share_a_chart_axis() -> None:
+    a = run_document("run-a", [record("RT1", 1), record("RT1", 2), record("RT2", 1), wrong_refund("RT2", 2)], k=2)
+    three = [record(t, i) | {"run": "run-c"} for t in ("RT1", "RT2") for i in (1, 2, 3)]
+    c = run_document("run-c", three, k=3)
+    page = render_html(document(a, c))
+    reliability = page.split('id="chart-reliability"', 1)[1].split("</section>", 1)[0]
+    assert reliability.count("<svg") == 2 and "The runs have different k" in reliability
+    assert 'id="reliability-k2"' in reliability and 'id="reliability-k3"' in reliability
+    domains = page.split('id="chart-domains"', 1)[1].split("</section>", 1)[0]
+    assert domains.count("<svg") == 2 and "<figcaption>k = 3</figcaption>" in domains
 
 
 @pytest.fixture(scope="session")

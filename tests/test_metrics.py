@@ -43,7 +43,7 @@ def test_aggregate_by_hand_with_unequal_attempts_reported():
     records = (
         _records("a", "retail", ["passed", "failed", "passed", "passed"])  # c=3, n=4
         + _records("b", "retail", ["passed"] * 4)  # c=4, n=4
-        + _records("c", "travel", ["error", "passed"])  # c=1, n=2 < k: incomplete
+        + _records("c", "travel", ["error", "passed"])  # 1 system error: c=1, n=1 graded < k
     )
     agg = aggregate(records, k=4)
     retail, overall = agg["domains"]["retail"], agg["overall"]
@@ -51,19 +51,23 @@ def test_aggregate_by_hand_with_unequal_attempts_reported():
     assert retail["pass@k"] == pytest.approx(1.0)
     assert retail["pass^k"] == pytest.approx((0 + 1) / 2)
     assert retail["all_k"] == 1 and retail["tasks"] == 2 and retail["errors"] == 0
-    # task c is estimated at k = n = 2 and listed as incomplete, not silently folded in
-    assert agg["incomplete"] == {"c": 2}
-    assert agg["domains"]["travel"]["pass@k"] == pytest.approx(1.0)
-    assert agg["domains"]["travel"]["pass^k"] == pytest.approx(0.0)
-    assert overall["pass@1"] == pytest.approx((0.75 + 1 + 0.5) / 3)
-    assert overall["errors"] == 1 and overall["all_k"] == 1 and agg["attempts"] == 10
-    assert overall["retention"] == pytest.approx((1 / 3) / overall["pass@1"])
+    # task c has 1 graded attempt: in pass@1 (1/1), out of every k figure, listed as incomplete with n = 1
+    assert agg["incomplete"] == {"c": 1}
+    travel = agg["domains"]["travel"]
+    assert travel["pass@1"] == 1.0 and travel["pass@k"] is None and travel["pass^k"] is None
+    assert travel["all_k"] == 0 and travel["all_k_share"] is None and travel["incomplete_tasks"] == 1
+    assert overall["pass@1"] == pytest.approx((0.75 + 1 + 1) / 3)
+    assert overall["pass^k"] == pytest.approx(0.5) and overall["complete_tasks"] == 2
+    assert overall["errors"] == 1 and overall["error_share"] == pytest.approx(1 / 10) and overall["graded"] == 9
+    assert overall["all_k"] == 1 and agg["attempts"] == 10 and "retention" not in overall
     assert agg["per_task"]["c"] == {"domain": "travel", "passed": 1, "attempts": 2, "errors": 1}
 
 
-def test_retention_is_undefined_when_nothing_passes():
-    agg = aggregate(_records("a", "retail", ["failed", "failed"]), k=2)
-    assert agg["overall"]["pass@1"] == 0 and agg["overall"]["retention"] is None
+def test_nothing_graded_gives_no_rate_rather_than_zero():
+    agg = aggregate(_records("a", "retail", ["error", "error"]), k=2)
+    overall = agg["overall"]
+    assert overall["pass@1"] is None and overall["graded_tasks"] == 0 and overall["errors"] == 2
+    assert agg["incomplete"] == {"a": 0}
 
 
 def test_summary_table_shows_pass_at_1_once_when_k_is_1():
@@ -73,4 +77,4 @@ def test_summary_table_shows_pass_at_1_once_when_k_is_1():
     three = table_lines(aggregate(_records("a", "retail", ["passed", "failed", "passed"]), k=3))
     assert one[0].split() == ["domain", "tasks", "attempts", "pass@1", "1/1", "errors"]
     assert three[0].split() == ["domain", "tasks", "attempts", "pass@1", "pass@3", "pass^3", "3/3", "errors"]
-    assert three[1].split() == ["retail", "1", "3", "0.667", "1.000", "0.000", "0", "0"]
+    assert three[1].split() == ["retail", "1", "3", "0.667", "1.000", "0.000", "0", "0"]  # one task: no ±

@@ -104,7 +104,7 @@ def test_a_record_crosses_to_the_xdist_controller_as_one_string_and_arrives_whol
         (
             ["--tb-agent", "gpt"],
             "--tb-agent 'gpt' is not an agent; choose one of: golden, noop, flaky, blind:solve, blind:hold, "
-            "blind:pending, blind:refuse, blind:comply, or openai:MODEL",
+            "blind:pending, blind:refuse, blind:comply, blind:rank:1 ... blind:rank:10, blind:family, or openai:MODEL",
         ),
         (["--tb-user", "alice"], "--tb-user 'alice' is not a simulated user; choose one of: scripted, or openai:MODEL"),
     ],
@@ -220,7 +220,8 @@ def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
     assert record["outcome"] == "error"
     assert record["error"]["stage"] == "user" and "user endpoint down" in record["error"]["message"]
     agg = json.loads((toy.path / "a.json").read_text())
-    assert agg["overall"]["errors"] == 1 and agg["overall"]["pass@1"] == 0.0
+    # a system error is not graded: with no graded attempt there is no pass rate (not a rate of 0)
+    assert agg["overall"]["errors"] == 1 and agg["overall"]["pass@1"] is None
 
 
 def test_a_task_without_a_domain_says_how_to_declare_one(pytester):

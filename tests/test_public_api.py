@@ -7,14 +7,15 @@ from importlib.metadata import entry_points
 import pytest_thinkingbox
 
 NAMES = {
-    "AgentStep", "AgentView", "CONFLICT", "Call", "Domain", "Factory", "INVALID_ARGUMENT", "NOT_FOUND",
-    "PRECONDITION_FAILED", "ToolFailure", "ToolSet", "User", "Verdict", "__version__", "call", "current_session",
-    "derived", "get_or_fail", "next_id", "reward", "row_dict", "rows_where", "volatile",
+    "AgentStep", "AgentView", "CONFLICT", "Call", "Domain", "Evidence", "Factory", "INVALID_ARGUMENT", "NOT_FOUND",
+    "PRECONDITION_FAILED", "Rules", "ToolFailure", "ToolSet", "User", "Verdict", "Violation", "__version__", "call",
+    "current_session", "derived", "get_or_fail", "next_id", "reward", "row_dict", "rows_where", "volatile",
 }  # fmt: skip
 OPTIONS = (
     "--tb-agent", "--tb-user", "--tb-judge", "--tb-config", "--tb-base-url", "--tb-repeat", "--tb-seed",
     "--tb-max-steps", "--tb-max-turns", "--tb-time-limit", "--tb-db", "--tb-results", "--tb-aggregate",
     "--tb-errors", "--tb-resume", "--tb-rerun-errors", "--tb-run", "--tb-gate", "--tb-tasks", "--tb-validate",
+    "--tb-allow-incomplete", "--tb-gate-min-tasks", "--tb-capture",
 )  # fmt: skip
 FIXTURES = ("tb_domain", "tb_agent", "tb_user", "tb_judge", "tb_db_url", "tb")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from scipy import stats
 
 from pytest_thinkingbox.campaign.records import ReportError, load, read_records
 from pytest_thinkingbox.campaign.report import build_report, labels
@@ -83,16 +84,20 @@ def test_two_shards_of_one_run_merge_into_one_complete_run(tmp_path, capsys):
     doc = build_report(runs)
     run = doc["runs"][0]
     # t1 passed 2/2, t2 passed 1/2: pass@1 = (1 + 0.5) / 2 = 0.75; observed 2/2 = 1 task;
-    # pass^2 = (C(2,2)/C(2,2) + C(1,2)/C(2,2)) / 2 = 0.5; retention = (1/2) / 0.75 = 2/3
+    # pass^2 = (C(2,2)/C(2,2) + C(1,2)/C(2,2)) / 2 = 0.5; flaky: t2 (1 of 2); gap = pass@2 - pass^2 = 0.5
+    # standard errors: sd(1, 0.5) / sqrt(2) = 0.25 for pass@1, sd(1, 0) / sqrt(2) = 0.5 for pass^2
     overall = run["aggregate"]["overall"]
-    assert overall["pass@1"] == pytest.approx(0.75) and overall["all_k"] == 1
-    assert overall["pass^k"] == pytest.approx(0.5) and overall["retention"] == pytest.approx(2 / 3)
+    assert overall["pass@1"] == pytest.approx(0.75) and overall["all_k"] == 1 and overall["flaky"] == 1
+    assert overall["pass^k"] == pytest.approx(0.5) and overall["consistency_gap"] == pytest.approx(0.5)
+    assert overall["pass@1_se"] == pytest.approx(0.25) and overall["pass^k_se"] == pytest.approx(0.5)
     assert run["complete"] and run["missing"] == [] and run["missing_count"] == 0
     code, out, _ = report(capsys, a, b)
     assert code == 0
     assert "run r1: flaky  (bundle b1" in out and "complete: 2 tasks x 2 attempts" in out
     assert "finished 2026-11-30T04:00:00+00:00" in out
-    assert "overall      2         4   0.750   1.000   0.500    1      0.667       0" in out
+    assert "overall      2         4  0.750 ±0.250  1.000 ±0.000  0.500 ±0.500    1      1  0.500 ±0.500       0" in out
+    assert "per-task pass rates of the 1 tasks not solved 2 of 2 (Jeffreys 95% interval):" in out
+    assert run["task_rates"]["t2"]["ci95"] == pytest.approx(list(stats.beta.ppf([0.025, 0.975], 1.5, 1.5)))
 
 
 def test_missing_attempts_are_counted_and_require_complete_fails(tmp_path, capsys):
@@ -202,7 +207,7 @@ def test_a_rerun_system_error_replaces_the_error_record(tmp_path, capsys):
     assert [r["outcome"] for r in run.records] == ["passed", "passed"] and run.where[1] == f"{path}:4"
     code, out, _ = report(capsys, path)
     assert code == 0 and "1 system errors were run again (--tb-rerun-errors)" in out
-    assert "overall      1         2   1.000   1.000   1.000    1      1.000       0" in out
+    assert "overall      1         2   1.000   1.000   1.000    1      0  0.000       0" in out  # one task: no ±
 
 
 def test_runs_of_different_bundles_need_allow_mixed_bundles(tmp_path, capsys):
@@ -230,11 +235,28 @@ def test_gates_set_the_exit_status(tmp_path, capsys):
     path = write(
         tmp_path / "r.jsonl", manifest(), record("t1", 1), record("t1", 2), record("t2", 1), record("t2", 2, "failed")
     )
-    # pass@1 = (2/2 + 1/2) / 2 = 0.75; observed 2/2 = 1 task
-    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.7", "--gate", "k/k >= 1")
+    # pass@1 = (2/2 + 1/2) / 2 = 0.75; observed 2/2 = 1 task; 2 tasks, so the minimum of tasks is lowered
+    least = ("--gate-min-tasks", "2")
+    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.7", "--gate", "k/k >= 1", *least)
     assert code == 0 and out.count("-> ok") == 2
-    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.8")
+    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.8", *least)
     assert code == 1 and "flaky: gate pass@1>=0.8: 0.750 -> FAILED" in out
+    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.7")
+    assert code == 1 and "pass@1 is over 2 tasks, fewer than the 5 a gate needs" in out
+
+
+def test_a_gate_on_the_lower_bound_fails_four_of_five(tmp_path, capsys):
+    # 4 tasks pass every attempt, 1 fails every attempt: pass@1 = 0.8, but its lower 95% bound is far below
+    recs = [record(f"t{i}", a, "failed" if i == 4 else "passed") for i in range(5) for a in (1, 2)]
+    path = write(tmp_path / "r.jsonl", manifest(), *recs)
+    low, _ = stats.t.interval(0.95, 4, loc=0.8, scale=stats.sem([1, 1, 1, 1, 0]))
+    code, out, _ = report(capsys, path, "--gate", "pass@1>=0.8", "--gate", "pass@1.lcb95>=0.8")
+    assert code == 1
+    assert "flaky: gate pass@1>=0.8: 0.800 -> ok" in out
+    assert (
+        f"flaky: gate pass@1.lcb95>=0.8: {low:.3f} (pass@1 0.800, 95% interval [{low:.3f}, 1.000] over 5 tasks)"
+        " -> FAILED"
+    ) in out
 
 
 def test_an_unknown_gate_expression_is_bad_input(tmp_path, capsys):

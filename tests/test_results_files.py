@@ -49,6 +49,7 @@ def test_the_bundle_hash_follows_the_task_sources_and_the_run_id_can_be_shared(t
 def test_a_gate_sets_the_exit_status_from_the_aggregate_not_each_attempt(toy):
     toy.makepyfile(test_tasks=REFUND_TASK)
     flaky = ["--tb-agent", "flaky", "--tb-seed", "7", "--tb-repeat", "10", "--tb-results", "r.jsonl"]
+    flaky += ["--tb-gate-min-tasks", "1"]  # one task: below the gates' default minimum of 5
     result = toy.runpytest(*flaky, "--tb-gate", "pass@1>=0.3", "--tb-gate", "domain:toy:k/k<=1")
     records = read_records([toy.path / "r.jsonl"])
     passed = sum(r["outcome"] == "passed" for r in records)

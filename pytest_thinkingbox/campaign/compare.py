@@ -1,85 +1,163 @@
 """Two runs on the same tasks, task by task: what changed, and whether it is more than noise.
 
-The comparison is paired: each task is its own control, so the interval comes
-from the per-task differences of pass@1 (normal approximation, sd / sqrt(T)),
-not from two independent pass@1 figures. Pure functions over `campaign.Run`.
+The comparison is paired: each task is its own control, so the test runs on the
+per-task differences (b - a), not on two independent figures. For pass@1 and
+pass^k it gives the mean difference, its 95% interval with Student's t at T - 1
+degrees of freedom, the two-sided paired p-value, and the smallest difference
+the campaign could detect; per domain the same, with Holm's correction over the
+domains. System errors are left out of both runs' rates (a task's n is its
+graded attempts) and their rates are compared beside. Runs of different bundles
+or k are refused unless allowed. Pure functions over `campaign.Run`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .metrics import count
-from .records import Run, check_same_bundle
+from .metrics import TaskCounts, count, pass_hat_k
+from .records import ReportError, Run, check_same_bundle
 from .report import labels
 from .rule_breaks import rule_table
+from .stats import ALPHA, PairedTest, holm, paired_test, two_proportion_p
 
-Z95 = 1.959964  # two-sided 95% quantile of the normal distribution
 SHOWN = 20  # per-task changes listed in the terminal, largest first
+FIGURES = ("pass@1", "pass^k")  # the figures compared, overall and per domain
 
 
-def mean_interval(diffs: Sequence[float]) -> tuple[float, float | None]:
-    """The mean of paired differences and the half-width of its 95% interval (None with fewer than 2)."""
-    t = len(diffs)
-    mean = sum(diffs) / t
-    if t < 2:
-        return mean, None
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (t - 1))
-    return mean, Z95 * sd / math.sqrt(t)
+def check_same_k(a: Run, b: Run) -> None:
+    """Refuse two runs of different k: pass@k, pass^k and k/k mean other things at another k."""
+    if a.k != b.k:
+        raise ReportError(
+            f"the runs have different k (attempts per task): {a.describe()} has k = {a.k}, {b.describe()} has "
+            f"k = {b.k}, so their pass^k and k/k are different figures; run both with the same --tb-repeat, or "
+            "pass --allow-different-k to compare pass@1, and pass^k at the smaller k"
+        )
 
 
-def compare(a: Run, b: Run, allow_mixed_bundles: bool = False) -> dict[str, Any]:
+def _rate(t: TaskCounts) -> float | None:
+    return t.passed / t.graded if t.graded else None
+
+
+def _hat(t: TaskCounts, k: int) -> float | None:
+    return pass_hat_k(t.graded, t.passed, k) if t.graded >= k else None
+
+
+def _all_k(t: TaskCounts, k: int) -> bool | None:
+    """Solved k of k (every graded attempt passed, with at least k of them); None when short of k."""
+    return t.passed == t.graded if t.graded >= k else None
+
+
+def paired_dict(test: PairedTest) -> dict[str, Any]:
+    """A paired test as plain data (the JSON-able form of `stats.PairedTest`)."""
+    return {
+        "tasks": test.tasks,
+        "mean": test.mean,
+        "sd": test.sd,
+        "se": test.se,
+        "ci95": list(test.interval) if test.interval else None,
+        "p": test.p,
+        "mdd80": test.mdd,
+        "every": test.every,
+        "significant": test.significant,
+    }
+
+
+def paired(per_task: Sequence[Mapping[str, Any]], figure: str) -> PairedTest:
+    """The paired test of one figure over the per-task rows that have it in both runs."""
+    return paired_test([t[figure]["b"] - t[figure]["a"] for t in per_task if t[figure]["delta"] is not None])
+
+
+def paired_rows(ca: Mapping[str, TaskCounts], cb: Mapping[str, TaskCounts], k_a: int, k_b: int) -> list[dict[str, Any]]:
+    """One row per task in both runs: pass@1 and pass^k (at the smaller k) in a and b, k/k at each run's k.
+
+    A figure's ``delta`` is None when a run cannot estimate it for the task (no graded attempt, or
+    fewer than k): such a task is left out of that figure's paired test.
+    """
+    k = min(k_a, k_b)
+    rows: list[dict[str, Any]] = []
+    for task in sorted(set(ca) & set(cb)):
+        ta, tb = ca[task], cb[task]
+        row: dict[str, Any] = {"task": task, "domain": tb.domain}
+        for figure, of in (("pass@1", _rate), ("pass^k", lambda t: _hat(t, k))):
+            va, vb = of(ta), of(tb)
+            row[figure] = {"a": va, "b": vb, "delta": None if va is None or vb is None else vb - va}
+        row |= {
+            "a": row["pass@1"]["a"],
+            "b": row["pass@1"]["b"],
+            "delta": row["pass@1"]["delta"],
+            "all_a": _all_k(ta, k_a),
+            "all_b": _all_k(tb, k_b),
+            "attempts_a": ta.graded,
+            "attempts_b": tb.graded,
+            "errors_a": ta.errors,
+            "errors_b": tb.errors,
+        }
+        rows.append(row)
+    return rows
+
+
+def compare(a: Run, b: Run, allow_mixed_bundles: bool = False, allow_different_k: bool = False) -> dict[str, Any]:
     """Run `b` against run `a` (the baseline), paired by task.
 
     Returns:
-        A JSON-able dict: the runs, tasks only in one of them, per-task pass@1 (a, b, delta), the tasks that
-        gained or lost observed k/k, and the mean pass@1 difference with its 95% interval.
+        A JSON-able dict: the runs (with their system-error counts), tasks only in one of them, per task
+        pass@1 and pass^k in a and b, the tasks that gained or lost k/k, the paired tests of pass@1 and
+        pass^k overall (``figures``) and per domain (``domains``, with Holm-adjusted p-values), the
+        tasks left out of each figure, and whether the error rates differ.
     """
     if not allow_mixed_bundles:
         check_same_bundle([a, b])
+    if not allow_different_k:
+        check_same_k(a, b)
+    k = min(a.k, b.k)  # pass^k at a k both runs can estimate
     ca, cb = count(a.records), count(b.records)
     common = sorted(set(ca) & set(cb))
-    per_task: list[dict[str, Any]] = []
-    for task in common:
-        ta, tb = ca[task], cb[task]
-        pa, pb = ta.passed / ta.attempts, tb.passed / tb.attempts
-        all_a, all_b = ta.passed == ta.attempts, tb.passed == tb.attempts
-        per_task.append(
-            {
-                "task": task,
-                "domain": tb.domain,
-                "a": pa,
-                "b": pb,
-                "delta": pb - pa,
-                "all_a": all_a,
-                "all_b": all_b,
-                "attempts_a": ta.attempts,
-                "attempts_b": tb.attempts,
-            }
-        )
-    mean, half = mean_interval([t["delta"] for t in per_task]) if per_task else (None, None)
-    interval = [mean - half, mean + half] if mean is not None and half is not None else None
-    # Named by agent and run id; the same run id in both files (two older files, say) by file instead.
+    per_task = paired_rows(ca, cb, a.k, b.k)
+    domains: dict[str, dict[str, Any]] = {}
+    for domain in sorted({t["domain"] for t in per_task}):
+        rows = [t for t in per_task if t["domain"] == domain]
+        domains[domain] = {figure: paired_dict(paired(rows, figure)) for figure in FIGURES}
+    for figure in FIGURES:  # Holm over the domains, figure by figure
+        adjusted = holm({d: figures[figure]["p"] for d, figures in domains.items()})
+        for d, p in adjusted.items():
+            domains[d][figure]["p_holm"] = p
+            domains[d][figure]["significant"] = p is not None and p < ALPHA
     names = {
         side: f"{labels([run])[run.id]} (" + (f"run {run.id}" if a.id != b.id else ", ".join(run.files)) + ")"
         for side, run in (("a", a), ("b", b))
     }
+    sides: dict[str, dict[str, Any]] = {}
+    for side, run, counts in (("a", a, ca), ("b", b, cb)):
+        attempts = sum(counts[t].attempts for t in common)
+        errors = sum(counts[t].errors for t in common)
+        sides[side] = {
+            "id": run.id,
+            "label": names[side],
+            "bundle": run.bundle,
+            "k": run.k,
+            "attempts": attempts,
+            "errors": errors,
+            "error_share": errors / attempts if attempts else None,
+        }
+    error_p = two_proportion_p(
+        sides["a"]["errors"], sides["a"]["attempts"], sides["b"]["errors"], sides["b"]["attempts"]
+    )
     return {
         "rules": rule_changes(a, b, set(common)),
-        "a": {"id": a.id, "label": names["a"], "bundle": a.bundle, "k": a.k},
-        "b": {"id": b.id, "label": names["b"], "bundle": b.bundle, "k": b.k},
+        "a": sides["a"],
+        "b": sides["b"],
+        "k": k,
         "only_a": sorted(set(ca) - set(cb)),
         "only_b": sorted(set(cb) - set(ca)),
         "per_task": per_task,
-        "gained": [t["task"] for t in per_task if t["all_b"] and not t["all_a"]],
-        "lost": [t["task"] for t in per_task if t["all_a"] and not t["all_b"]],
+        "gained": [t["task"] for t in per_task if t["all_b"] is True and t["all_a"] is False],
+        "lost": [t["task"] for t in per_task if t["all_a"] is True and t["all_b"] is False],
         "tasks": len(per_task),
-        "mean_delta": mean,
-        "interval": interval,
-        "within_noise": interval is None or interval[0] <= 0 <= interval[1],
-        "half_width": half,
+        "figures": {figure: paired_dict(paired(per_task, figure)) for figure in FIGURES},
+        "domains": domains,
+        "left_out": {figure: [t["task"] for t in per_task if t[figure]["delta"] is None] for figure in FIGURES},
+        "errors": {"p": error_p, "differ": error_p is not None and error_p < ALPHA},
     }
 
 
@@ -111,12 +189,52 @@ def _pct(x: float) -> str:
     return f"{x:+.3f}"
 
 
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _share(errors: int, attempts: int) -> str:
+    return f"{errors} of {attempts} attempts ({errors / attempts:.1%})" if attempts else "no attempts"
+
+
+def _figure_name(figure: str, k: int) -> str:
+    return figure.replace("k", str(k))
+
+
+def figure_lines(name: str, test: Mapping[str, Any]) -> list[str]:
+    """One figure's paired result: the difference, its interval and p-value, or why there is none."""
+    tasks = test["tasks"]
+    if not tasks:
+        return [f"  {name}: no task has it in both runs: nothing to compare"]
+    if test["every"] is not None:
+        p = f"{_p(test['p'])} (sign-flip test: 2 / 2^{tasks})" if test["every"] else "no difference to test"
+        return [
+            f"  {name}: every one of the {tasks} paired tasks moved by exactly {_pct(test['every'])}; with no spread "
+            f"between tasks there is no t interval; {p}"
+        ]
+    head = f"  {name} difference (b - a) over {tasks} paired tasks: {_pct(test['mean'])}"
+    if test["ci95"] is None:
+        return [head + " (one task: the spread between tasks is unknown, so no interval and no test)"]
+    low, high = test["ci95"]
+    verdict = "more than noise at the 5% level" if test["significant"] else "within the noise (not significant at 5%)"
+    return [
+        head + f", 95% interval [{_pct(low)}, {_pct(high)}], {_p(test['p'])} (paired t-test, {tasks - 1} df)",
+        f"    {verdict}; detectable with 80% power at 5% two-sided over {tasks} tasks: {test['mdd80']:.3f} "
+        f"(sd of the per-task differences {test['sd']:.3f})",
+    ]
+
+
 def compare_lines(result: dict[str, Any]) -> list[str]:
-    """The comparison for the terminal: headline, interval, noise warning, k/k changes, per-task deltas."""
-    a, b = result["a"], result["b"]
+    """The comparison for the terminal: runs and errors, the paired tests, per domain, k/k and per-task changes."""
+    a, b, k = result["a"], result["b"], result["k"]
     lines = [f"compare {b['label']} against {a['label']}, bundle {b['bundle'] or 'unknown'}"]
     if a["bundle"] != b["bundle"]:
         lines.append(f"  warning: different bundles ({a['bundle']} vs {b['bundle']}): tasks may differ")
+    if a["k"] != b["k"]:
+        lines.append(
+            f"  WARNING: different k (a {a['k']}, b {b['k']}; --allow-different-k): pass^k is compared at k = {k}, "
+            "and k/k (solved k of k) is each run's own k"
+        )
     for side, tasks in (("a", result["only_a"]), ("b", result["only_b"])):
         if tasks:
             owner = result[side]["label"]
@@ -127,24 +245,30 @@ def compare_lines(result: dict[str, Any]) -> list[str]:
     if not result["tasks"]:
         lines.append("  no task in common: nothing to compare")
         return lines
-    attempts = sorted({t["attempts_a"] for t in result["per_task"]} | {t["attempts_b"] for t in result["per_task"]})
-    head = f"  pass@1 difference (b - a) over {result['tasks']} paired tasks: {_pct(result['mean_delta'])}"
-    if result["interval"] is None:
-        lines.append(head + " (one task: no interval)")
-    else:
-        low, high = result["interval"]
-        lines.append(head + f", 95% interval [{_pct(low)}, {_pct(high)}]")
-    if result["within_noise"] and result["half_width"] == 0:
-        lines.append("  every paired task has the same pass@1 in both runs: no difference to test")
-    elif result["within_noise"]:
-        floor = f"{result['half_width']:.3f}" if result["half_width"] is not None else "unknown"
+    lines.append(
+        f"  system errors on the paired tasks, left out of both runs' rates: a {_share(a['errors'], a['attempts'])}, "
+        f"b {_share(b['errors'], b['attempts'])}"
+    )
+    if result["errors"]["differ"]:
         lines.append(
-            f"  within the noise floor: with {result['tasks']} tasks and {'/'.join(map(str, attempts))} attempts each,"
+            f"  WARNING: the system-error rates differ ({_p(result['errors']['p'])}, two-proportion test): the rates "
+            "leave errors out, so if errors strike harder tasks or longer episodes the comparison is biased; "
+            "re-run them with --tb-rerun-errors before trusting it"
         )
-        lines.append(
-            f"  a pass@1 difference smaller than about {floor} cannot be told from chance (more tasks or "
-            "attempts narrow it)"
-        )
+    for figure in FIGURES:
+        lines += figure_lines(_figure_name(figure, k), result["figures"][figure])
+        left = result["left_out"][figure]
+        if left:
+            why = "no graded attempt" if figure == "pass@1" else f"fewer than k = {k} graded attempts"
+            lines.append(
+                f"    {len(left)} tasks left out ({why} in a run): {', '.join(left[:5])}"
+                + (" ..." if len(left) > 5 else "")
+            )
+    lines += [
+        "  (a 95% interval: made this way, 95 of 100 intervals hold the true mean difference over tasks like these;",
+        "  it counts which tasks were drawn as well as the noise of their attempts. More tasks narrow it as 1/sqrt(T))",
+    ]
+    lines += domain_lines(result)
     lines.append(f"  observed k/k: {len(result['gained'])} tasks gained, {len(result['lost'])} lost")
     for word, tasks in (("gained", result["gained"]), ("lost", result["lost"])):
         if tasks:
@@ -167,4 +291,31 @@ def compare_lines(result: dict[str, Any]) -> list[str]:
                 f"    {r['rule']:<8} {r['a']:.3f} -> {r['b']:.3f}  {_pct(r['delta'])}  "
                 f"({r['attempts_a']} -> {r['attempts_b']} attempts)  {r['domain']}"
             )
+    return lines
+
+
+def domain_lines(result: Mapping[str, Any]) -> list[str]:
+    """Per domain: each figure's difference, interval and Holm-adjusted p-value (none with one domain)."""
+    domains = result["domains"]
+    if len(domains) < 2:
+        return []
+    k = result["k"]
+    lines = [f"  per domain (p-values adjusted by Holm over the {len(domains)} domains):"]
+    width = max(len(d) for d in domains)
+    for domain, figures in domains.items():
+        parts = []
+        for figure in FIGURES:
+            test, name = figures[figure], _figure_name(figure, k)
+            if test["every"] is not None:
+                parts.append(f"{name} every task {_pct(test['every'])}, Holm " + _p(test["p_holm"]))
+            elif test["ci95"] is None:
+                parts.append(f"{name} " + (f"{_pct(test['mean'])} (one task)" if test["tasks"] else "-"))
+            else:
+                low, high = test["ci95"]
+                mark = " *" if test["significant"] else ""
+                parts.append(
+                    f"{name} {_pct(test['mean'])} [{_pct(low)}, {_pct(high)}], Holm {_p(test['p_holm'])}{mark}"
+                )
+        lines.append(f"    {domain:<{width}}  " + ";  ".join(parts))
+    lines.append("    (* more than noise at 5% after Holm's correction)")
     return lines

@@ -9,12 +9,15 @@ model the run used without a price is an error, never a silently zero cost.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .metrics import count
 from .records import ReportError, Run
+from .stats import ratio_estimate
 
 
 @dataclass(frozen=True)
@@ -99,27 +102,44 @@ def attempt_cost(usage: Mapping[str, Any], prices: Prices, where: str) -> float:
     return total
 
 
-def run_cost(run: Run, overall: Mapping[str, Any], override: Prices | None) -> dict[str, float | None] | None:
-    """The campaign's cost figures (formulas in docs/reporting.md); None when no record has usage.
+def run_cost(run: Run, override: Prices | None) -> dict[str, Any] | None:
+    """The campaign's cost figures (formulas in docs/reference.md); None when no record has usage.
 
+    Cost per success = total cost / total successes, and per dependable task = total cost / tasks
+    solved k of k: ratios of totals, whatever each task's attempt count. System errors are paid
+    for, so their cost is in the total (and shown apart); they are neither successes nor failures.
+    Each ratio has a 95% interval clustered by task (`stats.ratio_estimate`).
     With usage but no prices anywhere the cost is unknown, so None as well; the terminal says why.
     """
-    used = [(r["usage"], where) for r, where in zip(run.records, run.where, strict=True) if r.get("usage")]
+    used = [(r, where) for r, where in zip(run.records, run.where, strict=True) if r.get("usage")]
     if not used:
         return None
     prices = prices_for(run, override)
     if prices is None:
         return None
-    total = sum(attempt_cost(usage, prices, where) for usage, where in used)
-    attempts = len(run.records)
-    per_attempt = total / attempts
-    pass1, all_k = overall["pass@1"], overall["all_k"]
-    # cost of one attempt per task / (tasks x pass@1) = (total / attempts) * tasks / (tasks * pass@1)
+    spent: dict[str, float] = {}
+    errors_cost = 0.0
+    for r, where in used:
+        cost = attempt_cost(r["usage"], prices, where)
+        spent[r["task"]] = spent.get(r["task"], 0.0) + cost
+        errors_cost += cost if r["outcome"] == "error" else 0.0
+    tasks = sorted(count(run.records).values(), key=lambda t: t.task)
+    costs = [spent.get(t.task, 0.0) for t in tasks]
+    successes = [float(t.passed) for t in tasks]
+    dependable = [float(t.graded >= run.k and t.passed == t.graded) for t in tasks]
+    total = math.fsum(costs)
+    per_success, success_interval = ratio_estimate(costs, successes)
+    per_dependable, dependable_interval = ratio_estimate(costs, dependable)
     return {
         "total": total,
-        "per_attempt": per_attempt,
-        "per_success": per_attempt / pass1 if pass1 else None,
-        "per_dependable": total / all_k if all_k else None,
+        "per_attempt": total / len(run.records),
+        "per_success": per_success,
+        "per_success_ci95": list(success_interval) if success_interval else None,
+        "per_dependable": per_dependable,
+        "per_dependable_ci95": list(dependable_interval) if dependable_interval else None,
+        "successes": int(sum(successes)),
+        "dependable": int(sum(dependable)),
+        "errors": errors_cost,
     }
 
 

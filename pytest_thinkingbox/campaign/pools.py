@@ -1,12 +1,15 @@
 """Difficulty probing for training: which tasks are worth training a policy on.
 
-Probe runs of a base policy give each task n attempts with k successes. Its
-success probability gets the Jeffreys posterior Beta(k + 1/2, n - k + 1/2);
-the unit interval is cut into bins, and a task goes to the bin holding the
-largest posterior mass. A GRPO-style trainer learns only from groups whose
-rewards are mixed (neither all 0 nor all 1), so the expected share of mixed
-groups of size G tells how many rollouts a pool would waste. Pure math and
-plain data: no pytest, no database.
+Probe runs of a base policy give each task n graded attempts with k successes
+(system errors are left out: they say nothing about the policy). Its success
+probability gets the Jeffreys posterior Beta(k + 1/2, n - k + 1/2); the unit
+interval is cut into bins, and a task joins the bin holding the largest
+posterior mass only when that mass reaches a threshold (`MIN_MASS`); the other
+tasks are undecided, each with the number of further attempts that would
+likely decide it (`more_attempts`). A GRPO-style trainer learns only from
+groups whose rewards are mixed (neither all 0 nor all 1), so the expected share
+of mixed groups of size G tells how many rollouts a pool would waste. Pure math
+and plain data: no pytest, no database.
 """
 
 from __future__ import annotations
@@ -15,43 +18,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .stats import beta_cdf
+
 EDGES = (0.08, 0.40, 0.60, 0.90)
 NAMES = ("rarely", "hard", "medium", "often", "almost_always")
 KEEP = ("hard", "medium", "often")
-
-
-def beta_cdf(x: float, a: float, b: float) -> float:
-    """The regularized incomplete beta function I_x(a, b): P(p <= x) for p ~ Beta(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    # The continued fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry otherwise.
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _continued_fraction(x, a, b) / a
-    return 1.0 - math.exp(log_front) * _continued_fraction(1.0 - x, b, a) / b
-
-
-def _continued_fraction(x: float, a: float, b: float, steps: int = 300, eps: float = 1e-15) -> float:
-    """Lentz's evaluation of the continued fraction of the incomplete beta function."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    value = d
-    for m in range(1, steps + 1):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            value *= c * d
-        if abs(c * d - 1.0) < eps:
-            break
-    return value
+MIN_MASS = 0.6  # the posterior mass a task needs in one bin to join it
+MOST_ATTEMPTS = 10_000  # more_attempts looks no further: beyond, a task sits on a bin edge
 
 
 def posterior(k: int, n: int) -> tuple[float, float]:
@@ -63,10 +36,45 @@ def posterior(k: int, n: int) -> tuple[float, float]:
 
 def bin_mass(k: int, n: int, edges: Sequence[float] = EDGES, names: Sequence[str] = NAMES) -> dict[str, float]:
     """The posterior mass of each bin (the intervals between 0, the edges and 1)."""
-    a, b = posterior(k, n)
+    return _mass(*posterior(k, n), edges, names)
+
+
+def _mass(a: float, b: float, edges: Sequence[float], names: Sequence[str] = NAMES) -> dict[str, float]:
     cuts = [0.0, *edges, 1.0]
     cdf = [beta_cdf(x, a, b) for x in cuts]
     return {name: cdf[i + 1] - cdf[i] for i, name in enumerate(names)}
+
+
+def more_attempts(k: int, n: int, edges: Sequence[float] = EDGES, min_mass: float = MIN_MASS) -> int | None:
+    """The fewest further attempts m that would likely decide an undecided task's bin; None beyond `MOST_ATTEMPTS`.
+
+    "Likely" is at the current posterior mean p = (k + 1/2) / (n + 1): if the m attempts succeed at
+    that rate, the posterior becomes Beta(k + 1/2 + p m, n - k + 1/2 + (1 - p) m), and m is the
+    smallest number for which that posterior puts `min_mass` in one bin. The mass grows with m (the
+    posterior narrows around p), so m is found by doubling, then bisection. A task whose p sits on a
+    bin edge is never decided this way: None.
+    """
+    a, b = posterior(k, n)
+    mean = a / (a + b)
+
+    def decided(m: int) -> bool:
+        return max(_mass(a + mean * m, b + (1 - mean) * m, edges).values()) >= min_mass
+
+    if decided(0):
+        return 0
+    high = 1
+    while not decided(high):
+        if high >= MOST_ATTEMPTS:
+            return None
+        high = min(2 * high, MOST_ATTEMPTS)
+    low = high // 2  # not decided (or 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if decided(mid):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def mixed_share(k: int, n: int, group: int) -> float:
@@ -94,29 +102,43 @@ def select_pool(
     edges: Sequence[float] = EDGES,
     excluded: Iterable[str] = (),
     group: int = 8,
+    min_mass: float = MIN_MASS,
 ) -> dict:
-    """The pool: each task's bin and bin masses, the tasks kept, and the group statistics."""
+    """The pool: each decided task's bin, every task's bin masses, the undecided tasks, the tasks kept.
+
+    A task is decided when one bin holds at least `min_mass` of its posterior; only decided tasks are
+    binned and selected. Each undecided task gets its likeliest bin, that bin's mass and `more_attempts`.
+    """
     if len(edges) != len(NAMES) - 1 or list(edges) != sorted(edges) or not 0 < edges[0] <= edges[-1] < 1:
         raise ValueError(f"need {len(NAMES) - 1} increasing edges strictly between 0 and 1, got {list(edges)}")
+    if not 0 < min_mass <= 1:
+        raise ValueError(f"the minimum posterior mass is a share in (0, 1], got {min_mass}")
     keep, excluded = set(keep), set(excluded)
     unknown = keep - set(NAMES)
     if unknown:
         raise ValueError(f"unknown bins {sorted(unknown)}; the bins are {', '.join(NAMES)}")
-    mass, bins, mixed = {}, {}, {}
+    mass, bins, mixed, undecided = {}, {}, {}, {}
     for task, p in sorted(probes.items()):
         mass[task] = {name: round(m, 6) for name, m in bin_mass(p.successes, p.attempts, edges).items()}
-        bins[task] = max(NAMES, key=lambda name: mass[task][name])
+        likely = max(NAMES, key=lambda name: mass[task][name])
+        if mass[task][likely] >= min_mass:
+            bins[task] = likely
+        else:
+            more = more_attempts(p.successes, p.attempts, edges, min_mass)
+            undecided[task] = {"likely": likely, "mass": mass[task][likely], "more_attempts": more}
         mixed[task] = round(mixed_share(p.successes, p.attempts, group), 6)
-    candidates = [t for t in bins if t not in excluded]
-    selected = [t for t in candidates if bins[t] in keep]
+    candidates = [t for t in mass if t not in excluded]
+    selected = [t for t in candidates if bins.get(t) in keep]
     return {
         "selected": selected,
         "bins": bins,
+        "undecided": {t: undecided[t] for t in candidates if t in undecided},
         "mass": mass,
-        "excluded": sorted(excluded & set(bins)),
+        "min_mass": min_mass,
+        "excluded": sorted(excluded & set(mass)),
         "edges": list(edges),
         "keep": [name for name in NAMES if name in keep],
-        "histogram": {name: sum(bins[t] == name for t in candidates) for name in NAMES},
+        "histogram": {name: sum(bins.get(t) == name for t in candidates) for name in NAMES},
         "group_size": group,
         "mixed_share": mixed,
         "pool_mixed_share": round(sum(mixed[t] for t in selected) / len(selected), 6) if selected else None,

@@ -2,8 +2,9 @@
 
 `records.load` reads the results files into runs (shards merged by run id,
 bad input refused with the file and line); `build_report` puts the runs of
-different models side by side with their figures, costs, failure signatures
-and missing attempts, as plain data that the terminal, JSON and HTML views show.
+different models side by side with their figures (each with its 95% interval),
+per-task rates (with Jeffreys intervals), costs, failure signatures and missing
+attempts, as plain data that the terminal, JSON and HTML views show.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .costs import Prices, frontier, run_cost
-from .metrics import aggregate
+from .metrics import aggregate, task_rate
 from .records import Run
 from .rule_breaks import rule_figures
 from .signatures import LABELS
@@ -95,6 +96,16 @@ def shard_gaps(run: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def task_rates(agg: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per task: its domain, graded attempts, passes, errors, pass rate c / n and the rate's Jeffreys 95% interval."""
+    out = {}
+    for task, c in agg["per_task"].items():
+        graded = c["attempts"] - c["errors"]
+        out[task] = {"domain": c["domain"], "passed": c["passed"], "graded": graded, "errors": c["errors"]}
+        out[task] |= task_rate(c["passed"], graded)
+    return out
+
+
 def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str, Any]:
     """The report document (plain JSON-able data) that the terminal, JSON and HTML views show.
 
@@ -121,7 +132,8 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
                 "expected_count": len(expected),
                 "shards": _shards(run),
                 "reruns": run.reruns,
-                "cost": run_cost(run, agg["overall"], prices),
+                "task_rates": task_rates(agg),
+                "cost": run_cost(run, prices),
                 "signatures": _signatures(run.records),
                 "rules": rule_figures(run.records),
                 "records": run.records,
@@ -133,13 +145,18 @@ def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str,
             "per_success": frontier(
                 {r["id"]: (r["cost"]["per_success"], r["aggregate"]["overall"]["pass@1"]) for r in out if r["cost"]}
             ),
-            "per_dependable": frontier(
-                {
-                    r["id"]: (r["cost"]["per_dependable"], r["aggregate"]["overall"]["all_k_share"])
-                    for r in out
-                    if r["cost"]
-                }
-            ),
+            # k/k at one k is another figure than at another: a frontier per k, joined
+            "per_dependable": [
+                rid
+                for k in sorted({r["aggregate"]["k"] for r in out})
+                for rid in frontier(
+                    {
+                        r["id"]: (r["cost"]["per_dependable"], r["aggregate"]["overall"]["all_k_share"])
+                        for r in out
+                        if r["cost"] and r["aggregate"]["k"] == k
+                    }
+                )
+            ],
         },
         "signature_order": list(LABELS),
     }

@@ -11,10 +11,13 @@ from typing import Any
 
 import pytest
 
-from .options import group
+from ..campaign.gates import MIN_TASKS, parse_gate  # the standard library only: light to load with the plugin
+from .options import group, positive_int
 
 #: The parsed --tb-gate expressions.
 GATES = pytest.StashKey[list[Any]]()
+#: The fewest tasks a gate on a rate judges (--tb-gate-min-tasks).
+MIN = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,18 +34,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="EXPR",
         action="append",
         default=[],
-        help="Set the exit status from the aggregate instead of each attempt, e.g. 'pass^k>=0.6', 'k/k>=40', "
-        "'domain:retail:pass@1>=0.8'; repeatable. Default: none.",
+        help="Set the exit status from the aggregate instead of each attempt, e.g. 'pass^k>=0.6', "
+        "'pass@1.lcb95>=0.8' (the lower end of the 95%% interval), 'k/k>=40', 'domain:retail:pass@1>=0.8'; "
+        "repeatable. Default: none.",
+    )
+    group(parser).addoption(
+        "--tb-gate-min-tasks",
+        dest="tb_gate_min_tasks",
+        metavar="N",
+        type=positive_int("--tb-gate-min-tasks"),
+        default=None,
+        help="A gate on a rate (pass@1, pass^k, ...) over fewer than N tasks fails, saying so. Default: the "
+        f"tb_gate_min_tasks ini setting, else {MIN_TASKS}.",
+    )
+    parser.addini(
+        "tb_gate_min_tasks", "Default fewest tasks a gate on a rate judges (see --tb-gate-min-tasks).", default=""
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from ..campaign.gates import parse_gate
-
     try:
         config.stash[GATES] = [parse_gate(text) for text in config.getoption("tb_gate")]
     except ValueError as exc:
         raise pytest.UsageError(f"--tb-gate: {exc}") from None
+    config.stash[MIN] = min_tasks(config)
+
+
+def min_tasks(config: pytest.Config) -> int:
+    """--tb-gate-min-tasks, else the ini setting, else `MIN_TASKS` (a bad ini value is a usage error)."""
+    given = config.getoption("tb_gate_min_tasks")
+    if given is not None:
+        return int(given)
+    ini = config.getini("tb_gate_min_tasks")
+    return positive_int("tb_gate_min_tasks (ini)")(ini) if ini else MIN_TASKS
 
 
 def apply_gates(config: pytest.Config, session: pytest.Session, figures: Callable[[], dict[str, Any]]) -> list[Any]:
@@ -52,6 +76,7 @@ def apply_gates(config: pytest.Config, session: pytest.Session, figures: Callabl
         return []
     aggregate = figures()
     allow = config.getoption("tb_allow_incomplete")
-    results = [gate.evaluate(aggregate, allow_incomplete=allow) for gate in gates]
+    least = config.stash.get(MIN, MIN_TASKS)
+    results = [gate.evaluate(aggregate, allow_incomplete=allow, min_tasks=least) for gate in gates]
     session.exitstatus = pytest.ExitCode.OK if all(r.ok for r in results) else pytest.ExitCode.TESTS_FAILED
     return results

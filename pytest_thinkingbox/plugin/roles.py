@@ -84,8 +84,11 @@ def pytest_configure(config: pytest.Config) -> None:
                 raise pytest.UsageError(str(exc)) from None
             continue
         if name not in offline and not name.startswith(PREFIX):
+            listed = [n for n in offline if not n.startswith("blind:rank:")]
+            if len(listed) < len(offline):  # ten numbered guesses, named once
+                listed.insert(listed.index("blind:family"), "blind:rank:1 ... blind:rank:10")
             raise pytest.UsageError(
-                f"--tb-{role} {name!r} is not {kind}; choose one of: {', '.join(offline)}, or {PREFIX}MODEL"
+                f"--tb-{role} {name!r} is not {kind}; choose one of: {', '.join(listed)}, or {PREFIX}MODEL"
             )
     if config.getoption("tb_validate") and config.getoption("tb_agent") not in (None, "golden"):
         raise pytest.UsageError(

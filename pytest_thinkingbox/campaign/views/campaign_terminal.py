@@ -7,7 +7,7 @@ from typing import Any
 
 from ..report import shard_gaps
 from ..signatures import describe
-from .terminal import format_table, rule_lines
+from .terminal import ALIKE, ALIKE_NOTE, errors_cell, format_table, interval, offline_roles_note, rule_lines, with_se
 
 EXAMPLES_SHOWN = 3
 
@@ -32,6 +32,9 @@ def header_lines(run: Mapping[str, Any]) -> list[str]:
     ]
     roles = [f"{role} {m[role]}" for role in ("agent", "user", "judge") if m.get(role)]
     lines.append(f"  {', '.join(roles) or 'agent unknown'}; seed {m.get('seed', '-')}; k = {m.get('k')} per task")
+    note = offline_roles_note(m)
+    if note:
+        lines.append(f"  {note}")
     for role, model in (m.get("models") or {}).items():
         where = ", ".join(str(model[f]) for f in ("base_url", "api") if model.get(f))
         lines.append(f"  {role} model {model.get('model')}" + (f" ({where})" if where else ""))
@@ -46,24 +49,70 @@ def header_lines(run: Mapping[str, Any]) -> list[str]:
 
 
 def table_lines(agg: Mapping[str, Any]) -> list[str]:
-    """Per domain and overall: tasks, attempts, pass@1, pass@k, pass^k, observed k/k, retention, errors."""
+    """Per domain and overall: tasks, attempts, rates ± standard error, k/k, flaky, gap, short of k, errors."""
     k = agg["k"]
-    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "retention", "errors"]
+    groups = [*agg["domains"].items(), ("overall", agg["overall"])]
+    short = any(s["incomplete_tasks"] for _, s in groups)
+    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "flaky", "gap"]
+    head += ["short of k"] if short else []
 
     def row(name: str, s: Mapping[str, Any]) -> list[Any]:
-        return [
-            name,
-            s["tasks"],
-            s["attempts"],
-            _num(s["pass@1"]),
-            _num(s["pass@k"]),
-            _num(s["pass^k"]),
-            s["all_k"],
-            _num(s["retention"]),
-            s["errors"],
-        ]
+        cells = [name, s["tasks"], s["attempts"], *(with_se(s, f) for f in ("pass@1", "pass@k", "pass^k"))]
+        cells += [s["all_k"], s["flaky"], with_se(s, "consistency_gap")]
+        return [*cells, *([s["incomplete_tasks"]] if short else []), errors_cell(s)]
 
-    return format_table(head, [*(row(d, s) for d, s in agg["domains"].items()), row("overall", agg["overall"])])
+    return format_table([*head, "errors"], [row(name, s) for name, s in groups])
+
+
+#: The figures whose 95% intervals the report lists, with their column names ({k} is the campaign's k).
+INTERVALS: tuple[tuple[str, str], ...] = (
+    ("pass@1", "pass@1"),
+    ("pass@k", "pass@{k}"),
+    ("pass^k", "pass^{k}"),
+    ("all_k_share", "{k}/{k} share"),
+    ("flaky_share", "flaky share"),
+    ("consistency_gap", "gap"),
+)
+
+
+def interval_lines(agg: Mapping[str, Any]) -> list[str]:
+    """Each group's 95% intervals (Student's t over tasks), under a line saying what they are."""
+    head = ["  95% intervals", *(label.format(k=agg["k"]) for _, label in INTERVALS)]
+    groups = [*agg["domains"].items(), ("overall", agg["overall"])]
+    rows = [[f"  {name}", *(interval(s, figure) for figure, _ in INTERVALS)] for name, s in groups]
+    alike = any(str(cell).endswith(ALIKE) for row in rows for cell in row)
+    return [
+        "± is the standard error over tasks (clustered by task); the 95% intervals use Student's t, tasks - 1 df:",
+        *format_table(head, rows),
+        *([f"  {ALIKE_NOTE}"] if alike else []),
+    ]
+
+
+TASKS_SHOWN = 20  # per-task rates listed, least solved first
+
+
+def task_rate_lines(run: Mapping[str, Any]) -> list[str]:
+    """The tasks not solved k of k, least solved first, each with its Jeffreys 95% interval."""
+    rates = run.get("task_rates") or {}
+    k = run["aggregate"]["k"]
+    shown = [(t, r) for t, r in rates.items() if r["pass@1"] is None or r["passed"] < r["graded"] or r["graded"] < k]
+    if not shown:
+        return []
+    shown.sort(key=lambda item: (-1 if item[1]["pass@1"] is None else item[1]["pass@1"], item[0]))
+    lines = [f"per-task pass rates of the {len(shown)} tasks not solved {k} of {k} (Jeffreys 95% interval):"]
+    width = max(len(t) for t, _ in shown[:TASKS_SHOWN])
+    for task, r in shown[:TASKS_SHOWN]:
+        notes = [f"{r['errors']} system errors"] if r["errors"] else []
+        notes += [f"short of k = {k}"] if r["graded"] < k else []
+        if r["pass@1"] is None:
+            figure = "no graded attempt"
+        else:
+            low, high = r["ci95"]
+            figure = f"{r['passed']:>3}/{r['graded']:<3} {r['pass@1']:.3f} [{low:.3f}, {high:.3f}]"
+        lines.append(f"  {task:<{width}}  {figure}  {r['domain']}" + (f" ({', '.join(notes)})" if notes else ""))
+    if len(shown) > TASKS_SHOWN:
+        lines.append(f"  ... {len(shown) - TASKS_SHOWN} more (every task is in --json and --html)")
+    return lines
 
 
 def completeness_lines(run: Mapping[str, Any]) -> list[str]:
@@ -75,6 +124,13 @@ def completeness_lines(run: Mapping[str, Any]) -> list[str]:
         if run.get("reruns")
         else []
     )
+    errors = agg["overall"]["errors"]
+    if errors:
+        reruns.insert(
+            0,
+            f"  {errors} attempts ended in a system error ({agg['overall']['error_share']:.1%}): not graded, so "
+            "left out of the rates and counted beside them; re-run them with --tb-rerun-errors",
+        )
     if run["complete"]:
         return [f"complete: {agg['tasks']} tasks x {agg['k']} attempts", *reruns]
     keys = ", ".join(f"{task}#{attempt}" for task, attempt in run["missing"][:10])
@@ -84,8 +140,8 @@ def completeness_lines(run: Mapping[str, Any]) -> list[str]:
     return [
         *(f"incomplete: {gap}; run it with the same options and --tb-run {run['id']}" for gap in shard_gaps(run)),
         f"incomplete: {run['missing_count']} of {expected} expected attempts missing, in "
-        f"{len(agg.get('missing', {}))} tasks ({unreached} never reached); pass@k and pass^k of the short tasks "
-        "are estimated at k = their attempt count. Finish the run with --tb-resume.",
+        f"{len(agg.get('missing', {}))} tasks ({unreached} never reached); tasks short of k attempts are left out "
+        "of pass@k, pass^k and k/k (never estimated at fewer). Finish the run with --tb-resume.",
         f"  missing: {keys}{more}",
         *reruns,
     ]
@@ -97,10 +153,18 @@ def cost_lines(run: Mapping[str, Any]) -> list[str]:
         if any(r.get("usage") for r in run["records"]):
             return ["cost: unknown; the records carry token usage but no prices were given (--prices PATH)"]
         return ["cost: none recorded (no token usage: an offline agent, user and judge)"]
-    return [
+    lines = [
         f"cost: {_usd(cost['total'])} for the campaign, {_usd(cost['per_attempt'])} per attempt, "
-        f"{_usd(cost['per_success'])} per success, {_usd(cost['per_dependable'])} per dependable task"
+        f"{_usd(cost['per_success'])} per success{_usd_interval(cost.get('per_success_ci95'))}, "
+        f"{_usd(cost['per_dependable'])} per dependable task{_usd_interval(cost.get('per_dependable_ci95'))}"
     ]
+    if cost.get("errors"):
+        lines.append(f"  of which {_usd(cost['errors'])} on attempts that ended in a system error")
+    return lines
+
+
+def _usd_interval(ci: list[float] | None) -> str:
+    return f" [{_usd(ci[0])}, {_usd(ci[1])}]" if ci else ""
 
 
 def signature_lines(run: Mapping[str, Any], order: list[str]) -> list[str]:
@@ -131,6 +195,7 @@ def frontier_lines(document: Mapping[str, Any]) -> list[str]:
     if len(priced) < 2:
         return []
     by_id = {r["id"]: r for r in priced}
+    mixed_k = len({r["aggregate"]["k"] for r in priced}) > 1  # then k/k has a frontier per k
     lines = ["cost frontier (no other run is both cheaper and at least as accurate):"]
     for key, figure, name in (
         ("per_success", "pass@1", "per success"),
@@ -141,7 +206,8 @@ def frontier_lines(document: Mapping[str, Any]) -> list[str]:
             r = by_id[rid]
             agg = r["aggregate"]
             acc = agg["overall"]["pass@1"] if key == "per_success" else agg["overall"]["all_k_share"]
-            parts.append(f"{r['label']} ({_usd(r['cost'][key])}, {figure} {acc:.3f})")
+            at_k = f" at k = {agg['k']}" if mixed_k and key == "per_dependable" else ""
+            parts.append(f"{r['label']} ({_usd(r['cost'][key])}, {figure} {acc:.3f}{at_k})")
         lines.append(f"  cost {name} vs {figure}: " + ("; ".join(parts) or "no run has this figure"))
     return lines
 
@@ -154,7 +220,9 @@ def report_lines(document: Mapping[str, Any]) -> list[str]:
             lines.append("")
         lines += header_lines(run)
         lines += table_lines(run["aggregate"])
+        lines += interval_lines(run["aggregate"])
         lines += completeness_lines(run)
+        lines += task_rate_lines(run)
         lines += cost_lines(run)
         lines += signature_lines(run, document["signature_order"])
         lines += rule_lines(run["rules"]) if run.get("rules") else []

@@ -149,20 +149,57 @@ def _cost_line(cost: Mapping[str, Any] | None) -> str:
         return '<p class="note">No cost figures: no token usage was recorded for this run.</p>'
     parts = [("campaign", "total"), ("per attempt", "per_attempt"), ("per success", "per_success")]
     parts.append(("per dependable task", "per_dependable"))
-    return "<p>Estimated cost: " + ", ".join(f"{t} <b>{_usd(cost.get(key))}</b>" for t, key in parts) + "</p>"
+
+    def shown(key: str) -> str:
+        ci = cost.get(f"{key}_ci95")
+        return f"<b>{_usd(cost.get(key))}</b>" + (f" <small>[{_usd(ci[0])}, {_usd(ci[1])}]</small>" if ci else "")
+
+    spent = f"; {_usd(cost['errors'])} of it on system errors" if cost.get("errors") else ""
+    return "<p>Estimated cost: " + ", ".join(f"{t} {shown(key)}" for t, key in parts) + f"{spent}</p>"
+
+
+def _interval(s: Mapping[str, Any], figure: str) -> str:
+    """A figure's 95% interval as small text (``*`` after the Jeffreys fallback), or nothing without one."""
+    ci = s.get(f"{figure}_ci95")
+    if ci is None:
+        return ""
+    alike = "*" if s.get(f"{figure}_se") == 0 else ""
+    return f'<br><small class="ci">[{ci[0]:.3f}, {ci[1]:.3f}]{alike}</small>'
+
+
+def _rate(s: Mapping[str, Any], figure: str) -> str:
+    """A rate cell: the figure, its standard error and its 95% interval."""
+    se = s.get(f"{figure}_se")
+    plus = f' <small class="se">±{se:.3f}</small>' if se is not None and s.get(figure) is not None else ""
+    return f"<td>{_num(s.get(figure))}{plus}{_interval(s, figure)}</td>"
 
 
 def _table(agg: Mapping[str, Any]) -> str:
     k = agg["k"]
-    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "retention", "errors"]
+    head = ["domain", "tasks", "attempts", "pass@1", f"pass@{k}", f"pass^{k}", f"{k}/{k}", "flaky", "gap", "errors"]
     rows = [*agg["domains"].items(), ("overall", agg["overall"])]
     body = "".join(
         f"<tr{' class=total' if name == 'overall' else ''}><th>{escape(name)}</th><td>{s['tasks']}</td>"
-        f"<td>{s['attempts']}</td><td>{_num(s['pass@1'])}</td><td>{_num(s['pass@k'])}</td><td>{_num(s['pass^k'])}</td>"
-        f"<td>{s['all_k']} ({_pct(s['all_k_share'])})</td><td>{_num(s['retention'])}</td><td>{s['errors']}</td></tr>"
+        f"<td>{s['attempts']}</td>{_rate(s, 'pass@1')}{_rate(s, 'pass@k')}{_rate(s, 'pass^k')}"
+        f"<td>{s['all_k']} ({_pct(s['all_k_share'])}){_interval(s, 'all_k_share')}</td>"
+        f"<td>{s['flaky']} ({_pct(s['flaky_share'])}){_interval(s, 'flaky_share')}</td>{_rate(s, 'consistency_gap')}"
+        f"<td>{s['errors']}" + (f" ({s['error_share']:.1%})" if s["errors"] else "") + "</td></tr>"
         for name, s in rows
     )
-    return f'<table class="figures"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>{body}</table>'
+    short = agg["overall"]["incomplete_tasks"]
+    notes = [
+        "± standard error over tasks (clustered by task); [ ] 95% interval, Student's t with tasks − 1 df "
+        "(* every task had the same figure: a Jeffreys interval). flaky: tasks solved sometimes but not always; "
+        f"gap: pass@{k} − pass^{k}, the chance that {k} attempts disagree. System errors are not graded: they are "
+        "left out of the rates and counted beside them."
+    ]
+    if short:
+        notes.append(
+            f"{short} task(s) have fewer than k = {k} graded attempts: they count in pass@1 and are left out of "
+            f"pass@{k}, pass^{k}, {k}/{k}, flaky and gap (never estimated at fewer than k)."
+        )
+    table = f'<table class="figures"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>{body}</table>'
+    return table + "".join(f'<p class="note">{escape(note)}</p>' for note in notes)
 
 
 # -- 2-4. charts -----------------------------------------------------------------------------------
@@ -176,8 +213,12 @@ def _scatter(
     line: Sequence[tuple[float, float]] = (),
     diagonal: bool = False,
     tip_fmt: Callable[[float], str] | None = None,
+    whiskers: Sequence[tuple[Sequence[float] | None, Sequence[float] | None]] = (),
 ) -> str:
-    """An SVG scatter of (x, y, label, run number) with y in 0..1, optionally a polyline through `line`."""
+    """An SVG scatter of (x, y, label, run number) with y in 0..1, optionally a polyline through `line`.
+
+    `whiskers`, one per point, holds the point's x and y 95% intervals (or None), drawn as error bars.
+    """
     pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
 
     def sx(x: float) -> float:
@@ -200,10 +241,17 @@ def _scatter(
     out.append(f"{axes[1]}</text>")
     if diagonal:
         out.append(f'<line class="ref" x1="{sx(0)}" y1="{sy(0)}" x2="{sx(1)}" y2="{sy(1)}"/>')
-        out.append(f'<text class="tick" x="{sx(0.72)}" y="{sy(0.78)}">retention 1</text>')
+        out.append(f'<text class="tick" x="{sx(0.52)}" y="{sy(0.58)}">all or nothing</text>')
     if line:
         coords = " ".join(f"{sx(x)},{sy(y)}" for x, y in sorted(line))
         out.append(f'<polyline class="frontier" points="{coords}"/>')
+    for (x, y, _, n), (x_ci, y_ci) in zip(points, whiskers, strict=False):
+        if x_ci:
+            out.append(f'<line class="whisker" x1="{sx(x_ci[0])}" x2="{sx(x_ci[1])}" y1="{sy(y)}" y2="{sy(y)}" ')
+            out.append(f'stroke="{_colour(n)}"/>')
+        if y_ci:
+            out.append(f'<line class="whisker" x1="{sx(x)}" x2="{sx(x)}" y1="{sy(y_ci[0])}" y2="{sy(y_ci[1])}" ')
+            out.append(f'stroke="{_colour(n)}"/>')
     for i, (x, y, label, n) in enumerate(points):
         dy = -9 if i % 2 == 0 else 16  # alternate above and below so close runs stay legible
         tip = escape(f"{label}: {axes[0]} {(tip_fmt or x_fmt)(x)}, {axes[1]} {y:.3f}")
@@ -212,19 +260,43 @@ def _scatter(
     return "".join(out) + "</svg>"
 
 
-def _reliability_chart(runs: Sequence[Mapping[str, Any]]) -> str:
-    points = []
+def _by_k(runs: Sequence[Mapping[str, Any]]) -> dict[int, list[tuple[int, Mapping[str, Any]]]]:
+    """The runs (with their numbers) grouped by k: figures at different k never share a chart's axis."""
+    groups: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
     for n, run in enumerate(runs, 1):
-        s = run["aggregate"]["overall"]
-        share = s["all_k_share"]
-        if s["pass@1"] is not None and share is not None:
-            points.append((s["pass@1"], share, _label(run), n))
-    axes = ("pass@1", "observed k/k share of tasks")
-    svg = _scatter(points, 1.0, lambda x: f"{x:.1f}", axes, diagonal=True, tip_fmt=_num)
+        groups.setdefault(run["aggregate"]["k"], []).append((n, run))
+    return dict(sorted(groups.items()))
+
+
+def _k_note(groups: Mapping[int, Any]) -> str:
+    if len(groups) < 2:
+        return ""
     return (
-        '<section id="chart-reliability" class="chart"><h2>Reliability: pass@1 against observed k/k</h2>'
-        '<p class="note">A run below the diagonal loses tasks it can solve: they pass sometimes, not every time.</p>'
-        f"{svg}</section>"
+        '<p class="note">The runs have different k, so they are drawn on separate charts, one per k: k/k at '
+        "one k is another figure than at another k.</p>"
+    )
+
+
+def _reliability_chart(runs: Sequence[Mapping[str, Any]]) -> str:
+    groups = _by_k(runs)
+    charts = []
+    for k, members in groups.items():
+        points, whiskers = [], []
+        for n, run in members:
+            s = run["aggregate"]["overall"]
+            share = s["all_k_share"]
+            if s["pass@1"] is not None and share is not None:
+                points.append((s["pass@1"], share, _label(run), n))
+                whiskers.append((s.get("pass@1_ci95"), s.get("all_k_share_ci95")))
+        axes = ("pass@1", f"share of tasks solved {k} of {k}")
+        svg = _scatter(points, 1.0, lambda x: f"{x:.1f}", axes, diagonal=True, tip_fmt=_num, whiskers=whiskers)
+        caption = f"<figcaption>k = {k}</figcaption>" if len(groups) > 1 else ""
+        charts.append(f'<figure id="reliability-k{k}">{caption}{svg}</figure>')
+    return (
+        '<section id="chart-reliability" class="chart"><h2>Reliability: pass@1 against k/k</h2>'
+        '<p class="note">A run on the diagonal solves each task all or nothing; below it, tasks pass sometimes, '
+        "not every time. The bars are 95% intervals.</p>"
+        f'{_k_note(groups)}<div class="pair">{"".join(charts)}</div></section>'
     )
 
 
@@ -232,33 +304,50 @@ def _cost_charts(runs: Sequence[Mapping[str, Any]], frontier: Mapping[str, Any])
     head = '<section id="chart-cost" class="chart"><h2>Cost frontier</h2>'
     if not any(run.get("cost") for run in runs):
         return head + '<p class="note">No cost figures: no run recorded token usage.</p></section>'
+    groups = _by_k(runs)
+    panels = [("per_success", "pass@1", "per success", list(enumerate(runs, 1)), "")]
+    for k, members in groups.items():  # k/k at different k is not one axis: a chart per k
+        suffix = f"-k{k}" if len(groups) > 1 else ""
+        panels.append(("per_dependable", f"share solved {k} of {k}", "per dependable task", members, suffix))
     charts = []
-    for key, accuracy, title in (
-        ("per_success", "pass@1", "per success"),
-        ("per_dependable", "k/k", "per dependable task"),
-    ):
+    for key, y_label, title, members, suffix in panels:
         points = []
-        for n, run in enumerate(runs, 1):
+        for n, run in members:
             s, x = run["aggregate"]["overall"], (run.get("cost") or {}).get(key)
-            y = s["pass@1"] if accuracy == "pass@1" else s["all_k_share"]
+            y = s["pass@1"] if key == "per_success" else s["all_k_share"]
             if x is not None and y is not None:
                 points.append((x, y, _label(run), n))
         on = set(frontier.get(key) or [])
         line = [(x, y) for (x, y, _, n) in points if runs[n - 1].get("id") in on]
         x_max = max((p[0] for p in points), default=0) * 1.2 or 1.0
-        y_label = "pass@1" if accuracy == "pass@1" else "observed k/k share"
         svg = _scatter(points, x_max, _usd, (f"cost {title} (USD)", y_label), line=line)
-        left = len(runs) - len(points)
+        left = len(members) - len(points)
         note = f'<p class="note">{left} run(s) without this figure are not plotted.</p>' if left else ""
-        charts.append(f'<figure id="cost-{key}"><figcaption>Cost {title}</figcaption>{svg}{note}</figure>')
+        caption = f"Cost {title}" + (f", k = {suffix[2:]}" if suffix else "")
+        charts.append(f'<figure id="cost-{key}{suffix}"><figcaption>{caption}</figcaption>{svg}{note}</figure>')
     caption = "Runs on the frontier (no other run is both cheaper and at least as accurate) are joined by a line."
-    return head + f'<p class="note">{caption}</p><div class="pair">{"".join(charts)}</div></section>'
+    return head + f'<p class="note">{caption}</p>{_k_note(groups)}<div class="pair">{"".join(charts)}</div></section>'
 
 
 def _domain_chart(runs: Sequence[Mapping[str, Any]]) -> str:
-    domains = sorted({d for run in runs for d in run["aggregate"]["domains"]})
+    groups = _by_k(runs)
+    svgs = []
+    for k, members in groups.items():
+        caption = f"<figcaption>k = {k}</figcaption>" if len(groups) > 1 else ""
+        svgs.append(f"<figure>{caption}{_domain_bars(members)}</figure>")
+    legend = _legend([(_swatch(n), _label(run)) for n, run in enumerate(runs, 1)])
+    return (
+        '<section id="chart-domains" class="chart"><h2>Per domain</h2>'
+        '<p class="note">For each run: pass@1 (solid bar) and share of tasks solved k of k (pale bar).</p>'
+        f"{_k_note(groups)}{legend}{''.join(svgs)}</section>"
+    )
+
+
+def _domain_bars(members: Sequence[tuple[int, Mapping[str, Any]]]) -> str:
+    """One bar chart of the runs of one k: per domain, each run's pass@1 and k/k share."""
+    domains = sorted({d for _, run in members for d in run["aggregate"]["domains"]})
     bar, ph = 14, H - TOP - BOTTOM
-    group = max(len(runs) * 2 * bar + 24, 110)
+    group = max(len(members) * 2 * bar + 24, 110)
     width = LEFT + len(domains) * group + RIGHT
     out = [f'<svg viewBox="0 0 {width} {H}" width="{width}" height="{H}" role="img">']
     for i in range(6):
@@ -266,8 +355,8 @@ def _domain_chart(runs: Sequence[Mapping[str, Any]]) -> str:
         out.append(f'<line class="grid" x1="{LEFT}" x2="{width - RIGHT}" y1="{y}" y2="{y}"/>')
         out.append(f'<text class="tick" x="{LEFT - 6}" y="{y + 4}" text-anchor="end">{i / 5:.1f}</text>')
     for d, domain in enumerate(domains):
-        x0 = LEFT + d * group + (group - len(runs) * 2 * bar) / 2
-        for r, run in enumerate(runs):
+        x0 = LEFT + d * group + (group - len(members) * 2 * bar) / 2
+        for r, (n, run) in enumerate(members):
             s = run["aggregate"]["domains"].get(domain)
             figures = (("pass@1", s["pass@1"]), ("k/k share", s["all_k_share"])) if s else ()
             for j, (name, value) in enumerate(figures):
@@ -276,16 +365,11 @@ def _domain_chart(runs: Sequence[Mapping[str, Any]]) -> str:
                 out.append(
                     f'<rect class="{"kk" if j else "p1"}" x="{x}" y="{TOP + ph * (1 - value)}" width="{bar - 2}"'
                 )
-                out.append(f' height="{ph * value}" fill="{_colour(r + 1)}"><title>{tip}</title></rect>')
+                out.append(f' height="{ph * value}" fill="{_colour(n)}"><title>{tip}</title></rect>')
         out.append(f'<text class="tick" x="{LEFT + d * group + group / 2}" y="{H - BOTTOM + 16}" text-anchor="middle">')
         out.append(f"{escape(domain)}</text>")
     out.append(f'<line class="axis" x1="{LEFT}" x2="{width - RIGHT}" y1="{H - BOTTOM}" y2="{H - BOTTOM}"/></svg>')
-    legend = _legend([(_swatch(n), _label(run)) for n, run in enumerate(runs, 1)])
-    return (
-        '<section id="chart-domains" class="chart"><h2>Per domain</h2>'
-        '<p class="note">For each run: pass@1 (solid bar) and observed k/k share of tasks (pale bar).</p>'
-        f"{legend}{''.join(out)}</section>"
-    )
+    return "".join(out)
 
 
 def _legend(items: Sequence[tuple[str, str]]) -> str:
@@ -306,15 +390,26 @@ def _grid(run: Mapping[str, Any], n: int, index: Mapping[tuple[int, str, int], i
     for task, _ in run.get("missing") or []:
         tasks.setdefault(task, "")
     width = max([agg["k"], *(attempt for _, attempt in records)])
+    rates = run.get("task_rates") or {}
     rows, domain = [], None
     for task, task_domain in tasks.items():
         if task_domain != domain:
             domain = task_domain
             rows.append(f'<div class="domain">{escape(domain or "(no records)")}</div>')
         cells = [_cell(n, task, attempt, records.get((task, attempt)), index) for attempt in range(1, width + 1)]
-        rows.append(f'<div class="row"><span class="task">{escape(task)}</span>{"".join(cells)}</div>')
+        rate = _task_rate(rates.get(task))
+        rows.append(f'<div class="row"><span class="task">{escape(task)}</span>{"".join(cells)}{rate}</div>')
     head = f"<h3>{_swatch(n)}{escape(_label(run))}</h3>"
     return f'<div class="grid" id="grid-{n}">{head}<div class="rows">{"".join(rows)}</div></div>'
+
+
+def _task_rate(rate: Mapping[str, Any] | None) -> str:
+    """A task's passes over graded attempts, with the Jeffreys 95% interval of its pass rate as the tooltip."""
+    if not rate or rate.get("pass@1") is None:
+        return ""
+    low, high = rate["ci95"]
+    tip = f"pass rate {rate['pass@1']:.3f}, Jeffreys 95% interval [{low:.3f}, {high:.3f}]"
+    return f'<span class="rate" title="{tip}">{rate["passed"]}/{rate["graded"]} [{low:.2f}, {high:.2f}]</span>'
 
 
 def _cell(n: int, task: str, attempt: int, record: Mapping[str, Any] | None, index: Mapping[tuple, int]) -> str:
@@ -392,6 +487,8 @@ th:first-child{text-align:left}tr.total{font-weight:600;background:#f9fafb}
 svg text{font-size:12px;fill:#374151}svg .tick{fill:#6b7280;font-size:11px}svg .label{font-size:12px;fill:#111827}
 svg .grid{stroke:#eef0f3}svg .axis{stroke:#9ca3af}svg .ref{stroke:#9ca3af;stroke-dasharray:4 4}
 svg .frontier{fill:none;stroke:#111827;stroke-width:1.5;stroke-dasharray:6 3}svg .kk{fill-opacity:.4}
+svg .whisker{stroke-width:1.5;stroke-opacity:.6}small.ci,small.se{color:#6b7280}
+.rate{font:10px monospace;color:#6b7280;margin-left:6px;white-space:nowrap}
 .pair{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}figcaption{font-weight:600}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 .legend{margin:4px 0}.legend .cell{margin-right:4px;vertical-align:-2px;cursor:default}
