@@ -201,6 +201,6 @@ def test_runs_that_differ_only_in_the_judges_temperature_have_other_fingerprints
         toy.runpytest("--tb-config", "models.yaml", "--tb-results", f"r{temperature}.jsonl")
         first = (toy.path / f"r{temperature}.jsonl").read_text().splitlines()[0]
         manifest = json.loads(first)["manifest"]
-        assert manifest["prompts"] == {"agent": "agent-1", "user": "scripted-1", "judge": "judge-2"}
+        assert manifest["prompts"] == {"agent": "agent-1", "user": "scripted-2", "judge": "judge-2"}
         fingerprints.append(manifest["fingerprint"])
     assert fingerprints[0] != fingerprints[1]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pytest_thinkingbox import Domain
 
+from .aliases import ALIASES
 from .clock import NOW
 from .models import Base
 from .rules import RULES
@@ -28,6 +29,7 @@ DOMAIN = Domain(
     now=NOW,
     seed=seed,
     rules=RULES,
+    aliases=ALIASES,
 )
 
 __all__ = ["DOMAIN"]

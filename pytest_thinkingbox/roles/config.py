@@ -76,7 +76,7 @@ ROLE_DEFAULTS: dict[str, dict[str, Any]] = {"judge": {"temperature": 0.0}}
 #: used, so its fingerprint tells apart runs whose prompts differ. Bump a version when its prompt changes.
 PROMPT_VERSIONS: dict[str, dict[str, str]] = {
     "agent": {"openai": "agent-1"},
-    "user": {"openai": "user-2", "scripted": "scripted-1"},
+    "user": {"openai": "user-2", "scripted": "scripted-2"},
     "judge": {"openai": "judge-2", "phrases": "phrases-1"},
 }
 
