@@ -72,7 +72,7 @@ def test_private_state_never_leaves_the_server(base_url):
     # the order id and email are the user's private facts (not asked for), 19899 the golden refund amount
     assert "O-5001" not in everything and "@example" not in everything and "19899" not in everything
     reply = seen[0]["observation"]["messages"][-1]
-    assert reply["role"] == "user" and "a refund, not a replacement" in reply["content"]  # asked for, so revealed
+    assert reply["role"] == "user" and "a refund, not a replacement" in reply["content"].lower()  # asked for: given
 
 
 def test_twenty_concurrent_episodes_see_only_their_own_writes(base_url):

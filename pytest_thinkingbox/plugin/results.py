@@ -162,7 +162,7 @@ def manifest(config: pytest.Config) -> dict[str, Any]:
         "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
         **names,
         "models": {role: c.public() for role, c in models.roles.items()},
-        "prompts": {role: prompt_version(role, name) for role, name in names.items()},
+        "prompts": {role: v for role, name in names.items() if (v := prompt_version(role, name)) is not None},
         "prices": models.prices,
         "seed": config.getoption("tb_seed"),
         "k": config.stash[REPEAT],

@@ -81,10 +81,11 @@ PROMPT_VERSIONS: dict[str, dict[str, str]] = {
 }
 
 
-def prompt_version(role: str, name: str) -> str:
-    """The version of the prompt (or offline logic) that plays `role` under the name records give it."""
+def prompt_version(role: str, name: str) -> str | None:
+    """The version of the prompt (or offline logic) that plays `role` under the name records give it; None for
+    a part with neither (an offline agent, whose name says all)."""
     kind = "openai" if name.startswith(PREFIX) else name
-    return PROMPT_VERSIONS.get(role, {}).get(kind, kind)
+    return PROMPT_VERSIONS.get(role, {}).get(kind)
 
 
 @dataclass(frozen=True)
