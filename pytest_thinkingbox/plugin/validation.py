@@ -171,6 +171,7 @@ class Grade:
     differences: list[str]
     refused: str | None = None  # the last tool call's error, when it failed (a trap the tools refuse)
     rules: list[str] = field(default_factory=list)  # the domain's rules its end state breaks
+    tables: frozenset[str] = frozenset()  # the tables its agent wrote
 
 
 def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str, str]) -> dict[str, Any]:
@@ -186,8 +187,13 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
 
     noop = grade(functools.partial(make_agent, "noop"))
     baselines = {}
+    ticket_tables: frozenset[str] = frozenset()  # what a ticket ending writes, as the fixed baselines wrote it
     for name in (*BASELINES, *guesses(attempt)):
+        if name in GUESSES and run.golden_checked and not _golden_tables(run) <= ticket_tables:
+            continue  # the golden path writes records no ticket ending writes, and the task compares end states
         g = grade(functools.partial(make_agent, BLIND + name))
+        if name in BASELINES and name != "comply":
+            ticket_tables |= g.tables
         baselines[name] = {
             "outcome": _passes(g),
             "differences": g.differences,
@@ -239,6 +245,13 @@ def check(call_task: Callable[[Any], None], attempt: Any, baseline_ok: dict[str,
     }
 
 
+def _golden_tables(run: Any) -> frozenset[str]:
+    """The tables the golden calls change."""
+    from ..core.state import diff
+
+    return frozenset(change.table for change in diff(run._before, run._golden_end))
+
+
 def _guess_of(attempt: Any, name: str) -> Any:
     endings = attempt.domain_endings
     if name == "family":
@@ -286,14 +299,15 @@ def _grade(call_task: Callable[[Any], None], variant: Any, stamps: tuple[dict[st
     full = [d for d in compare(run._before, run._golden_end, run._after, {}) if not _is_stamp(d, stamps)]
     refused = _last_error(run.messages)
     rules = variant.result.rules_broken
+    tables = frozenset(change.table for change in run.effects)
     if failed:
-        return Grade(CHECKS, [d.explain() for d in run.differences], refused, rules)
+        return Grade(CHECKS, [d.explain() for d in run.differences], refused, rules, tables)
     if not full:  # a stamp of the domain clock alone records that a change was made, not what it was
-        return Grade(EQUIVALENT, [], refused, rules)
+        return Grade(EQUIVALENT, [], refused, rules, tables)
     graded = [d for d in run.differences if not _is_stamp(d, stamps)]
     if run.golden_checked and graded:
-        return Grade(STATE, [d.explain() for d in graded], refused, rules)
-    return Grade(PASSED, [d.explain() for d in full], refused, rules)
+        return Grade(STATE, [d.explain() for d in graded], refused, rules, tables)
+    return Grade(PASSED, [d.explain() for d in full], refused, rules, tables)
 
 
 def _last_error(messages: list[dict[str, Any]]) -> str | None:
