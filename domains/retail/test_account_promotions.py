@@ -47,9 +47,11 @@ ARTICLES = (
 )
 
 
-def _late_free_shipping_order(customer, product, *, days_late):
-    """An order with free shipping, delivered yesterday, `days_late` days after its expected date."""
-    order = OrderFactory(customer=customer, placed_at=days_ago(6 + days_late), lines=[product])
+def _late_free_shipping_order(customer, product, *, days_late, paid=None):
+    """An order with free shipping, delivered yesterday, `days_late` days after its expected date (`paid`: the unit
+    price paid, when the catalogue price has changed since)."""
+    line = (product, 1, paid) if paid is not None else product
+    order = OrderFactory(customer=customer, placed_at=days_ago(6 + days_late), lines=[line])
     ShipmentFactory(
         order=order, expected_delivery=TODAY - timedelta(days=1 + days_late), delivered_at=days_ago(1, hour=15)
     )
@@ -90,25 +92,36 @@ def test_case_RT008_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT008_002(tb):
-    """Plus member asks for a courtesy credit but already had one 40 days ago: give nothing, solve the ticket."""
+    """Plus member asks for courtesy points but had some 40 days ago: refused; the headphones he paid $279 for cost
+    $249 today, 11 days after the order (plus: 21 days), so the $30 price adjustment is made."""
     daniel = CustomerFactory(name="Daniel Haddad", tier="plus")
     PointsAdjustmentFactory(customer=daniel, points=1_000, created_at=days_ago(40))
-    order = _late_free_shipping_order(daniel, HEADPHONES, days_late=5)
+    order = _late_free_shipping_order(daniel, HEADPHONES, days_late=5, paid=27_900)
     TicketFactory(requester=daniel, status="solved", subject="Late delivery", created_at=days_ago(40))
     ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Late again")
 
     run = tb.run(
         User(
             says="Another late delivery from you, five days this time. I'd like some points or a discount "
-            "for the trouble.",
+            "for the trouble. And to top it off, the headphones are already cheaper on your website than what "
+            "I paid for them.",
             knows={"email": daniel.email, "order id": order.id},
         ),
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_customer", customer_id=daniel.id),
             call("get_order", order_id=order.id),
+            call("get_product", product_id=HEADPHONES),
             call("list_tickets", requester_id=daniel.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
+                method="original",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
         ],
         traps=[  # the points he asks for at the plus rate, though his last courtesy was 40 days ago
@@ -118,12 +131,17 @@ def test_case_RT008_002(tb):
 
     run.expect_golden()
     assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one: policy, one courtesy per 90 days
+    refund = run.db.query(Refund).one()
+    assert (refund.reason, refund.order_item_id, refund.amount_cents) == ("price_protection", order.items[0].id, 3_000)
+    # the courtesy request came first: its category; it was refused, so its reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT008_003(tb):
-    """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel."""
+    """Premium member with one chargeback on record is not eligible for courtesy points, however late the parcel;
+    the PREMIUM50 code she forgot fits her 12-day-old $449 order and is applied ($50)."""
     amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
     order = _late_free_shipping_order(amara, ESPRESSO, days_late=6)
     ticket = TicketFactory(requester=amara, order_id=order.id, subject="Delivery very late")
@@ -131,13 +149,16 @@ def test_case_RT008_003(tb):
     run = tb.run(
         User(
             says="I'm a premium member and my espresso machine showed up almost a week late. "
-            "Premium is supposed to mean something. What will you give me for this?",
+            "Premium is supposed to mean something. What will you give me for this? And I forgot to enter my "
+            "PREMIUM50 code when I ordered it.",
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
+            call("get_promotion", code="PREMIUM50"),
             call("list_tickets", requester_id=amara.id),
+            call("apply_promo_code", order_id=order.id, code="PREMIUM50"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
         ],
         traps=[  # "premium is supposed to mean something": the premium courtesy of 2,000 points despite the chargeback
@@ -148,6 +169,9 @@ def test_case_RT008_003(tb):
     run.expect_golden()
     assert run.db.query(PointsAdjustment).count() == 0  # policy: a chargeback rules out courtesy points
     assert run.db.get(Customer, amara.id).points_balance == 1_200
+    adjusted = run.db.get(Order, order.id)
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("PREMIUM50", 5_000)  # a chargeback does not stop a code
+    assert run.db.query(Refund).one().amount_cents == 5_000
     # a courtesy refusal, not an escalated refund: "not eligible", not "account standing", and no queue
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty", "not_eligible", None)
 
@@ -220,7 +244,8 @@ def test_case_RT009_001(tb):
 
 
 def test_case_RT009_002(tb):
-    """WINTER20 ended on 28 February and the order was placed on 2 March: the code cannot be applied."""
+    """WINTER20 ended on 28 February, before the order of 2 March: it cannot be applied; his fallback, PLUS25, fits a
+    plus member's $249 order placed 14 days ago (the last day), so it is applied."""
     oliver = CustomerFactory(name="Oliver Lindqvist", tier="plus")
     order = _recent_order(oliver, [HEADPHONES], placed_days_ago=14)
     ticket = TicketFactory(requester=oliver, order_id=order.id, subject="Discount code")
@@ -230,24 +255,37 @@ def test_case_RT009_002(tb):
             says="I had a WINTER20 code from your newsletter and forgot to use it on my headphones order. "
             "Please apply it now.",
             knows={"email": oliver.email, "order id": order.id},
+            rules=("If WINTER20 cannot be used, ask whether your PLUS25 member code works instead.",),
         ),
         golden=[
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
             call("get_promotion", code="WINTER20"),
+            call("get_promotion", code="PLUS25"),
             call("list_tickets", requester_id=oliver.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="not_eligible"),
+            call("apply_promo_code", order_id=order.id, code="PLUS25"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
         ],
-        traps=[call("apply_promo_code", order_id=order.id, code="WINTER20")],  # the expired code he asks for
+        traps=[  # the order read as past the 14-day limit (it is on its last day): refused for the deadline
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window")
+        ],
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).promo_code is None  # policy: the promotion did not run on the order date
-    assert run.db.query(Refund).count() == 0
-    # the order is exactly 14 days old, so still inside the limit: the refusal is the promotion's dates, not a window
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "not_eligible", None)
+    adjusted = run.db.get(Order, order.id)
+    # not WINTER20: the promotion did not run on the order date; 14 days old is still inside the limit
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("PLUS25", 2_500)
+    assert run.db.query(Refund).one().amount_cents == 2_500
+    # PLUS25 was his own fallback: a granted request, no reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
 
 
+@pytest.mark.tb_validity(
+    baseline_ok={
+        "rank:2": "one request, refused: a plus member asks for a premium-only code and the policy's whole answer is "
+        "a solved ticket with reason not_eligible; a second matter would only be there to beat the guesser"
+    }
+)
 def test_case_RT009_003(tb):
     """PREMIUM50 is for premium members only; a plus member does not qualify, so nothing is applied."""
     grace = CustomerFactory(name="Grace Ferreira", tier="plus")
@@ -304,18 +342,21 @@ def test_case_RT009_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.distractors
 def test_case_RT009_005(tb):
-    """SPRING15 was running when the headphones were ordered, but 15 days ago: past the 14-day limit, refuse."""
-    priya = CustomerFactory(name="Priya Walsh")
-    order = _recent_order(priya, [HEADPHONES], placed_days_ago=15)
+    """SPRING15 was running when the headphones were ordered, but 15 days ago: past the 14-day limit, refused. Their
+    price has dropped $30 since, and a plus member's price protection lasts 21 days: that adjustment is made."""
+    priya = CustomerFactory(name="Priya Walsh", tier="plus")
+    order = _recent_order(priya, [(HEADPHONES, 1, 27_900)], placed_days_ago=15)
     recent = _recent_order(priya, [DUVET], placed_days_ago=3)  # inside 14 days, but not the order she asks about
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="Spring promo")
 
     run = tb.run(
         User(
             says="I just noticed you're running SPRING15. I bought headphones from you at the start of the "
-            "month, can I get the 15% back?",
+            "month, can I get the 15% back? I've also seen the same headphones are cheaper on your site now than "
+            "what I paid.",
             knows={"email": priya.email},
         ),
         golden=[
@@ -323,23 +364,27 @@ def test_case_RT009_005(tb):
             call("list_customer_orders", customer_id=priya.id),
             call("get_order", order_id=order.id),
             call("get_promotion", code="SPRING15"),
+            call("get_product", product_id=HEADPHONES),
             call("list_tickets", requester_id=priya.id),
+            call(
+                "issue_price_adjustment",
+                order_id=order.id,
+                order_item_id=order.items[0].id,
+                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
+                method="original",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window"),
         ],
-        reply="SPRING15 was running when you ordered, but a code can only be added within 14 days of the order, "
-        "and yours was placed 15 days ago, so I can't apply it now.",
         traps=[call("apply_promo_code", order_id=order.id, code="SPRING15")],  # running then, but 15 days ago
     )
 
     run.expect_golden()
     assert run.db.get(Order, order.id).promo_code is None  # policy: only orders placed within the last 14 days
     assert run.db.get(Order, recent.id).promo_code is None  # she did not ask about the duvet order
-    assert run.db.query(Refund).count() == 0
+    refund = run.db.query(Refund).one()
+    assert (refund.reason, refund.order_item_id, refund.amount_cents) == ("price_protection", order.items[0].id, 3_000)
+    # the promo code came first and was refused for its deadline: its category and reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "outside_window", None)
-    run.rubric(
-        "Did the agent explain that a promo code can only be added within 14 days of the order?",
-        phrases=["14 days", "14-day", "fourteen days"],
-    )
 
 
 # --------------------------------------------------------------------------- address changes and identity
@@ -400,8 +445,10 @@ def test_case_RT010_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 def test_case_RT010_002(tb):
-    """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse and solve."""
+    """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse; the PLUS25 code
+    she forgot on the same 2-day-old laptop order is applied ($25)."""
     elena = CustomerFactory(name="Elena Novak", tier="plus", postal_code="78704", city="Austin")
     order = OrderFactory(customer=elena, status="shipped", placed_at=days_ago(2), lines=[LAPTOP])
     ShipmentFactory(order=order, status="in_transit")
@@ -409,7 +456,8 @@ def test_case_RT010_002(tb):
 
     run = tb.run(
         User(
-            says="I won't be home when my laptop arrives. Can you have it delivered to my office instead?",
+            says="I won't be home when my laptop arrives. Can you have it delivered to my office instead? And I "
+            "forgot to put my PLUS25 code in when I ordered it.",
             knows={
                 "email": elena.email,
                 "order id": order.id,
@@ -423,7 +471,9 @@ def test_case_RT010_002(tb):
             call("find_customer_by_email", email=elena.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
+            call("get_promotion", code="PLUS25"),
             call("list_tickets", requester_id=elena.id),
+            call("apply_promo_code", order_id=order.id, code="PLUS25"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
         ],
         traps=[  # the redirect to her office she asks for
@@ -438,23 +488,38 @@ def test_case_RT010_002(tb):
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).ship_postal_code == "78704"  # policy: no redirect for a plus member
+    changed = run.db.get(Order, order.id)
+    assert changed.ship_postal_code == "78704"  # policy: no redirect for a plus member
+    assert (changed.promo_code, changed.discount_cents) == ("PLUS25", 2_500)
+    assert run.db.query(Refund).one().amount_cents == 2_500
+    # the redirect came first and was refused: its category and reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
 
 
+@pytest.mark.distractors
 def test_case_RT010_003(tb):
-    """The postal code given does not match the profile: identity fails; change nothing, ticket pending with a note."""
+    """The tent ships to his office, whose postal code is not his profile's; he gives the profile's, so he is
+    verified: change the address (checking it against the order's delivery code would fail him)."""
     daniel = CustomerFactory(name="Daniel Lindqvist", postal_code="43215", city="Columbus")
-    order = OrderFactory(customer=daniel, status="processing", placed_at=days_ago(1), lines=[TENT])
+    order = OrderFactory(
+        customer=daniel,
+        status="processing",
+        placed_at=days_ago(1),
+        lines=[TENT],
+        ship_line="4400 Easton Commons, Suite 210",
+        ship_city="Columbus",
+        ship_postal_code="43219",
+    )
     ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Address change")
 
     run = tb.run(
         User(
-            says="Please change the delivery address on my tent order, it needs to go to my cabin.",
+            says="Please change the delivery address on my tent order. I had it going to my office, but it needs "
+            "to go to my cabin now.",
             knows={
                 "email": daniel.email,
                 "order id": order.id,
-                "postal code": "43229",
+                "postal code": "43215",
                 "new street address": "7 Birch Hollow Road",
                 "new city": "Logan",
                 "new postal code": "43138",
@@ -462,44 +527,41 @@ def test_case_RT010_003(tb):
         ),
         golden=[
             call("find_customer_by_email", email=daniel.email),
+            call("get_customer", customer_id=daniel.id),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=daniel.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="order_change",
-                reason="identity_failed",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity not verified: postal code given does not match the profile. No change made.",
-                public=False,
-            ),
-        ],
-        traps=[  # the change to his cabin address, made without checking the postal code against the profile
             call(
                 "update_shipping_address",
                 order_id=order.id,
                 address_line="7 Birch Hollow Road",
                 city="Logan",
                 postal_code="43138",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
+        ],
+        traps=[  # his postal code checked against the office the order ships to, not his profile: "failed"
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="pending",
+                category="order_change",
+                reason="identity_failed",
             )
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).ship_postal_code == "43215"  # policy: failed verification changes nothing
-    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "order_change", "identity_failed", None)
-    assert run.db.query(TicketComment).one().public is False
+    moved = run.db.get(Order, order.id)
+    assert (moved.ship_line, moved.ship_city, moved.ship_postal_code) == ("7 Birch Hollow Road", "Logan", "43138")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", None, None)
+    assert run.db.query(TicketComment).count() == 0
 
 
 def test_case_RT010_004(tb):
-    """The order belongs to another customer (the caller's spouse): disclose and change nothing; ticket pending."""
+    """Her husband placed the order this morning, but on her account: the record is hers, so with her profile
+    postal code she may cancel it (treating it as someone else's order would refuse her)."""
     amara = CustomerFactory(name="Amara Chen", postal_code="85719", city="Tucson")
-    spouse = CustomerFactory(name="Samir Chen", postal_code="85719", city="Tucson")
-    order = OrderFactory(customer=spouse, status="placed", placed_at=days_ago(0, hour=7), lines=[ESPRESSO])
+    order = OrderFactory(customer=amara, status="placed", placed_at=days_ago(0, hour=7), lines=[ESPRESSO])
     ticket = TicketFactory(requester=amara, subject="Cancel an order")
 
     run = tb.run(
@@ -512,27 +574,26 @@ def test_case_RT010_004(tb):
             call("find_customer_by_email", email=amara.email),
             call("get_order", order_id=order.id),
             call("list_tickets", requester_id=amara.id),
+            call("cancel_order", order_id=order.id),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
+        ],
+        traps=[  # "my husband ordered": taken as another customer's order without reading whose it is
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
                 status="pending",
                 category="order_change",
                 reason="identity_failed",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Order belongs to another customer; the account holder must contact us. Nothing changed.",
-                public=False,
-            ),
+            )
         ],
-        traps=[call("cancel_order", order_id=order.id)],  # her husband's order cancelled as she asks
     )
 
     run.expect_golden()
-    assert run.db.get(Order, order.id).status == "placed"  # policy: another customer's order is never changed
-    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "order_change", "identity_failed", None)
-    assert internal_notes(run.db, ticket.id) == 1
+    assert run.db.get(Order, order.id).status == "cancelled"  # policy: the record belongs to the identified customer
+    refund = run.db.query(Refund).one()
+    assert (refund.amount_cents, refund.reason) == (44_900, "order_cancelled")
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", None, None)
+    assert internal_notes(run.db, ticket.id) == 0
 
 
 def test_case_RT010_005(tb):
@@ -658,10 +719,6 @@ def test_case_RT009_006(tb):
     assert run.db.get(Order, chair_order.id).discount_cents == 2_500
     assert run.db.get(Order, espresso_order.id).promo_code is None  # policy: only orders of the last 14 days
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "promotion", "outside_window", None)
-    run.rubric(
-        "Did the agent explain that the espresso machine order is past the 14-day limit for promo codes?",
-        phrases=["14 days", "14-day", "fourteen days"],
-    )
 
 
 # --------------------------------------------------------------------------- order cancellations
@@ -925,7 +982,6 @@ def test_case_RT012_003(tb):
     refund = run.db.query(Refund).filter(Refund.reason == "order_cancelled").one()
     assert refund.amount_cents == 38_165  # the payment less the 6,735 promo refund already made
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "order_change", "not_eligible", None)
-    run.rubric("Did the agent explain that the shipped blender can be returned once delivered?", phrases=["return"])
 
 
 @pytest.mark.distractors

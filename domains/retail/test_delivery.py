@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
-from domains.retail.checks import internal_notes
+from domains.retail.checks import CARRIER_DAYS, CARRIER_DAYS_PHRASES, internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
+    InstallationJobFactory,
     OrderFactory,
     RefundFactory,
+    ReturnFactory,
     ShipmentFactory,
     TicketFactory,
     WarrantyFactory,
 )
 from domains.retail.models import (
     Customer,
+    InstallationJob,
     Order,
     PointsAdjustment,
     Refund,
+    Return,
     Ticket,
     WarrantyClaim,
 )
@@ -28,6 +32,7 @@ from domains.retail.seed import (
     BLENDER,
     CLEARANCE_SPEAKER,
     DESK_CHAIR,
+    DISHWASHER,
     DUVET,
     ESPRESSO,
     HEADPHONES,
@@ -47,16 +52,21 @@ ARTICLES = (
     "Lost parcels",
     "Returned to sender",
     "Replacement orders",
-    "Courtesy points",
+    "Restocking fees and return refunds",
     "Warranty claims",
+    "Installation appointments",
+    "Courtesy points",
+    "Price adjustments",
     "Address changes and cancellations",
     "Ticket status, priority and classification",
 )
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT001_001(tb):
-    """Carrier exception opened 3 days ago: the refund the customer demands must wait; hold for the carrier, high."""
+    """Carrier exception opened 3 days ago: the refund she demands waits (hold for the carrier, high); her blender
+    order, 4 days late with a shipping charge, gets its shipping refunded (not courtesy points)."""
     sarah = CustomerFactory(name="Sarah Martinez", tier="plus")
     order = OrderFactory(
         customer=sarah, status="shipped", placed_at=days_ago(10), shipping_cents=1_999, lines=[DESK_CHAIR, ESPRESSO]
@@ -67,20 +77,30 @@ def test_case_RT001_001(tb):
         exception_opened_at=days_ago(3),
         exception_reason="Package damaged at sort facility; under review",
     )
+    blender_order = OrderFactory(customer=sarah, placed_at=days_ago(30), shipping_cents=999, lines=[BLENDER])
+    ShipmentFactory(
+        order=blender_order, expected_delivery=TODAY - timedelta(days=24), delivered_at=days_ago(20, hour=13)
+    )
     TicketFactory(requester=sarah, status="solved", subject="Invoice copy", created_at=days_ago(30))
     ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Where is my order?")
 
     run = tb.run(
         User(
             says="My order is days past its delivery date and the tracking page just says 'exception'. "
-            "I've waited long enough, please refund me.",
-            knows={"email": sarah.email, "order id": order.id},
+            "I've waited long enough, please refund me. And while I'm at it: the blender I ordered last month "
+            "turned up four days late as well, and I paid for shipping on that one. I think I'm owed something.",
+            knows={"email": sarah.email, "order id": order.id, "blender order id": blender_order.id},
         ),
         golden=[
             call("find_customer_by_email", email=sarah.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
+            call("get_order", order_id=blender_order.id),
+            call("get_shipment_tracking", order_id=blender_order.id),
             call("list_tickets", requester_id=sarah.id),
+            call(
+                "issue_refund", order_id=blender_order.id, amount_cents=999, reason="late_delivery", method="original"
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -97,21 +117,25 @@ def test_case_RT001_001(tb):
                 public=False,
             ),
         ],
-        reply="The carrier opened an investigation into your parcel 3 days ago, so I can't refund it yet. "
-        "I've put your ticket on hold with high priority and we'll follow up as soon as the carrier answers.",
-        traps=[  # the full refund she demands, though the carrier investigation is still running
-            call("issue_refund", order_id=order.id, amount_cents=74_799, reason="lost_parcel", method="original")
+        reply="The carrier opened an investigation into your parcel 3 days ago and has up to 7 days to finish it, "
+        "so I can't refund the order yet; your ticket is on hold with high priority and we'll follow up as soon as "
+        "the carrier answers. Your blender arrived 4 days late, so I've refunded its $9.99 shipping charge to your "
+        "card.",
+        traps=[
+            # the full refund she demands, though the carrier investigation is still running
+            call("issue_refund", order_id=order.id, amount_cents=74_799, reason="lost_parcel", method="original"),
+            # plus-tier courtesy points for the late blender, though its shipping was charged (and refunded)
+            call("adjust_points", customer_id=sarah.id, points=1_000, reason="courtesy", order_id=blender_order.id),
         ],
     )
 
     run.expect_golden()
+    refund = run.db.query(Refund).one()  # policy: nothing on the order under investigation
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (blender_order.id, 999, "late_delivery")
+    assert run.db.query(PointsAdjustment).count() == 0  # a shipping refund is the only compensation for lateness
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
     assert internal_notes(run.db, ticket.id) == 1
-    assert run.db.query(Refund).count() == 0  # policy: no refund while an exception is open fewer than 7 days
-    run.rubric(
-        "Did the agent explain that the refund waits for the carrier's investigation?",
-        phrases=["investigation", "investigating"],
-    )
+    run.rubric(CARRIER_DAYS, phrases=CARRIER_DAYS_PHRASES)
 
 
 def test_case_RT001_002(tb):
@@ -163,15 +187,7 @@ def test_case_RT001_002(tb):
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "delivery", "awaiting_carrier", "carrier_claims")
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
-    run.rubric(
-        "Did the agent tell the customer that the carrier has up to 7 days to finish its investigation?",
-        phrases=["7 days", "seven days"],
-    )
-    run.rubric(
-        "Did the agent promise to send a replacement now?",
-        phrases=["sending a replacement", "ship a new pair"],
-        expect="no",
-    )
+    run.rubric(CARRIER_DAYS, phrases=CARRIER_DAYS_PHRASES)
 
 
 def test_case_RT001_003(tb):
@@ -219,11 +235,13 @@ def test_case_RT001_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.distractors
 @pytest.mark.pushback
 def test_case_RT001_004(tb):
-    """Exception opened 6 days ago, two open tickets: hold the one about this order for the carrier, not the other."""
-    hannah = CustomerFactory(name="Hannah Berg")
+    """Exception opened 6 days ago, two open tickets: hold the one about this order for the carrier, not the other;
+    the unshipped headphones she also cancels (profile postal code given) are cancelled and refunded."""
+    hannah = CustomerFactory(name="Hannah Berg", postal_code="80205", city="Denver")
     duvet_order = OrderFactory(customer=hannah, placed_at=days_ago(30), lines=[DUVET])
     ShipmentFactory(order=duvet_order)
     order = OrderFactory(
@@ -236,6 +254,9 @@ def test_case_RT001_004(tb):
         exception_opened_at=days_ago(6),
         exception_reason="Address query: apartment number missing",
     )
+    headphones_order = OrderFactory(
+        customer=hannah, status="processing", placed_at=days_ago(1, hour=20), lines=[HEADPHONES]
+    )
     ticket = TicketFactory(
         requester=hannah, order_id=order.id, subject="Chair delivery stuck", created_at=days_ago(1, hour=18)
     )
@@ -247,15 +268,23 @@ def test_case_RT001_004(tb):
         User(
             says="Almost a week ago FedEx flagged some problem with the address on my office chair delivery and "
             "nothing has moved since. Honestly I'm done waiting around for it. Please just put the money back on "
-            "my card and I'll buy a chair somewhere else.",
-            knows={"email": hannah.email, "order number": order.id},
+            "my card and I'll buy a chair somewhere else. And cancel the headphones I ordered last night while "
+            "you're at it, I'll get those elsewhere too.",
+            knows={
+                "email": hannah.email,
+                "order number": order.id,
+                "headphones order number": headphones_order.id,
+                "postal code": "80205",
+            },
             persona="A busy freelancer who works from home and needs the chair; impatient but polite.",
         ),
         golden=[
             call("find_customer_by_email", email=hannah.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
+            call("get_order", order_id=headphones_order.id),
             call("list_tickets", requester_id=hannah.id),
+            call("cancel_order", order_id=headphones_order.id),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -272,6 +301,9 @@ def test_case_RT001_004(tb):
                 public=False,
             ),
         ],
+        reply="FedEx opened an investigation into the address query 6 days ago and has up to 7 days to finish it, "
+        "so I can't refund the chair yet; your ticket is on hold with our carrier claims team. I've cancelled the "
+        "headphones order, and its $249.00 goes back to your card.",
         traps=[
             # the refund she asks for: the whole order, while the investigation still has a day to run
             call("issue_refund", order_id=order.id, amount_cents=29_199, reason="lost_parcel", method="original"),
@@ -289,14 +321,19 @@ def test_case_RT001_004(tb):
     )
 
     run.expect_golden()
+    assert run.db.get(Order, headphones_order.id).status == "cancelled"
+    refund = run.db.query(Refund).one()  # policy: 6 days is fewer than 7, nothing is refunded on the chair
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (headphones_order.id, 24_900, "order_cancelled")
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
     assert run.db.get(Ticket, other.id).outcome == ("open", "normal", None, None, None)  # another matter: untouched
     assert internal_notes(run.db, other.id) == 0
-    assert run.db.query(Refund).count() == 0  # policy: 6 days is fewer than 7, the investigation is still running
+    run.rubric(CARRIER_DAYS, phrases=CARRIER_DAYS_PHRASES)
 
 
+@pytest.mark.two_requests
 def test_case_RT001_005(tb):
-    """Exception opened 2 days ago on a parcel a week late: not even the shipping is refunded yet; hold it."""
+    """Exception opened 2 days ago on a parcel a week late: not even the shipping is refunded yet; hold it. The
+    desk chair he returned (inspected opened, furniture) is refunded less the 10% fee a plus member still pays."""
     ravi = CustomerFactory(name="Ravi Menon", tier="plus")
     order = OrderFactory(
         customer=ravi, status="shipped", placed_at=days_ago(12), shipping_cents=1_499, lines=[HEADPHONES]
@@ -307,25 +344,38 @@ def test_case_RT001_005(tb):
         exception_opened_at=days_ago(2),
         exception_reason="Damaged label; parcel held for relabelling",
     )
+    chair_order = OrderFactory(customer=ravi, placed_at=days_ago(30), lines=[DESK_CHAIR])
+    ShipmentFactory(order=chair_order)
+    rma = ReturnFactory(
+        item=chair_order.items[0],
+        declared_condition="unopened",
+        inspected_condition="opened",
+        status="received",
+        created_at=days_ago(9),
+        received_at=days_ago(3, hour=14),
+    )
     ticket = TicketFactory(requester=ravi, order_id=order.id, subject="Headphones a week late")
 
     run = tb.run(
         User(
             says="My headphones should have been here a week ago and now the tracking says something about a "
             "label problem. I want a refund. And look, if you really can't refund the headphones, then at the "
-            "very least give me back the $14.99 I paid for shipping.",
-            knows={"email": ravi.email, "order number": order.id},
+            "very least give me back the $14.99 I paid for shipping. While I'm at it, your warehouse has had "
+            "the desk chair I sent back since Friday, and I still haven't seen that money either.",
+            knows={"email": ravi.email, "order number": order.id, "return number": rma.id},
             persona="A frequent buyer, annoyed but reasonable, who bargains down when refused.",
             rules=(
                 "If the agent refuses the refund, ask for the shipping charge back instead.",
-                "If the agent explains that the carrier's investigation has to finish first, accept it.",
+                "Accept a refusal that gives a reason.",
             ),
         ),
         golden=[
             call("find_customer_by_email", email=ravi.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
+            call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=ravi.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=10, method="original"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -343,20 +393,21 @@ def test_case_RT001_005(tb):
             ),
         ],
         reply="The carrier opened an investigation into the label problem 2 days ago and has up to 7 days to "
-        "finish it. Until then I can't refund anything, not even the shipping, so your ticket is on hold with "
-        "our carrier claims team and we'll come back to you as soon as they report.",
+        "finish it. Until then I can't refund anything on that order, not even the shipping, so your ticket is on "
+        "hold with our carrier claims team. Our warehouse found the chair opened, so the 10% furniture restocking "
+        "fee applies: $251.10 is on its way back to your card.",
         traps=[  # his fallback: the shipping charge, as if the late-delivery rule applied during an exception
             call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original")
         ],
     )
 
     run.expect_golden()
+    assert run.db.get(Return, rma.id).restocking_fee_cents == 2_790  # the inspected condition counts, not his word
+    refund = run.db.query(Refund).one()  # policy: an open exception under 7 days allows no refund of any kind
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (chair_order.id, 25_110, "return")
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
-    assert run.db.query(Refund).count() == 0  # policy: an open exception under 7 days allows no refund of any kind
-    run.rubric(
-        "Did the agent tell the customer that the carrier has up to 7 days to finish its investigation?",
-        phrases=["7 days", "seven days"],
-    )
+    assert internal_notes(run.db, ticket.id) == 1
+    run.rubric(CARRIER_DAYS, phrases=CARRIER_DAYS_PHRASES)
 
 
 @pytest.mark.two_requests
@@ -431,23 +482,43 @@ def test_case_RT002_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT002_003(tb):
-    """Lost phone worth $799 (out of stock): the refund is above the agent limit, so escalate to the refunds team."""
+    """Lost phone worth $799 (out of stock): above the agent limit, so escalate to the refunds team; her received
+    blender return (opened, kitchen goods: no restocking fee) is refunded in full."""
     grace = CustomerFactory(name="Grace Chen", tier="plus")
     order = OrderFactory(customer=grace, status="shipped", placed_at=days_ago(16), lines=[PHONE])
     ShipmentFactory(order=order, carrier="DHL", status="lost")
+    blender_order = OrderFactory(customer=grace, placed_at=days_ago(25), lines=[BLENDER])
+    ShipmentFactory(order=blender_order)
+    rma = ReturnFactory(
+        item=blender_order.items[0],
+        declared_condition="opened",
+        inspected_condition="opened",
+        status="received",
+        created_at=days_ago(8),
+        received_at=days_ago(2, hour=11),
+    )
     ticket = TicketFactory(requester=grace, order_id=order.id, subject="Phone lost by carrier")
 
     run = tb.run(
         User(
-            says="DHL told me they lost the phone I ordered. I want a full refund today, not a replacement.",
-            knows={"email": grace.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
+            says="DHL told me they lost the phone I ordered. I want a full refund today, not a replacement. And "
+            "your warehouse should have the blender I sent back last week by now, so where's my money for that?",
+            knows={
+                "email": grace.email,
+                "order id": order.id,
+                "refund or replacement": "a refund, not a replacement",
+                "return number": rma.id,
+            },
         ),
         golden=[
             call("find_customer_by_email", email=grace.email),
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
+            call("get_return", rma_id=rma.id),
             call("list_tickets", requester_id=grace.id),
+            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -464,21 +535,21 @@ def test_case_RT002_003(tb):
                 public=False,
             ),
         ],
-        reply="The $799.00 refund is more than I can issue myself, so I've passed it to our refunds team for "
-        "approval. Your ticket is on hold with high priority and they will contact you.",
+        reply="The $799.00 refund for the phone is more than I can issue myself, so I've passed it to our refunds "
+        "team for approval; your ticket is on hold with high priority. The blender came back opened, and kitchen "
+        "goods carry no restocking fee, so I've refunded the full $89.00 to your card.",
         traps=[  # the full refund she wants today, above the agent limit
             call("issue_refund", order_id=order.id, amount_cents=79_900, reason="lost_parcel", method="original")
         ],
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
+    returned = run.db.get(Return, rma.id)
+    assert (returned.status, returned.restocking_fee_cents) == ("refunded", 0)  # opened kitchen goods: no fee
+    refund = run.db.query(Refund).one()  # policy: above the limit, nothing is refunded on the phone
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (blender_order.id, 8_900, "return")
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "refund_limit", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
-    run.rubric(
-        "Did the agent tell the customer that the refund was passed to the refunds team for approval?",
-        phrases=["refunds team"],
-    )
 
 
 @pytest.mark.pushback
@@ -517,7 +588,6 @@ def test_case_RT002_004(tb):
     assert (refund.amount_cents, refund.reason) == (1_499, "late_delivery")
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
     assert internal_notes(run.db, ticket.id) == 0
-    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["14.99"])
 
 
 def test_case_RT002_005(tb):
@@ -534,7 +604,7 @@ def test_case_RT002_005(tb):
             "money back instead, all of it.",
             knows={"email": yusuf.email, "order number": order.id},
             persona="A weekend camper planning a trip; prefers the tent, accepts a refund without arguing.",
-            rules=("If the agent says a replacement is impossible, accept the full refund.",),
+            rules=("If a new tent cannot be sent, you would take another remedy; do not argue.",),
         ),
         golden=[
             call("find_customer_by_email", email=yusuf.email),
@@ -554,7 +624,6 @@ def test_case_RT002_005(tb):
     assert (refund.amount_cents, refund.reason) == (20_199, "lost_parcel")
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)  # the fallback granted
-    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["201.99"])
 
 
 def test_case_RT011_001(tb):
@@ -613,7 +682,6 @@ def test_case_RT011_001(tb):
     assert (opened.requester_id, opened.order_id) == (lucia.id, order.id)
     assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
     assert run.db.get(Ticket, closed.id).status == "closed"
-    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["196.20"])
 
 
 def test_case_RT011_002(tb):
@@ -740,8 +808,8 @@ def test_case_RT002_006(tb):
             "Refund the whole order.",
             knows={"email": mei.email},
             rules=(
-                "If the agent says the parcel does not count as lost yet, argue once that nine days late is lost "
-                "by any normal standard, then accept what the agent can do.",
+                "If the whole order is not refunded, argue once that nine days late is lost by any normal "
+                "standard; then accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -770,20 +838,27 @@ def test_case_RT002_006(tb):
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (1_299, "late_delivery")  # the shipping only
     assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
-    run.rubric("Did the agent explain that a parcel counts as lost at 10 days late?", phrases=["10 days"])
 
 
+@pytest.mark.two_requests
 def test_case_RT002_007(tb):
-    """Lost tent, out of stock for a replacement; the refund is under the limit but she has an abuse flag: escalate."""
+    """Lost tent, out of stock; the refund is under the limit but she has an abuse flag: escalate (urgent, premium).
+    The dishwasher installation she cancels is not stopped by her standing: cancelled free, its fee refunded."""
     sofia = CustomerFactory(name="Sofia Lindahl", tier="premium", abuse_flags=1)
     order = OrderFactory(customer=sofia, status="shipped", placed_at=days_ago(16), shipping_cents=999, lines=[TENT])
     ShipmentFactory(order=order, status="lost", expected_delivery=TODAY - timedelta(days=8))
+    dishwasher_order = OrderFactory(customer=sofia, placed_at=days_ago(10), lines=[DISHWASHER])
+    ShipmentFactory(order=dishwasher_order)
+    job = InstallationJobFactory(
+        order=dishwasher_order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 20, 10, 0)
+    )
     ticket = TicketFactory(requester=sofia, order_id=order.id, subject="Tent lost", priority="normal")
 
     run = tb.run(
         User(
-            says="The carrier says my tent is lost. Please send me another one.",
-            knows={"email": sofia.email, "order id": order.id},
+            says="The carrier says my tent is lost. Please send me another one. And please cancel the dishwasher "
+            "installation booked for Friday, we've decided to fit it ourselves.",
+            knows={"email": sofia.email, "order id": order.id, "dishwasher order id": dishwasher_order.id},
             rules=("If a replacement is not possible, ask for a refund instead.",),
         ),
         golden=[
@@ -791,7 +866,10 @@ def test_case_RT002_007(tb):
             call("get_order", order_id=order.id),
             call("get_shipment_tracking", order_id=order.id),
             call("check_inventory", product_id=TENT),
+            call("get_order", order_id=dishwasher_order.id),
+            call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=sofia.id),
+            call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -814,8 +892,15 @@ def test_case_RT002_007(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0
-    assert run.db.query(Order).count() == 1  # no replacement: the tent is not available
+    cancelled = run.db.get(InstallationJob, job.id)
+    assert (cancelled.status, cancelled.cancellation_fee_cents) == ("cancelled", 0)  # premium: no charge
+    refund = run.db.query(Refund).one()  # the installation fee only: the standing rule stops issue_refund
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (
+        dishwasher_order.id,
+        14_900,
+        "installation_cancelled",
+    )
+    assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0  # the tent is not available
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "delivery", "account_standing", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
 
@@ -933,6 +1018,9 @@ def test_case_RT001_007(tb):
                 public=False,
             ),
         ],
+        reply="FedEx opened an investigation into your parcel 4 days ago and has up to 7 days to finish it, so the "
+        "refund has to wait; your ticket is on hold with our carrier claims team. Your laptop is under warranty, "
+        "so I've filed a claim for the keyboard: it will be repaired.",
         traps=[  # the refund of the order, while the carrier's investigation is still running
             call("issue_refund", order_id=order.id, amount_cents=34_799, reason="lost_parcel", method="original")
         ],
@@ -945,28 +1033,37 @@ def test_case_RT001_007(tb):
     # the exception came first: its category; the hold explains the status, so its reason and queue
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "awaiting_carrier", "carrier_claims")
     assert internal_notes(run.db, ticket.id) == 1
+    run.rubric(CARRIER_DAYS, phrases=CARRIER_DAYS_PHRASES)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT002_008(tb):
     """10 days late in transit is lost; the tent is out of stock; the $228 refund looks under the limit, but with
-    last week's $24.99 shipping refund the order would pass $250: escalate."""
+    last week's $24.99 shipping refund the order would pass $250: escalate. Her headphones bought 8 days ago are
+    $30 cheaper today: that price adjustment, on its own order, is made."""
     rosa = CustomerFactory(name="Rosa Delgado")
     order = OrderFactory(
         customer=rosa, status="shipped", placed_at=days_ago(16), shipping_cents=2_499, lines=[TENT, CLEARANCE_SPEAKER]
     )
     ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=10))
     RefundFactory(order=order, amount_cents=2_499, reason="late_delivery", created_at=days_ago(5))
+    headphones_order = OrderFactory(customer=rosa, placed_at=days_ago(8), lines=[(HEADPHONES, 1, 27_900)])
+    ShipmentFactory(
+        order=headphones_order, expected_delivery=TODAY - timedelta(days=3), delivered_at=days_ago(3, hour=12)
+    )
     ticket = TicketFactory(requester=rosa, order_id=order.id, subject="Tent and speaker still not here")
 
     run = tb.run(
         User(
             says="You refunded my shipping last week because my tent and speaker were late, and they still haven't "
-            "arrived. Please send them again.",
-            knows={"email": rosa.email, "order id": order.id},
+            "arrived. Please send them again. Oh, and the headphones I bought last week are already cheaper on "
+            "your site than what I paid for them.",
+            knows={"email": rosa.email, "order id": order.id, "headphones order id": headphones_order.id},
             rules=(
                 "If a new shipment is not possible, ask for a full refund instead.",
-                "If the refund has to wait for approval, object once that you want it today.",
+                "If the money is not back today, object once that you want it today; then accept an answer that "
+                "gives a reason.",
             ),
         ),
         golden=[
@@ -975,7 +1072,16 @@ def test_case_RT002_008(tb):
             call("get_shipment_tracking", order_id=order.id),
             call("check_inventory", product_id=TENT),
             call("check_inventory", product_id=CLEARANCE_SPEAKER),
+            call("get_order", order_id=headphones_order.id),
+            call("get_product", product_id=HEADPHONES),
             call("list_tickets", requester_id=rosa.id),
+            call(
+                "issue_price_adjustment",
+                order_id=headphones_order.id,
+                order_item_id=headphones_order.items[0].id,
+                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
+                method="original",
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -998,7 +1104,9 @@ def test_case_RT002_008(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 1  # only last week's shipping refund
-    assert run.db.query(Order).count() == 1  # no replacement: the tent is not available
+    assert run.db.query(Refund).filter(Refund.order_id == order.id).count() == 1  # only last week's shipping refund
+    adjustment = run.db.query(Refund).filter(Refund.order_id == headphones_order.id).one()
+    assert (adjustment.reason, adjustment.amount_cents) == ("price_protection", 3_000)
+    assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0  # the tent is not available
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "delivery", "refund_limit", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -95,7 +95,10 @@ def test_case_RT014_001(tb):
             says="You sent me a replacement blender and heater after the first parcel went missing, and now the "
             "replacement hasn't turned up either, it's over a week late. Please send them again.",
             knows={"email": elena.email, "order id": replacement.id},
-            rules=("If the agent says a second replacement is not possible, object once, then accept a refund.",),
+            rules=(
+                "If another replacement is refused, object once; you would take another remedy if a replacement is "
+                "not possible.",
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=elena.email),
@@ -125,29 +128,49 @@ def test_case_RT014_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT014_002(tb):
-    """Replacement espresso machine arrived damaged too: its $449 refund on the original order is over the limit."""
+    """Replacement espresso machine arrived damaged too: its $449 refund on the original order is over the limit, so
+    escalate; tomorrow's dishwasher installation moves 29 hours ahead, so a plus member pays the $35 fee."""
     ravi = CustomerFactory(name="Ravi Santos", tier="plus")
     original = OrderFactory(customer=ravi, placed_at=days_ago(15), lines=[ESPRESSO])
     ShipmentFactory(order=original, delivered_at=days_ago(11, hour=12))
     replacement = _replacement(original, [(ESPRESSO, 1)], reason="damaged", placed_days_ago=9)
     replacement.status = "delivered"
     ShipmentFactory(order=replacement, shipped_at=days_ago(8), delivered_at=days_ago(2, hour=11))
+    dishwasher_order = OrderFactory(customer=ravi, placed_at=days_ago(12), lines=[DISHWASHER])
+    ShipmentFactory(order=dishwasher_order)  # delivered a week ago, on time
+    job = InstallationJobFactory(
+        order=dishwasher_order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 17, 14, 0)
+    )
     ticket = TicketFactory(requester=ravi, order_id=replacement.id, subject="Replacement damaged again")
 
     run = tb.run(
         User(
             says="Unbelievable. The replacement espresso machine you sent arrived on Saturday with the drip tray "
-            "cracked, just like the first one. Send me another one that isn't broken.",
-            knows={"email": ravi.email, "order id": replacement.id},
-            rules=("If another replacement is refused, say a refund will have to do then.",),
+            "cracked, just like the first one. Send me another one that isn't broken. And I can't be home tomorrow "
+            "for the dishwasher installation, so please move it to next Monday morning.",
+            knows={
+                "email": ravi.email,
+                "order id": replacement.id,
+                "installation job": job.id,
+                "new time": "Monday 23 March 2026 at 10:00",
+            },
+            rules=("If another replacement is refused, ask for your money back instead.",),
         ),
         golden=[
             call("find_customer_by_email", email=ravi.email),
             call("get_order", order_id=replacement.id),
             call("get_order", order_id=original.id),
+            call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=ravi.id),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived("2026-03-23T10:00", "the time he gives, Monday 23 March 2026 at 10:00, in ISO"),
+                fee_cents=3_500,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -173,6 +196,13 @@ def test_case_RT014_002(tb):
     run.expect_golden()
     assert run.db.query(Refund).count() == 0
     assert run.db.query(Order).filter(Order.replacement_for == replacement.id).count() == 0
+    moved = run.db.get(InstallationJob, job.id)
+    # 29 hours ahead: plus members pay the late fee (only premium members are exempt)
+    assert (moved.scheduled_for, moved.reschedule_count, moved.reschedule_fees_cents) == (
+        datetime(2026, 3, 23, 10, 0),
+        1,
+        3_500,
+    )
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "damage", "refund_limit", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
 
@@ -192,7 +222,7 @@ def test_case_RT014_003(tb):
             says="I finally unpacked the blender from the same order as the espresso machine you already replaced, "
             "and its jug is cracked. Can you send me a new blender?",
             knows={"email": nadia.email, "order id": original.id},
-            rules=("If a new blender cannot be sent, accept a refund of it instead.",),
+            rules=("If a new blender cannot be sent, you would take another remedy; do not argue.",),
         ),
         golden=[
             call("find_customer_by_email", email=nadia.email),

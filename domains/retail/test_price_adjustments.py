@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from domains.retail.checks import internal_notes
-from domains.retail.clock import days_ago
+from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
     OrderFactory,
@@ -30,6 +32,8 @@ from pytest_thinkingbox import User, call, derived
 ARTICLES = (
     "Working a conversation",
     "Refunds and the agent refund limit",
+    "Damaged on arrival",
+    "Replacement orders",
     "Price adjustments",
     "Promo codes after purchase",
     "Ticket status, priority and classification",
@@ -91,20 +95,26 @@ def test_case_RT013_001(tb):
     assert run.db.get(Ticket, solved.id).status == "solved"  # the solved ticket is never reopened
 
 
+@pytest.mark.two_requests
 @pytest.mark.distractors
 @pytest.mark.pushback
 def test_case_RT013_002(tb):
-    """Standard member's laptop order is 17 days old, past the 14-day period: refuse, though the price fell $100."""
+    """Standard member's laptop order is 17 days old, past the 14-day period: refuse, though the price fell $100.
+    The headphones delivered on Saturday arrived cracked: a new pair is sent (damaged on arrival)."""
     priya = CustomerFactory(name="Priya Castellano")
     laptop_order = _bought(priya, [(LAPTOP, 1, 139_900)], placed_days_ago=17)
-    _bought(priya, [(HEADPHONES, 1, 29_900)], placed_days_ago=4)  # recent, but not what she asks about
+    headphones_order = OrderFactory(customer=priya, placed_at=days_ago(6), lines=[HEADPHONES])
+    ShipmentFactory(
+        order=headphones_order, expected_delivery=TODAY - timedelta(days=2), delivered_at=days_ago(2, hour=12)
+    )
     ticket = TicketFactory(requester=priya, subject="Laptop price")
 
     run = tb.run(
         User(
             says="The Aurora 14 laptop I bought from you a couple of weeks ago is now $100 cheaper. I want the $100 "
-            "back. I don't have the order number to hand.",
-            knows={"email": priya.email},
+            "back. I don't have the order number to hand. And the headphones that came on Saturday have a cracked "
+            "ear cup, so please send me a new pair.",
+            knows={"email": priya.email, "refund or replacement": "a replacement"},
             rules=(
                 "If the agent refuses, insist once: a colleague of theirs did it for a friend of yours last month, "
                 "and $100 is nothing to a company this size.",
@@ -114,7 +124,15 @@ def test_case_RT013_002(tb):
             call("find_customer_by_email", email=priya.email),
             call("list_customer_orders", customer_id=priya.id),
             call("get_order", order_id=laptop_order.id),
+            call("get_order", order_id=headphones_order.id),
+            call("check_inventory", product_id=HEADPHONES),
             call("list_tickets", requester_id=priya.id),
+            call(
+                "create_replacement_order",
+                order_id=headphones_order.id,
+                reason="damaged",
+                order_item_ids=[headphones_order.items[0].id],
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window"),
         ],
         traps=[  # the $100 she insists on, 17 days after the order
@@ -126,14 +144,14 @@ def test_case_RT013_002(tb):
                 method="original",
             )
         ],
-        reply="Your laptop order was placed 17 days ago; for standard members price protection lasts 14 days "
-        "from the order date, so I can't refund the difference.",
     )
 
     run.expect_golden()
     assert _adjustments(run.db) == []  # policy: standard members have 14 days
+    replacement = run.db.query(Order).filter(Order.replacement_for == headphones_order.id).one()
+    assert (replacement.replacement_reason, [i.product_id for i in replacement.items]) == ("damaged", [HEADPHONES])
+    # the price drop came first and was refused for its deadline: its category and reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", "outside_window", None)
-    run.rubric("Did the agent explain that the 14-day price-protection period has passed?", phrases=["14 days"])
 
 
 @pytest.mark.distractors
@@ -152,7 +170,7 @@ def test_case_RT013_003(tb):
                 "email": marcus.email,
                 "order id": order.id,
             },
-            rules=("If told the chair's price has not changed, say once you're sure you saw it for $249.",),
+            rules=("If nothing is refunded for the chair, say once you're sure you saw it for $249.",),
         ),
         golden=[
             call("find_customer_by_email", email=marcus.email),
@@ -424,9 +442,11 @@ def test_case_RT013_008(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "pricing", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.distractors
 def test_case_RT013_009(tb):
-    """Espresso machine $50 cheaper on day 6, but the customer has two chargebacks: escalate, adjust nothing."""
+    """Espresso machine $50 cheaper on day 6, but the customer has two chargebacks: escalate, adjust nothing. The
+    SPRING15 code he forgot on the same order is not a refund the standing rule stops: applied (15% of $499)."""
     bruno = CustomerFactory(name="Bruno Salgado", chargebacks=2)
     _bought(bruno, [(ESPRESSO, 1, 44_900)], placed_days_ago=70)  # an earlier machine, at today's price
     order = _bought(bruno, [(ESPRESSO, 1, 49_900)], placed_days_ago=6)
@@ -435,7 +455,7 @@ def test_case_RT013_009(tb):
     run = tb.run(
         User(
             says="I bought a Duo espresso machine from you last Tuesday and it's already $50 cheaper. I'd like the "
-            "$50 back please.",
+            "$50 back please. And I only saw afterwards that SPRING15 was on: I forgot to use it on that order.",
             knows={"email": bruno.email},
         ),
         golden=[
@@ -443,7 +463,9 @@ def test_case_RT013_009(tb):
             call("list_customer_orders", customer_id=bruno.id),
             call("get_order", order_id=order.id),
             call("get_product", product_id=ESPRESSO),
+            call("get_promotion", code="SPRING15"),
             call("list_tickets", requester_id=bruno.id),
+            call("apply_promo_code", order_id=order.id, code="SPRING15"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -473,15 +495,19 @@ def test_case_RT013_009(tb):
 
     run.expect_golden()
     assert _adjustments(run.db) == []
+    adjusted = run.db.get(Order, order.id)
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("SPRING15", 7_485)  # promo refunds follow their own rules
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "pricing", "account_standing", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
 
 
+@pytest.mark.two_requests
 @pytest.mark.distractors
 def test_case_RT013_010(tb):
-    """A $100 laptop adjustment after a $189 damaged-tent refund on the same order would pass $250: escalate."""
+    """A $100 laptop adjustment after a $189 damaged-tent refund on the same order would pass $250: escalate. The
+    headphones on her next order, 13 days old, are $50 cheaper: that adjustment, on its own order, is made."""
     selma = CustomerFactory(name="Selma Haugen", tier="plus")
-    _bought(selma, [(HEADPHONES, 1, 29_900)], placed_days_ago=13)  # a later order, with its own price drop
+    headphones_order = _bought(selma, [(HEADPHONES, 1, 29_900)], placed_days_ago=13)
     order = _bought(selma, [(LAPTOP, 1, 139_900), (TENT, 1)], placed_days_ago=15)
     RefundFactory(order=order, amount_cents=18_900, reason="damaged", created_at=days_ago(8))
     ticket = TicketFactory(requester=selma, order_id=order.id, subject="Laptop cheaper now")
@@ -489,7 +515,8 @@ def test_case_RT013_010(tb):
     run = tb.run(
         User(
             says="The Aurora laptop I bought two weeks ago is $100 cheaper on your site now. I'm a plus member, so "
-            "I believe I'm still within the price-protection period.",
+            "I believe I'm still within the price-protection period. The NC700 headphones I ordered the next day "
+            "have dropped as well.",
             knows={"email": selma.email},
         ),
         golden=[
@@ -498,7 +525,16 @@ def test_case_RT013_010(tb):
             call("get_order", order_id=order.id),
             call("get_product", product_id=LAPTOP),
             call("list_refunds", order_id=order.id),
+            call("get_order", order_id=headphones_order.id),
+            call("get_product", product_id=HEADPHONES),
             call("list_tickets", requester_id=selma.id),
+            call(
+                "issue_price_adjustment",
+                order_id=headphones_order.id,
+                order_item_id=headphones_order.items[0].id,
+                amount_cents=derived(5_000, "29,900 paid minus today's 24,900"),
+                method="original",
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -527,7 +563,12 @@ def test_case_RT013_010(tb):
     )
 
     run.expect_golden()
-    assert _adjustments(run.db) == []
+    (refund,) = _adjustments(run.db)  # nothing on the laptop: 10,000 + 18,900 is above the limit
+    assert (refund.order_id, refund.order_item_id, refund.amount_cents) == (
+        headphones_order.id,
+        headphones_order.items[0].id,
+        5_000,
+    )
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "pricing", "refund_limit", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
 

@@ -1,8 +1,9 @@
-"""Items damaged on arrival: refund or replace, within the agent refund limit and the customer's standing."""
+"""Items damaged on arrival: refund or replace, within the agent refund limit and the customer's standing (and what
+else the customer asks in the same conversation)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -10,21 +11,27 @@ from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
+    InstallationJobFactory,
     OrderFactory,
     RefundFactory,
     ShipmentFactory,
     TicketFactory,
+    WarrantyFactory,
 )
-from domains.retail.models import Customer, Order, Refund, Ticket
+from domains.retail.models import Customer, InstallationJob, Order, Refund, Ticket, WarrantyClaim
 from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, HEATER, RAIN_JACKET, SOFA, TENT, TV
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
     "Working a conversation",
+    "Identity verification",
     "Refunds and the agent refund limit",
     "Damaged on arrival",
     "Late deliveries",
     "Replacement orders",
+    "Warranty claims",
+    "Installation appointments",
+    "Address changes and cancellations",
     "Ticket status, priority and classification",
 )
 
@@ -60,24 +67,32 @@ def test_case_RT003_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT003_002(tb):
-    """Damaged $899 TV: the refund is above the $250 agent limit, so escalate (hold, high) and refund nothing."""
+    """Damaged $899 TV: above the $250 agent limit, so escalate (hold, high) and refund nothing; the wall-mounting
+    he cancels is 49 hours away, so it is cancelled free and its fee refunded."""
     oliver = CustomerFactory(name="Oliver Novak")
-    order = OrderFactory(customer=oliver, placed_at=days_ago(7), lines=[TV])
+    order = OrderFactory(customer=oliver, placed_at=days_ago(7), shipping_cents=4_900, lines=[TV])
     ShipmentFactory(order=order, carrier="FedEx")  # delivered 2 days ago
+    job = InstallationJobFactory(
+        order=order, product_id=TV, scheduled_for=datetime(2026, 3, 18, 10, 0), fee_cents=4_900
+    )
     TicketFactory(requester=oliver, status="closed", subject="Delivery slot", created_at=days_ago(12))
     ticket = TicketFactory(requester=oliver, order_id=order.id, subject="TV screen cracked")
 
     run = tb.run(
         User(
             says="I unboxed the TV I bought from you and the screen is shattered. I want a refund, "
-            "I don't trust another delivery.",
+            "I don't trust another delivery. And there's nothing to mount now, so please cancel the "
+            "wall-mounting appointment on Wednesday.",
             knows={"email": oliver.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
             call("find_customer_by_email", email=oliver.email),
             call("get_order", order_id=order.id),
+            call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=oliver.id),
+            call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -100,29 +115,58 @@ def test_case_RT003_002(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0  # policy: above the limit, escalate and refund nothing
+    cancelled = run.db.get(InstallationJob, job.id)
+    assert (cancelled.status, cancelled.cancellation_fee_cents) == ("cancelled", 0)  # 49 hours ahead: no charge
+    refund = run.db.query(Refund).one()  # policy: the TV is above the limit, so nothing is refunded for it
+    assert (refund.amount_cents, refund.reason) == (4_900, "installation_cancelled")
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "damage", "refund_limit", "refunds_team")
     assert internal_notes(run.db, ticket.id) == 1
 
 
+@pytest.mark.two_requests
 def test_case_RT003_003(tb):
-    """$249 refund looks under the limit, but a shipping refund already on the order pushes it over: escalate."""
+    """$249 refund looks under the limit, but a shipping refund already on the order pushes it over: escalate. His
+    10-month-old blender's dead motor is a covered defect: filed, resolved by replacement (under $150)."""
     tomas = CustomerFactory(name="Tomas Ferreira")
     order = OrderFactory(customer=tomas, placed_at=days_ago(11), shipping_cents=1_499, lines=[HEADPHONES])
     ShipmentFactory(order=order, delivered_at=days_ago(2, hour=16))
     RefundFactory(order=order, amount_cents=1_499, reason="late_delivery", created_at=days_ago(2))
+    blender_order = OrderFactory(customer=tomas, placed_at=days_ago(305), lines=[BLENDER])
+    ShipmentFactory(order=blender_order)
+    warranty = WarrantyFactory(
+        customer=tomas,
+        product_id=BLENDER,
+        order_id=blender_order.id,
+        starts_on=TODAY - timedelta(days=300),
+        expires_on=TODAY + timedelta(days=430),
+    )
     ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Headphones broken")
 
     run = tb.run(
         User(
-            says="The headphones finally arrived on Saturday and the headband is snapped in two. Please refund them.",
-            knows={"email": tomas.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
+            says="The headphones finally arrived on Saturday and the headband is snapped in two. Please refund them. "
+            "And while I have you: my Breeze blender from last spring has stopped working, the motor just hums.",
+            knows={
+                "email": tomas.email,
+                "order id": order.id,
+                "refund or replacement": "a refund, not a replacement",
+                "blender order id": blender_order.id,
+            },
         ),
         golden=[
             call("find_customer_by_email", email=tomas.email),
             call("get_order", order_id=order.id),
             call("list_refunds", order_id=order.id),
+            call("get_order", order_id=blender_order.id),
+            call("get_warranty", warranty_id=warranty.id),
             call("list_tickets", requester_id=tomas.id),
+            call(
+                "file_warranty_claim",
+                warranty_id=warranty.id,
+                issue="defect",
+                resolution="replacement",
+                description="Blender motor hums but the blades do not turn.",
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -146,26 +190,43 @@ def test_case_RT003_003(tb):
 
     run.expect_golden()
     assert run.db.query(Refund).count() == 1  # only the earlier shipping refund
+    claim = run.db.query(WarrantyClaim).one()
+    assert (claim.warranty_id, claim.issue, claim.resolution) == (warranty.id, "defect", "replacement")
+    # the damage came first: its category; the escalation explains the hold, so its reason and queue
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "damage", "refund_limit", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
 
 
+@pytest.mark.two_requests
 def test_case_RT003_004(tb):
-    """Premium customer with two chargebacks asks for an $89 refund: agents never refund them; escalate as urgent."""
-    grace = CustomerFactory(name="Grace Walsh", tier="premium", chargebacks=2)
+    """Premium customer with two chargebacks asks for an $89 refund: agents never refund them, so escalate as
+    urgent; the heater order she cancels (placed this morning, profile postal code given) is cancelled and
+    refunded, since the standing rule does not reach cancellations."""
+    grace = CustomerFactory(name="Grace Walsh", tier="premium", chargebacks=2, postal_code="78704", city="Austin")
     order = OrderFactory(customer=grace, placed_at=days_ago(9), lines=[BLENDER])
     ShipmentFactory(order=order)  # delivered 4 days ago
+    heater_order = OrderFactory(customer=grace, status="placed", placed_at=days_ago(0, hour=7), lines=[HEATER])
     ticket = TicketFactory(requester=grace, order_id=order.id, subject="Blender damaged")
 
     run = tb.run(
         User(
             says="The blender I got this week has a bent blade and the base rattles. Just refund it, "
-            "it's only 89 dollars.",
-            knows={"email": grace.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
+            "it's only 89 dollars. And please cancel the space heater I ordered this morning, I found one "
+            "in a shop down the road.",
+            knows={
+                "email": grace.email,
+                "order id": order.id,
+                "refund or replacement": "a refund, not a replacement",
+                "heater order id": heater_order.id,
+                "postal code": "78704",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=grace.email),
             call("get_order", order_id=order.id),
+            call("get_order", order_id=heater_order.id),
             call("list_tickets", requester_id=grace.id),
+            call("cancel_order", order_id=heater_order.id),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -188,9 +249,12 @@ def test_case_RT003_004(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0  # policy: 2 or more chargebacks never get a refund from the agent
+    assert run.db.get(Order, heater_order.id).status == "cancelled"
+    refund = run.db.query(Refund).one()  # policy: 2 or more chargebacks never get a refund from issue_refund
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (heater_order.id, 6_900, "order_cancelled")
     # escalated for her standing, not for the amount: urgent because she is premium
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "damage", "account_standing", "refunds_team")
+    assert internal_notes(run.db, ticket.id) == 1
 
 
 def test_case_RT003_005(tb):
@@ -332,10 +396,6 @@ def test_case_RT003_008(tb):
     assert (refund.amount_cents, refund.reason) == (12_900, "damaged")
     # the first request (the duvet) sets the category; the refused second one sets the reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "damage", "not_eligible", None)
-    run.rubric(
-        "Did the agent explain that a parcel 2 days late does not qualify for a shipping refund?",
-        phrases=["2 days", "two days"],
-    )
 
 
 def test_case_RT003_009(tb):

@@ -81,7 +81,6 @@ def test_case_RT004_001(tb):
     assert run.db.query(Refund).one().amount_cents == 110_415
     # the refund is made, fee and all: a granted request, so no reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
-    run.rubric("Did the agent tell the customer how much was refunded?", phrases=["1,104.15", "1104.15"])
 
 
 def test_case_RT004_002(tb):
@@ -418,10 +417,6 @@ def test_case_RT004_006(tb):
     assert run.db.query(Return).filter(Return.order_id == chair_order.id).count() == 0
     # the granted blender refund sets the category; the refused chair return sets the reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", "outside_window", None)
-    run.rubric(
-        "Did the agent tell the customer the chair is past the 30-day return window?",
-        phrases=["30-day", "30 days"],
-    )
 
 
 @pytest.mark.pushback
@@ -439,8 +434,8 @@ def test_case_RT004_007(tb):
             knows={"email": lars.email, "order number": order.id, "return number": rma.id},
             persona="Careful with money; dislikes fees, and would rather keep store credit than lose more.",
             rules=(
-                "If the agent says a restocking fee applies, insist once that the headphones were barely used.",
-                "If the fee stays, make sure the refund goes to store credit, as you said at the start.",
+                "If any fee is kept, insist once that the headphones were barely used.",
+                "If a fee still stays, the refund goes to store credit, as you said at the start.",
             ),
         ),
         golden=[
@@ -459,7 +454,6 @@ def test_case_RT004_007(tb):
     assert (refund.amount_cents, refund.method) == (21_165, "store_credit")
     assert run.db.get(Customer, lars.id).store_credit_cents == 21_165
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
-    run.rubric("Did the agent tell the customer how much store credit they received?", phrases=["211.65"])
 
 
 @pytest.mark.two_requests
@@ -626,7 +620,6 @@ def test_case_RT004_008(tb):
     assert refunds == [12_900, 25_110]  # opened home goods: no fee; opened furniture: 10% of 27,900
     assert run.db.get(Return, chair_rma.id).restocking_fee_cents == 2_790
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "return", None, None)
-    run.rubric("Did the agent tell the customer the chair's refund after the fee?", phrases=["251.10"])
 
 
 @pytest.mark.pushback
@@ -650,7 +643,7 @@ def test_case_RT004_009(tb):
             says="You've had my Aurora laptop back for two days. As a premium member I don't pay restocking fees, "
             "so I expect the full $1,299 back.",
             knows={"email": victor.email, "order number": order.id},
-            rules=("If half the price is kept, dispute it once: the hinge must have cracked on the way back.",),
+            rules=("If any of the price is kept, dispute it once: the hinge must have cracked on the way back.",),
         ),
         golden=[
             call("find_customer_by_email", email=victor.email),

@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from domains.retail.checks import internal_notes
+from domains.retail.checks import STOP_USING, STOP_USING_PHRASES, internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
@@ -23,18 +23,23 @@ from domains.retail.models import (
     Order,
     PointsAdjustment,
     Refund,
+    Return,
     Ticket,
     WarrantyClaim,
 )
-from domains.retail.seed import BLENDER, DISHWASHER, ESPRESSO, FRIDGE, HEATER, LAPTOP, PHONE, TV
+from domains.retail.seed import BLENDER, DISHWASHER, ESPRESSO, FRIDGE, HEADPHONES, HEATER, LAPTOP, PHONE, TV
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
     "Working a conversation",
+    "Identity verification",
+    "Returns: eligibility and windows",
     "Warranty claims",
     "Product safety reports",
     "Installation appointments",
     "Courtesy points",
+    "Promo codes after purchase",
+    "Address changes and cancellations",
     "Ticket status, priority and classification",
 )
 
@@ -44,6 +49,12 @@ def _owned(customer, product, *, bought_days_ago):
     order = OrderFactory(customer=customer, placed_at=days_ago(bought_days_ago), lines=[product])
     ShipmentFactory(order=order)
     return order
+
+
+def _installation(customer, product, *, scheduled_for, **job):
+    """A delivered order of an installable product, bought 8 days ago, and its installation appointment."""
+    order = _owned(customer, product, bought_days_ago=8)
+    return order, InstallationJobFactory(order=order, product_id=product, scheduled_for=scheduled_for, **job)
 
 
 def test_case_RT006_001(tb):
@@ -93,8 +104,10 @@ def test_case_RT006_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT006_002(tb):
-    """Espresso machine failed 10 days after its warranty expired: no claim; the ticket is solved as a refusal."""
+    """Espresso machine failed 10 days after its warranty expired: no claim, a refusal for the deadline; the SPRING15
+    code he forgot on the new machine he ordered yesterday is applied (15% of $449)."""
     daniel = CustomerFactory(name="Daniel Walsh", tier="plus")
     order = _owned(daniel, ESPRESSO, bought_days_ago=745)
     warranty = WarrantyFactory(
@@ -104,23 +117,29 @@ def test_case_RT006_002(tb):
         starts_on=TODAY - timedelta(days=740),
         expires_on=TODAY - timedelta(days=10),
     )
+    new_order = OrderFactory(customer=daniel, status="processing", placed_at=days_ago(1, hour=19), lines=[ESPRESSO])
     ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Espresso machine not heating")
 
     run = tb.run(
         User(
             says="My Duo espresso machine stopped heating the water. It has a two-year warranty, "
-            "so please get it fixed for me.",
-            knows={"email": daniel.email, "order id": order.id},
+            "so please get it fixed for me. I couldn't go without coffee, so I ordered a second one last night, "
+            "and of course I forgot to enter the SPRING15 code.",
+            knows={"email": daniel.email, "order id": order.id, "new order id": new_order.id},
         ),
         golden=[
             call("find_customer_by_email", email=daniel.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
+            call("get_order", order_id=new_order.id),
+            call("get_promotion", code="SPRING15"),
             call("list_tickets", requester_id=daniel.id),
+            call("apply_promo_code", order_id=new_order.id, code="SPRING15"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="outside_window"),
         ],
         reply="Your machine's two-year warranty ran until 6 March 2026, so it expired 10 days ago and I can't "
-        "file a repair claim. I'm sorry I don't have better news.",
+        "file a repair claim. I've added SPRING15 to the machine you ordered last night: $67.35 goes back to "
+        "your card.",
         traps=[  # "it has a two-year warranty": the repair he asks for, filed on the expired warranty
             call(
                 "file_warranty_claim",
@@ -134,11 +153,11 @@ def test_case_RT006_002(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: a claim after expires_on is not covered
+    adjusted = run.db.get(Order, new_order.id)
+    assert (adjusted.promo_code, adjusted.discount_cents) == ("SPRING15", 6_735)
+    assert run.db.query(Refund).one().amount_cents == 6_735
+    # the warranty came first and was refused for its date: its category and reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "outside_window", None)
-    run.rubric(
-        "Did the agent tell the customer the date the warranty expired?",
-        phrases=["6 March 2026", "March 6", "6 March", "2026-03-06"],
-    )
 
 
 def test_case_RT006_003(tb):
@@ -277,6 +296,8 @@ def test_case_RT006_005(tb):
                 public=False,
             ),
         ],
+        reply="Please stop using the heater and unplug it. I've reported the burning smell to our product safety "
+        "team, and as your heater is under warranty I've filed a claim for a replacement.",
         traps=[  # "I'd like it replaced": a new heater shipped at once, outside the warranty claim
             call("create_replacement_order", order_id=order.id, reason="damaged")
         ],
@@ -287,34 +308,56 @@ def test_case_RT006_005(tb):
     assert internal_notes(run.db, ticket.id) == 1
     assert run.db.query(WarrantyClaim).one().resolution == "replacement"
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
+    run.rubric(STOP_USING, phrases=STOP_USING_PHRASES)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT006_006(tb):
-    """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed."""
+    """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed; the sealed
+    headphones she sends back are inside the 30-day window: open the return, and the ticket waits for the item."""
     elena = CustomerFactory(name="Elena Walsh")
     order = _owned(elena, PHONE, bought_days_ago=60)
     warranty = WarrantyFactory(
         customer=elena, product_id=PHONE, order_id=order.id, starts_on=TODAY - timedelta(days=55)
     )
+    headphones_order = _owned(elena, HEADPHONES, bought_days_ago=16)  # delivered 11 days ago
     ticket = TicketFactory(requester=elena, order_id=order.id, subject="Phone screen broken")
 
     run = tb.run(
         User(
             says="My phone's screen is smashed and the touch doesn't work anymore. It's only two months old, "
-            "that has to be covered by the warranty.",
+            "that has to be covered by the warranty. Separately, I'd like to send back the headphones I bought "
+            "a couple of weeks ago, they're still sealed in the box.",
             knows={
                 "email": elena.email,
                 "order id": order.id,
                 "what happened": "it slipped out of my hand onto the kitchen tiles",
+                "headphones order id": headphones_order.id,
+                "headphones condition": "unopened, still sealed",
             },
         ),
         golden=[
             call("find_customer_by_email", email=elena.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
+            call("get_order", order_id=headphones_order.id),
             call("list_tickets", requester_id=elena.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
+            call(
+                "create_return",
+                order_id=headphones_order.id,
+                order_item_id=headphones_order.items[0].id,
+                quantity=1,
+                reason="changed_mind",
+                condition="unopened",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="pending", category="warranty", reason="awaiting_item"),
+            call(
+                "add_ticket_comment",
+                ticket_id=ticket.id,
+                body="Phone drop not covered by the manufacturer plan; headphones return approved, awaiting the item.",
+                public=False,
+            ),
         ],
         traps=[  # "that has to be covered": the smashed screen filed as a defect without asking what happened
             call(
@@ -329,12 +372,21 @@ def test_case_RT006_006(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: the manufacturer plan never covers accidental damage
-    # in date, but not covered: "not eligible", not "outside the window"
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
+    rma = run.db.query(Return).one()
+    assert (rma.order_item_id, rma.status, rma.declared_condition) == (
+        headphones_order.items[0].id,
+        "approved",
+        "unopened",
+    )
+    # the phone came first (its category); the ticket now waits for the headphones, and that wait gives the reason
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "warranty", "awaiting_item", None)
+    assert internal_notes(run.db, ticket.id) == 1
 
 
+@pytest.mark.two_requests
 def test_case_RT006_007(tb):
-    """Smoking heater whose warranty has expired: no claim, but a safety report still goes on urgent hold."""
+    """Smoking heater whose warranty has expired: no claim, but a safety report still goes on urgent hold; the
+    dishwasher installation he moves is 30 hours away, so a plus member pays the $35 reschedule fee."""
     tomas = CustomerFactory(name="Tomas Okafor", tier="plus")
     order = _owned(tomas, HEATER, bought_days_ago=400)
     warranty = WarrantyFactory(
@@ -344,18 +396,32 @@ def test_case_RT006_007(tb):
         starts_on=TODAY - timedelta(days=395),
         expires_on=TODAY - timedelta(days=31),
     )
+    dishwasher_order, job = _installation(tomas, DISHWASHER, scheduled_for=datetime(2026, 3, 17, 15, 0))
     ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Heater")
 
     run = tb.run(
         User(
-            says="My space heater started smoking out of the back grille last night. Can I get it repaired?",
-            knows={"email": tomas.email, "order id": order.id},
+            says="My space heater started smoking out of the back grille last night. Can I get it repaired? And "
+            "I have to work late tomorrow, so please move the dishwasher installation to Thursday afternoon.",
+            knows={
+                "email": tomas.email,
+                "order id": order.id,
+                "installation job": job.id,
+                "new time": "Thursday 19 March 2026 at 13:00",
+            },
         ),
         golden=[
             call("find_customer_by_email", email=tomas.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
+            call("get_installation_job", job_id=job.id),
             call("list_tickets", requester_id=tomas.id),
+            call(
+                "reschedule_installation",
+                job_id=job.id,
+                new_time=derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO"),
+                fee_cents=3_500,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -372,6 +438,9 @@ def test_case_RT006_007(tb):
                 public=False,
             ),
         ],
+        reply="Please stop using the heater and unplug it. Its warranty ended last month, so I can't file a repair "
+        "claim, but I've passed your report to our product safety team. Your dishwasher installation is moved to "
+        "Thursday 19 March at 13:00; as it was less than 48 hours away, the $35 reschedule fee applies.",
         traps=[  # the repair he asks for, filed on a warranty that expired a month ago
             call(
                 "file_warranty_claim",
@@ -385,16 +454,15 @@ def test_case_RT006_007(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 0  # policy: expired warranty, no claim even for a safety report
+    moved = run.db.get(InstallationJob, job.id)
+    assert (moved.scheduled_for, moved.reschedule_fees_cents) == (datetime(2026, 3, 19, 13, 0), 3_500)
     # the safety hold wins over the expired warranty's refusal
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
+    assert internal_notes(run.db, ticket.id) == 1
+    run.rubric(STOP_USING, phrases=STOP_USING_PHRASES)
 
 
 # --------------------------------------------------------------------------- installation appointments
-
-
-def _installation(customer, product, *, scheduled_for, **job):
-    order = _owned(customer, product, bought_days_ago=8)
-    return order, InstallationJobFactory(order=order, product_id=product, scheduled_for=scheduled_for, **job)
 
 
 def test_case_RT007_001(tb):
@@ -525,29 +593,42 @@ def test_case_RT007_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_RT007_005(tb):
-    """Job already rescheduled twice: a third move is refused; the appointment stays as it is."""
+    """TV job already rescheduled twice: a third move is refused and it stays as it is (she will not cancel); her
+    dishwasher visit, never moved and 77 hours away, is moved free of charge."""
     priya = CustomerFactory(name="Priya Lindqvist", tier="plus")
     order, job = _installation(
         priya, TV, scheduled_for=datetime(2026, 3, 21, 9, 0), reschedule_count=2, fee_cents=9_900
     )
+    dishwasher_order, dishwasher_job = _installation(priya, DISHWASHER, scheduled_for=datetime(2026, 3, 19, 14, 0))
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="TV mounting date")
 
     run = tb.run(
         User(
             says="Sorry to bother you again, but can we move the TV wall-mounting appointment one more time, "
-            "to the Wednesday after? If that's not possible, leave it as it is, I don't want to cancel.",
+            "to the Wednesday after? If that's not possible, leave it as it is, I don't want to cancel. And the "
+            "dishwasher installation on Thursday has to move as well, to next Tuesday morning.",
             knows={
                 "email": priya.email,
                 "order id": order.id,
                 "installation job": job.id,
                 "new time": "Wednesday 25 March 2026 at 09:00",
+                "dishwasher installation job": dishwasher_job.id,
+                "new dishwasher time": "Tuesday 24 March 2026 at 10:00",
             },
         ),
         golden=[
             call("find_customer_by_email", email=priya.email),
             call("get_installation_job", job_id=job.id),
+            call("get_installation_job", job_id=dishwasher_job.id),
             call("list_tickets", requester_id=priya.id),
+            call(
+                "reschedule_installation",
+                job_id=dishwasher_job.id,
+                new_time=derived("2026-03-24T10:00", "the time she gives, Tuesday 24 March 2026 at 10:00, in ISO"),
+                fee_cents=0,
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
         ],
         traps=[  # the third move she asks for, to Wednesday 25 March at 09:00 (free, more than 48 hours ahead)
@@ -559,6 +640,13 @@ def test_case_RT007_005(tb):
     kept = run.db.get(InstallationJob, job.id)
     # policy: a job rescheduled twice cannot be moved again, and she does not want it cancelled
     assert (kept.status, kept.scheduled_for, kept.reschedule_count) == ("scheduled", datetime(2026, 3, 21, 9, 0), 2)
+    moved = run.db.get(InstallationJob, dishwasher_job.id)
+    assert (moved.scheduled_for, moved.reschedule_count, moved.reschedule_fees_cents) == (
+        datetime(2026, 3, 24, 10, 0),
+        1,
+        0,
+    )
+    # the TV came first and was refused: its reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", "not_eligible", None)
 
 
@@ -721,10 +809,12 @@ def test_case_RT006_009(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT006_010(tb):
-    """Accident plan already used for an accidental-damage claim: refuse the second; do not refile it as a defect."""
-    maya = CustomerFactory(name="Maya Goldberg", tier="plus")
+    """Accident plan already used for an accidental-damage claim: refuse the second; do not refile it as a defect.
+    The new phone she ordered yesterday has not shipped, so it goes to her office (profile postal code given)."""
+    maya = CustomerFactory(name="Maya Goldberg", tier="plus", postal_code="97214", city="Portland")
     order = _owned(maya, PHONE, bought_days_ago=300)
     warranty = WarrantyFactory(
         customer=maya,
@@ -741,25 +831,44 @@ def test_case_RT006_010(tb):
         created_at=days_ago(120),
         description="Screen cracked in a fall; repaired.",
     )
+    new_order = OrderFactory(customer=maya, status="processing", placed_at=days_ago(1, hour=12), lines=[PHONE])
     ticket = TicketFactory(requester=maya, order_id=order.id, subject="Phone dropped in water")
 
     run = tb.run(
         User(
             says="My Nimbus phone slipped into the bath last night and now it won't switch on at all. I pay for "
             "accident protection exactly for this kind of thing. And if the accident cover won't do it for some "
-            "reason, then just log it as a fault: it doesn't turn on, so it is faulty, isn't it?",
-            knows={"email": maya.email, "order number": order.id, "what happened": "it fell into the bath"},
+            "reason, then just log it as a fault: it doesn't turn on, so it is faulty, isn't it? I've had to order "
+            "a new phone in the meantime; please have that one delivered to my office instead of my home.",
+            knows={
+                "email": maya.email,
+                "order number": order.id,
+                "what happened": "it fell into the bath",
+                "new phone order number": new_order.id,
+                "postal code": "97214",
+                "office street address": "1120 SW Fifth Avenue, Floor 9",
+                "office city": "Portland",
+                "office postal code": "97204",
+            },
             persona="Frustrated and quick to argue; looks for another way when she is told no.",
             rules=(
                 "If the agent refuses the accident claim, ask them to file it as a defect instead.",
-                "Accept the refusal once the agent has explained both answers.",
+                "Once the agent has answered both, do not argue further.",
             ),
         ),
         golden=[
             call("find_customer_by_email", email=maya.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
+            call("get_order", order_id=new_order.id),
             call("list_tickets", requester_id=maya.id),
+            call(
+                "update_shipping_address",
+                order_id=new_order.id,
+                address_line="1120 SW Fifth Avenue, Floor 9",
+                city="Portland",
+                postal_code="97204",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
         ],
         traps=[
@@ -784,6 +893,9 @@ def test_case_RT006_010(tb):
 
     run.expect_golden()
     assert run.db.query(WarrantyClaim).count() == 1  # only the earlier repair
+    moved = run.db.get(Order, new_order.id)
+    assert (moved.ship_line, moved.ship_postal_code) == ("1120 SW Fifth Avenue, Floor 9", "97204")
+    # the phone came first and was refused: its category and reason
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", "not_eligible", None)
 
 
@@ -840,6 +952,8 @@ def test_case_RT006_011(tb):
                 public=False,
             ),
         ],
+        reply="You did the right thing pulling the plug: please keep it unplugged and stop using the machine. I've "
+        "passed your report to our product safety team and filed a warranty claim, so it will be repaired.",
         traps=[  # a new machine shipped straight away instead of the claim and the safety review
             call("create_replacement_order", order_id=order.id, reason="damaged")
         ],
@@ -853,6 +967,7 @@ def test_case_RT006_011(tb):
     assert run.db.get(Ticket, "T-0001").outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
     assert internal_notes(run.db, "T-0001") == 1
     assert run.db.query(Refund).count() == 0
+    run.rubric(STOP_USING, phrases=STOP_USING_PHRASES)
 
 
 @pytest.mark.two_requests
@@ -907,7 +1022,6 @@ def test_case_RT007_007(tb):
     )
     assert run.db.query(PointsAdjustment).count() == 1  # only the earlier one
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", "not_eligible", None)
-    run.rubric("Did the agent explain that courtesy points can be given only once every 90 days?", phrases=["90 days"])
 
 
 def test_case_RT007_008(tb):
@@ -925,7 +1039,7 @@ def test_case_RT007_008(tb):
             persona="A working parent juggling appointments; practical, does not want to pay twice.",
             rules=(
                 "If the agent says moving the appointment costs a fee, ask for it to be cancelled instead.",
-                "Accept the late-cancellation charge once the agent explains it.",
+                "Accept a cost the agent explains; do not argue about it.",
             ),
         ),
         golden=[
@@ -949,7 +1063,6 @@ def test_case_RT007_008(tb):
     )
     assert run.db.query(Refund).one().amount_cents == 10_900
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "installation", None, None)
-    run.rubric("Did the agent tell the customer how much of the installation fee is refunded?", phrases=["109.00"])
 
 
 def test_case_RT006_012(tb):
@@ -1069,27 +1182,36 @@ def test_case_RT006_013(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "warranty", None, None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_RT006_014(tb):
-    """Heater plug melted, warranty void: no claim, no refund; a safety report on urgent hold in a new ticket."""
-    carla = CustomerFactory(name="Carla Mendes")
+    """Heater plug melted, warranty void: no claim, no refund; a safety report on urgent hold in a new ticket. The
+    blender she ordered on Saturday has not shipped, so her cancellation (profile postal code given) is made."""
+    carla = CustomerFactory(name="Carla Mendes", postal_code="85719", city="Tucson")
     order = _owned(carla, HEATER, bought_days_ago=70)
     warranty = WarrantyFactory(
         customer=carla, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=65), void=True
     )
+    blender_order = OrderFactory(customer=carla, status="processing", placed_at=days_ago(2, hour=16), lines=[BLENDER])
     TicketFactory(requester=carla, status="closed", subject="Delivery date", created_at=days_ago(66))
 
     run = tb.run(
         User(
             says="The plug on my Ember space heater has melted into the socket! I want my money back for this "
-            "dangerous thing.",
-            knows={"email": carla.email, "order id": order.id},
+            "dangerous thing. And cancel the blender I ordered on Saturday, I don't trust your products any more.",
+            knows={
+                "email": carla.email,
+                "order id": order.id,
+                "blender order id": blender_order.id,
+                "postal code": "85719",
+            },
             rules=("If a refund is refused, insist once that a product that melts should be refunded.",),
         ),
         golden=[
             call("find_customer_by_email", email=carla.email),
             call("get_order", order_id=order.id),
             call("get_warranty", warranty_id=warranty.id),
+            call("get_order", order_id=blender_order.id),
             call("list_tickets", requester_id=carla.id),
             call(
                 "create_ticket",
@@ -1098,6 +1220,7 @@ def test_case_RT006_014(tb):
                 category="safety",
                 order_id=order.id,
             ),
+            call("cancel_order", order_id=blender_order.id),
             call(
                 "update_ticket",
                 ticket_id="T-7002",
@@ -1117,15 +1240,17 @@ def test_case_RT006_014(tb):
             call("issue_refund", order_id=order.id, amount_cents=6_900, reason="damaged", method="original")
         ],
         reply="Please stop using the heater and unplug it at the wall if it is safe to do so. I've passed this to "
-        "our product safety team.",
+        "our product safety team. I've also cancelled your blender order and refunded $89.00 to your card.",
     )
 
     run.expect_golden()
-    assert run.db.query(Refund).count() == 0
+    assert run.db.get(Order, blender_order.id).status == "cancelled"
+    refund = run.db.query(Refund).one()  # the blender's payment; nothing for the heater (a safety report)
+    assert (refund.order_id, refund.amount_cents, refund.reason) == (blender_order.id, 8_900, "order_cancelled")
     assert run.db.query(WarrantyClaim).count() == 0  # the warranty is void
     assert run.db.get(Ticket, "T-7002").outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
     assert internal_notes(run.db, "T-7002") == 1
-    run.rubric("Did the agent tell the customer to stop using and unplug the heater?", phrases=["unplug"])
+    run.rubric(STOP_USING, phrases=STOP_USING_PHRASES)
 
 
 @pytest.mark.distractors
@@ -1187,8 +1312,8 @@ def test_case_RT007_010(tb):
             says="I need to move the fridge installation on Wednesday morning again, sorry. Next week would be better.",
             knows={"email": alma.email, "order id": order.id},
             rules=(
-                "If the agent says it cannot be moved again, protest once, then ask to cancel the appointment.",
-                "Accept the late-cancellation charge once the agent explains it.",
+                "If the appointment cannot be moved, protest once, then ask to cancel it instead.",
+                "Accept a cost the agent explains; do not argue about it.",
             ),
         ),
         golden=[
