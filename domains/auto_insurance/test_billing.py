@@ -15,7 +15,16 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
 )
-from domains.auto_insurance.models import Bill, BillingAccount, Claim, InstalmentPlan, Payment, PaymentExtension, Ticket
+from domains.auto_insurance.models import (
+    Bill,
+    BillingAccount,
+    Claim,
+    Document,
+    InstalmentPlan,
+    Payment,
+    PaymentExtension,
+    Ticket,
+)
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
@@ -25,6 +34,7 @@ ARTICLES = (
     "Payment extensions",
     "Instalment plans",
     "Claims: first notice of loss",
+    "Documents",
     "Ticket status, classification and priority",
 )
 
@@ -91,11 +101,12 @@ def test_case_AI004_001(tb):
     assert run.db.query(PaymentExtension).one().new_due_on == date(2026, 5, 28)
     # granted up to the limit
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
-    run.rubric("Did the agent tell the customer the new due date, 28 May?", phrases=["28 May", "May 28"])
 
 
+@pytest.mark.two_requests
 def test_case_AI004_002(tb):
-    """An extension was already granted in March, in the current term: a second one is refused; ticket solved."""
+    """$60 of May's bill paid now by card, and five more days for the rest refused: an extension was already granted
+    in March, in the current term. The payment is taken; the ticket is solved with the refusal's reason."""
     rafael = CustomerFactory(name="Rafael Whitfield", state="AZ")
     policy = PolicyFactory(customer=rafael)
     _monthly_history(policy.account, (2026, 2), (2026, 4))
@@ -109,9 +120,10 @@ def test_case_AI004_002(tb):
 
     run = tb.run(
         User(
-            says="Could I have five more days to pay this month's bill? Money is tight until my paycheck clears, "
-            "and my car's in the shop too, so everything has landed at once. I'll pay the moment it's in.",
-            knows=caller_facts(rafael, **{"policy number": policy.id}),
+            says="Money is tight until my paycheck clears, and my car's in the shop too, so everything has landed at "
+            "once. I can put $60 toward this month's bill on my card right now. Could I have five more days for "
+            "the rest? I'll pay the moment it's in.",
+            knows=caller_facts(rafael, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=rafael.email),
@@ -119,14 +131,20 @@ def test_case_AI004_002(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=rafael.id),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=6_000, method="card"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
+        reply="I've taken $60.00 by card toward your May bill, so $109.00 is still due on 18 May. I can't move the "
+        "due date: you already had an extension in March, and only one is allowed per policy term.",
         traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-23")],  # the five days asked
     )
 
     run.expect_golden()
-    assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 18)  # policy: one extension per term
+    may = run.db.get(Bill, bill.id)
+    assert (may.due_on, may.paid_cents, may.status) == (date(2026, 5, 18), 6_000, "open")  # one extension per term
     assert run.db.query(PaymentExtension).count() == 1
+    assert run.db.query(Payment).filter_by(amount_cents=6_000, method="card").count() == 1  # the $60 she paid now
+    assert run.db.get(BillingAccount, policy.account.id).balance_cents == 10_900
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
@@ -201,7 +219,7 @@ def test_case_AI004_004(tb):
             persona="A self-employed customer whose income arrives in lumps.",
             rules=(
                 "Ask for the due date to move to 8 June first.",
-                "If the agent says no, ask for three monthly payments instead and accept them.",
+                "If the due date cannot be moved, ask for the three monthly payments instead.",
             ),
         ),
         golden=[
@@ -339,7 +357,9 @@ def test_case_AI005_001(tb):
 
 
 def test_case_AI005_002(tb):
-    """A payment bounced (NSF) in November, later made good: an NSF in the last 12 months declines the plan."""
+    """A payment bounced (NSF) in November, later made good: an NSF in the last 12 months declines the plan. The
+    customer's fallback, the renewal bill's due date moved to 5 June, is allowed (active, current, no extension this
+    term, 7 days past the original due date): granted, so the ticket is solved with no reason."""
     harper = CustomerFactory(name="Harper Nakamura", state="OH")
     policy, account = _renewal_policy(harper)
     BillFactory(account=account, due_on=date(2025, 5, 29), amount_cents=98_600, status="paid")
@@ -360,8 +380,9 @@ def test_case_AI005_002(tb):
     run = tb.run(
         User(
             says="I've never missed a payment with you in all the years I've been a customer. This year money is a"
-            " bit tighter, so could I pay my renewal in four instalments instead of all at once?",
-            knows=caller_facts(harper, **{"policy number": policy.id}),
+            " bit tighter, so could I pay my renewal in four instalments instead of all at once? If you can't do "
+            "that, then could the renewal be due on June 5th instead, when my bonus is paid?",
+            knows=caller_facts(harper, **{"policy number": policy.id, "new due date": "5 June 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=harper.email),
@@ -370,19 +391,27 @@ def test_case_AI005_002(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_payments", billing_account_id=account.id),
             call("list_tickets", requester_id=harper.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            call("grant_payment_extension", bill_id=renewal.id, new_due_on="2026-06-05"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
         ],
+        reply="I can't split the renewal: a payment of yours was returned unpaid in November, and a returned payment "
+        "in the last 12 months rules out an instalment plan. I have moved the renewal bill's due date to 5 June "
+        "2026, as you asked.",
         traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=4)],  # the four instalments asked for
     )
 
     run.expect_golden()
     assert run.db.query(InstalmentPlan).count() == 0  # policy: an NSF return in the last 12 months declines it
-    assert run.db.get(Bill, renewal.id).status == "open"
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
+    bill = run.db.get(Bill, renewal.id)
+    assert (bill.status, bill.due_on, bill.original_due_on) == ("open", date(2026, 6, 5), date(2026, 5, 29))
+    assert run.db.query(PaymentExtension).one().new_due_on == date(2026, 6, 5)  # the fallback, within 10 days
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)  # granted: no reason
 
 
+@pytest.mark.two_requests
 def test_case_AI005_003(tb):
-    """A mid-term bill from April is still unpaid: the account is past due, so the plan is declined."""
+    """A mid-term bill from April is still unpaid: the account is past due, so the plan is declined; the copy of the
+    declarations page the customer asks for is sent. Ticket solved with the declined request's category and reason."""
     connor = CustomerFactory(name="Connor Lindgren", state="IL")
     policy, account = _renewal_policy(connor)
     BillFactory(account=account, due_on=date(2025, 11, 29), amount_cents=96_300, status="paid")
@@ -397,7 +426,8 @@ def test_case_AI005_003(tb):
         User(
             says="Please split my renewal premium into three payments, one a month. My payment history is "
             "basically spotless, so I don't see why that would be a problem. The full amount in one go is "
-            "more than I have right now.",
+            "more than I have right now. Also, my new employer's parking office wants proof of insurance: could "
+            "you email me a copy of my declarations page?",
             knows=caller_facts(connor, **{"policy number": policy.id}),
         ),
         golden=[
@@ -406,14 +436,19 @@ def test_case_AI005_003(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=connor.id),
+            call("send_document", policy_id=policy.id, kind="declarations_page"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
+        reply="I've emailed you a copy of your declarations page. I can't split the renewal, though: the $84 bill "
+        "from April is still unpaid, and an account with a past-due bill can't have an instalment plan.",
         traps=[call("set_up_instalment_plan", bill_id=renewal.id, instalments=3)],  # the three payments asked for
     )
 
     run.expect_golden()
     assert run.db.query(InstalmentPlan).count() == 0  # policy: a delinquent account is declined
     assert run.db.get(Bill, renewal.id).status == "open"
+    docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
+    assert [(d.kind, d.vehicle_id) for d in docs] == [("declarations_page", None)]  # sent because he asked
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
@@ -520,4 +555,3 @@ def test_case_AI011_001(tb):
     account = run.db.get(BillingAccount, policy.account.id)
     assert (account.balance_cents, run.db.query(Payment).count()) == (0, 4)  # May paid; nothing else recorded
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "payment_dispute", "billing")
-    run.rubric("Did the agent say the billing team will look into the double charge?", phrases=["billing team"])

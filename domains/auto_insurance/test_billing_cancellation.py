@@ -11,21 +11,26 @@ import pytest
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
+    DriverFactory,
     PaymentExtensionFactory,
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
+    VehicleFactory,
 )
 from domains.auto_insurance.models import (
     Bill,
     BillingAccount,
     Document,
+    Driver,
     InstalmentPlan,
     Payment,
     PaymentExtension,
     Policy,
+    PremiumAdjustment,
     Ticket,
     TicketComment,
+    Vehicle,
 )
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
@@ -34,12 +39,14 @@ from pytest_thinkingbox import User, call, derived
 ARTICLES = (
     "Working a conversation",
     "Identity verification",
+    "Removing a vehicle or a driver",
     "Payments",
     "Payment extensions",
     "Instalment plans",
     "Scheduled cancellation for non-payment",
     "Cancelling at the customer's request",
     "Reinstatement after cancellation",
+    "Mid-term premium credits and refunds",
     "Documents",
     "Ticket status, classification and priority",
 )
@@ -135,16 +142,24 @@ def test_case_AI028_001(tb):
     assert run.db.query(PaymentExtension).count() == 2  # last term's and today's
     assert run.db.query(Document).one().kind == "cancellation_rescission_notice"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric("Did the agent give the new due date, 30 May?", phrases=["30 May", "May 30"])
 
 
+@pytest.mark.two_requests
 def test_case_AI028_002(tb):
     """Cannot pay the past due and asks to spread it, or else for more time, to stop the 19 May cancellation:
-    neither a plan nor an extension is given while a cancellation is scheduled (and the account is past due).
-    Rules combined: scheduled cancellation, instalment-plan and extension conditions, the category of a request
-    about a scheduled cancellation."""
+    neither a plan nor an extension is given while a cancellation is scheduled (and the account is past due). His
+    daughter, who moved out, comes off the policy from today (no premium changes at the desk for that).
+    Rules combined: scheduled cancellation, instalment-plan and extension conditions, a driver's removal from
+    today, the category and reason of the request not granted."""
     gus = CustomerFactory(name="Gus Papadakis", state="PA")
     policy = _scheduled(gus, effective_on=date(2026, 5, 19))
+    daughter = DriverFactory(
+        policy=policy,
+        full_name="Daphne Papadakis",
+        date_of_birth=date(2003, 11, 2),
+        licence_number="29418830",
+        relation_to_insured="child",
+    )
     account = policy.account
     _paid(account, date(2026, 2, 22), date(2026, 3, 22), amount_cents=14_880)
     BillFactory(account=account, due_on=date(2026, 4, 22), amount_cents=14_880, status="missed")
@@ -155,8 +170,16 @@ def test_case_AI028_002(tb):
         User(
             says="I can't pay the overdue amount right now, I was off work for three weeks. Can you split what I owe "
             "into monthly payments so the policy isn't cancelled? Or if not, give me until the end of the month to "
-            "pay.",
-            knows=caller_facts(gus, **{"policy number": policy.id, "pay today": "nothing, I can't pay anything today"}),
+            "pay. And take my daughter Daphne off the policy, she moved to Philadelphia in April; surely that "
+            "brings the bill down a bit.",
+            knows=caller_facts(
+                gus,
+                **{
+                    "policy number": policy.id,
+                    "pay today": "nothing, I can't pay anything today",
+                    "move-out date": "18 April 2026",
+                },
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=gus.email),
@@ -165,10 +188,17 @@ def test_case_AI028_002(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_bills", billing_account_id=account.id),
             call("list_tickets", requester_id=gus.id),
+            call(
+                "remove_driver",
+                policy_id=policy.id,
+                driver_id=daughter.id,
+                removed_on=derived("2026-05-12", "a driver who moved out comes off from today, not the move-out date"),
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
         ],
-        reply="I'm sorry, while a cancellation is scheduled I can't set up an instalment plan or give a payment "
-        "extension. Your policy will be cancelled on 19 May 2026 unless the past-due $148.80 is paid before then.",
+        reply="Daphne is off your policy from today; removing a driver doesn't change the premium. I'm sorry, but "
+        "while a cancellation is scheduled I can't set up an instalment plan or give a payment extension. Your "
+        "policy will be cancelled on 19 May 2026 unless the past-due $148.80 is paid before then.",
         traps=[
             call("set_up_instalment_plan", bill_id=may.id, instalments=3),
             call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-31"),
@@ -180,18 +210,33 @@ def test_case_AI028_002(tb):
     assert run.db.query(PaymentExtension).count() == 0
     assert run.db.get(Bill, may.id).status == "open"
     assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"
+    gone = run.db.get(Driver, daughter.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today
+    assert run.db.get(BillingAccount, account.id).balance_cents == 29_760  # policy: a removed driver credits nothing
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_eligible", None)
-    run.rubric("Did the agent give the cancellation date, 19 May?", phrases=["19 May", "May 19"])
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI028_003(tb):
     """The customer scheduled her own cancellation for 31 May and wants a week more on the 20 May bill: the account
-    is current and no extension was granted this term, but a scheduled cancellation of any reason rules it out.
+    is current and no extension was granted this term, but a scheduled cancellation of any reason rules it out. The
+    Civic she sold on 2 May (no claim since) comes off from the sale date, and its unearned premium (6,033 cents)
+    goes to the open May bill first, so nothing is refunded.
     Rules combined: the extension conditions (status before delinquency and term), a cancellation at the
-    customer's request, the category of a request when a cancellation is involved."""
+    customer's request, a removal from the sale date and its credit against the unpaid bill, the category and
+    reason of the request not granted."""
     june = CustomerFactory(name="June Albright", state="NY")
     policy = _scheduled(june, effective_on=date(2026, 5, 31), reason="customer_request")
+    civic = VehicleFactory(
+        policy=policy,
+        vin=complete_vin("2HGFE2F50MH530417"),
+        year=2021,
+        make="Honda",
+        model="Civic",
+        acquired_on=date(2021, 6, 12),
+        term_premium_cents=12_000,
+    )
     account = policy.account
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), date(2026, 4, 20), amount_cents=15_310)
     may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_310)
@@ -200,10 +245,11 @@ def test_case_AI028_003(tb):
     run = tb.run(
         User(
             says="My policy ends on May 31st, I set that up last week because I'm moving to Lisbon. The last bill is "
-            "due on the 20th; could you move it to the 27th? I've never been late once, you can check.",
-            knows=caller_facts(june, **{"new due date": "27 May 2026"}),
+            "due on the 20th; could you move it to the 27th? I've never been late once, you can check. And I sold "
+            "the Civic already, on May 2nd, so please take it off.",
+            knows=caller_facts(june, **{"new due date": "27 May 2026", "sale date": "2 May 2026"}),
             persona="A punctual customer who thinks her record should count for something.",
-            rules=("When refused, point out once that you have never paid late.",),
+            rules=("If refused, point out once that you have never paid late.",),
         ),
         golden=[
             call("find_customer_by_email", email=june.email),
@@ -211,15 +257,35 @@ def test_case_AI028_003(tb):
             call("list_customer_policies", customer_id=june.id),
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=june.id),
+            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-02"),
+            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-02", vehicle_id=civic.id),
+            call(
+                "apply_premium_credit",
+                policy_id=policy.id,
+                kind="vehicle_removal_credit",
+                amount_cents=6_033,
+                effective_on="2026-05-02",
+                vehicle_id=civic.id,
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
         ],
+        reply="The Civic is off your policy from 2 May 2026, the day you sold it. Its unused premium, $60.33, has "
+        "gone toward your May bill, so nothing is refunded and $92.77 is still due on 20 May. I can't move that "
+        "date, though: no payment extension is given while a cancellation is scheduled, whatever the payment "
+        "record.",
         traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-27")],
     )
 
     run.expect_golden()
-    assert run.db.get(Bill, may.id).due_on == date(2026, 5, 20)  # policy: no extension with a cancellation scheduled
+    bill = run.db.get(Bill, may.id)
+    assert (bill.due_on, bill.paid_cents) == (date(2026, 5, 20), 6_033)  # policy: no extension; the credit paid part
     assert run.db.query(PaymentExtension).count() == 0
+    sold = run.db.get(Vehicle, civic.id)
+    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 2))  # policy: the sale date, 10 days ago
+    credit = run.db.query(PremiumAdjustment).one()
+    assert (credit.amount_cents, credit.applied_to_balance_cents, credit.refunded_cents) == (6_033, 6_033, 0)
     ending = run.db.get(Policy, policy.id)
     assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 31))
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_eligible", None)
@@ -344,10 +410,13 @@ def test_case_AI004_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI005_005(tb):
     """A late bill originally due on 12 May 2025, exactly a year ago, is inside the 12 months (both ends count);
-    with February's late bill that makes two missed payments: the plan is declined.
-    Rules combined: the 12-month window on its first day, missed payments by original due date, decline."""
+    with February's late bill that makes two missed payments: the plan is declined. The $200 the customer pays now
+    by card is taken either way.
+    Rules combined: the 12-month window on its first day, missed payments by original due date, decline, a payment
+    the customer makes now."""
     hugo = CustomerFactory(name="Hugo Lambert", state="AZ")
     policy = PolicyFactory(customer=hugo)
     account = policy.account
@@ -361,8 +430,9 @@ def test_case_AI005_005(tb):
     run = tb.run(
         User(
             says="My premium went up with the new car and this bill is $644. Could I split it into three monthly "
-            "payments? I was late once, in February, but that's it this year.",
-            knows=caller_facts(hugo, **{"policy number": policy.id}),
+            "payments? I was late once, in February, but that's it this year. Either way, I'll pay $200 of it now "
+            "with my card.",
+            knows=caller_facts(hugo, **{"policy number": policy.id, "payment method": "card"}),
         ),
         golden=[
             call("find_customer_by_email", email=hugo.email),
@@ -370,18 +440,21 @@ def test_case_AI005_005(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_bills", billing_account_id=account.id),
             call("list_tickets", requester_id=hugo.id),
+            call("record_payment", billing_account_id=account.id, amount_cents=20_000, method="card"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
-        reply="I'm sorry, I can't set up an instalment plan: there are two late payments in the last 12 months, the "
-        "bill originally due on 12 May 2025 and the one due on 12 February 2026.",
+        reply="I've taken your $200.00 card payment, so $444.00 of the bill is left, due on 28 May. I'm sorry, I "
+        "can't set up an instalment plan: there are two late payments in the last 12 months, the bill originally "
+        "due on 12 May 2025 and the one due on 12 February 2026.",
         traps=[call("set_up_instalment_plan", bill_id=may.id, instalments=3)],
     )
 
     run.expect_golden()
     assert run.db.query(InstalmentPlan).count() == 0  # policy: 2 missed payments in the last 12 months
-    assert run.db.get(Bill, may.id).status == "open"
+    bill = run.db.get(Bill, may.id)
+    assert (bill.status, bill.paid_cents) == ("open", 20_000)  # the $200 he paid now
+    assert run.db.query(Payment).filter_by(amount_cents=20_000, method="card").count() == 1
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
-    run.rubric("Did the agent name the late payment of 12 May 2025?", phrases=["12 May 2025", "May 12, 2025"])
 
 
 @pytest.mark.two_requests
@@ -499,9 +572,6 @@ def test_case_AI030_001(tb):
     assert run.db.get(Bill, may.id).status == "open"
     assert run.db.query(Document).one().kind == "reinstatement_notice"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
-    run.rubric(
-        "Did the agent say the instalment plan is declined?", phrases=["declined", "can't split", "cannot split"]
-    )
 
 
 @pytest.mark.pushback
@@ -525,8 +595,8 @@ def test_case_AI008_005(tb):
             "ahead and this never happens again. Please make sure the cancellation is stopped.",
             knows=caller_facts(nell, **{"policy number": policy.id, "payment method": "card"}),
             rules=(
-                "Ask once whether you can pay the whole $600 anyway.",
-                "If told you cannot pay more than you owe, pay the full balance instead.",
+                "If refused, ask once whether you can pay the whole $600 anyway.",
+                "You would rather pay as much as the agent can take today than nothing.",
             ),
         ),
         golden=[
@@ -552,4 +622,3 @@ def test_case_AI008_005(tb):
     assert run.db.get(Policy, policy.id).status == "active"
     assert run.db.query(Document).one().kind == "cancellation_rescission_notice"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric("Did the agent say it could take only $337.80?", phrases=["337.80"])

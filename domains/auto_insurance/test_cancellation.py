@@ -15,6 +15,7 @@ from domains.auto_insurance.factories import (
     TicketFactory,
 )
 from domains.auto_insurance.models import BillingAccount, Document, Payment, Policy, Ticket, TicketComment
+from domains.auto_insurance.replies import LAPSE, cancellation_date, remaining_past_due
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
@@ -97,10 +98,7 @@ def test_case_AI006_001(tb):
     )
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "reinstatement", None, None)
-    run.rubric(
-        "Did the agent tell the customer that she had no coverage during the lapse that ended on 11 May?",
-        phrases=["11 May", "May 11"],
-    )
+    run.rubric(LAPSE.text, phrases=LAPSE.phrases)  # the lapse is on the record; telling her is the reply's
 
 
 def test_case_AI006_002(tb):
@@ -193,8 +191,6 @@ def test_case_AI006_003(tb):
     assert run.db.get(Policy, policy.id).status == "cancelled"  # policy: no reinstatement without the full past due
     assert run.db.query(Payment).count() == 1  # policy: a partial payment is not taken
     assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "reinstatement", "insufficient_payment", None)
-    run.rubric("Did the agent tell the customer the full amount she must pay, $312.40?", phrases=["312.40"])
-    run.rubric("Did the agent tell the customer the last day to reinstate, 24 May?", phrases=["24 May", "May 24"])
 
 
 def test_case_AI006_004(tb):
@@ -253,7 +249,6 @@ def test_case_AI006_004(tb):
         "underwriting_review",
         "underwriting",
     )
-    run.rubric("Did the agent tell the customer that underwriting must review it?", phrases=["underwriting"])
 
 
 def test_case_AI006_005(tb):
@@ -307,10 +302,7 @@ def test_case_AI006_005(tb):
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "reinstatement", None, None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"  # the old ticket is left alone
-    run.rubric(
-        "Did the agent tell the customer that the lapse with no coverage began on 12 April?",
-        phrases=["12 April", "April 12"],
-    )
+    run.rubric(LAPSE.text, phrases=LAPSE.phrases)
 
 
 # --------------------------------------------------------------------------- AI008: scheduled cancellation
@@ -407,8 +399,9 @@ def test_case_AI008_002(tb):
     assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 8_760
     assert run.db.query(Document).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "insufficient_payment", None)
-    run.rubric("Did the agent tell the customer the remaining past-due amount, $87.60?", phrases=["87.60"])
-    run.rubric("Did the agent tell the customer the cancellation date, 16 May?", phrases=["16 May", "May 16"])
+    remaining, cancelled_on = remaining_past_due(8_760), cancellation_date(date(2026, 5, 16))
+    run.rubric(remaining.text, phrases=remaining.phrases)  # what the policy makes the agent tell her
+    run.rubric(cancelled_on.text, phrases=cancelled_on.phrases)
 
 
 def test_case_AI008_003(tb):
@@ -534,8 +527,8 @@ def test_case_AI010_002(tb):
             knows=caller_facts(luis, **{"policy number": policy.id, "date moved": "1 May 2026"}),
             persona="A customer who has already left the country and wants to be done with it.",
             rules=(
-                "Ask once for the cancellation to start on 1 May.",
-                "Accept a cancellation from today when the agent explains that it cannot be back-dated.",
+                "If the agent will not cancel from 1 May, ask once more for 1 May.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[

@@ -13,11 +13,12 @@ from domains.auto_insurance.factories import (
     ClaimPaymentFactory,
     CoverageFactory,
     CustomerFactory,
+    DriverFactory,
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
 )
-from domains.auto_insurance.models import Claim, ClaimPayment, Ticket, TicketComment
+from domains.auto_insurance.models import Claim, ClaimPayment, Coverage, Ticket, TicketComment
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -29,6 +30,7 @@ ARTICLES = (
     "Claim severity",
     "Claim payments the desk makes",
     "Coverage changes",
+    "Open major claims",
     "Ticket status, classification and priority",
 )
 
@@ -116,7 +118,6 @@ def test_case_AI017_001(tb):
     run.expect_golden()
     assert _payments(run.db, claim.id) == [("glass_repair", 41_260, None)]  # policy: full glass, no deductible
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
-    run.rubric("Did the agent say no deductible applies and $412.60 was paid?", phrases=["412.60"])
 
 
 @pytest.mark.distractors
@@ -207,8 +208,8 @@ def test_case_AI017_003(tb):
             ),
             persona="A customer sure that glass is always free.",
             rules=(
-                "Insist once that glass should be covered in full.",
-                "Accept the answer once the agent explains Georgia's rule and the deductible.",
+                "If refused, insist once that glass should be covered in full.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -229,18 +230,27 @@ def test_case_AI017_003(tb):
     run.expect_golden()
     assert _payments(run.db, claim.id) == []  # policy: the invoice is not more than the deductible
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "below_deductible", None)
-    run.rubric("Did the agent say the invoice is below the $500 deductible?", phrases=["deductible"])
 
 
+@pytest.mark.distractors
+@pytest.mark.two_requests
 def test_case_AI017_004(tb):
-    """Florida is a full-glass state, but the customer removed comprehensive on 1 April, before the 2 May loss: no
-    coverage on the loss date, nothing paid.
-    Rules combined: the coverage in force on the loss date (removed before it), which overrides the state's
-    full-glass rule, and the not-covered reason."""
+    """Two glass invoices in Florida, a full-glass state, after the customer removed comprehensive on 1 April: the
+    windshield cracked in the 20 March hailstorm was covered on its loss date, so its whole invoice (45,520 cents)
+    is paid with no deductible; the side window smashed on 2 May was not (no comprehensive that day): nothing paid.
+    Rules combined: the coverage in force on each claim's loss date (removed between the two), the state's
+    full-glass rule, which cannot revive a removed coverage, and the not-covered reason of the one refused."""
     carmen = CustomerFactory(name="Carmen Oduya", state="FL")
     policy = PolicyFactory(customer=carmen)
     comprehensive = _cov(policy, "comprehensive")
     comprehensive.status, comprehensive.changed_on = "removed", date(2026, 4, 1)
+    hail = ClaimFactory(
+        vehicle=policy.vehicles[0],
+        loss_date=date(2026, 3, 20),
+        loss_type="glass",
+        estimated_damage_cents=46_000,
+        description="Windshield cracked by hail in the 20 March storm.",
+    )
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 2),
@@ -248,42 +258,67 @@ def test_case_AI017_004(tb):
         estimated_damage_cents=38_000,
         description="Driver-side window smashed in an attempted break-in.",
     )
-    ticket = TicketFactory(requester=carmen, policy_id=policy.id, subject="Window replaced")
+    ticket = TicketFactory(requester=carmen, policy_id=policy.id, subject="Two glass bills")
 
     run = tb.run(
         User(
-            says="Someone smashed my side window on May 2nd. It's fixed now, the invoice is $380. Florida covers "
-            "glass in full, right? Please pay it.",
-            knows=caller_facts(carmen, **{"claim number": claim.id, "invoice total": "$380.00"}),
+            says="I've got two glass bills. The windshield that cracked in the March hailstorm was finally replaced "
+            "last week, $455.20. And someone smashed my side window on May 2nd; that's fixed too, $380. Florida "
+            "covers glass in full, right? Please pay both.",
+            knows=caller_facts(
+                carmen,
+                **{
+                    "windshield claim number": hail.id,
+                    "side window claim number": claim.id,
+                    "windshield invoice total": "$455.20",
+                    "side window invoice total": "$380.00",
+                },
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=carmen.email),
             _verify(carmen),
             call("list_customer_policies", customer_id=carmen.id),
             call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
+            call("list_policy_claims", policy_id=policy.id),
+            call("list_claim_payments", claim_id=hail.id),
             call("list_claim_payments", claim_id=claim.id),
+            call("get_state_requirements", state="FL"),
             call("list_tickets", requester_id=carmen.id),
+            call("issue_claim_payment", claim_id=hail.id, kind="glass_repair", amount_cents=45_520),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=38_000)],
-        reply="I'm sorry, I can't pay it: glass is paid from comprehensive coverage, and comprehensive was removed "
-        "from your policy on 1 April 2026, before the window was broken on 2 May.",
+        reply="I've paid the whole windshield invoice, $455.20: the hail was on 20 March, while you still had "
+        "comprehensive, and Florida glass has no deductible. I can't pay the side window, though: comprehensive was "
+        "removed from your policy on 1 April 2026, before the window was broken on 2 May.",
     )
 
     run.expect_golden()
-    assert _payments(run.db, claim.id) == []  # policy: no comprehensive on the loss date
+    assert _payments(run.db, hail.id) == [("glass_repair", 45_520, None)]  # in force on 20 March; full glass
+    assert _payments(run.db, claim.id) == []  # policy: no comprehensive on the 2 May loss date
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
-    run.rubric("Did the agent say comprehensive was removed before the loss?", phrases=["comprehensive"])
 
 
+@pytest.mark.two_requests
 def test_case_AI017_005(tb):
     """No open ticket; the shop has only quoted the windshield (work booked for Friday): open a ticket, pay nothing
-    until there is an invoice.
-    Rules combined: a new ticket only when none is new or open, a quote is not an invoice, the reason for a request
-    that cannot go ahead yet."""
+    until there is an invoice. The stone chip on his wife's Forester yesterday is a new loss: filed as a minor glass
+    claim with her driver id.
+    Rules combined: a new ticket only when none is new or open, a quote is not an invoice, first notice of loss
+    (the listed driver, minor severity), the category and reason of the request that cannot go ahead yet."""
     bram = CustomerFactory(name="Bram Oyelowo", state="CO")
     policy = PolicyFactory(customer=bram)
+    forester = VehicleFactory(
+        policy=policy, vin=complete_vin("JF2SKAEC0LH412093"), year=2020, make="Subaru", model="Forester"
+    )
+    ines = DriverFactory(
+        policy=policy,
+        full_name="Ines Oyelowo",
+        date_of_birth=date(1986, 8, 23),
+        licence_number="140772215",
+        relation_to_insured="spouse",
+    )
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 9),
@@ -293,12 +328,27 @@ def test_case_AI017_005(tb):
     )
     old = TicketFactory(requester=bram, policy_id=policy.id, subject="Windshield crack", status="solved")
     new_ticket = "T-8102"
+    new_claim = "CL-70402"
 
     run = tb.run(
         User(
             says="The glass shop quoted $525 for my windshield and they can do it on Friday. Can you pay them now "
-            "so they can order the glass?",
-            knows=caller_facts(bram, **{"policy number": policy.id, "claim number": claim.id, "quote": "$525.00"}),
+            "so they can order the glass? And now my wife's Forester got a stone chip in its windshield yesterday, "
+            "so please open a claim for that one too.",
+            knows=caller_facts(
+                bram,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "quote": "$525.00",
+                    "date of the loss": "11 May 2026",
+                    "what happened": "a stone thrown up by a truck on Colfax Avenue chipped the Forester's windshield",
+                    "injuries": "nobody was hurt",
+                    "drivable": "yes, it drives fine",
+                    "who was driving": "my wife Ines",
+                    "estimate": "the chip repair place said about $90",
+                },
+            ),
         ),
         golden=[
             call("find_customer_by_email", email=bram.email),
@@ -310,9 +360,22 @@ def test_case_AI017_005(tb):
             call(
                 "create_ticket",
                 requester_id=bram.id,
-                subject="Glass payment requested on a quote",
+                subject="Glass payment requested on a quote; new glass loss on the Forester",
                 category="claim",
                 policy_id=policy.id,
+            ),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=forester.id,
+                loss_date="2026-05-11",
+                loss_type="glass",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Stone from a truck on Colfax Avenue chipped the Forester's windshield.",
+                estimated_damage_cents=9_000,
+                driver_id=ines.id,
             ),
             call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
         ],
@@ -324,16 +387,24 @@ def test_case_AI017_005(tb):
                 amount_cents=27_500,  # the quote less the deductible
             )
         ],
-        reply="I can't pay on a quote: glass is paid once the work is done. After Friday's replacement, call us "
-        "with the shop's invoice and we'll pay it less your $250 comprehensive deductible.",
+        reply="I've opened claim CL-70402 for the chip in the Forester's windshield. I can't pay your own windshield "
+        "on a quote, though: glass is paid once the work is done. After Friday's replacement, call us with the "
+        "shop's invoice.",
     )
 
     run.expect_golden()
     assert _payments(run.db, claim.id) == []  # policy: a quote is not an invoice
+    filed = run.db.get(Claim, new_claim)
+    assert (filed.vehicle_id, filed.loss_type, filed.severity, filed.driver_id, filed.estimated_damage_cents) == (
+        forester.id,
+        "glass",
+        "minor",
+        ines.id,
+        9_000,
+    )
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "claim", "not_eligible", None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
-    run.rubric("Did the agent ask the customer to call back with the invoice?", phrases=["invoice"])
 
 
 @pytest.mark.two_requests
@@ -404,13 +475,16 @@ def test_case_AI017_006(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI017_007(tb):
     """Vandalism claim (window smashed and doors keyed) in Arizona: the desk's glass payment is for glass claims
-    only, so the window is not paid at the desk even in a full-glass state; the claims team handles the claim.
+    only, so the window is not paid at the desk even in a full-glass state; the claims team handles the claim. The
+    comprehensive deductible she asks to lower to $250 is changed: the only open claim is minor.
     Rules combined: the glass payment's loss-type condition, the full-glass rule that does not reach other losses,
-    the refusal's reason."""
+    a deductible change that a minor open claim does not block, the refusal's reason."""
     maya = CustomerFactory(name="Maya Thorsen", state="AZ")
     policy = PolicyFactory(customer=maya)
+    _cov(policy, "comprehensive").deductible_cents = 50_000
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 5),
@@ -423,12 +497,13 @@ def test_case_AI017_007(tb):
     run = tb.run(
         User(
             says="I got the smashed side window from the vandalism replaced, the invoice is $265. Arizona covers "
-            "glass in full, so please pay it now; the doors can wait for the adjuster.",
+            "glass in full, so please pay it now; the doors can wait for the adjuster. And after this, I want my "
+            "comprehensive deductible down to $250 from now on.",
             knows=caller_facts(maya, **{"policy number": policy.id, "invoice total": "$265.00"}),
             persona="A customer who knows Arizona's glass rule and expects it to apply.",
             rules=(
-                "Insist once that glass is glass, whatever the claim is called.",
-                "Accept that the claims team will handle it once the agent explains.",
+                "If refused, insist once that glass is glass, whatever the claim is called.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -439,17 +514,20 @@ def test_case_AI017_007(tb):
             call("get_claim", claim_id=claim.id),
             call("list_claim_payments", claim_id=claim.id),
             call("list_tickets", requester_id=maya.id),
+            call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=25_000),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_eligible"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=26_500)],
-        reply="I can't pay the window at the desk: our glass payments are for glass claims, and yours is a vandalism "
-        "claim, so the claims team settles all of it, the window included, with the doors.",
+        reply="Your comprehensive deductible is $250 from today. I can't pay the window at the desk: our glass "
+        "payments are for glass claims, and yours is a vandalism claim, so the claims team settles all of it, the "
+        "window included, with the doors.",
     )
 
     run.expect_golden()
     assert _payments(run.db, claim.id) == []  # policy: not a glass claim
+    comprehensive = run.db.query(Coverage).filter_by(policy_id=policy.id, coverage="comprehensive").one()
+    assert (comprehensive.deductible_cents, comprehensive.changed_on) == (25_000, date(2026, 5, 12))  # minor claim
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_eligible", None)
-    run.rubric("Did the agent say the claims team handles the vandalism claim?", phrases=["claims team"])
 
 
 # --------------------------------------------------------------------------- AI018: rental reimbursement
@@ -511,7 +589,6 @@ def test_case_AI018_001(tb):
     run.expect_golden()
     assert _payments(run.db, claim.id) == [("rental_reimbursement", 96_000, 24), ("rental_reimbursement", 22_800, 6)]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
-    run.rubric("Did the agent explain that only 6 days are left of the 30-day cap?", phrases=["30"])
 
 
 @pytest.mark.two_requests
@@ -561,15 +638,18 @@ def test_case_AI018_002(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI018_003(tb):
     """No open ticket; rental reimbursement was added on 5 May, a week after the 28 April crash: not in force on the
-    loss date, so the rental is not paid, however much the customer says he added it for this.
-    Rules combined: a new ticket only when none is new or open, the claim found on the policy, a coverage's
-    effective date against the loss date, no back-dated endorsement, the not-covered reason."""
+    loss date, so the rental is not paid, however much the customer says he added it for this. The $120 tow after
+    the crash is paid from roadside assistance, in force for the whole term, up to its 75-dollar limit per tow.
+    Rules combined: a new ticket only when none is new or open, the claim found on the policy, each coverage's
+    effective date against the loss date, no back-dated endorsement, the per-tow limit, the not-covered reason."""
     colm = CustomerFactory(name="Colm Adeyemi", state="NY")
     policy = PolicyFactory(customer=colm)
     rental = _cov(policy, "rental_reimbursement")
     rental.effective_on, rental.changed_on = date(2026, 5, 5), date(2026, 5, 5)
+    _roadside(policy, 7_500)
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 28),
@@ -584,12 +664,12 @@ def test_case_AI018_003(tb):
     run = tb.run(
         User(
             says="After my crash on April 28th I added rental coverage so the rental would be paid. I had the car "
-            "from April 29th to May 9th at $40 a day. Please reimburse me.",
-            knows=caller_facts(colm, **{"policy number": policy.id, "daily rate": "$40.00"}),
+            "from April 29th to May 9th at $40 a day. Please reimburse me, and the $120 tow from the crash too.",
+            knows=caller_facts(colm, **{"policy number": policy.id, "daily rate": "$40.00", "tow bill": "$120.00"}),
             persona="A customer who believes adding the coverage was enough.",
             rules=(
-                "Say once that you added the coverage precisely for this rental.",
-                "Accept the answer once the agent explains the coverage started after the crash.",
+                "If refused, say once that you added the coverage precisely for this rental.",
+                "Accept a refusal that gives a reason.",
             ),
         ),
         golden=[
@@ -603,25 +683,26 @@ def test_case_AI018_003(tb):
             call(
                 "create_ticket",
                 requester_id=colm.id,
-                subject="Rental reimbursement after the 28 April crash",
+                subject="Rental and tow after the 28 April crash",
                 category="claim",
                 policy_id=policy.id,
             ),
+            call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=7_500),
             call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
         ],
         traps=[
             call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=40_000, days=10)
         ],
-        reply="I'm sorry, I can't pay the rental: your rental coverage started on 5 May 2026, after the crash on 28 "
-        "April, and a coverage only pays for losses that happen while it is in force.",
+        reply="I've paid $75.00 toward the tow, the most your roadside assistance pays per tow. I'm sorry, I can't "
+        "pay the rental: your rental coverage started on 5 May 2026, after the crash on 28 April, and a coverage "
+        "only pays for losses that happen while it is in force.",
     )
 
     run.expect_golden()
-    assert _payments(run.db, claim.id) == []  # policy: the coverage began after the loss date
+    assert _payments(run.db, claim.id) == [("towing", 7_500, None)]  # policy: the tow, up to the per-tow limit
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "claim", "not_covered", None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
-    run.rubric("Did the agent say the rental coverage started on 5 May, after the crash?", phrases=["5 May", "May 5"])
 
 
 @pytest.mark.two_requests
@@ -738,7 +819,6 @@ def test_case_AI018_005(tb):
     run.expect_golden()
     assert _payments(run.db, claim.id) == [("rental_reimbursement", 28_000, 7)]  # policy: from the loss date only
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
-    run.rubric("Did the agent say the days before 3 May are not paid?", phrases=["before 3 May", "before May 3"])
 
 
 # --------------------------------------------------------------------------- AI019: tows and new losses
@@ -826,11 +906,14 @@ def test_case_AI019_001(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI019_002(tb):
     """Tow after an 8 May breakdown-collision, but roadside assistance was only added on 10 May: not in force on the
-    loss date, nothing paid, however the customer argues.
-    Rules combined: the coverage's effective date against the loss date, no back-dated endorsement, the
-    not-covered reason."""
+    loss date, nothing paid, however the customer argues. The rental she took that day while the car could not be
+    driven is paid from rental reimbursement, in force all term: 3 days at her 36-dollar rate (under the 40-dollar
+    limit), 10,800 cents.
+    Rules combined: each coverage's effective date against the loss date, no back-dated endorsement, rental for a
+    vehicle that cannot be driven at the lower of the rate and the limit, the not-covered reason."""
     gwen = CustomerFactory(name="Gwen Abiodun", state="AZ")
     policy = PolicyFactory(customer=gwen)
     _roadside(policy, 10_000, effective_on=date(2026, 5, 10))
@@ -847,12 +930,23 @@ def test_case_AI019_002(tb):
     run = tb.run(
         User(
             says="I have roadside assistance with you and the tow after my accident on the 8th cost $95. Please pay "
-            "it.",
-            knows=caller_facts(gwen, **{"policy number": policy.id, "claim number": claim.id, "tow bill": "$95.00"}),
+            "it. I also rented a car that same day, at $36 a day, and gave it back yesterday when my sister lent me "
+            "hers.",
+            knows=caller_facts(
+                gwen,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "tow bill": "$95.00",
+                    "rental pick-up date": "8 May 2026",
+                    "rental return date": "11 May 2026",
+                    "daily rate": "$36.00",
+                },
+            ),
             persona="A customer who believes the coverage should count since she has it now.",
             rules=(
-                "Say once that you have roadside assistance now, so it should be paid.",
-                "Accept the answer once the agent explains the dates.",
+                "If refused, say once that you have roadside assistance now, so it should be paid.",
+                "Accept a refusal that gives a reason.",
             ),
         ),
         golden=[
@@ -862,11 +956,21 @@ def test_case_AI019_002(tb):
             call("get_claim", claim_id=claim.id),
             call("list_claim_payments", claim_id=claim.id),
             call("list_tickets", requester_id=gwen.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(10_800, "3 days at the customer's 3,600-cent rate, under the 4,000-cent limit"),
+                days=derived(3, "returned 11 May minus picked up 8 May, the loss date"),
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=9_500)],
+        reply="I've paid $108.00 for the rental: 3 days at your $36 rate, since the car couldn't be driven. I can't "
+        "pay the tow, though: your roadside assistance started on 10 May 2026, two days after the accident, and a "
+        "coverage only pays for losses while it is in force.",
     )
 
     run.expect_golden()
-    assert _payments(run.db, claim.id) == []  # policy: roadside began two days after the loss
+    assert _payments(run.db, claim.id) == [("rental_reimbursement", 10_800, 3)]  # roadside began after the loss
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)

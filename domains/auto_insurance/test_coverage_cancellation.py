@@ -28,6 +28,7 @@ from domains.auto_insurance.models import (
     TicketComment,
     Vehicle,
 )
+from domains.auto_insurance.replies import LAPSE
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -114,11 +115,13 @@ def test_case_AI003_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI003_007(tb):
-    """Drop collision: the only open major claim is on the Civic, which was removed from the policy in April; the
-    claim is still on the policy and open, so the change is held for the claims team.
-    Rules combined: what counts as an open major claim (any vehicle of the policy, removed or not), coverage
-    changes, hold with a comment."""
+    """Drop collision and medical payments: the only open major claim is on the Civic, which was removed from the
+    policy in April; the claim is still on the policy and open, so the collision change is held for the claims team.
+    Medical payments is not collision or comprehensive: nothing holds it back, so it is removed today.
+    Rules combined: what counts as an open major claim (any vehicle of the policy, removed or not), which changes it
+    blocks, a coverage removed, the ticket rule for several requests (hold, with a comment)."""
     abe = CustomerFactory(name="Abe Kowalczyk", state="CO")
     policy = PolicyFactory(customer=abe)
     civic = VehicleFactory(
@@ -144,7 +147,8 @@ def test_case_AI003_007(tb):
     run = tb.run(
         User(
             says="Since the Civic was totalled and taken off my policy, I only have the old Accord, which isn't "
-            "worth much. Please drop the collision coverage, it's not worth paying for on that car.",
+            "worth much. Please drop the collision coverage, it's not worth paying for on that car, and drop the "
+            "medical payments coverage too; my health plan covers me.",
             knows=caller_facts(abe),
         ),
         golden=[
@@ -155,6 +159,7 @@ def test_case_AI003_007(tb):
             call("list_policy_claims", policy_id=policy.id),
             call("get_claim", claim_id=total.id),
             call("list_tickets", requester_id=abe.id),
+            call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -168,17 +173,20 @@ def test_case_AI003_007(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body=f"Customer asks to remove collision; open major claim {total.id} (the removed Civic) blocks it. "
-                "Claims team to review.",
+                "Claims team to review. Medical payments removed today as asked.",
                 public=False,
             ),
         ],
-        reply="I can't remove collision today: the claim for the Civic is still open and major, and while it is, "
-        "the claims team must review any change to collision first. I've passed your request to them.",
+        reply="I've removed medical payments coverage from today. I can't remove collision yet: the claim for the "
+        "Civic is still open and major, and while it is, the claims team must review any change to collision "
+        "first. I've passed that request to them.",
         traps=[call("remove_coverage", policy_id=policy.id, coverage="collision")],
     )
 
     run.expect_golden()
     assert _coverage(run.db, policy.id, "collision").status == "active"  # policy: blocked by the open major claim
+    medical = _coverage(run.db, policy.id, "medical_payments")
+    assert (medical.status, medical.changed_on) == ("removed", date(2026, 5, 12))  # not held back by the claim
     assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
 
@@ -227,7 +235,6 @@ def test_case_AI003_008(tb):
     assert _coverage(run.db, policy.id, "collision").deductible_cents == 25_000  # a minor claim blocks nothing
     assert _coverage(run.db, policy.id, "property_damage_liability").limit_cents == 5_000_000  # policy: refused
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", "not_eligible", None)
-    run.rubric("Did the agent say Texas requires at least $25,000?", phrases=["25,000", "$25000"])
 
 
 # --------------------------------------------------------------------------- AI029: cancelling beside other changes
@@ -434,7 +441,7 @@ def test_case_AI006_006(tb):
     created = run.db.get(Ticket, new_ticket)
     assert created.outcome == ("solved", "normal", "reinstatement", None, None)
     assert (created.requester_id, created.policy_id) == (rosa.id, policy.id)
-    run.rubric("Did the agent mention the lapse with no coverage?", phrases=["lapse"])
+    run.rubric(LAPSE.text, phrases=LAPSE.phrases)
 
 
 # --------------------------------------------------------------------------- AI009: removal on the boundary

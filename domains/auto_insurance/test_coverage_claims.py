@@ -15,6 +15,7 @@ from domains.auto_insurance.factories import (
     VehicleFactory,
 )
 from domains.auto_insurance.models import Claim, Coverage, Document, Ticket, TicketComment, Vehicle
+from domains.auto_insurance.replies import policyholder_must_call
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -94,8 +95,13 @@ def test_case_AI003_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI003_002(tb):
-    """Raise the collision deductible while the car's crash claim is open and major: no change; hold, high."""
+    """Raise the collision deductible while the car's crash claim is open and major: no change, hold for the claims
+    team (high). The bodily injury limits he also asks to raise to 100/300 thousand are changed: an open major claim
+    holds back only collision and comprehensive.
+    Rules combined: the open-major-claim block and what it covers, a liability limit raised, the ticket rule for
+    several requests (the hold outlasts the change)."""
     connor = CustomerFactory(name="Connor Delgado", state="IL")
     policy = PolicyFactory(customer=connor)
     claim = ClaimFactory(
@@ -110,9 +116,10 @@ def test_case_AI003_002(tb):
 
     run = tb.run(
         User(
-            says="I'd like to raise my collision deductible to $1,000 starting today, the premium is too high. I "
-            "know the car is in the shop after the crash last month, but that shouldn't matter for a "
-            "deductible, should it?",
+            says="After the crash last month I've been rethinking my cover. I'd like to raise my collision deductible "
+            "to $1,000 starting today, to bring the premium down, and raise my bodily injury liability to $100,000 "
+            "per person and $300,000 per accident. I know the car is in the shop, but that shouldn't matter for "
+            "either, should it?",
             knows=caller_facts(connor, **{"policy number": policy.id}),
         ),
         golden=[
@@ -121,6 +128,13 @@ def test_case_AI003_002(tb):
             call("get_policy", policy_id=policy.id),
             call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=connor.id),
+            call(
+                "update_coverage",
+                policy_id=policy.id,
+                coverage="bodily_injury_liability",
+                limit_cents=10_000_000,
+                limit_per_accident_cents=30_000_000,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -134,16 +148,22 @@ def test_case_AI003_002(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
-                f"{claim.id}. Claims team to review.",
+                f"{claim.id}. Claims team to review. Bodily injury limits raised today as asked.",
                 public=False,
             ),
         ],
+        reply="Your bodily injury limits are now $100,000 per person and $300,000 per accident, from today. The "
+        "collision deductible I can't change yet: your crash claim is still open and major, so the claims team has "
+        "to review that request first. I've passed it to them.",
         traps=[call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=100_000)],
     )
 
     run.expect_golden()
     assert _coverage(run.db, policy.id, "collision").deductible_cents == 50_000  # policy: blocked by the claim
+    bodily = _coverage(run.db, policy.id, "bodily_injury_liability")
+    assert (bodily.limit_cents, bodily.limit_per_accident_cents) == (10_000_000, 30_000_000)  # not blocked
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "coverage", "open_major_claim", "claims")
+    assert run.db.query(TicketComment).filter_by(ticket_id=ticket.id).count() == 1
 
 
 def test_case_AI003_003(tb):
@@ -225,10 +245,6 @@ def test_case_AI003_004(tb):
     assert _coverage(run.db, policy.id, "medical_payments").status == "removed"
     assert _coverage(run.db, policy.id, "collision").status == "active"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)
-    run.rubric(
-        "Did the agent tell the customer the new bodily injury limits, 30,000 and 60,000?",
-        phrases=["30,000", "30000", "$30k"],
-    )
 
 
 @pytest.mark.two_requests
@@ -418,10 +434,16 @@ def test_case_AI007_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "claim", "major_claim", "claims")
 
 
+@pytest.mark.two_requests
 def test_case_AI007_003(tb):
-    """Deer hit with the new truck two days before it was added to the policy: not covered then; file nothing."""
+    """Deer hit with the new truck two days before it was added to the policy: not covered then; nothing filed for
+    it. The dent a runaway shopping cart left in the parked Accord on Sunday is covered: filed as a minor claim
+    with no driver. Ticket solved with the refused report's reason.
+    Rules combined: cover on the loss date (a vehicle's effective date), first notice of loss and severity, the
+    ticket rule for several requests."""
     dwayne = CustomerFactory(name="Dwayne Nakamura", state="TX")
     policy = PolicyFactory(customer=dwayne)
+    accord = policy.vehicles[0]
     truck_vin = complete_vin("1FTEW1EP0NKD09318")
     truck = VehicleFactory(
         policy=policy,
@@ -433,20 +455,25 @@ def test_case_AI007_003(tb):
         effective_on=date(2026, 5, 10),
     )
     ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Deer collision")
+    new_claim = "CL-0001"
 
     run = tb.run(
         User(
-            says="I hit a deer with my new F-150 on Friday night. The grille and a headlight are smashed. I added "
-            "the truck to my policy, so please open a claim.",
+            says="Rough week. I hit a deer with my new F-150 on Friday night; the grille and a headlight are "
+            "smashed. I added the truck to my policy, so please open a claim. And on Sunday a runaway shopping cart "
+            "dented the Accord's passenger door while it was parked at the grocery store, so I need a claim for "
+            "that too.",
             knows=caller_facts(
                 dwayne,
                 **{
                     "policy number": policy.id,
-                    "date of the accident": "2026-05-08",
-                    "injuries": "no one was hurt",
-                    "drivable": "yes, it still drives",
-                    "who was driving": "I was driving",
-                    "estimate": "about $3,200",
+                    "date of the deer accident": "2026-05-08",
+                    "date of the Accord damage": "2026-05-10",
+                    "injuries": "no one was hurt either time",
+                    "drivable": "yes, both still drive",
+                    "who was driving": "I was driving the truck; nobody was in the Accord, it was parked",
+                    "deer damage estimate": "about $3,200",
+                    "Accord damage estimate": "about $650",
                 },
             ),
         ),
@@ -455,11 +482,23 @@ def test_case_AI007_003(tb):
             _verify(dwayne),
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=dwayne.id),
+            call(
+                "file_claim",
+                policy_id=policy.id,
+                vehicle_id=accord.id,
+                loss_date="2026-05-10",
+                loss_type="collision",
+                injuries=False,
+                drivable=True,
+                severity="minor",
+                description="Runaway shopping cart dented the passenger door of the parked Accord.",
+                estimated_damage_cents=65_000,
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
         ],
-        reply="I'm sorry, I can't open a claim for Friday's deer collision: your F-150 has been covered on your "
-        "policy only from 10 May 2026, and the accident happened on 8 May, before that date, so the truck wasn't "
-        "insured with us then.",
+        reply="I've opened claim CL-0001 for the dent in the Accord's door. I'm sorry, I can't open one for "
+        "Friday's deer collision: your F-150 has been covered on your policy only from 10 May 2026, and the accident "
+        "happened on 8 May, before that date, so the truck wasn't insured with us then.",
         traps=[  # "I added the truck to my policy, so please open a claim"
             call(
                 "file_claim",
@@ -478,12 +517,11 @@ def test_case_AI007_003(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Claim).count() == 0  # policy: the truck was not covered on the loss date
+    claims = run.db.query(Claim).all()
+    assert [(c.id, c.vehicle_id, c.loss_date, c.severity) for c in claims] == [
+        (new_claim, accord.id, date(2026, 5, 10), "minor")
+    ]  # policy: the truck was not covered on its loss date; the Accord was
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
-    run.rubric(
-        "Did the agent tell the customer that the truck was only covered from 10 May, after the accident?",
-        phrases=["10 May", "May 10"],
-    )
 
 
 def test_case_AI007_004(tb):
@@ -707,10 +745,6 @@ def test_case_AI007_006(tb):
     assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 12)
     assert run.db.query(Claim).count() == 0  # policy: not insured with us on 6 May
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
-    run.rubric(
-        "Did the agent tell the customer that the truck was not insured on the day of the accident, 6 May?",
-        phrases=["6 May", "May 6"],
-    )
 
 
 def test_case_AI007_007(tb):
@@ -764,7 +798,8 @@ def test_case_AI007_007(tb):
     run.expect_golden()
     assert run.db.query(Claim).count() == 0  # policy: a loss is reported by the policyholder only
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_policyholder", None)
-    run.rubric("Did the agent say the policyholder, his wife, must report it herself?", phrases=["policyholder"])
+    told = policyholder_must_call("she", "wife")
+    run.rubric(told.text, phrases=told.phrases)  # the refusal is on the ticket; where to turn is only in the reply
 
 
 # --------------------------------------------------------------------------- AI012: new facts on an open claim

@@ -12,7 +12,7 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
 )
-from domains.auto_insurance.models import Document, Driver, Ticket, TicketComment, Vehicle
+from domains.auto_insurance.models import Coverage, Document, Driver, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -24,9 +24,12 @@ ARTICLES = (
     "Suspended licences and excluded drivers",
     "Adding a vehicle: the VIN",
     "Adding a vehicle: the effective date",
+    "Adding a coverage (endorsements)",
     "Documents",
     "Ticket status, classification and priority",
 )
+
+CAMRY = complete_vin("4T1B11HK0KU716204")  # 2019 Toyota Camry
 
 
 def _verify(customer, date_of_birth=None):
@@ -157,8 +160,13 @@ def test_case_AI001_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "driver", "licence_not_valid", None)
 
 
+@pytest.mark.two_requests
 def test_case_AI001_003(tb):
-    """Mother's licence record shows expired although the customer says it is fine: add nobody, ticket solved."""
+    """Mother's licence record shows expired although the customer says it is fine: she is not added and nothing is
+    sent. The Camry she signed over to the customer on 4 May is added: newly acquired (8 days ago), so covered from
+    that day, with its ID card. Ticket solved with the refused request's category and reason.
+    Rules combined: the licence check (expired: no form), a vehicle's VIN and model year, newly acquired cover,
+    the ID card, the ticket rule for several requests."""
     harper = CustomerFactory(name="Harper Osei", state="GA")
     policy = PolicyFactory(customer=harper)
     record = LicenceRecordFactory(
@@ -171,11 +179,13 @@ def test_case_AI001_003(tb):
     )
     TicketFactory(requester=harper, policy_id=policy.id, subject="Proof of insurance", status="solved")
     ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Add a driver")
+    new_vehicle = "V-3002"
 
     run = tb.run(
         User(
             says="My mother has moved in with us and will sometimes drive my car, mostly to the shops and her "
-            "doctor. Her licence is all in order. Can you add her to my policy today so she's covered?",
+            "doctor. Her licence is all in order. Can you add her to my policy today so she's covered? She also "
+            "signed her old Camry over to me, so please put that on my policy as well.",
             knows=caller_facts(
                 harper,
                 **{
@@ -184,6 +194,10 @@ def test_case_AI001_003(tb):
                     "driver's date of birth": "1956-02-27",
                     "licence number": "058337421",
                     "licence state": "GA",
+                    "VIN": CAMRY,
+                    "make": "Toyota",
+                    "model": "Camry",
+                    "date the title was signed over": "4 May 2026",
                 },
             ),
         ),
@@ -192,12 +206,25 @@ def test_case_AI001_003(tb):
             _verify(harper),
             call("get_policy", policy_id=policy.id),
             call("check_licence", licence_number=record.licence_number, licence_state="GA"),
+            call("decode_vin", vin=CAMRY),
             call("list_tickets", requester_id=harper.id),
+            call(
+                "add_vehicle",
+                policy_id=policy.id,
+                vin=CAMRY,
+                year=2019,
+                make="Toyota",
+                model="Camry",
+                acquired_on="2026-05-04",
+                effective_on="2026-05-04",
+            ),
+            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="licence_not_valid"),
         ],
-        reply="I checked your mother's Georgia licence with the state: their record shows it expired on 27 February "
-        "2026, so I can't add her as a driver yet. Once she has renewed it and the record shows it as valid, call us "
-        "and we'll add her straight away.",
+        reply="The Camry is on your policy, covered from 4 May 2026, the day it became yours; its ID card is in your "
+        "email. I checked your mother's Georgia licence with the state, though: their record shows it expired on 27 "
+        "February 2026, so I can't add her as a driver yet. Once she has renewed it and the record shows it as "
+        "valid, call us and we'll add her straight away.",
         traps=[  # "her licence is all in order": added without reading the record's status
             call(
                 "add_driver",
@@ -214,12 +241,11 @@ def test_case_AI001_003(tb):
 
     run.expect_golden()
     assert run.db.query(Driver).filter_by(licence_number="058337421").count() == 0  # policy: expired, not added
-    assert run.db.query(Document).count() == 0
+    camry = run.db.get(Vehicle, new_vehicle)
+    assert (camry.vin, camry.year, camry.effective_on) == (CAMRY, 2019, date(2026, 5, 4))  # newly acquired
+    docs = run.db.query(Document).all()
+    assert [(d.kind, d.vehicle_id) for d in docs] == [("insurance_id_card", new_vehicle)]  # no form for an expiry
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "licence_not_valid", None)
-    run.rubric(
-        "Did the agent tell the customer that her mother's licence has expired and must be renewed first?",
-        phrases=["expired", "renew"],
-    )
 
 
 def test_case_AI001_004(tb):
@@ -468,7 +494,7 @@ def test_case_AI001_007(tb):
             persona="A husband trying to save himself a second phone call.",
             rules=(
                 "If the agent will not add Renee today, ask for her to be added from 21 June instead.",
-                "If the agent refuses that too and explains the form, accept it.",
+                "If that is refused too, accept a refusal that gives a reason.",
             ),
         ),
         golden=[
@@ -652,8 +678,13 @@ def test_case_AI002_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI002_004(tb):
-    """The VIN the customer reads out fails its check digit: add nothing, guess nothing; ticket pending."""
+    """The VIN the customer reads out fails its check digit: add nothing, guess nothing; ticket pending for a
+    corrected VIN. The roadside assistance she asks for at 100 dollars a tow is added from today (the policy is
+    active), whatever happens to the car.
+    Rules combined: the VIN check (never corrected at the desk), an endorsement added, the ticket rule for several
+    requests (pending outlasts solved)."""
     aisha = CustomerFactory(name="Aisha Abbott", state="PA")
     policy = PolicyFactory(customer=aisha)
     good = complete_vin("1G1ZD5ST0MF118204")
@@ -663,7 +694,8 @@ def test_case_AI002_004(tb):
     run = tb.run(
         User(
             says="I'd like to add my daughter's old Chevy Malibu to my policy. She's moved abroad and is leaving "
-            "it with us, and I'll drive it now and then. I have the VIN right here from the paperwork.",
+            "it with us, and I'll drive it now and then. I have the VIN right here from the paperwork. And with an "
+            "old car in the family, please add roadside assistance, the $100-per-tow level.",
             knows=caller_facts(
                 aisha,
                 **{"policy number": policy.id, "VIN": misread, "purchase date": "2026-03-15", "model": "Malibu"},
@@ -675,14 +707,19 @@ def test_case_AI002_004(tb):
             call("get_policy", policy_id=policy.id),
             call("decode_vin", vin=misread),
             call("list_tickets", requester_id=aisha.id),
+            call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=10_000),
             call("update_ticket", ticket_id=ticket.id, status="pending", category="vehicle", reason="invalid_vin"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="VIN given fails the check digit; nothing added. Waiting for the customer to read the VIN again.",
+                body="VIN given fails the check digit; nothing added. Waiting for the customer to read the VIN again. "
+                "Roadside assistance added today.",
                 public=False,
             ),
         ],
+        reply="Roadside assistance at $100 per tow is on your policy from today. I couldn't add the Malibu: the VIN "
+        "you read doesn't pass its check digit. Please read it again from the registration card or the driver-side "
+        "dashboard and we'll add the car.",
         traps=[  # the agent "fixes" the check digit itself and adds the car (PA: from tomorrow)
             call(
                 "add_vehicle",
@@ -699,6 +736,8 @@ def test_case_AI002_004(tb):
 
     run.expect_golden()
     assert run.db.query(Vehicle).count() == 1  # policy: nothing added on an invalid VIN, no character guessed
+    roadside = run.db.query(Coverage).filter_by(policy_id=policy.id, coverage="roadside_assistance").one()
+    assert (roadside.limit_cents, roadside.effective_on) == (10_000, date(2026, 5, 12))  # from today
     assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "vehicle", "invalid_vin", None)
 
 

@@ -113,7 +113,6 @@ def test_case_AI020_001(tb):
     assert _added(run.db, policy.id, "rental_reimbursement") == [("active", 5_000, date(2026, 5, 12), 3_000)]
     assert run.db.query(ClaimPayment).count() == 0  # policy: added after the loss, it does not pay for it
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
-    run.rubric("Did the agent say the new coverage cannot pay for the earlier rental?", phrases=["can't pay"])
 
 
 def test_case_AI020_002(tb):
@@ -195,13 +194,13 @@ def test_case_AI020_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
-@pytest.mark.distractors
+@pytest.mark.two_requests
 def test_case_AI020_004(tb):
     """Two policies: the Jeep's is cancelling at the end of May at the customer's request, the Accord's is active.
-    Roadside for the Jeep is refused (no coverage is added to a policy that is not active), and nothing is added to
-    the other policy instead.
-    Rules combined: picking the policy the vehicle is on, the endorsement's active-status condition, the
-    refusal's reason."""
+    Roadside at 150 dollars a tow is asked for both cars: added to the Accord's policy from today, refused for the
+    Jeep's (no coverage is added to a policy that is not active).
+    Rules combined: picking the policy each vehicle is on, the endorsement's active-status condition, its limit
+    and start date, the refusal's reason."""
     marta = CustomerFactory(name="Marta Eklund", state="TX")
     active = PolicyFactory(customer=marta)
     jeep_policy = PolicyFactory(
@@ -219,7 +218,7 @@ def test_case_AI020_004(tb):
     run = tb.run(
         User(
             says="Could you add roadside assistance, $150 per tow, for my Jeep Wrangler? I'm taking it on a road "
-            "trip next week.",
+            "trip next week. And the same for my Accord, please; my son drives it to college in Lubbock.",
             knows=caller_facts(marta),
         ),
         golden=[
@@ -227,19 +226,20 @@ def test_case_AI020_004(tb):
             _verify(marta),
             call("list_customer_policies", customer_id=marta.id),
             call("get_policy", policy_id=jeep_policy.id),
+            call("get_policy", policy_id=active.id),
             call("list_tickets", requester_id=marta.id),
+            call("add_coverage", policy_id=active.id, coverage="roadside_assistance", limit_cents=15_000),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
         ],
         traps=[
             call("add_coverage", policy_id=jeep_policy.id, coverage="roadside_assistance", limit_cents=15_000),
-            call("add_coverage", policy_id=active.id, coverage="roadside_assistance", limit_cents=15_000),
         ],
-        reply="I can't add roadside assistance for the Wrangler: its policy is set to be cancelled on 31 May 2026, "
-        "and coverage can only be added to an active policy.",
+        reply="Roadside assistance at $150 per tow is on the Accord's policy from today. I can't add it for the "
+        "Wrangler: its policy is set to be cancelled on 31 May 2026, and coverage can only be added to an active "
+        "policy.",
     )
 
     run.expect_golden()
     assert _added(run.db, jeep_policy.id, "roadside_assistance") == []  # policy: not active
-    assert _added(run.db, active.id, "roadside_assistance") == []  # not the Jeep's policy
+    assert _added(run.db, active.id, "roadside_assistance") == [("active", 15_000, date(2026, 5, 12), 2_100)]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", "not_eligible", None)
-    run.rubric("Did the agent say the Wrangler's policy is being cancelled?", phrases=["cancelled", "cancellation"])

@@ -30,6 +30,7 @@ from domains.auto_insurance.models import (
     TicketComment,
     Vehicle,
 )
+from domains.auto_insurance.replies import READ_VIN_AGAIN, policyholder_must_call
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -140,7 +141,6 @@ def test_case_AI025_001(tb):
     assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 3))  # the only claim is from February
     assert run.db.query(Document).one().vehicle_id == new_vehicle
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent say the RAV4 is covered from 7 May?", phrases=["7 May", "May 7"])
 
 
 @pytest.mark.two_requests
@@ -174,8 +174,8 @@ def test_case_AI025_002(tb):
             ),
             persona="A contractor who needs his truck insured and dislikes being told no.",
             rules=(
-                "Ask once more for the Tacoma to be covered from 24 April when the agent says it cannot.",
-                "Accept cover from today once the agent explains why.",
+                "If refused, ask once more for the Tacoma to be covered from 24 April.",
+                "Then accept the date the agent gives if it gives a reason.",
             ),
         ),
         golden=[
@@ -489,7 +489,6 @@ def test_case_AI026_002(tb):
     assert run.db.query(Driver).filter_by(licence_number="512 338 907").count() == 0  # expired: not added
     assert run.db.query(Document).count() == 0  # policy: an expired licence gets no form
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "licence_not_valid", None)
-    run.rubric("Did the agent say Talia's licence has expired?", phrases=["expired"])
 
 
 @pytest.mark.distractors
@@ -678,7 +677,7 @@ def test_case_AI002_007(tb):
     assert run.db.query(Document).count() == 0
     assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == ("pending", "normal", "vehicle", "invalid_vin", None)
-    run.rubric("Did the agent ask the customer to read the VIN again?", phrases=["read it again", "VIN again"])
+    run.rubric(READ_VIN_AGAIN.text, phrases=READ_VIN_AGAIN.phrases)  # what the customer must do: only the reply
 
 
 @pytest.mark.pushback
@@ -718,8 +717,9 @@ def test_case_AI001_009(tb):
                 },
             ),
             rules=(
-                "Ask once for Maeve to be covered from 1 May, the day her suspension ended.",
-                "Accept cover from today once the agent explains why.",
+                "If the agent will not use 1 May, ask once more for Maeve to be covered from 1 May, the day her "
+                "suspension ended.",
+                "Then accept the date the agent gives if it gives a reason.",
             ),
         ),
         golden=[
@@ -910,4 +910,5 @@ def test_case_AI032_001(tb):
     assert run.db.get(Bill, bill.id).due_on == date(2026, 5, 26)  # her own: within 10 days
     assert run.db.query(PaymentExtension).one().term_start == hers.term_start
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_policyholder", None)
-    run.rubric("Did the agent say only the policyholder can change Jules's policy?", phrases=["policyholder"])
+    told = policyholder_must_call("he", "husband")
+    run.rubric(told.text, phrases=told.phrases)

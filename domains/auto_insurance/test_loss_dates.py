@@ -17,7 +17,7 @@ from domains.auto_insurance.factories import (
     TicketFactory,
     VehicleFactory,
 )
-from domains.auto_insurance.models import BillingAccount, Claim, Document, Payment, Policy, Ticket, Vehicle
+from domains.auto_insurance.models import Bill, BillingAccount, Claim, Document, Payment, Policy, Ticket, Vehicle
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -56,14 +56,18 @@ def _behind(policy, missed, amount_cents):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI027_001(tb):
     """Fence hit on 25 April, inside the lapse (20-28 April) left by last month's reinstatement: the policy is
-    active today but was not on the loss date; nothing is filed. Her only ticket is solved: open a new one.
-    Rules combined: cover on the loss date (lapse dates), ticket creation, not_covered."""
+    active today but was not on the loss date; nothing is filed. May's bill, which she pays now by card, is taken.
+    Her only ticket is solved: open a new one.
+    Rules combined: cover on the loss date (lapse dates), a payment the customer makes now, ticket creation, the
+    refused report's reason."""
     vera = CustomerFactory(name="Vera Lindqvist", state="CO")
     policy = PolicyFactory(
         customer=vera, reinstated_on=date(2026, 4, 29), lapse_start=date(2026, 4, 20), lapse_end=date(2026, 4, 28)
     )
+    may = BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=17_350)
     TicketFactory(
         requester=vera,
         policy_id=policy.id,
@@ -78,7 +82,7 @@ def test_case_AI027_001(tb):
         User(
             says="I clipped a fence post backing out of my sister's driveway on April 25th and cracked a taillight "
             "and the bumper cover. I want to put in a claim. My policy is active, I sorted out the payments with "
-            "you last month.",
+            "you last month. And I'll pay May's bill now with my card, so I never fall behind again.",
             knows=caller_facts(
                 vera,
                 **{
@@ -88,28 +92,31 @@ def test_case_AI027_001(tb):
                     "drivable": "yes",
                     "who was driving": "I was",
                     "estimate": "about $900",
+                    "payment method": "card",
                 },
             ),
             persona="A customer who believes paying her arrears put everything right.",
-            rules=("When told the loss is not covered, say once that the policy is active, so it should be.",),
+            rules=("If refused, say once that the policy is active, so it should be covered.",),
         ),
         golden=[
             call("find_customer_by_email", email=vera.email),
             _verify(vera),
             call("get_policy", policy_id=policy.id),
+            call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=vera.id),
             call(
                 "create_ticket",
                 requester_id=vera.id,
-                subject="Claim for a loss on 25 April",
+                subject="Claim for a loss on 25 April; May bill payment",
                 category="claim",
                 policy_id=policy.id,
             ),
+            call("record_payment", billing_account_id=policy.account.id, amount_cents=17_350, method="card"),
             call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
         ],
-        reply="I'm sorry, I can't file this claim: your policy was reinstated on 29 April, and the days from 20 to 28 "
-        "April were a lapse with no coverage. The loss on 25 April fell inside that lapse, so the car was not "
-        "insured with us on that date.",
+        reply="I've taken your card payment of $173.50 for May's bill. I'm sorry, I can't file the claim: your "
+        "policy was reinstated on 29 April, and the days from 20 to 28 April were a lapse with no coverage. The loss "
+        "on 25 April fell inside that lapse, so the car was not insured with us on that date.",
         traps=[
             call(
                 "file_claim",
@@ -129,10 +136,11 @@ def test_case_AI027_001(tb):
 
     run.expect_golden()
     assert run.db.query(Claim).count() == 0  # policy: a loss during a lapse is not covered
+    assert run.db.get(Bill, may.id).status == "paid"  # the payment she made now
+    assert run.db.query(Payment).filter_by(amount_cents=17_350, method="card").count() == 1
     created = run.db.get(Ticket, new_ticket)
     assert created.outcome == ("solved", "normal", "claim", "not_covered", None)
     assert (created.requester_id, created.policy_id) == (vera.id, policy.id)
-    run.rubric("Did the agent say the loss fell in the lapse with no coverage?", phrases=["lapse"])
 
 
 def test_case_AI027_002(tb):
@@ -397,7 +405,7 @@ def test_case_AI027_005(tb):
                 },
             ),
             persona="A stressed driver who thinks paying up should make the accident covered.",
-            rules=("When told the accident is not covered, ask once whether paying now makes it covered.",),
+            rules=("If refused, ask once whether paying now makes the accident covered.",),
         ),
         golden=[
             call("find_customer_by_email", email=paloma.email),
@@ -439,7 +447,6 @@ def test_case_AI027_005(tb):
     assert run.db.query(Claim).count() == 0  # policy: the loss date is inside the lapse
     assert run.db.query(Document).one().kind == "reinstatement_notice"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", "not_covered", None)
-    run.rubric("Did the agent say the 9 May accident is not covered because of the lapse?", phrases=["lapse"])
 
 
 # --------------------------------------------------------------------------- AI007 and AI012: severity
@@ -721,7 +728,7 @@ def test_case_AI027_006(tb):
                     "estimate": "$1,150",
                 },
             ),
-            rules=("When told the policy cannot be reinstated, ask once whether paying today changes that.",),
+            rules=("If refused, ask once whether paying today changes that.",),
         ),
         golden=[
             call("find_customer_by_email", email=raul.email),
@@ -761,7 +768,6 @@ def test_case_AI027_006(tb):
     claim = run.db.query(Claim).one()  # policy: in force on the loss date
     assert (claim.loss_date, claim.severity, claim.estimated_damage_cents) == (date(2026, 4, 2), "minor", 115_000)
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "reinstatement", "outside_window", None)
-    run.rubric("Did the agent say the 2 April claim was filed?", phrases=["filed"])
 
 
 def test_case_AI007_009(tb):

@@ -26,6 +26,7 @@ from domains.auto_insurance.models import (
     TicketComment,
     Vehicle,
 )
+from domains.auto_insurance.replies import cancellation_date, remaining_past_due
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -123,7 +124,6 @@ def test_case_AI013_001(tb):
     assert run.db.get(BillingAccount, policy.account.id).balance_cents == 0
     assert run.db.get(Bill, may.id).status == "paid"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent tell the customer that $21.93 is refunded to her?", phrases=["21.93"])
 
 
 @pytest.mark.pushback
@@ -144,8 +144,8 @@ def test_case_AI013_002(tb):
             knows=caller_facts(owen, **{"sale date": "2 April 2026"}),
             persona="A precise customer who has worked out what he thinks he is owed.",
             rules=(
-                "Ask once more for the removal and the refund to start on 2 April when the agent says they cannot.",
-                "Accept removal and a refund from today once the agent explains the 30-day limit.",
+                "If refused, ask once more for the removal and the refund to start on 2 April.",
+                "Then accept the agent's answer if it gives a reason.",
             ),
         ),
         golden=[
@@ -313,7 +313,6 @@ def test_case_AI013_004(tb):
     docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
     assert [(d.kind, d.vehicle_id) for d in docs] == [("declarations_page", None)]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent tell the customer that no refund is due for the Escape?", phrases=["no refund"])
 
 
 @pytest.mark.two_requests
@@ -467,7 +466,6 @@ def test_case_AI013_006(tb):
     docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
     assert [d.kind for d in docs] == ["cancellation_rescission_notice"]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent tell the customer the cancellation is withdrawn?", phrases=["withdrawn"])
 
 
 def test_case_AI013_007(tb):
@@ -521,7 +519,9 @@ def test_case_AI013_007(tb):
     kept = run.db.get(Policy, policy.id)
     assert (kept.status, kept.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 19))
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent tell the customer $101.73 is still past due?", phrases=["101.73"])
+    remaining, cancelled_on = remaining_past_due(10_173), cancellation_date(date(2026, 5, 19))
+    run.rubric(remaining.text, phrases=remaining.phrases)  # what the policy makes the agent tell him
+    run.rubric(cancelled_on.text, phrases=cancelled_on.phrases)
 
 
 # --------------------------------------------------------------------------- AI016: refunds when cancelling
@@ -575,7 +575,6 @@ def test_case_AI016_001(tb):
         ("cancellation_refund", None, date(2026, 5, 31), 29_733, 0, 29_733)
     ]  # policy: unearned premium less the state's fee
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric("Did the agent tell the customer her refund is $297.33?", phrases=["297.33"])
 
 
 @pytest.mark.pushback
@@ -595,8 +594,8 @@ def test_case_AI016_002(tb):
             knows=caller_facts(tomas, **{"policy number": policy.id, "date asked": "1 May 2026"}),
             persona="A customer who feels he should not pay twice.",
             rules=(
-                "Ask once more for the cancellation and refund to start on 1 May when the agent refuses.",
-                "Accept a cancellation and refund from today once the agent explains why.",
+                "If refused, ask once more for the cancellation and refund to start on 1 May.",
+                "Then accept the agent's answer if it gives a reason.",
             ),
         ),
         golden=[
@@ -696,7 +695,6 @@ def test_case_AI016_003(tb):
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "cancellation", None, None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
-    run.rubric("Did the agent tell the customer there is no refund because he pays monthly?", phrases=["no refund"])
 
 
 def test_case_AI016_004(tb):
@@ -743,7 +741,6 @@ def test_case_AI016_004(tb):
     assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 30))
     assert _adjustments(run.db, policy.id) == []  # policy: the fee is as large as the unearned premium
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric("Did the agent explain that the $50 fee exceeds the $11.14 unused premium?", phrases=["11.14"])
 
 
 def test_case_AI016_005(tb):
@@ -877,4 +874,3 @@ def test_case_AI016_006(tb):
     assert _adjustments(run.db, home.id) == [("cancellation_refund", None, date(2026, 5, 20), 35_896, 0, 35_896)]
     assert _adjustments(run.db, college.id) == []  # policy: monthly plan, nothing credited
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric("Did the agent tell the customer her refund is $358.96?", phrases=["358.96"])

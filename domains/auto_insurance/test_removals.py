@@ -15,7 +15,8 @@ from domains.auto_insurance.factories import (
     TicketFactory,
     VehicleFactory,
 )
-from domains.auto_insurance.models import Document, Driver, Policy, Ticket, TicketComment, Vehicle
+from domains.auto_insurance.models import Coverage, Document, Driver, Policy, Ticket, TicketComment, Vehicle
+from domains.auto_insurance.replies import policyholder_must_call
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
@@ -25,6 +26,7 @@ ARTICLES = (
     "Identity verification",
     "Removing a vehicle or a driver",
     "Adding a vehicle: the effective date",
+    "Coverage changes",
     "Open major claims",
     "Cancelling at the customer's request",
     "Documents",
@@ -94,9 +96,6 @@ def test_case_AI009_001(tb):
     assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 30))  # policy: sold 12 days ago, no later claim
     assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric(
-        "Did the agent tell the customer the Tucson is off the policy from 30 April?", phrases=["30 April", "April 30"]
-    )
 
 
 @pytest.mark.pushback
@@ -122,8 +121,8 @@ def test_case_AI009_002(tb):
             knows=caller_facts(connor, **{"policy number": policy.id, "sale date": "1 April 2026"}),
             persona="An irritated policyholder who feels he is being overcharged.",
             rules=(
-                "Ask once more for the removal to start on 1 April when the agent says it cannot.",
-                "Accept removal from today once the agent explains why; do not ask for anything else.",
+                "If refused, ask once more for the removal to start on 1 April.",
+                "Then accept the agent's answer if it gives a reason; do not ask for anything else.",
             ),
         ),
         golden=[
@@ -301,7 +300,7 @@ def test_case_AI009_005(tb):
                 rafael, **{"policy number": policy.id, "driver's name": "Ethan Castillo", "move date": "15 March 2026"}
             ),
             persona="A practical father who wants the premium down.",
-            rules=("If the agent says a driver cannot be removed from a past date, accept removal from today.",),
+            rules=("If the agent will not use the day he moved out, accept the date it gives if it gives a reason.",),
         ),
         golden=[
             call("find_customer_by_email", email=rafael.email),
@@ -357,14 +356,16 @@ def test_case_AI009_006(tb):
     run.expect_golden()
     assert run.db.get(Driver, listed.id).status == "listed"  # policy: another customer's policy is not changed
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_policyholder", None)
-    run.rubric(
-        "Did the agent explain that only the policyholder, her ex-husband, can ask for the change?",
-        phrases=["policyholder"],
-    )
+    told = policyholder_must_call("he", "ex-husband")
+    run.rubric(told.text, phrases=told.phrases)  # the refusal is on the ticket; who must call is only in the reply
 
 
 def test_case_AI009_007(tb):
-    """Only car sold, customer keeps the policy: the last vehicle is not removed and nothing is cancelled."""
+    """Only car sold, customer keeps the policy: the last vehicle is not removed and nothing is cancelled. Her
+    fallback, collision and comprehensive dropped until the new car comes, is allowed (no open major claim): both
+    are removed today, so the request counts as granted and the ticket is solved under coverage with no reason.
+    Rules combined: the last-vehicle rule, cancel only on request, coverage removals checked against the claims,
+    the fallback the customer asks for."""
     brianna = CustomerFactory(name="Brianna Brennan", state="TX")
     policy = PolicyFactory(customer=brianna, vehicle__make="Mazda", vehicle__model="CX-5", vehicle__year=2022)
     ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="Sold my car")
@@ -373,19 +374,23 @@ def test_case_AI009_007(tb):
         User(
             says="I sold my Mazda last week and I won't have a car until I buy a new one in June. Please take the "
             "Mazda off my policy so I'm not paying for nothing, but don't cancel anything, I want to keep my "
-            "policy with you for the new car.",
+            "policy with you for the new car. If you can't take it off, then at least drop the collision and "
+            "comprehensive until June.",
             knows=caller_facts(brianna, **{"policy number": policy.id, "sale date": "5 May 2026"}),
         ),
         golden=[
             call("find_customer_by_email", email=brianna.email),
             _verify(brianna),
             call("get_policy", policy_id=policy.id),
+            call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=brianna.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle", reason="not_eligible"),
+            call("remove_coverage", policy_id=policy.id, coverage="collision"),
+            call("remove_coverage", policy_id=policy.id, coverage="comprehensive"),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
         ],
         reply="I can't take the Mazda off: a policy must keep at least one vehicle, and it is the only one on "
-        "yours. The only way to stop insuring it is to cancel the policy, which you asked me not to do, so I've "
-        "left everything as it is. When you buy the new car, call us and we'll swap it in.",
+        "yours, and I haven't cancelled anything. As you asked, I've removed collision and comprehensive from "
+        "today; when you buy the new car, call us and we'll swap it in.",
         traps=[  # the careless way to 'stop paying': cancel the policy she wants to keep
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
         ],
@@ -394,11 +399,12 @@ def test_case_AI009_007(tb):
     run.expect_golden()
     assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"  # policy: the only vehicle stays
     assert run.db.get(Policy, policy.id).status == "active"  # policy: nothing cancelled that she did not ask for
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", "not_eligible", None)
-    run.rubric(
-        "Did the agent explain that a policy must keep at least one vehicle?",
-        phrases=["at least one vehicle", "only vehicle", "only one on"],
-    )
+    dropped = run.db.query(Coverage).filter(Coverage.coverage.in_(("collision", "comprehensive"))).all()
+    assert sorted((c.coverage, c.status, c.changed_on) for c in dropped) == [
+        ("collision", "removed", date(2026, 5, 12)),
+        ("comprehensive", "removed", date(2026, 5, 12)),
+    ]  # the fallback she asked for, which nothing blocks
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "coverage", None, None)  # granted
 
 
 def test_case_AI009_008(tb):

@@ -39,6 +39,7 @@ ARTICLES = (
     "Removing a vehicle or a driver",
     "Principal drivers",
     "Total loss",
+    "Coverage changes",
     "Open major claims",
     "Adding a vehicle: the VIN",
     "Adding a vehicle: the effective date",
@@ -71,6 +72,11 @@ def _car(policy, vin, year, make, model, acquired_on, premium=0, principal=None)
         term_premium_cents=premium,
         principal_driver_id=principal,
     )
+
+
+def _liability(db, policy_id):
+    kinds = ("bodily_injury_liability", "property_damage_liability")
+    return db.query(Coverage).filter(Coverage.policy_id == policy_id, Coverage.coverage.in_(kinds)).all()
 
 
 def _adjustments(db, policy_id):
@@ -161,15 +167,16 @@ def test_case_AI014_001(tb):
     paid = run.db.query(ClaimPayment).filter_by(claim_id=claim.id).all()
     assert [(p.kind, p.amount_cents, p.days) for p in paid] == [("rental_reimbursement", 80_000, 20)]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
-    run.rubric("Did the agent tell the customer the rental payment is $800?", phrases=["800"])
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_AI014_002(tb):
     """The customer says the Outback is 'totalled', but its open major claim does not show a total loss: it is not
-    removed; the request is held for the claims team.
-    Rules combined: only the claims team declares a total loss, the open-major-claim block, the hold's reason,
-    queue, priority and comment."""
+    removed; the request is held for the claims team. The rental she had while it could not be driven is paid: 6
+    days at the 40-dollar daily limit (she paid 45), 24,000 cents.
+    Rules combined: only the claims team declares a total loss, the open-major-claim block, rental for a vehicle
+    that cannot be driven at the lower of the rate and the limit, the hold's reason, queue, priority and comment."""
     sofia = CustomerFactory(name="Sofia Brandt", state="FL")
     policy = PolicyFactory(customer=sofia)
     outback = _car(policy, "4S4BTAFC0N3190224", 2022, "Subaru", "Outback", date(2022, 7, 1), premium=33_000)
@@ -187,12 +194,22 @@ def test_case_AI014_002(tb):
     run = tb.run(
         User(
             says="My Outback was flooded in last week's storm. The body shop says it's totalled, no question. Take "
-            "it off my policy today, I'm not paying to insure a car that's dead.",
-            knows=caller_facts(sofia, **{"policy number": policy.id, "claim number": claim.id}),
+            "it off my policy today, I'm not paying to insure a car that's dead. And reimburse the rental I had "
+            "while it sat at the shop: May 5th to yesterday, $45 a day. My sister lends me her car now.",
+            knows=caller_facts(
+                sofia,
+                **{
+                    "policy number": policy.id,
+                    "claim number": claim.id,
+                    "rental pick-up date": "5 May 2026",
+                    "rental return date": "11 May 2026",
+                    "daily rate": "$45.00",
+                },
+            ),
             persona="A frustrated customer who thinks the decision is obvious.",
             rules=(
-                "Insist once that the body shop already said the car is totalled.",
-                "Accept that the claims team must review it once the agent explains.",
+                "If refused, insist once that the body shop already said the car is totalled.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -201,7 +218,15 @@ def test_case_AI014_002(tb):
             call("get_policy", policy_id=policy.id),
             call("list_policy_claims", policy_id=policy.id),
             call("get_claim", claim_id=claim.id),
+            call("list_claim_payments", claim_id=claim.id),
             call("list_tickets", requester_id=sofia.id),
+            call(
+                "issue_claim_payment",
+                claim_id=claim.id,
+                kind="rental_reimbursement",
+                amount_cents=derived(24_000, "6 days at the 4,000-cent daily limit, below the 4,500-cent rate"),
+                days=derived(6, "returned 11 May minus picked up 5 May"),
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -215,16 +240,21 @@ def test_case_AI014_002(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body=f"Customer asks to remove the 2022 Subaru Outback; open major claim {claim.id} is not declared "
-                "a total loss. Claims team to review.",
+                "a total loss. Claims team to review. Rental of 6 days paid on the claim today.",
                 public=False,
             ),
         ],
+        reply="I've paid $240.00 for your rental: 6 days at your coverage's daily limit of $40. I can't take the "
+        "Outback off yet: its claim is open and the claims team hasn't declared it a total loss, so they must review "
+        "the request first. I've passed it to them.",
         traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-12")],
     )
 
     run.expect_golden()
     assert run.db.get(Vehicle, outback.id).status == "active"  # policy: not declared a total loss, claim open major
     assert run.db.query(PremiumAdjustment).count() == 0
+    paid = run.db.query(ClaimPayment).filter_by(claim_id=claim.id).all()
+    assert [(p.kind, p.amount_cents, p.days) for p in paid] == [("rental_reimbursement", 24_000, 6)]  # at the limit
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "vehicle", "open_major_claim", "claims")
     assert run.db.query(TicketComment).filter_by(ticket_id=ticket.id).count() == 1
 
@@ -311,11 +341,13 @@ def test_case_AI014_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_AI014_004(tb):
     """Only car a declared total loss, no replacement yet, no open ticket: open one; the car is not removed (the
-    policy keeps a vehicle) and nothing is cancelled since she did not ask to cancel.
-    Rules combined: a new ticket, the total-loss rule's last-vehicle limit, cancel only on request, the refusal's
-    reason."""
+    policy keeps a vehicle) and nothing is cancelled since she did not ask to cancel. Her liability goes down to
+    Ohio's legal minimums (25/50 and 25 thousand) as she asks: nothing holds back a liability change.
+    Rules combined: a new ticket, the total-loss rule's last-vehicle limit, cancel only on request, the state's
+    minimums read for "the legal minimum", the refusal's reason."""
     amara = CustomerFactory(name="Amara Quist", state="OH")
     policy = PolicyFactory(customer=amara, vehicle__term_premium_cents=47_000)
     claim = ClaimFactory(
@@ -333,7 +365,8 @@ def test_case_AI014_004(tb):
     run = tb.run(
         User(
             says="The claims people told me my Accord is a total loss. Can you take it off my policy from the "
-            "accident? I'll be shopping for another car over the summer and want to keep my policy for it.",
+            "accident? I'll be shopping for another car over the summer and want to keep my policy for it. Until "
+            "then, lower my liability cover to the legal minimum; I won't be driving anyway.",
             knows=caller_facts(amara, **{"policy number": policy.id, "claim number": claim.id}),
         ),
         golden=[
@@ -341,32 +374,47 @@ def test_case_AI014_004(tb):
             _verify(amara),
             call("get_policy", policy_id=policy.id),
             call("list_policy_claims", policy_id=policy.id),
+            call("get_state_requirements", state="OH"),
             call("list_tickets", requester_id=amara.id),
             call(
                 "create_ticket",
                 requester_id=amara.id,
-                subject="Remove total-loss Accord",
+                subject="Remove total-loss Accord; liability to the minimum",
                 category="vehicle",
                 policy_id=policy.id,
             ),
+            call(
+                "update_coverage",
+                policy_id=policy.id,
+                coverage="bodily_injury_liability",
+                limit_cents=2_500_000,
+                limit_per_accident_cents=5_000_000,
+            ),
+            call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
             call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
         ],
         traps=[
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
         ],
-        reply="Your Accord is the only vehicle on the policy, and a policy must keep at least one, so I can't take it "
-        "off yet. When you buy the next car, call us: we'll add it and then remove the Accord from the date of the "
-        "accident, 30 April 2026. I haven't cancelled anything.",
+        reply="Your liability limits are now Ohio's legal minimums from today: $25,000 per person and $50,000 per "
+        "accident for bodily injury, and $25,000 for property damage. Your Accord is the only vehicle on the "
+        "policy, and a policy must keep at least one, so I can't take it off yet. When you buy the next car, call "
+        "us: we'll add it and then remove the Accord from the date of the accident, 30 April 2026. I haven't "
+        "cancelled anything.",
     )
 
     run.expect_golden()
     assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"  # policy: the only vehicle stays
     assert run.db.get(Policy, policy.id).status == "active"  # policy: nothing cancelled
     assert run.db.query(PremiumAdjustment).count() == 0
+    limits = {c.coverage: (c.limit_cents, c.limit_per_accident_cents) for c in _liability(run.db, policy.id)}
+    assert limits == {
+        "bodily_injury_liability": (2_500_000, 5_000_000),
+        "property_damage_liability": (2_500_000, None),
+    }  # Ohio's recorded minimums
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "vehicle", "not_eligible", None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
-    run.rubric("Did the agent say a policy must keep at least one vehicle?", phrases=["at least one"])
 
 
 @pytest.mark.distractors
@@ -637,11 +685,19 @@ def test_case_AI015_002(tb):
 @pytest.mark.pushback
 def test_case_AI015_003(tb):
     """Son moved out; the customer names his wife for the Civic, listed as valid, but the state's record shows her
-    licence suspended today: no new principal driver, so the son stays on; refused as not eligible.
-    Rules combined: the licence check on the new principal over the stale driver list, the removal blocked without
-    a qualifying principal, the refusal's reason."""
+    licence suspended today, so she cannot take it over. His fallback, himself as the Civic's principal driver,
+    qualifies (his licence checks out): he is assigned, then the son is removed from today; the request counts as
+    granted, so the ticket is solved with no reason.
+    Rules combined: the licence check on the new principal over the stale driver list, the reassignment before the
+    removal, removal from today, the fallback the customer asks for."""
     henrik = CustomerFactory(name="Henrik Zapata", state="TX")
     policy, insured, son, civic = _household(henrik, "TX", "Mateo Zapata", "40117735", date(2004, 6, 2))
+    LicenceRecordFactory(
+        licence_number=insured.licence_number,
+        licence_state="TX",
+        holder_name=henrik.name,
+        date_of_birth=henrik.date_of_birth,
+    )
     wife = DriverFactory(
         policy=policy,
         full_name="Lucia Zapata",
@@ -663,13 +719,11 @@ def test_case_AI015_003(tb):
     run = tb.run(
         User(
             says="Our son Mateo moved out for college. My wife Lucia will drive his Civic from now on, so please "
-            "take Mateo off the policy.",
+            "take Mateo off the policy. If Lucia can't be the Civic's main driver for some reason, put me down for "
+            "it instead.",
             knows=caller_facts(henrik, **{"policy number": policy.id, "who drives the Civic now": "Lucia"}),
             persona="A customer who thinks the suspension is a technicality.",
-            rules=(
-                "When told Lucia's licence is suspended, say it ends in June and ask once to go ahead anyway.",
-                "Do not name any other driver for the Civic.",
-            ),
+            rules=("If the agent will not give the Civic to Lucia, ask once to go ahead with her anyway.",),
         ),
         golden=[
             call("find_customer_by_email", email=henrik.email),
@@ -677,22 +731,27 @@ def test_case_AI015_003(tb):
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=henrik.id),
             call("check_licence", licence_number="27730418", licence_state="TX"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_eligible"),
+            call("check_licence", licence_number=insured.licence_number, licence_state="TX"),
+            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
+            call(
+                "remove_driver",
+                policy_id=policy.id,
+                driver_id=son.id,
+                removed_on=derived("2026-05-12", "drivers are removed from today"),
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
         ],
-        traps=[
-            call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=wife.id),
-            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
-        ],
-        reply="I can't take Mateo off yet: he is the main driver of the Civic, and the state's record shows Lucia's "
-        "licence is suspended, so she can't take the Civic over. Once someone with a valid licence will drive it, "
-        "or the Civic comes off the policy, we can remove Mateo.",
+        traps=[call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=wife.id)],
+        reply="The state's record shows Lucia's licence is suspended, so she can't be the Civic's main driver. As "
+        "you asked, you are now the Civic's principal driver instead, and Mateo is off the policy from today.",
     )
 
     run.expect_golden()
-    assert run.db.get(Vehicle, civic.id).principal_driver_id == son.id  # policy: not reassigned to a suspended licence
-    assert run.db.get(Driver, son.id).status == "listed"  # policy: not removed without a qualifying principal
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "not_eligible", None)
-    run.rubric("Did the agent say Lucia's licence is suspended?", phrases=["suspended"])
+    assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id  # policy: not Lucia, suspended today
+    gone = run.db.get(Driver, son.id)
+    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # after the Civic was reassigned
+    assert run.db.get(Driver, wife.id).status == "listed"  # nothing else changes for her
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)  # the fallback
 
 
 @pytest.mark.two_requests
