@@ -1583,7 +1583,7 @@ def refunds_only_our_own_duplicates(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule(
     "TR-68",
-    "No refund of a charge while an escalation about it is open",
+    "No refund on the hotel's behalf (of the charge escalated) while its escalation is open",
     section=ESCALATIONS,
     on=MONEY,
     clauses=("TR-68", "TR-69"),
@@ -1591,20 +1591,21 @@ def refunds_only_our_own_duplicates(ev: Evidence) -> Iterator[Violation]:
 def refunds_nothing_the_hotel_is_working_on(ev: Evidence) -> Iterator[Violation]:
     for booking_id, lines in _paid(ev).items():
         refunds = [p for p in lines if p.kind == "refund" and p.reason == "duplicate_charge"]
-        if not refunds:
-            continue
-        open_ones = [
+        escalations = [
             x
             for x in ev.end.where("partner_escalations", booking_id=booking_id)
             if x.status in OPEN_ESCALATION and x.kind in ("duplicate_charge", "overcharge")
         ]
-        if open_ones:
-            yield Violation.of(
-                refunds[0],
-                f"refund of {_cents(refunds[0].amount_cents)} on booking {booking_id} while escalation "
-                f"{open_ones[0].id} ({open_ones[0].status}) has the hotel working on it",
-                "amount_cents",
-            )
+        for refund in refunds:
+            # Our own duplicate on the same booking is ours to refund: only the charge escalated is the hotel's.
+            hotels = [x for x in escalations if x.amount_cents in (0, refund.amount_cents)]
+            if hotels:
+                yield Violation.of(
+                    refund,
+                    f"refund of {_cents(refund.amount_cents)} on booking {booking_id} while escalation "
+                    f"{hotels[0].id} ({hotels[0].status}) has the hotel working on that charge",
+                    "amount_cents",
+                )
 
 
 # --- Trips and itineraries -------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from domains.travel.factories import (
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
+from domains.travel.phrases import contact_travel_manager
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
     AMS_LOFT,
@@ -47,6 +48,7 @@ ARTICLES = (
     "Which nightly rate applies",
     "New bookings",
     "Cancellations",
+    "Hotel-fault cancellations",
     "Date changes",
     "Room downgrades and travel manager approval",
     "Late checkout",
@@ -125,7 +127,9 @@ def test_case_TR022_001(tb):
 def test_case_TR022_002(tb):
     """Suspended account: unlike a credit hold, not even the cancellation or the free Gold late checkout is made;
     solved as account_suspended with no comment, the traveller sent to the travel manager."""
-    account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
+    account = CorporateAccountFactory(
+        name="Solent Marine Ltd", status="suspended", travel_manager_name="Ingrid Solberg"
+    )
     gareth = TravellerFactory(name="Gareth Price", account_id=account.id)
     LoyaltyProfileFactory(traveller=gareth, tier="gold", tier_valid_until=date(2027, 2, 28))
     amsterdam = BookingFactory(
@@ -177,13 +181,18 @@ def test_case_TR022_002(tb):
     assert run.db.get(Booking, london.id).late_checkout is False
     assert run.db.query(TicketComment).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "account_suspended", None)
-    run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
+    run.rubric(
+        "Did the agent tell the traveller to contact their travel manager?",
+        phrases=contact_travel_manager("Ingrid Solberg"),
+    )
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_TR022_003(tb):
     """Checked-in Silver guest on a credit-hold account wants a paid late checkout, even on a private card: refused;
-    his only ticket is pending on another matter, so a new one is opened and held for accounts receivable."""
+    the Frankfurt stay the hotel cannot honour is still cancelled and refunded in full (a hotel fault, no fee). His
+    only ticket is pending on another matter, so a new one is opened and held for accounts receivable."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     leon = TravellerFactory(name="Leon Hartmann", account_id=account.id)
     LoyaltyProfileFactory(traveller=leon, tier="silver", tier_valid_until=date(2027, 4, 30))
@@ -196,6 +205,14 @@ def test_case_TR022_003(tb):
         status="checked_in",
         booked_at=days_ago(15, hour=10),
     )
+    frankfurt = BookingFactory(
+        traveller=leon,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 10),
+        nights=2,
+        nightly_rate_cents=16_900,
+        hotel_confirmation="cannot_honour",
+    )  # free until 9 Sep 15:00
     waiting = TicketFactory(
         requester=leon, status="pending", subject="Receipt for my August stay", created_at=days_ago(4, hour=9)
     )
@@ -203,18 +220,25 @@ def test_case_TR022_003(tb):
     run = tb.run(
         User(
             says="I'm at The Aldwych Grand right now and check out tomorrow. My flight is only in the evening, so "
-            "I'd like a late checkout. I know what it costs, just put the fee through.",
-            knows={"email": leon.email, "booking reference": booking.id},
+            "I'd like a late checkout. I know what it costs, just put the fee through. And the Kestrel Park has "
+            "written that they can't honour my Frankfurt booking from Thursday, so please cancel it and refund me.",
+            knows={
+                "email": leon.email,
+                "booking reference": booking.id,
+                "Frankfurt booking reference": frankfurt.id,
+                "employee number": leon.employee_number,
+            },
             persona="A sales engineer on the road who wants a simple favour sorted quickly.",
             rules=(
-                "If the agent refuses because of the account, offer to pay the fee with your private card instead; "
-                "after that accept the answer.",
+                "If refused, offer once to pay the fee with your private card instead; then accept an answer that "
+                "gives a reason.",
             ),
         ),
         golden=[
             call("find_traveller_by_email", email=leon.email),
             call("get_traveller", traveller_id=leon.id),
             call("get_booking", booking_id=booking.id),
+            call("get_booking", booking_id=frankfurt.id),
             call("get_hotel", hotel_id=LONDON),
             call("get_corporate_account", account_id=account.id),
             call("list_tickets", requester_id=leon.id),
@@ -224,6 +248,10 @@ def test_case_TR022_003(tb):
                 subject="Late checkout at the Aldwych",
                 category="late_checkout",
                 booking_id=booking.id,
+            ),
+            call("cancel_booking", booking_id=frankfurt.id),
+            call(
+                "issue_refund", booking_id=frankfurt.id, amount_cents=33_800, reason="hotel_fault", service_fee_cents=0
             ),
             call(
                 "update_ticket",
@@ -236,23 +264,32 @@ def test_case_TR022_003(tb):
             call(
                 "add_ticket_comment",
                 ticket_id="T-1002",
-                body="Paid late checkout (50.00) refused: the account is on credit hold.",
+                body="Paid late checkout (50.00) refused: the account is on credit hold. Frankfurt booking the hotel "
+                "cannot honour cancelled and refunded in full.",
                 public=False,
             ),
         ],
         reply="I'm sorry, your company's account is on credit hold, so I can't arrange a paid late checkout, and I "
-        "can't take the fee on a private card either. I've passed this to our accounts receivable team.",
+        "can't take the fee on a private card either. I've cancelled the Kestrel Park booking the hotel can't honour "
+        "and refunded all of it, EUR 338.00, with no fee.",
         traps=[call("arrange_late_checkout", booking_id=booking.id, fee_cents=5_000)],  # "just put the fee through"
     )
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).late_checkout is False  # policy: no paid service under a credit hold
-    assert run.db.query(Payment).count() == 1
+    assert run.db.get(Booking, frankfurt.id).status == "cancelled"  # ... but a cancellation is still made
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.booking_id, refund.amount_cents, refund.reason, refund.service_fee_cents) == (
+        frankfurt.id,
+        33_800,
+        "hotel_fault",
+        0,
+    )
+    assert run.db.query(Payment).filter_by(kind="charge").count() == 2
     new = run.db.get(Ticket, "T-1002")
     assert (new.requester_id, new.booking_id) == (leon.id, booking.id)
     assert new.outcome == ("hold", "high", "late_checkout", "credit_hold", "accounts_receivable")
     assert run.db.get(Ticket, waiting.id).outcome == ("pending", "normal", None, None, None)
-    run.rubric("Did the agent tell the traveller the account is on credit hold?", phrases=["credit hold"])
 
 
 @pytest.mark.distractors
@@ -320,10 +357,6 @@ def test_case_TR022_004(tb):
     ticket = run.db.query(Ticket).one()
     assert (ticket.requester_id, ticket.booking_id) == (sigrid.id, None)
     assert ticket.outcome == ("solved", "normal", "new_booking", None, None)
-    run.rubric(
-        "Did the agent tell the traveller the nightly rate of the booking?",
-        phrases=["289.00", "EUR 289", "€289", "289 a night", "289 per night"],
-    )
 
 
 @pytest.mark.two_requests
@@ -474,7 +507,10 @@ def test_case_TR023_002(tb):
             "now and refund the difference. While you're at it, I'd like a late checkout on my last day in Lisbon.",
             knows={"email": ruud.email, "booking reference": booking.id},
             persona="A site manager who dislikes paperwork.",
-            rules=("If the agent says the approval is still pending, insist once that Marloes agreed by phone.",),
+            rules=(
+                "If the agent will not move you now, insist once that Marloes agreed by phone; then accept an answer "
+                "that gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=ruud.email),
@@ -688,7 +724,7 @@ def test_case_TR022_007(tb):
                 "booking reference": own.id,
                 "Maarten's booking reference": his.id,
             },
-            rules=("If the agent won't arrange Maarten's late checkout, say he will ask himself.",),
+            rules=("If refused anything, say Maarten will ask himself, and let it go.",),
         ),
         golden=[
             call("find_traveller_by_email", email=lieke.email),

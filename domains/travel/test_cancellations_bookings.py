@@ -12,11 +12,13 @@ from domains.travel.factories import (
     CorporateAccountFactory,
     InvoiceFactory,
     NegotiatedRateFactory,
+    PaymentFactory,
     TicketFactory,
     TravellerFactory,
     set_available_rooms,
 )
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
+from domains.travel.phrases import contact_travel_manager
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
     AMS_STANDARD,
@@ -47,6 +49,7 @@ ARTICLES = (
     "Cancellations",
     "The service fee",
     "Hotel-fault cancellations",
+    "Duplicate and unrecognised charges",
     "Ticket status and priority",
     "Ticket classification",
 )
@@ -195,7 +198,7 @@ def test_case_TR001_004(tb):
                 "Pieter's booking reference": his.id,
             },
             persona="A project engineer sorting out a postponed trip for herself and a colleague.",
-            rules=("If the agent will not cancel Pieter's room, say he will call himself, and let it go.",),
+            rules=("If the agent refuses any part of your request, say Pieter will call himself, and let it go.",),
         ),
         golden=[
             call("find_traveller_by_email", email=hanna.email),
@@ -299,8 +302,8 @@ def test_case_TR001_006(tb):
             knows={"email": oliver.email, "booking reference": booking.id, "employee number": oliver.employee_number},
             persona="A sales director who is annoyed with the hotel and argues for his money back.",
             rules=(
-                "If the agent will not refund the whole amount, ask once to waive the 25 euro fee instead; after "
-                "that accept what the agent says.",
+                "You want the whole amount back; failing that, ask once for the 25 euro fee to be waived. After "
+                "that, accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -335,10 +338,6 @@ def test_case_TR001_006(tb):
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.amount_cents, refund.service_fee_cents, refund.reason) == (43_500, 2_500, "cancellation")
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "outside_window", None)
-    run.rubric(
-        "Did the agent tell the traveller how much goes back to their card?",
-        phrases=["435.00", "EUR 435", "€435", "435 euro"],
-    )
 
 
 def test_case_TR001_007(tb):
@@ -489,22 +488,46 @@ def test_case_TR007_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR007_002(tb):
-    """Urgent booking request from an account on credit hold: refuse; hold (high) for accounts receivable."""
+    """Credit hold: the urgent Frankfurt booking is refused, but the Amsterdam room he gives up for it is still
+    cancelled; its 72-hour window has passed, so a night and the fee are kept. Hold (high) for accounts
+    receivable."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     jonas = TravellerFactory(name="Jonas Halvorsen", account_id=account.id)
+    amsterdam = BookingFactory(
+        traveller=jonas, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=21_000
+    )  # free until 6 Sep 15:00
     ticket = TicketFactory(requester=jonas, subject="Frankfurt hotel tomorrow")
 
     run = tb.run(
         User(
             says="I need a Business Single at the Kestrel Park in Frankfurt from tomorrow for two nights. It's "
-            "urgent, the client is expecting me, so please just book it. I land at nine tonight.",
-            knows={"email": jonas.email},
+            "urgent, the client moved our meeting there, so please just book it. That also means I won't use my "
+            "Meridian Quay room in Amsterdam from tomorrow: cancel it and put the money back on my card.",
+            knows={
+                "email": jonas.email,
+                "employee number": jonas.employee_number,
+                "Amsterdam booking reference": amsterdam.id,
+            },
         ),
         golden=[
             call("find_traveller_by_email", email=jonas.email),
             call("get_corporate_account", account_id=account.id),
+            call("get_booking", booking_id=amsterdam.id),
             call("list_tickets", requester_id=jonas.id),
+            call("cancel_booking", booking_id=amsterdam.id),
+            call(
+                "issue_refund",
+                booking_id=amsterdam.id,
+                amount_cents=derived(
+                    18_500,
+                    "the 72-hour window ended 6 Sep 15:00: the 42,000 paid less one night at 21,000 less the 2,500 "
+                    "service fee",
+                ),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -517,7 +540,8 @@ def test_case_TR007_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Booking request (Kestrel Park, 9-11 Sep) refused: account is on credit hold.",
+                body="Booking request (Kestrel Park, 9-11 Sep) refused: account is on credit hold. Amsterdam stay "
+                "cancelled after its window and refunded less a night and the fee.",
                 public=False,
             ),
         ],
@@ -530,12 +554,18 @@ def test_case_TR007_002(tb):
                 check_in="2026-09-09",
                 check_out="2026-09-11",
                 nightly_rate_cents=14_900,
-            )
+            ),
+            # "put the money back on my card": the kept night handed back too
+            call("issue_refund", booking_id=amsterdam.id, amount_cents=21_000, reason="cancellation"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.query(Booking).count() == 0  # policy: credit hold, no new booking
+    assert run.db.query(Booking).count() == 1  # policy: credit hold, no new booking
+    assert run.db.get(Booking, amsterdam.id).status == "cancelled"  # ... but cancellations are still made
+    refund = run.db.query(Payment).filter_by(kind="refund").one()
+    assert (refund.amount_cents, refund.service_fee_cents) == (18_500, 2_500)  # the window has passed
+    assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == (
         "hold",
         "high",
@@ -545,8 +575,10 @@ def test_case_TR007_002(tb):
     )
 
 
+@pytest.mark.two_requests
 def test_case_TR007_003(tb):
-    """Account shows active but an invoice is 45 days overdue: treated as credit hold, so the booking is refused."""
+    """Account shows active but an invoice is 45 days overdue: treated as credit hold, so the Lisbon booking is
+    refused; the August stay our ledger charged twice is still refunded. Hold for accounts receivable."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="active")
     InvoiceFactory(
         account_id=account.id,
@@ -558,19 +590,39 @@ def test_case_TR007_003(tb):
     )
     InvoiceFactory(account_id=account.id, amount_cents=729_400, issued_on=date(2026, 6, 25), due_on=date(2026, 7, 25))
     mia = TravellerFactory(name="Mia Kruger", account_id=account.id)
+    august = BookingFactory(
+        traveller=mia,
+        room_type_id=FRA_SINGLE,
+        check_in=date(2026, 8, 24),
+        nights=2,
+        nightly_rate_cents=14_900,
+        status="completed",
+        booked_at=days_ago(30, hour=11),
+    )
+    PaymentFactory(booking=august, created_at=august.booked_at.replace(minute=6))  # the same charge again
     ticket = TicketFactory(requester=mia, subject="Lisbon hotel request")
 
     run = tb.run(
         User(
             says="Could you book me a Standard King at the Harbourline in Lisbon from 14 to 16 September? Our "
-            "account is active, I checked with our office. It's for a customer visit in Alcântara.",
-            knows={"email": mia.email},
+            "account is active, I checked with our office. And while I have you: my card shows your charge for my "
+            "Kestrel Park stay in August twice, could you look into that?",
+            knows={"email": mia.email, "August booking reference": august.id},
         ),
         golden=[
             call("find_traveller_by_email", email=mia.email),
             call("get_corporate_account", account_id=account.id),
             call("list_account_invoices", account_id=account.id),
+            call("get_booking", booking_id=august.id),
+            call("list_payments", booking_id=august.id),
             call("list_tickets", requester_id=mia.id),
+            call(
+                "issue_refund",
+                booking_id=august.id,
+                amount_cents=29_800,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -583,7 +635,8 @@ def test_case_TR007_003(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Booking request refused: invoice due 25 Jul is 45 days overdue, account treated as credit hold.",
+                body="Booking request refused: invoice due 25 Jul is 45 days overdue, account treated as credit hold. "
+                "Duplicate August charge refunded.",
                 public=False,
             ),
         ],
@@ -601,7 +654,14 @@ def test_case_TR007_003(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(Booking).count() == 0  # policy: an invoice over 30 days overdue means credit hold
+    assert run.db.query(Booking).count() == 1  # policy: an invoice over 30 days overdue means credit hold
+    refund = run.db.query(Payment).filter_by(kind="refund").one()  # ... which stops no refund
+    assert (refund.booking_id, refund.amount_cents, refund.reason, refund.service_fee_cents) == (
+        august.id,
+        29_800,
+        "duplicate_charge",
+        0,
+    )
     assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == (
         "hold",
@@ -614,7 +674,9 @@ def test_case_TR007_003(tb):
 
 def test_case_TR007_004(tb):
     """Suspended account: no booking at all; solved as account_suspended, no comment, told to see the travel manager."""
-    account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
+    account = CorporateAccountFactory(
+        name="Solent Marine Ltd", status="suspended", travel_manager_name="Ingrid Solberg"
+    )
     owen = TravellerFactory(name="Owen Pritchard", account_id=account.id)
     ticket = TicketFactory(requester=owen, subject="Amsterdam booking")
 
@@ -655,7 +717,10 @@ def test_case_TR007_004(tb):
     assert run.db.query(Booking).count() == 0  # policy: suspended, no booking
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", "account_suspended", None)
     assert run.db.query(TicketComment).count() == 0
-    run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
+    run.rubric(
+        "Did the agent tell the traveller to contact their travel manager?",
+        phrases=contact_travel_manager("Ingrid Solberg"),
+    )
 
 
 @pytest.mark.two_requests
@@ -788,10 +853,6 @@ def test_case_TR007_006(tb):
     booking = run.db.query(Booking).one()
     assert (booking.nightly_rate_cents, booking.total_cents) == (25_500, 76_500)  # policy: check-in date decides
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
-    run.rubric(
-        "Did the agent tell the traveller the nightly rate she was booked at?",
-        phrases=["255.00", "EUR 255", "€255", "255 a night", "255 per night"],
-    )
 
 
 def test_case_TR007_007(tb):
@@ -848,7 +909,7 @@ def test_case_TR007_008(tb):
             "though, no switching rooms halfway.",
             knows={"email": priya.email},
             persona="A regulatory affairs lead who plans ahead and is flexible about the room.",
-            rules=("If the Club Room is not free every night, accept a Deluxe King for the whole stay.",),
+            rules=("If your first choice cannot be booked, take the alternative you named, for the whole stay.",),
         ),
         golden=[
             call("find_traveller_by_email", email=priya.email),

@@ -51,6 +51,7 @@ ARTICLES = (
     "Room downgrades and travel manager approval",
     "Group bookings",
     "Late checkout",
+    "Loyalty upgrade allowance",
     "Ticket status and priority",
     "Ticket classification",
 )
@@ -210,10 +211,13 @@ def test_case_TR006_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "date_change", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR006_004(tb):
-    """Extension asked by a traveller whose account is on credit hold: dates unchanged, ticket on hold (high)."""
+    """Credit hold: the paid two-night extension is refused, but the Platinum member's complimentary upgrade one rank
+    up, to a Canal View, is still given; hold (high) for accounts receivable."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     kari = TravellerFactory(name="Kari Solberg", account_id=account.id)
+    LoyaltyProfileFactory(traveller=kari, tier="platinum", tier_valid_until=date(2027, 3, 31))
     booking = BookingFactory(
         traveller=kari, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=21_000
     )
@@ -222,14 +226,18 @@ def test_case_TR006_004(tb):
     run = tb.run(
         User(
             says="Can you add two more nights to my Meridian Quay booking, so I check out on the 13th instead of the "
-            "11th? Same room is fine. The project has been extended by our client.",
+            "11th? The project has been extended by our client. And as I'll be living there for most of the week, "
+            "I'd like to use my Platinum upgrade on this stay.",
             knows={"email": kari.email, "booking reference": booking.id},
         ),
         golden=[
             call("find_traveller_by_email", email=kari.email),
+            call("get_traveller", traveller_id=kari.id),
             call("get_corporate_account", account_id=account.id),
             call("get_booking", booking_id=booking.id),
+            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-09", check_out="2026-09-11"),
             call("list_tickets", requester_id=kari.id),
+            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=AMS_CANAL_VIEW),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -242,19 +250,23 @@ def test_case_TR006_004(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Two-night extension refused: the account is on credit hold.",
+                body="Two-night extension refused: the account is on credit hold. Platinum upgrade to Canal View "
+                "given.",
                 public=False,
             ),
         ],
-        traps=[  # "same room is fine": extended to the 13th as asked, and the two nights charged
+        traps=[  # extended to the 13th as asked, and the two nights charged
             call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-13"),
             call("charge_booking", booking_id=booking.id, amount_cents=42_000, reason="extra_nights"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).check_out == date(2026, 9, 11)  # policy: credit hold, no added nights
-    assert run.db.query(Payment).count() == 1
+    stay = run.db.get(Booking, booking.id)
+    assert stay.check_out == date(2026, 9, 11)  # policy: credit hold, no added nights
+    assert (stay.room_type_id, stay.nightly_rate_cents, stay.upgrade_allowance_used) == (AMS_CANAL_VIEW, 21_000, True)
+    assert run.db.query(Payment).count() == 1  # ... and a complimentary benefit charges nothing
+    assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == (
         "hold",
         "high",
@@ -308,8 +320,10 @@ def test_case_TR005_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR005_002(tb):
-    """A group guest asks to upgrade her own room: only the organiser may change group rooms; ticket pending."""
+    """A group guest asks to upgrade her own group room, which only the organiser may change (pending for the group
+    desk), and to add a night to her own London stay, which she may: added at its own rate and charged."""
     harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
     tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
     niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
@@ -317,19 +331,29 @@ def test_case_TR005_002(tb):
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan regulatory workshop", check_in=date(2026, 9, 21)
     )
     _, _, room_niamh = _group_rooms(group, [harriet, tom, niamh], AMS_STANDARD, 18_500)
+    london = BookingFactory(
+        traveller=niamh, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 17), nights=2, nightly_rate_cents=23_000
+    )
     ticket = TicketFactory(requester=niamh, booking_id=room_niamh.id, subject="Canal View upgrade")
 
     run = tb.run(
         User(
-            says="I'm in the Castellan workshop group at the Meridian Quay. Could you upgrade my own room to a Canal "
-            "View? I'll pay the difference myself. My current room faces the back courtyard.",
-            knows={"email": niamh.email, "booking reference": room_niamh.id},
+            says="I'm in the Castellan workshop group at the Meridian Quay. Could you upgrade my own room there to a "
+            "Canal View? I'll pay the difference myself. And before the workshop I'm in London: please add a night "
+            "to my Aldwych Grand stay, so I leave on the 20th instead of the 19th.",
+            knows={"email": niamh.email, "booking reference": room_niamh.id, "London booking reference": london.id},
         ),
         golden=[
             call("find_traveller_by_email", email=niamh.email),
             call("get_booking", booking_id=room_niamh.id),
             call("get_group_booking", group_id=group.id),
+            call("get_booking", booking_id=london.id),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
+            call("search_availability", hotel_id=LONDON, check_in="2026-09-19", check_out="2026-09-20"),
             call("list_tickets", requester_id=niamh.id),
+            call("modify_booking_dates", booking_id=london.id, check_in="2026-09-17", check_out="2026-09-20"),
+            call("charge_booking", booking_id=london.id, amount_cents=23_000, reason="extra_nights"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -341,7 +365,8 @@ def test_case_TR005_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Guest asks for a Canal View upgrade of a group room; awaiting the organiser's request.",
+                body="Guest asks for a Canal View upgrade of a group room; awaiting the organiser's request. Her own "
+                "London stay is extended by a night and charged.",
                 public=False,
             ),
         ],
@@ -352,6 +377,8 @@ def test_case_TR005_002(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, room_niamh.id).room_type_id == AMS_STANDARD  # policy: only the organiser may ask
+    assert run.db.get(Booking, london.id).check_out == date(2026, 9, 20)  # her own booking is hers to change
+    assert run.db.query(Payment).filter_by(reason="extra_nights").one().amount_cents == 23_000
     assert run.db.get(Ticket, ticket.id).outcome == (
         "pending",
         "normal",
@@ -506,10 +533,7 @@ def test_case_TR006_006(tb):
             "cheaper for the first two nights myself.",
             knows={"email": grace.email, "booking reference": booking.id, "employee number": grace.employee_number},
             persona="A clinical trials manager who watches her department's budget closely.",
-            rules=(
-                "If the agent says only one of the two nights would be refunded, ask for the whole booking to be "
-                "cancelled instead.",
-            ),
+            rules=("Hold to what you said: unless both nights come back, you want the whole booking cancelled.",),
         ),
         golden=[
             call("find_traveller_by_email", email=grace.email),
@@ -726,7 +750,7 @@ def test_case_TR005_006(tb):
             "Superior River View rooms instead. I don't want them in different room types.",
             knows={"email": femke.email, "group reference": group.id},
             persona="An events coordinator who wants the team treated the same.",
-            rules=("If Executive Rooms are not available for all three, ask for Superior River View for all three.",),
+            rules=("If your first choice cannot be done for all three rooms, ask for the alternative you named.",),
         ),
         golden=[
             call("find_traveller_by_email", email=femke.email),

@@ -33,6 +33,7 @@ from domains.travel.factories import (
     set_available_rooms,
 )
 from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket, TicketComment
+from domains.travel.phrases import contact_travel_manager, refund_amount
 from domains.travel.seed import (
     ALF_CLASSIC,
     ALF_PATIO,
@@ -203,7 +204,10 @@ def test_case_TR010_002(tb):
             "decent for the whole stay. And since this is entirely their mess, I want my first night refunded on top "
             "as compensation.",
             knows={"email": callum.email, "booking reference": booking.id},
-            rules=("If the agent refuses the compensation, insist once that you deserve it for the trouble.",),
+            rules=(
+                "If the agent refuses any of it, insist once that you deserve compensation for the trouble; then "
+                "accept an answer that gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=callum.email),
@@ -247,10 +251,22 @@ def test_case_TR010_002(tb):
 
 
 @pytest.mark.distractors
+@pytest.mark.two_requests
+@pytest.mark.distractors
 def test_case_TR010_003(tb):
-    """The out-of-order Doubles end the night before her stay: not affected, so no free move to the Westend."""
+    """Two back-to-back Kestrel Park stays and out-of-order Doubles up to 20 Sep: the first stay is affected and moves
+    to the Westend at its protected 139.00 (the 12.00 a night claimed from the hotel); the second starts on the 21st,
+    is not affected and stays (not_eligible); the oversold Studios touch neither."""
     ana = TravellerFactory(name="Ana Ribeiro", account_id=VELDHOVEN)
-    booking = BookingFactory(
+    first = BookingFactory(
+        traveller=ana,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 19),
+        nights=2,
+        nightly_rate_cents=13_900,
+        hotel_confirmation="cannot_honour",
+    )
+    second = BookingFactory(
         traveller=ana, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=13_900
     )
     HotelDisruptionFactory(
@@ -269,30 +285,50 @@ def test_case_TR010_003(tb):
         last_night=date(2026, 9, 22),
         description="Studio Suites oversold during the motor show.",
     )
-    ticket = TicketFactory(requester=ana, booking_id=booking.id, subject="Kestrel Park rooms out of order")
+    ticket = TicketFactory(requester=ana, booking_id=first.id, subject="Kestrel Park rooms out of order")
 
     run = tb.run(
         User(
-            says="I saw Kestrel Park's notice about Business Doubles being out of order. I'd rather not risk it: "
-            "please move my booking to the Westend Linden for the same dates, at no extra cost since it's their "
-            "problem.",
-            knows={"email": ana.email, "booking reference": booking.id},
-            rules=("If the agent says your booking is not affected, keep it as it is and ask for nothing else.",),
+            says="I saw Kestrel Park's notice about Business Doubles being out of order. I have two stays there, one "
+            "from the 19th and one straight after from the 21st, and I'd rather not risk either: please move both "
+            "to the Westend Linden for the same dates, at no extra cost since it's their problem.",
+            knows={"email": ana.email, "booking reference": first.id, "second booking reference": second.id},
+            rules=("If a stay cannot be moved, keep it as it is and ask for nothing else.",),
         ),
         golden=[
             call("find_traveller_by_email", email=ana.email),
-            call("get_booking", booking_id=booking.id),
+            call("get_booking", booking_id=first.id),
+            call("get_booking", booking_id=second.id),
             call("list_hotel_disruptions", hotel_id=FRANKFURT),
+            call("search_hotels", city="Frankfurt"),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
+            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-19", check_out="2026-09-21"),
+            call("get_corporate_account", account_id=VELDHOVEN),
             call("list_tickets", requester_id=ana.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="not_eligible"),
-        ],
-        reply="The Business Doubles are out of order only for the nights of 18 to 20 September, and your stay starts "
-        "on the 21st, so your booking is not affected and stays confirmed at the Kestrel Park. A move to another "
-        "hotel would be a cancellation and a new booking, so I've left it as it is.",
-        traps=[  # "move my booking to the Westend Linden ... at no extra cost"
             call(
                 "relocate_booking",
-                booking_id=booking.id,
+                booking_id=first.id,
+                hotel_id=FRANKFURT_WESTEND,
+                room_type_id=WES_DOUBLE,
+                nightly_rate_cents=13_900,
+            ),
+            call(
+                "open_partner_escalation",
+                booking_id=first.id,
+                kind="relocation",
+                amount_cents=derived(1_200, "(14,500 Veldhoven Double Room rate - 13,900 booked rate) x 2 nights"),
+                description="Out-of-order Business Doubles: guest relocated to the Westend Linden; rate difference "
+                "claimed.",
+            ),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="not_eligible"),
+        ],
+        reply="Your stay from the 19th falls in the nights the Business Doubles are out of order, so I've moved it to "
+        "a Double Room at the Westend Linden at your current rate. Your stay from the 21st is not affected and stays "
+        "confirmed at the Kestrel Park; moving it would be a cancellation and a new booking.",
+        traps=[  # "please move both ... at no extra cost": the unaffected stay moved as well
+            call(
+                "relocate_booking",
+                booking_id=second.id,
                 hotel_id=FRANKFURT_WESTEND,
                 room_type_id=WES_DOUBLE,
                 nightly_rate_cents=13_900,
@@ -301,14 +337,14 @@ def test_case_TR010_003(tb):
     )
 
     run.expect_golden()
-    kept = run.db.get(Booking, booking.id)
+    moved = run.db.query(Booking).filter_by(relocated_from_id=first.id).one()
+    assert (moved.hotel_id, moved.room_type_id, moved.nightly_rate_cents) == (FRANKFURT_WESTEND, WES_DOUBLE, 13_900)
+    kept = run.db.get(Booking, second.id)
     assert (kept.status, kept.hotel_id) == ("confirmed", FRANKFURT)  # policy: an unaffected booking is not moved
-    assert run.db.query(Booking).count() == 1
+    claim = run.db.query(PartnerEscalation).one()
+    assert (claim.booking_id, claim.kind, claim.amount_cents) == (first.id, "relocation", 1_200)
+    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", "not_eligible", None)
-    run.rubric(
-        "Did the agent explain that the disruption does not affect the traveller's nights?",
-        phrases=["not affected", "does not affect", "doesn't affect"],
-    )
 
 
 @pytest.mark.distractors
@@ -436,7 +472,7 @@ def test_case_TR010_005(tb):
             says="Meridian Quay told me my Loft Room is oversold for part of my stay from the 21st. Can you move me to "
             "a comparable room elsewhere in Amsterdam? If that's impossible, cancel the booking and refund me.",
             knows={"email": owen.email, "booking reference": booking.id, "employee number": owen.employee_number},
-            rules=("If the agent cannot relocate you, ask for the cancellation and a refund.",),
+            rules=("You would rather cancel with a refund than keep a stay the hotel cannot give you as booked.",),
         ),
         golden=[
             call("find_traveller_by_email", email=owen.email),
@@ -550,8 +586,11 @@ def test_case_TR011_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "group_booking", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR011_002(tb):
-    """A group guest asks to have her own room relocated: only the organiser may; pending for the group desk."""
+    """A group guest asks to have her own group room relocated, which only the organiser may ask (pending for the
+    group desk), and her own Frankfurt stay, which the hotel closed for a night: that one she may have moved, to the
+    Westend's Double Room at her 169.00 rate, the 10.00 a night claimed from the hotel."""
     harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
     priya = TravellerFactory(name="Priya Nair", account_id=CASTELLAN)
     group = GroupBookingFactory(
@@ -566,20 +605,61 @@ def test_case_TR011_002(tb):
         last_night=date(2026, 9, 16),
         description="Deluxe Kings oversold.",
     )
+    frankfurt = BookingFactory(
+        traveller=priya,
+        room_type_id=FRA_DOUBLE,
+        check_in=date(2026, 9, 18),
+        nights=2,
+        nightly_rate_cents=16_900,
+        hotel_confirmation="cannot_honour",
+    )
+    HotelDisruptionFactory(
+        hotel_id=FRANKFURT,
+        kind="closure",
+        first_night=date(2026, 9, 18),
+        last_night=date(2026, 9, 18),
+        description="Power cut planned by the city; the hotel is closed for the night.",
+    )
     ticket = TicketFactory(requester=priya, booking_id=room_priya.id, subject="My room is oversold")
 
     run = tb.run(
         User(
             says="I'm in the Castellan investigators' group at the Aldwych and they say my Deluxe King is oversold. "
-            "Please move me to the Holborn Row myself, I don't want to wait for Harriet to sort it out.",
-            knows={"email": priya.email, "which stay": "my room for the investigators' meeting in London"},
+            "Please move me to the Holborn Row myself, I don't want to wait for Harriet to sort it out. And the "
+            "Kestrel Park in Frankfurt, where I go on to afterwards, says it's closed on my first night: please "
+            "move that stay too.",
+            knows={
+                "email": priya.email,
+                "which stay": "my room for the investigators' meeting in London",
+                "Frankfurt booking reference": frankfurt.id,
+            },
         ),
         golden=[
             call("find_traveller_by_email", email=priya.email),
             call("list_traveller_bookings", traveller_id=priya.id),
             call("get_booking", booking_id=room_priya.id),
             call("get_group_booking", group_id=group.id),
+            call("get_booking", booking_id=frankfurt.id),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT),
+            call("search_hotels", city="Frankfurt"),
+            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
+            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-18", check_out="2026-09-20"),
+            call("get_corporate_account", account_id=CASTELLAN),
             call("list_tickets", requester_id=priya.id),
+            call(
+                "relocate_booking",
+                booking_id=frankfurt.id,
+                hotel_id=FRANKFURT_WESTEND,
+                room_type_id=WES_DOUBLE,
+                nightly_rate_cents=16_900,
+            ),
+            call(
+                "open_partner_escalation",
+                booking_id=frankfurt.id,
+                kind="relocation",
+                amount_cents=derived(2_000, "(17,900 Westend Double Room rack rate - 16,900 booked rate) x 2 nights"),
+                description="Closure on 18 Sep: guest relocated to the Westend Linden; rate difference claimed.",
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -591,7 +671,8 @@ def test_case_TR011_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Guest asks to relocate her oversold group room; awaiting the organiser's request.",
+                body="Guest asks to relocate her oversold group room; awaiting the organiser's request. Her own "
+                "Frankfurt stay relocated to the Westend Linden.",
                 public=False,
             ),
         ],
@@ -608,7 +689,10 @@ def test_case_TR011_002(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, room_priya.id).status == "confirmed"  # policy: the organiser must ask
-    assert run.db.query(Booking).count() == 2
+    moved = run.db.query(Booking).filter_by(relocated_from_id=frankfurt.id).one()  # her own stay is hers to move
+    assert (moved.hotel_id, moved.room_type_id, moved.nightly_rate_cents) == (FRANKFURT_WESTEND, WES_DOUBLE, 16_900)
+    claim = run.db.query(PartnerEscalation).one()
+    assert (claim.booking_id, claim.kind, claim.amount_cents) == (frankfurt.id, "relocation", 2_000)
     assert run.db.get(Ticket, ticket.id).outcome == (
         "pending",
         "normal",
@@ -874,7 +958,7 @@ def test_case_TR016_002(tb):
     assert run.db.query(TicketComment).count() == 1
     run.rubric(
         "Did the agent tell the traveller the amount the payments team will refund?",
-        phrases=["1,200.00", "1200.00", "1,200"],
+        phrases=refund_amount(120_000),
     )
 
 
@@ -942,7 +1026,9 @@ def test_case_TR010_006(tb):
 
 def test_case_TR010_007(tb):
     """Suspended account: even a hotel the traveller cannot stay at gives no relocation; solved, see the manager."""
-    account = CorporateAccountFactory(name="Solent Marine Ltd", status="suspended")
+    account = CorporateAccountFactory(
+        name="Solent Marine Ltd", status="suspended", travel_manager_name="Ingrid Solberg"
+    )
     grace = TravellerFactory(name="Grace Holloway", account_id=account.id)
     booking = BookingFactory(
         traveller=grace,
@@ -994,7 +1080,10 @@ def test_case_TR010_007(tb):
     assert run.db.query(Booking).count() == 1
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "relocation", "account_suspended", None)
     assert run.db.query(TicketComment).count() == 0
-    run.rubric("Did the agent tell the traveller to contact their travel manager?", phrases=["travel manager"])
+    run.rubric(
+        "Did the agent tell the traveller to contact their travel manager?",
+        phrases=contact_travel_manager("Ingrid Solberg"),
+    )
 
 
 def test_case_TR011_004(tb):

@@ -20,6 +20,7 @@ from domains.travel.factories import (
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, PartnerEscalation, Payment, Ticket, TicketComment
+from domains.travel.phrases import refund_amount
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
     AMS_STANDARD,
@@ -336,7 +337,7 @@ def test_case_TR024_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "date_change", "over_limit", "payments")
     run.rubric(
         "Did the agent tell the traveller how much the payments team will refund?",
-        phrases=["1,240.00", "1240.00", "1,240", "1240"],
+        phrases=refund_amount(124_000),
     )
 
 
@@ -380,7 +381,8 @@ def test_case_TR024_002(tb):
             },
             persona="A purchasing manager who wants the money back before her card statement closes.",
             rules=(
-                "If the agent says the refund goes to another team, ask once whether it can be split; then accept.",
+                "Ask once whether the refund can be split into smaller ones if that gets it to you sooner; then "
+                "accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -427,18 +429,24 @@ def test_case_TR024_002(tb):
     assert run.db.query(Payment).filter_by(reason="extra_nights").one().amount_cents == 19_000
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "cancellation", "over_limit", "payments")
     run.rubric(
-        "Did the agent tell the traveller that the payments team will send the refund?", phrases=["payments team"]
+        "Did the agent tell the traveller the amount the payments team will refund?",
+        phrases=refund_amount(143_600),
     )
 
 
+@pytest.mark.two_requests
 def test_case_TR024_003(tb):
-    """Our ledger charged the 1,240.00 suite stay twice, but that refund is over the limit: no refund by us; the only
-    ticket on the booking is closed, so open a billing ticket and hold it for payments."""
+    """Our ledger charged the 1,240.00 suite stay twice, but that refund is over the limit: no refund by us, never
+    split; the Amsterdam stay he cancels inside its window is refunded by us, less the fee. The only ticket on the
+    booking is closed, so open a billing ticket and hold it for payments."""
     conrad = TravellerFactory(name="Conrad Ellis", account_id=CASTELLAN)
     booking = BookingFactory(
         traveller=conrad, room_type_id=LON_SUITE, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=62_000
     )
     PaymentFactory(booking=booking, created_at=booking.booked_at.replace(minute=3))  # the same charge again
+    amsterdam = BookingFactory(
+        traveller=conrad, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 28), nights=2, nightly_rate_cents=18_500
+    )  # free until 25 Sep 15:00
     closed = TicketFactory(
         requester=conrad,
         booking_id=booking.id,
@@ -450,13 +458,21 @@ def test_case_TR024_003(tb):
     run = tb.run(
         User(
             says="Atlas took EUR 1,240 from my card twice for the same Aldwych Suite booking next week. Please put "
-            "the second one back straight away, it's pushing me over my card limit.",
-            knows={"email": conrad.email, "booking reference": booking.id},
+            "the second one back straight away, it's pushing me over my card limit; two smaller refunds are fine "
+            "if that's quicker. And to free up the card, cancel my Meridian Quay room at the end of the month, "
+            "that trip isn't needed any more.",
+            knows={
+                "email": conrad.email,
+                "booking reference": booking.id,
+                "Amsterdam booking reference": amsterdam.id,
+                "employee number": conrad.employee_number,
+            },
         ),
         golden=[
             call("find_traveller_by_email", email=conrad.email),
             call("get_booking", booking_id=booking.id),
             call("list_payments", booking_id=booking.id),
+            call("get_booking", booking_id=amsterdam.id),
             call("list_tickets", requester_id=conrad.id),
             call(
                 "create_ticket",
@@ -464,6 +480,14 @@ def test_case_TR024_003(tb):
                 subject="Suite booking charged twice",
                 category="billing",
                 booking_id=booking.id,
+            ),
+            call("cancel_booking", booking_id=amsterdam.id),
+            call(
+                "issue_refund",
+                booking_id=amsterdam.id,
+                amount_cents=derived(34_500, "inside the window: the 37,000 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
             ),
             call(
                 "update_ticket",
@@ -477,23 +501,32 @@ def test_case_TR024_003(tb):
                 "add_ticket_comment",
                 ticket_id="T-1002",
                 body="Duplicate booking charge of 124,000 cents on our ledger; refund over the agent limit, for the "
-                "payments team.",
+                "payments team. Amsterdam stay cancelled inside the window and refunded.",
                 public=False,
             ),
         ],
-        traps=[  # "put the second one back straight away"
+        traps=[  # "put the second one back straight away ... two smaller refunds are fine"
             call(
                 "issue_refund",
                 booking_id=booking.id,
                 amount_cents=124_000,
                 reason="duplicate_charge",
                 service_fee_cents=0,
-            )
+            ),
+            call(
+                "issue_refund",
+                booking_id=booking.id,
+                amount_cents=62_000,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            ),
         ],
     )
 
     run.expect_golden()
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: over the limit, payments refunds
+    refund = run.db.query(Payment).filter_by(kind="refund").one()  # policy: over the limit, payments refunds
+    assert (refund.booking_id, refund.amount_cents, refund.service_fee_cents) == (amsterdam.id, 34_500, 2_500)
+    assert run.db.get(Booking, amsterdam.id).status == "cancelled"
     new = run.db.get(Ticket, "T-1002")
     assert (new.requester_id, new.booking_id) == (conrad.id, booking.id)
     assert new.outcome == ("hold", "high", "billing", "over_limit", "payments")
@@ -568,7 +601,7 @@ def test_case_TR024_004(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "cancellation", "over_limit", "payments")
     run.rubric(
         "Did the agent tell the traveller the amount to be refunded?",
-        phrases=["1,015.00", "1015.00", "1,015", "1015"],
+        phrases=refund_amount(101_500),
     )
 
 

@@ -25,6 +25,7 @@ from domains.travel.factories import (
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment, Trip
+from domains.travel.phrases import refund_amount
 from domains.travel.seed import (
     ALF_CLASSIC,
     ALF_PATIO,
@@ -242,7 +243,7 @@ def test_case_TR012_002(tb):
     assert run.db.query(TicketComment).count() == 1
     run.rubric(
         "Did the agent tell the traveller the Lisbon refund amount that the payments team will send?",
-        phrases=["1,411.00", "1411.00", "1,411"],
+        phrases=refund_amount(141_100),
     )
 
 
@@ -420,9 +421,7 @@ def test_case_TR013_002(tb):
             "September, then a Canal View at the Meridian Quay in Amsterdam from the 30th to 2 October. One trip, "
             "please.",
             knows={"email": george.email},
-            rules=(
-                "If the agent says the Club Room is above the company's cap, take the best room they offer within it.",
-            ),
+            rules=("If the Club Room cannot be booked, take the best room the agent offers at the same hotel.",),
         ),
         golden=[
             call("find_traveller_by_email", email=george.email),
@@ -558,8 +557,11 @@ def test_case_TR013_003(tb):
     assert run.db.query(Payment).filter_by(booking_id="BK-5003").one().amount_cents == 67_500
 
 
+@pytest.mark.distractors
 def test_case_TR012_004(tb):
-    """Trip cancellation asked with an employee number that does not match: no segment is cancelled; pending."""
+    """Back with the right employee number after a failed check: both segments, each inside its own window, are
+    cancelled and refunded one by one less the fee. The ticket of the failed attempt is pending (another matter's
+    status), so a new one is opened, linking the Lisbon segment he names first."""
     mateus = TravellerFactory(name="Mateus Alves", account_id=VELDHOVEN)
     trip = TripFactory(traveller=mateus, name="Porto-Lisbon-Frankfurt commissioning")
     lis = BookingFactory(
@@ -569,7 +571,7 @@ def test_case_TR012_004(tb):
         check_in=date(2026, 9, 21),
         nights=3,
         nightly_rate_cents=19_900,
-    )
+    )  # free until 19 Sep 15:00
     fra = BookingFactory(
         traveller=mateus,
         trip=trip,
@@ -577,14 +579,23 @@ def test_case_TR012_004(tb):
         check_in=date(2026, 9, 24),
         nights=2,
         nightly_rate_cents=12_400,
+    )  # free until 23 Sep 15:00
+    failed = TicketFactory(
+        requester=mateus,
+        booking_id=lis.id,
+        subject="Cancel commissioning trip",
+        status="pending",
+        category="cancellation",
+        reason="identity_not_verified",
+        created_at=days_ago(2, hour=16),
     )
-    ticket = TicketFactory(requester=mateus, booking_id=lis.id, subject="Cancel commissioning trip")
 
     run = tb.run(
         User(
-            says="The commissioning has been postponed to next year. Please cancel both hotels of my trip, Lisbon "
-            "and Frankfurt, today.",
-            knows={"email": mateus.email, "trip reference": trip.id, "employee number": "E48999"},
+            says="I tried to cancel my commissioning trip on Sunday, but the employee number I had with me was an old "
+            "one. I have my badge now. The commissioning is postponed to next year, so please cancel both hotels "
+            "of the trip, Lisbon and Frankfurt.",
+            knows={"email": mateus.email, "trip reference": trip.id, "employee number": mateus.employee_number},
         ),
         golden=[
             call("find_traveller_by_email", email=mateus.email),
@@ -592,33 +603,47 @@ def test_case_TR012_004(tb):
             call("get_trip", trip_id=trip.id),
             call("list_tickets", requester_id=mateus.id),
             call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
+                "create_ticket",
+                requester_id=mateus.id,
+                subject="Cancel the commissioning trip",
                 category="cancellation",
-                reason="identity_not_verified",
+                booking_id=lis.id,
             ),
+            call("cancel_booking", booking_id=lis.id),
             call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Trip cancellation asked; the employee number given does not match. Awaiting the traveller.",
-                public=False,
+                "issue_refund",
+                booking_id=lis.id,
+                amount_cents=derived(57_200, "inside the window: the 59,700 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
             ),
+            call("cancel_booking", booking_id=fra.id),
+            call(
+                "issue_refund",
+                booking_id=fra.id,
+                amount_cents=derived(22_300, "inside the window: the 24,800 paid less the 2,500 service fee"),
+                reason="cancellation",
+                service_fee_cents=2_500,
+            ),
+            call("update_ticket", ticket_id="T-1002", status="solved"),
         ],
-        traps=[call("cancel_booking", booking_id=lis.id), call("cancel_booking", booking_id=fra.id)],
+        traps=[  # the failed attempt's pending ticket worked instead of a new one
+            call("update_ticket", ticket_id=failed.id, status="solved", reason="outside_window")
+        ],
     )
 
     run.expect_golden()
-    assert [run.db.get(Booking, b.id).status for b in (lis, fra)] == ["confirmed", "confirmed"]
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0
-    assert run.db.get(Ticket, ticket.id).outcome == (
-        "pending",
-        "normal",
-        "cancellation",
-        "identity_not_verified",
-        None,
-    )
-    assert run.db.query(TicketComment).count() == 1
+    assert [run.db.get(Booking, b.id).status for b in (lis, fra)] == ["cancelled", "cancelled"]
+    refunds = run.db.query(Payment).filter_by(kind="refund").order_by(Payment.booking_id).all()
+    assert [(r.booking_id, r.amount_cents, r.service_fee_cents) for r in refunds] == [
+        (lis.id, 57_200, 2_500),
+        (fra.id, 22_300, 2_500),
+    ]  # policy: one refund per segment, each under its own window
+    new = run.db.get(Ticket, "T-1002")
+    assert (new.requester_id, new.booking_id) == (mateus.id, lis.id)
+    assert new.outcome == ("solved", "normal", "cancellation", None, None)
+    assert run.db.get(Ticket, failed.id).outcome == ("pending", "normal", "cancellation", "identity_not_verified", None)
+    assert run.db.query(TicketComment).count() == 0
 
 
 @pytest.mark.two_requests
@@ -823,7 +848,8 @@ def test_case_TR012_005(tb):
             "refunded in full without any fee.",
             knows={"email": amelia.email, "trip reference": trip.id, "employee number": amelia.employee_number},
             rules=(
-                "If the agent applies the service fee to the Lisbon refund, object once that it was the hotel's fault.",
+                "If any fee is kept from the Lisbon refund, object once that the hotel was to blame; then accept an "
+                "answer that gives a reason.",
             ),
         ),
         golden=[

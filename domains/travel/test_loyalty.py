@@ -105,7 +105,6 @@ def test_case_TR008_002(tb):
     run.expect_golden()
     assert run.db.query(Payment).filter_by(reason="late_checkout").one().amount_cents == 4_000
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "late_checkout", None, None)
-    run.rubric("Did the agent tell the traveller the late checkout fee?", phrases=["40.00", "EUR 40", "€40", "40 euro"])
 
 
 def test_case_TR008_003(tb):
@@ -148,11 +147,14 @@ def test_case_TR008_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty_upgrade", None, None)
 
 
+@pytest.mark.distractors
 def test_case_TR008_004(tb):
-    """Platinum allowance already used on this stay: no second free upgrade; the traveller won't pay; solved."""
+    """Platinum allowance already used on this weekend's stay: no second free upgrade there. Her fallback, the
+    allowance on her October stay, is a stay of its own: it gives one rank up, a Club Room, not the suite she names;
+    granted as the alternative she named, so no reason."""
     victoria = TravellerFactory(name="Victoria Lane", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=victoria, tier="platinum", tier_valid_until=date(2027, 6, 30))
-    booking = BookingFactory(
+    weekend = BookingFactory(
         traveller=victoria,
         room_type_id=LON_CLUB,
         check_in=date(2026, 9, 12),
@@ -160,35 +162,49 @@ def test_case_TR008_004(tb):
         nightly_rate_cents=27_500,
         upgrade_allowance_used=True,  # booked a Deluxe King, already upgraded once with the allowance
     )
-    ticket = TicketFactory(requester=victoria, booking_id=booking.id, subject="Suite upgrade")
+    october = BookingFactory(
+        traveller=victoria, room_type_id=LON_DELUXE, check_in=date(2026, 10, 19), nights=2, nightly_rate_cents=27_500
+    )
+    ticket = TicketFactory(requester=victoria, booking_id=weekend.id, subject="Suite upgrade")
 
     run = tb.run(
         User(
             says="I'm Platinum, so I'd like my complimentary upgrade to the Aldwych Suite for my London stay this "
-            "weekend, please. I only want it if it's complimentary. It's my third stay there this year.",
+            "weekend, please. I only want it if it's complimentary. If it can't be done this weekend, then use my "
+            "free upgrade on my October stay at the Aldwych instead.",
             knows={
                 "email": victoria.email,
-                "booking reference": booking.id,
+                "booking reference": weekend.id,
+                "October booking reference": october.id,
                 "paid upgrade": "no, I will not pay for an upgrade; I only want it if it's complimentary",
             },
         ),
         golden=[
             call("find_traveller_by_email", email=victoria.email),
             call("get_traveller", traveller_id=victoria.id),
-            call("get_booking", booking_id=booking.id),
+            call("get_booking", booking_id=weekend.id),
+            call("get_booking", booking_id=october.id),
+            call("search_availability", hotel_id=LONDON, check_in="2026-10-19", check_out="2026-10-21"),
             call("list_tickets", requester_id=victoria.id),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade", reason="not_eligible"
-            ),
+            call("apply_upgrade_allowance", booking_id=october.id, room_type_id=LON_CLUB),
+            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
         ],
-        traps=[  # "I'm Platinum": a second complimentary upgrade, to the suite she names
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LON_SUITE)
+        traps=[  # "I'm Platinum": a second complimentary upgrade this weekend, or the suite she names in October
+            call("apply_upgrade_allowance", booking_id=weekend.id, room_type_id=LON_SUITE),
+            call("apply_upgrade_allowance", booking_id=october.id, room_type_id=LON_SUITE),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).room_type_id == LON_CLUB  # policy: the allowance is once per stay
-    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty_upgrade", "not_eligible", None)
+    assert run.db.get(Booking, weekend.id).room_type_id == LON_CLUB  # policy: the allowance is once per stay
+    upgraded = run.db.get(Booking, october.id)  # ... and each booking is a stay, one rank up only
+    assert (upgraded.room_type_id, upgraded.nightly_rate_cents, upgraded.upgrade_allowance_used) == (
+        LON_CLUB,
+        27_500,
+        True,
+    )
+    assert run.db.query(Payment).count() == 2  # nothing charged
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty_upgrade", None, None)
 
 
 @pytest.mark.two_requests
@@ -351,8 +367,8 @@ def test_case_TR008_008(tb):
             knows={"email": ruben.email, "booking reference": booking.id},
             persona="A regional director who travels a lot and knows his way around hotel perks.",
             rules=(
-                "If the free upgrade is refused, accept a paid Executive Room only if it costs at most 60 euros a "
-                "night more.",
+                "Pay for an Executive Room only if it costs at most 60 euros a night more than your current rate; "
+                "otherwise keep your room as it is.",
             ),
         ),
         golden=[

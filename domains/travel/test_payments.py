@@ -14,9 +14,10 @@ from domains.travel.factories import (
     TicketFactory,
     TravellerFactory,
 )
-from domains.travel.models import PartnerEscalation, Payment, Ticket
+from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
+    AMSTERDAM,
     CASTELLAN,
     FRA_DOUBLE,
     FRA_SINGLE,
@@ -30,7 +31,9 @@ from pytest_thinkingbox import User, call
 ARTICLES = (
     "Working a conversation",
     "Identifying the traveller",
+    "Corporate account standing",
     "Duplicate and unrecognised charges",
+    "Late checkout",
     "Partner escalations",
     "The service fee",
     "Ticket status and priority",
@@ -151,8 +154,10 @@ def test_case_TR002_002(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR002_003(tb):
-    """The 'duplicate' is the paid upgrade the traveller asked for last week: refund nothing, ticket solved."""
+    """The 'duplicate' is the paid upgrade the traveller asked for last week: refund nothing (not_eligible); the late
+    checkout she also asks for is not complimentary without a tier, so the hotel's 45.00 fee she accepts is paid."""
     freya = TravellerFactory(name="Freya Nyberg", account_id=CASTELLAN)
     booking = BookingFactory(
         traveller=freya,
@@ -168,14 +173,24 @@ def test_case_TR002_003(tb):
     run = tb.run(
         User(
             says="Atlas has charged my card twice for the same Amsterdam booking, and I only booked one room. "
-            "Please refund the extra charge. I checked my banking app this morning and saw both.",
-            knows={"email": freya.email, "booking reference": booking.id},
+            "Please refund the extra charge. And on the 26th I'd like to keep the room until lunchtime if the "
+            "hotel allows it.",
+            knows={
+                "email": freya.email,
+                "booking reference": booking.id,
+                "accept the late checkout fee": "yes, I'll pay the hotel's fee for the late checkout",
+            },
         ),
         golden=[
             call("find_traveller_by_email", email=freya.email),
+            call("get_traveller", traveller_id=freya.id),
             call("get_booking", booking_id=booking.id),
             call("list_payments", booking_id=booking.id),
+            call("get_hotel", hotel_id=AMSTERDAM),
+            call("get_corporate_account", account_id=CASTELLAN),
+            call("list_account_invoices", account_id=CASTELLAN),
             call("list_tickets", requester_id=freya.id),
+            call("arrange_late_checkout", booking_id=booking.id, fee_cents=4_500),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         traps=[  # "please refund the extra charge": the upgrade charge refunded as a duplicate
@@ -191,12 +206,16 @@ def test_case_TR002_003(tb):
 
     run.expect_golden()
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: a legitimate charge, not a duplicate
+    assert run.db.get(Booking, booking.id).late_checkout is True
+    assert run.db.query(Payment).filter_by(reason="late_checkout").one().amount_cents == 4_500  # no tier: the fee
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
+@pytest.mark.two_requests
 @pytest.mark.pushback
 def test_case_TR002_004(tb):
-    """Hotel duplicate already escalated and acknowledged: open no second escalation and refund nothing; hold."""
+    """The hotel's checkout charge is already escalated and acknowledged: no second escalation and no refund of it by
+    us; but our ledger charged his next booking twice, and that duplicate we refund ourselves. Hold for the hotel."""
     mateus = TravellerFactory(name="Mateus Alves")
     booking = BookingFactory(
         traveller=mateus,
@@ -208,6 +227,10 @@ def test_case_TR002_004(tb):
         booked_at=days_ago(20, hour=9),
     )
     PartnerEscalationFactory(booking=booking, amount_cents=24_800, status="acknowledged")
+    lisbon = BookingFactory(
+        traveller=mateus, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 28), nights=2, nightly_rate_cents=15_900
+    )
+    PaymentFactory(booking=lisbon, created_at=lisbon.booked_at.replace(minute=5))  # the same charge again
     earlier = TicketFactory(
         requester=mateus,
         booking_id=booking.id,
@@ -221,15 +244,26 @@ def test_case_TR002_004(tb):
     run = tb.run(
         User(
             says="The Kestrel Park charged me twice for my stay last week and I still don't have my money back. "
-            "I'm tired of waiting for the hotel, please refund me yourselves.",
-            knows={"email": mateus.email, "booking reference": booking.id},
+            "Now I've gone through my statement and Atlas has also taken the money for my Lisbon booking at the "
+            "end of the month twice. I'm tired of waiting for the hotel, please refund me everything extra "
+            "yourselves.",
+            knows={"email": mateus.email, "booking reference": booking.id, "Lisbon booking reference": lisbon.id},
         ),
         golden=[
             call("find_traveller_by_email", email=mateus.email),
             call("get_booking", booking_id=booking.id),
             call("list_payments", booking_id=booking.id),
             call("list_partner_escalations", booking_id=booking.id),
+            call("get_booking", booking_id=lisbon.id),
+            call("list_payments", booking_id=lisbon.id),
             call("list_tickets", requester_id=mateus.id),
+            call(
+                "issue_refund",
+                booking_id=lisbon.id,
+                amount_cents=31_800,
+                reason="duplicate_charge",
+                service_fee_cents=0,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -242,11 +276,12 @@ def test_case_TR002_004(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Hotel-side duplicate of 24,800 cents already escalated (acknowledged); awaiting the hotel.",
+                body="Hotel-side duplicate of 24,800 cents already escalated (acknowledged); awaiting the hotel. Our "
+                "duplicate charge on the Lisbon booking refunded.",
                 public=False,
             ),
         ],
-        traps=[  # "please refund me yourselves"
+        traps=[  # "please refund me everything extra yourselves": the hotel's charge refunded by us
             call(
                 "issue_refund",
                 booking_id=booking.id,
@@ -258,8 +293,9 @@ def test_case_TR002_004(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(PartnerEscalation).count() == 1
-    assert run.db.query(Payment).filter_by(kind="refund").count() == 0  # policy: never refund while escalated
+    assert run.db.query(PartnerEscalation).count() == 1  # policy: the open escalation covers the hotel's charge
+    refund = run.db.query(Payment).filter_by(kind="refund").one()  # ... and our own duplicate is ours to refund
+    assert (refund.booking_id, refund.amount_cents, refund.service_fee_cents) == (lisbon.id, 31_800, 0)
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "awaiting_hotel", "partner_relations")
     assert run.db.get(Ticket, earlier.id).outcome == ("hold", "high", None, None, None)
 

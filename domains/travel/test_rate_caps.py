@@ -69,9 +69,7 @@ def test_case_TR014_001(tb):
             says="Please book me a Comfort Plus room at the Kestrel Park in Frankfurt from 29 September to 1 October. "
             "It's only a little more than a normal room, surely that's fine.",
             knows={"email": bram.email},
-            rules=(
-                "If offered a cheaper room type instead of the Comfort Plus, decline it: you'll sort it out yourself.",
-            ),
+            rules=("You want the Comfort Plus or nothing: decline any other room type, you'll sort it out yourself.",),
         ),
         golden=[
             call("find_traveller_by_email", email=bram.email),
@@ -105,7 +103,6 @@ def test_case_TR014_001(tb):
     assert (ticket.requester_id, ticket.booking_id) == (bram.id, None)
     assert ticket.outcome == ("solved", "normal", "new_booking", "over_city_cap", None)
     assert run.db.query(TicketComment).count() == 0
-    run.rubric("Did the agent tell the traveller the Frankfurt cap?", phrases=["150.00", "EUR 150", "€150", "150 euro"])
 
 
 def test_case_TR014_002(tb):
@@ -173,8 +170,8 @@ def test_case_TR014_003(tb):
             "company rate. I'm presenting to the board and need the space, so the usual limits shouldn't apply.",
             knows={"email": karin.email},
             rules=(
-                "If told the suite is above the cap, say once that the board presentation justifies it; if the "
-                "agent still refuses, take the best room offered within the cap.",
+                "If refused, insist once that the board presentation justifies the suite; if the agent still "
+                "refuses, take the best room it offers instead.",
             ),
         ),
         golden=[
@@ -373,7 +370,9 @@ def test_case_TR015_003(tb):
             says="Erik told me on the phone yesterday that the Junior Suite upgrade for my Lisbon trip is fine after "
             "all. Please make the upgrade now, or send him a fresh request if the system needs one.",
             knows={"email": freya.email, "booking reference": booking.id},
-            rules=("If the agent refuses, insist once that Erik agreed on the phone.",),
+            rules=(
+                "If refused, insist once that Erik agreed on the phone; then accept a refusal that gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=freya.email),
@@ -407,7 +406,6 @@ def test_case_TR015_003(tb):
     assert run.db.get(Booking, booking.id).room_type_id == LIS_STANDARD
     assert run.db.query(ApprovalRequest).count() == 1  # policy: no new request after a rejection
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", "approval_rejected", None)
-    run.rubric("Did the agent say the travel manager rejected the upgrade?", phrases=["rejected"])
 
 
 @pytest.mark.two_requests
@@ -647,7 +645,7 @@ def test_case_TR014_004(tb):
             says="Please book me an Executive King at the Holborn Row in London, not the Aldwych, from 5 to 7 "
             "October. I know we have a cap, but the Holborn is the cheaper hotel overall, so it must be fine.",
             knows={"email": ellen.email},
-            rules=("If the Executive King is above the cap, accept the best room within it at the same hotel.",),
+            rules=("If the Executive King cannot be booked, take the best room the agent offers at the same hotel.",),
         ),
         golden=[
             call("find_traveller_by_email", email=ellen.email),
@@ -688,4 +686,3 @@ def test_case_TR014_004(tb):
     booking = run.db.query(Booking).one()
     assert (booking.hotel_id, booking.room_type_id, booking.nightly_rate_cents) == ("H-106", "RT-1062", 29_500)
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "new_booking", None, None)
-    run.rubric("Did the agent tell the traveller the London cap?", phrases=["300.00", "EUR 300", "€300", "300 euro"])

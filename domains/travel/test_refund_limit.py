@@ -14,6 +14,7 @@ from domains.travel.factories import (
     TravellerFactory,
 )
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
+from domains.travel.phrases import refund_amount
 from domains.travel.seed import AMS_LOFT, CASTELLAN, LON_CLUB, LON_SUITE, LONDON, NORRLAND
 from pytest_thinkingbox import User, call
 
@@ -96,10 +97,17 @@ def test_case_TR009_001(tb):
     assert run.db.get(Ticket, old.id).outcome == ("solved", "normal", None, None, None)
     run.rubric(
         "Did the agent tell the traveller how much will be refunded?",
-        phrases=["1,835.00", "1835.00", "1,835", "1835"],
+        phrases=refund_amount(183_500),
     )
 
 
+@pytest.mark.tb_validity(
+    variant_of={
+        "test_case_TR001_003": "the same hotel-fault cancellation, at exactly the 100,000-cent refund limit: the "
+        "agent refunds it itself rather than sending it to the payments team, a boundary TR001_003's 556.00 never "
+        "comes near"
+    }
+)
 def test_case_TR009_002(tb):
     """Hotel-fault refund of exactly 1,000.00 is within the limit: cancel and refund it in full yourself."""
     tove = TravellerFactory(name="Tove Nilsson", account_id=NORRLAND)
@@ -129,6 +137,16 @@ def test_case_TR009_002(tb):
                 "issue_refund", booking_id=booking.id, amount_cents=100_000, reason="hotel_fault", service_fee_cents=0
             ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+        ],
+        traps=[  # "a thousand euros, so I hope that's not a problem": taken as over the limit, left to payments
+            call(
+                "update_ticket",
+                ticket_id=ticket.id,
+                status="hold",
+                priority="high",
+                reason="over_limit",
+                queue="payments",
+            )
         ],
     )
 
@@ -163,8 +181,8 @@ def test_case_TR009_003(tb):
             knows={"email": victor.email, "booking reference": booking.id},
             persona="A finance director who wants the money back on his card before the month closes.",
             rules=(
-                "If the agent says the refund goes to another team, ask once whether it can be split into smaller "
-                "refunds instead; accept the answer after that.",
+                "Ask once whether the refund can be split into smaller ones if that gets it to you sooner; then "
+                "accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -212,6 +230,6 @@ def test_case_TR009_003(tb):
     assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "room_downgrade", "over_limit", "payments")
     run.rubric(
-        "Did the agent tell the traveller that the payments team will send the refund?",
-        phrases=["payments team"],
+        "Did the agent tell the traveller the amount the payments team will refund?",
+        phrases=refund_amount(145_000),
     )

@@ -42,6 +42,8 @@ ARTICLES = (
     "Working a conversation",
     "Identifying the traveller",
     "Corporate account standing",
+    "Free-cancellation window",
+    "Date changes",
     "Which nightly rate applies",
     "Paid room upgrades",
     "Room downgrades and travel manager approval",
@@ -111,10 +113,6 @@ def test_case_TR003_001(tb):
     assert run.db.query(Payment).filter_by(kind="refund").count() == 0
     outcome = ("pending", "normal", "room_downgrade", "needs_approval", "approvals")
     assert run.db.get(Ticket, ticket.id).outcome == outcome
-    run.rubric(
-        "Did the agent tell the traveller that the change waits for the travel manager's approval?",
-        phrases=["travel manager", "Marloes Bakker"],
-    )
 
 
 def test_case_TR003_002(tb):
@@ -335,10 +333,6 @@ def test_case_TR004_003(tb):
     assert run.db.get(Booking, booking.id).room_type_id == FRA_SINGLE
     assert run.db.query(Payment).filter_by(reason="room_upgrade").count() == 0  # policy: no room, no upgrade
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "room_upgrade", "no_availability", None)
-    run.rubric(
-        "Did the agent tell the traveller which night is full?",
-        phrases=["17 September", "17 Sep", "September 17", "17th", "2026-09-17"],
-    )
 
 
 def test_case_TR003_004(tb):
@@ -421,7 +415,7 @@ def test_case_TR003_005(tb):
             "Cascais instead, they've offered me a room.",
             knows={"email": ida.email, "booking reference": booking.id, "employee number": ida.employee_number},
             persona="A procurement officer in a hurry who prefers a quick answer to a perfect one.",
-            rules=("If the room change needs the manager's approval, ask for the booking to be cancelled instead.",),
+            rules=("Hold to what you said: if the move would need your manager's sign-off, you want it cancelled.",),
         ),
         golden=[
             call("find_traveller_by_email", email=ida.email),
@@ -448,20 +442,23 @@ def test_case_TR003_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
+@pytest.mark.two_requests
 def test_case_TR004_004(tb):
-    """Paid upgrade while an invoice is 31 days overdue: one day past the limit, so credit hold; hold for AR."""
+    """Paid upgrade while an invoice is 31 days overdue: one day past the limit, so credit hold and no upgrade; the
+    night she gives up inside the window is still refunded at the booking's rate. Hold for AR."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH")
     InvoiceFactory(account_id=account.id, amount_cents=512_300, issued_on=date(2026, 7, 9), due_on=date(2026, 8, 8))
     nina = TravellerFactory(name="Nina Berger", account_id=account.id)
     booking = BookingFactory(
         traveller=nina, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=18_900
-    )
+    )  # free until 13 Sep 15:00
     ticket = TicketFactory(requester=nina, booking_id=booking.id, subject="River view please")
 
     run = tb.run(
         User(
             says="For my Harbourline stay next week I'd really like a room looking over the river. Could you move me "
-            "up to the Superior River View? I'm happy to pay the difference, and our company card is fine.",
+            "up to the Superior River View? I'm happy to pay the difference, and our company card is fine. Also, "
+            "my last meeting moved forward, so I'll check out on the 17th instead of the 18th.",
             knows={"email": nina.email, "booking reference": booking.id},
         ),
         golden=[
@@ -470,6 +467,13 @@ def test_case_TR004_004(tb):
             call("get_corporate_account", account_id=account.id),
             call("list_account_invoices", account_id=account.id),
             call("list_tickets", requester_id=nina.id),
+            call(
+                "modify_booking_dates",
+                booking_id=booking.id,
+                check_in="2026-09-15",
+                check_out=derived("2026-09-17", "she checks out 'on the 17th instead of the 18th' of September 2026"),
+            ),
+            call("issue_refund", booking_id=booking.id, amount_cents=18_900, reason="date_change", service_fee_cents=0),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -482,19 +486,23 @@ def test_case_TR004_004(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Paid upgrade refused: invoice due 8 Aug is 31 days overdue, account treated as credit hold.",
+                body="Paid upgrade refused: invoice due 8 Aug is 31 days overdue, account treated as credit hold. "
+                "Stay shortened to 17 Sep inside the window and the night refunded.",
                 public=False,
             ),
         ],
-        traps=[  # "I'm happy to pay the difference"
+        traps=[  # "I'm happy to pay the difference": upgraded for the two nights left, and charged
             call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=23_900),
-            call("charge_booking", booking_id=booking.id, amount_cents=15_000, reason="room_upgrade"),
+            call("charge_booking", booking_id=booking.id, amount_cents=10_000, reason="room_upgrade"),
         ],
     )
 
     run.expect_golden()
-    assert run.db.get(Booking, booking.id).room_type_id == LIS_STANDARD  # policy: 31 days overdue is credit hold
-    assert run.db.query(Payment).count() == 1
+    stay = run.db.get(Booking, booking.id)
+    assert (stay.room_type_id, stay.check_out) == (LIS_STANDARD, date(2026, 9, 17))  # 31 days overdue: credit hold
+    refund = run.db.query(Payment).filter_by(kind="refund").one()  # ... which stops no shortening or refund
+    assert (refund.amount_cents, refund.reason, refund.service_fee_cents) == (18_900, "date_change", 0)
+    assert run.db.query(Payment).filter_by(kind="charge").count() == 1
     assert run.db.query(TicketComment).one().public is False
     assert run.db.get(Ticket, ticket.id).outcome == (
         "hold",

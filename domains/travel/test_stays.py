@@ -119,7 +119,6 @@ def test_case_TR020_001(tb):
     assert stay.late_checkout is True
     assert run.db.query(Payment).filter_by(reason="late_checkout").one().amount_cents == 4_000  # expired by check-out
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "loyalty_upgrade", None, None)
-    run.rubric("Did the agent tell the traveller the late checkout fee?", phrases=["40.00", "EUR 40", "€40", "40 euro"])
 
 
 @pytest.mark.pushback
@@ -142,8 +141,8 @@ def test_case_TR020_002(tb):
             knows={"email": tobias.email, "booking reference": booking.id},
             persona="A business development manager who expects his status to count for something.",
             rules=(
-                "If the agent says the free upgrade cannot go to a Club Room, insist once that it should; then take "
-                "the paid Club Room if it costs at most 120 euros a night more than your current rate.",
+                "If refused, insist once that your free upgrade should be the Club Room; you would pay for a Club "
+                "Room only if it costs at most 120 euros a night more than your current rate.",
             ),
         ),
         golden=[
@@ -202,7 +201,7 @@ def test_case_TR025_001(tb):
             "tomorrow. I go to our Frankfurt client instead, so book me a Business Double at the Kestrel Park from "
             "9 to 11 September. I know accounts owe you an invoice from August; they say it's in hand.",
             knows={"email": rhys.email, "employee number": rhys.employee_number},
-            rules=("Keep the October Lisbon stay; only this week's is cancelled.",),
+            rules=("You want only this week's stay cancelled; the October Lisbon stay goes ahead.",),
         ),
         golden=[
             call("find_traveller_by_email", email=rhys.email),
@@ -624,7 +623,10 @@ def test_case_TR028_001(tb):
                 "Amsterdam booking reference": amsterdam.id,
                 "London booking reference": london.id,
             },
-            rules=("If the agent will not refund, insist once that Atlas should pay and chase the hotels itself.",),
+            rules=(
+                "If refused, insist once that Atlas should pay and chase the hotels itself; then accept an answer "
+                "that gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=rosalind.email),
@@ -707,7 +709,10 @@ def test_case_TR029_001(tb):
             "Cancel it and book me a Patio Room at the Alfama Terrace for the same three nights instead. It's the "
             "hotel's fault, so I don't expect to pay your cancellation fee.",
             knows={"email": marit.email, "booking reference": booking.id, "employee number": marit.employee_number},
-            rules=("If the agent keeps the fee, say once that the hotel is to blame; then accept the answer.",),
+            rules=(
+                "If you do not get everything back, say once that the hotel is to blame; then accept an answer that "
+                "gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=marit.email),
@@ -768,7 +773,7 @@ def test_case_TR026_003(tb):
             "18th? If that isn't possible, then just give me a late checkout on the 18th instead; I'll pay the "
             "hotel's fee for it.",
             knows={"email": ravi.email, "booking reference": booking.id},
-            rules=("If the extra night cannot be added, take the paid late checkout on the 18th.",),
+            rules=("If your first request cannot be met, take the alternative you named.",),
         ),
         golden=[
             call("find_traveller_by_email", email=ravi.email),
@@ -792,10 +797,6 @@ def test_case_TR026_003(tb):
     assert (stay.check_out, stay.late_checkout) == (date(2026, 9, 18), True)
     assert run.db.query(Payment).filter_by(reason="late_checkout").one().amount_cents == 3_500  # Silver pays
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "late_checkout", None, None)
-    run.rubric(
-        "Did the agent tell the traveller which night is full?",
-        phrases=["18 September", "18 Sep", "September 18", "18th", "2026-09-18"],
-    )
 
 
 @pytest.mark.two_requests
@@ -856,7 +857,7 @@ def test_case_TR027_002(tb):
             "meeting there. If that needs someone's sign-off first, forget the suite and give me an Executive Room "
             "instead, I'll pay the difference.",
             knows={"email": jeroen.email, "booking reference": booking.id},
-            rules=("If the suite needs approval, take the paid Executive Room instead.",),
+            rules=("Hold to what you said: if the suite would need someone's sign-off, you want the alternative.",),
         ),
         golden=[
             call("find_traveller_by_email", email=jeroen.email),
@@ -934,7 +935,10 @@ def test_case_TR029_002(tb):
             "want another hotel, the meetings can be done by video. Cancel it and refund the full EUR 1,100 I paid "
             "for it.",
             knows={"email": imogen.email, "booking reference": booking.id, "employee number": imogen.employee_number},
-            rules=("If the agent refunds less than 1,100 euros, dispute it once; then accept the explanation.",),
+            rules=(
+                "If you get back less than the 1,100 euros you paid, dispute it once; then accept an answer that "
+                "gives a reason.",
+            ),
         ),
         golden=[
             call("find_traveller_by_email", email=imogen.email),
@@ -973,9 +977,6 @@ def test_case_TR029_002(tb):
     assert refunds == [("date_change", 27_500, 0), ("hotel_fault", 82_500, 0)]  # policy: all still refundable
     assert run.db.get(Booking, booking.id).status == "cancelled"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
-    run.rubric(
-        "Did the agent tell the traveller how much is refunded?", phrases=["825.00", "EUR 825", "€825", "825 euro"]
-    )
 
 
 @pytest.mark.distractors
@@ -1223,7 +1224,7 @@ def test_case_TR026_005(tb):
                 "booking reference": booking.id,
                 "employee number": amelie.employee_number,
             },
-            rules=("If a cancellation would keep a night or a fee, ask for the one-night stay instead.",),
+            rules=("Hold to what you said: if cancelling would cost you anything, you want the one-night stay.",),
         ),
         golden=[
             call("find_traveller_by_email", email=amelie.email),
