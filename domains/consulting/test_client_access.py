@@ -12,9 +12,11 @@ from domains.consulting.factories import (
     ComplianceRecordFactory,
     EmployeeFactory,
     EngagementFactory,
+    HardwareRequestFactory,
     TicketFactory,
 )
-from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
+from domains.consulting.models import AccessGrant, ApprovalRequest, HardwareRequest, Ticket, TicketComment
+from domains.consulting.rubrics import ALDER_FROM_9_FEBRUARY
 from domains.consulting.seed import (
     ALDER,
     ALDER_SAP,
@@ -22,7 +24,9 @@ from domains.consulting.seed import (
     CALLOWAY_FOLDER,
     CALLOWAY_SNOWFLAKE,
     DELIVERY_TEMPLATES,
+    DOCK,
     FS_PARTNER,
+    HEADSET,
     HEALTH_DIRECTOR,
     IT_SECURITY_LEAD,
     MERIDIAN,
@@ -31,6 +35,7 @@ from domains.consulting.seed import (
     NORDHAVN_FOLDER,
     NORDHAVN_UAT,
     RETAIL_DIRECTOR,
+    TIMESHEETS,
 )
 from pytest_thinkingbox import User, call, derived
 
@@ -41,7 +46,9 @@ ARTICLES = (
     "Client environments",
     "Ended engagements and roll-offs",
     "Document folders",
+    "Internal systems",
     "Approval requests and routing",
+    "Hardware requests and grade budgets",
 )
 
 
@@ -110,8 +117,9 @@ def test_case_CO001_001(tb):
 
 
 @pytest.mark.distractors
+@pytest.mark.two_requests
 def test_case_CO001_002(tb):
-    """Staffed and cleared, but the only signed NDA is for another client (Nordhavn's was sent, not signed): pending."""
+    """The only signed NDA is for another client (Nordhavn's was sent, not signed): UAT pending; Timesheets granted."""
     kwame = EmployeeFactory(name="Kwame Mensah", department="Financial Services")
     engagement = _nordhavn_engagement()
     AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2026, 1, 19), end_date=date(2026, 4, 24))
@@ -132,8 +140,14 @@ def test_case_CO001_002(tb):
         User(
             says="Could I get read-only access to the Nordhavn test environment in Azure DevOps? I started on the "
             "core banking migration a couple of weeks ago. I signed the client NDA ages ago, last year I think, so "
-            "this should be a quick one.",
-            knows={"email": kwame.email, "role wanted": "viewer", "which environment": "Nordhavn UAT, RES-401"},
+            "this should be a quick one. And I can't book my hours to the project either: I've never had a "
+            "Replicon Timesheets login, so I'd need that too.",
+            knows={
+                "email": kwame.email,
+                "role wanted": "viewer on both",
+                "which environment": "Nordhavn UAT, RES-401",
+                "timesheet system": "Replicon Timesheets, RES-303",
+            },
         ),
         golden=[
             call("find_employee_by_email", email=kwame.email),
@@ -141,6 +155,9 @@ def test_case_CO001_002(tb):
             call("get_resource", resource_id=NORDHAVN_UAT),
             call("list_assignments", employee_id=kwame.id),
             call("get_compliance_status", employee_id=kwame.id),
+            call("get_resource", resource_id=TIMESHEETS),
+            call("list_access_grants", employee_id=kwame.id),
+            call("grant_access", employee_id=kwame.id, resource_id=TIMESHEETS, role="viewer"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -151,8 +168,8 @@ def test_case_CO001_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="No signed Nordhavn Bank NDA (sent, not signed; the signed NDA is for Calloway). "
-                "Waiting for the employee to sign before granting UAT access.",
+                body="No signed Nordhavn Bank NDA (sent, not signed; the signed NDA is for Calloway): UAT access "
+                "waits for the employee to sign it. Replicon Timesheets viewer granted.",
                 public=False,
             ),
         ],
@@ -160,13 +177,15 @@ def test_case_CO001_002(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(AccessGrant).count() == 0  # policy: no access without a signed NDA for this client
+    grant = run.db.query(AccessGrant).one()  # policy: no client access without a signed NDA for this client
+    assert (grant.resource_id, grant.role, grant.expires_on, grant.engagement_id) == (TIMESHEETS, "viewer", None, None)
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "client_access", "awaiting_employee")  # he must sign it
 
 
+@pytest.mark.two_requests
 def test_case_CO001_003(tb):
-    """Background check says cleared but its expiry date has passed, and Meridian requires one: hold, no grant."""
+    """The check says cleared but has expired, and Meridian needs one: sandbox held; Delivery templates granted."""
     sofia = EmployeeFactory(name="Sofia Costa", department="Health", start_date=date(2022, 11, 7))
     engagement = EngagementFactory(
         client_id=MERIDIAN,
@@ -191,8 +210,9 @@ def test_case_CO001_003(tb):
     run = tb.run(
         User(
             says="Can you give me viewer access to the Meridian Epic reporting sandbox (RES-403)? My background "
-            "check was done when I joined and it came back cleared, so that's all sorted.",
-            knows={"email": sofia.email, "role wanted": "viewer"},
+            "check was done when I joined and it came back cleared, so that's all sorted. I also write the weekly "
+            "status report for the team, so I'd like to read the Delivery templates folder (RES-502).",
+            knows={"email": sofia.email, "role wanted": "viewer on both"},
         ),
         golden=[
             call("find_employee_by_email", email=sofia.email),
@@ -200,6 +220,9 @@ def test_case_CO001_003(tb):
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("list_assignments", employee_id=sofia.id),
             call("get_compliance_status", employee_id=sofia.id),
+            call("get_resource", resource_id=DELIVERY_TEMPLATES),
+            call("list_access_grants", employee_id=sofia.id),
+            call("grant_access", employee_id=sofia.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -211,8 +234,8 @@ def test_case_CO001_003(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Background check expired on 2025-11-01 and Meridian requires one; waiting for the screening "
-                "team to complete a new check before granting sandbox access.",
+                body="Background check expired on 2025-11-01 and Meridian requires one; sandbox access waits for the "
+                "screening team to complete a new check. Delivery templates viewer granted.",
                 public=False,
             ),
         ],
@@ -220,7 +243,8 @@ def test_case_CO001_003(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(AccessGrant).count() == 0  # policy: an expired check is no check; hold, grant nothing
+    grant = run.db.query(AccessGrant).one()  # policy: an expired check is no check; the template folder needs none
+    assert (grant.resource_id, grant.role, grant.expires_on) == (DELIVERY_TEMPLATES, "viewer", None)
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
 
@@ -275,14 +299,11 @@ def test_case_CO001_004(tb):
     assert run.db.query(AccessGrant).one().expires_on == date(2026, 5, 3)  # policy: capped at 90 days after today
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
-    run.rubric(
-        "Did the agent tell the employee that the access ends on 3 May 2026?",
-        phrases=["3 May 2026", "May 3", "2026-05-03", "3rd of May"],
-    )
 
 
+@pytest.mark.two_requests
 def test_case_CO002_001(tb):
-    """Engagement closed last week; employee wants the sandbox to fetch final files: refuse, solved with a comment."""
+    """Meridian engagement closed: the sandbox for final files is refused; her new Calloway work gets Snowflake."""
     hannah = EmployeeFactory(name="Hannah Byrne", department="Health")
     engagement = EngagementFactory(
         client_id=MERIDIAN,
@@ -293,7 +314,16 @@ def test_case_CO002_001(tb):
         end_date=date(2026, 1, 23),
     )
     AssignmentFactory(engagement=engagement, employee=hannah)
+    pricing = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Pricing analytics",
+        lead_id=RETAIL_DIRECTOR,
+        start_date=date(2026, 1, 5),
+        end_date=date(2026, 6, 26),
+    )
+    AssignmentFactory(engagement=pricing, employee=hannah, start_date=date(2026, 1, 26), end_date=date(2026, 4, 17))
     ComplianceRecordFactory(employee_id=hannah.id, client_id=MERIDIAN, completed_on=date(2025, 8, 28))
+    ComplianceRecordFactory(employee_id=hannah.id, client_id=CALLOWAY, completed_on=date(2026, 1, 22))
     _cleared_check(hannah)
     AccessGrantFactory(
         employee_id=hannah.id,
@@ -316,15 +346,26 @@ def test_case_CO002_001(tb):
     run = tb.run(
         User(
             says="My access to the Meridian Epic reporting sandbox (RES-403) stopped working. I just need viewer "
-            "access again for a few days to pull the final extracts for the close-out pack.",
-            knows={"email": hannah.email, "role wanted": "viewer"},
+            "access again for a few days to pull the final extracts for the close-out pack. And since last week "
+            "I'm also on the Calloway pricing analytics, so I'll need to read their Snowflake warehouse (RES-402).",
+            knows={"email": hannah.email, "role wanted": "viewer on both"},
         ),
         golden=[
             call("find_employee_by_email", email=hannah.email),
             call("list_tickets", requester_id=hannah.id),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
+            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
             call("list_assignments", employee_id=hannah.id),
             call("list_access_grants", employee_id=hannah.id),
+            call("get_compliance_status", employee_id=hannah.id),
+            call(
+                "grant_access",
+                employee_id=hannah.id,
+                resource_id=CALLOWAY_SNOWFLAKE,
+                role="viewer",
+                expires_on="2026-04-17",
+                engagement_id=pricing.id,
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -335,8 +376,8 @@ def test_case_CO002_001(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Refused: the Theatre scheduling review engagement closed on 2026-01-23; no client access "
-                "after an engagement ends.",
+                body="Meridian sandbox refused: the Theatre scheduling review engagement closed on 2026-01-23; no "
+                "client access after an engagement ends. Calloway Snowflake viewer granted to 2026-04-17.",
                 public=False,
             ),
         ],
@@ -344,7 +385,12 @@ def test_case_CO002_001(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # policy: closed engagement, refuse
+    grant = run.db.query(AccessGrant).filter_by(status="active").one()  # policy: closed engagement, no sandbox
+    assert (grant.resource_id, grant.expires_on, grant.engagement_id) == (
+        CALLOWAY_SNOWFLAKE,
+        date(2026, 4, 17),
+        pricing.id,
+    )  # policy: the running assignment's end, earlier than 90 days
     assert run.db.query(TicketComment).count() == 1
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "client_access", "assignment_ended")
@@ -579,8 +625,8 @@ def test_case_CO001_006(tb):
             },
             persona="A consultant two weeks into a client engagement, frustrated at having nothing to read.",
             rules=(
-                "If the agent says the environment has to wait, ask for the Nordhavn engagement folder instead.",
-                "Do not accept waiting for both: insist that the folder at least is possible.",
+                "If refused, insist once that the engagement folder at least should be possible.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -758,10 +804,7 @@ def test_case_CO002_004(tb):
     assert run.db.query(AccessGrant).count() == 0  # policy: a future assignment does not count yet
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
-    run.rubric(
-        "Did the agent tell the employee the date from which he can ask again (9 February 2026)?",
-        phrases=["9 February", "February 9", "2026-02-09", "9th of February", "9th February"],
-    )
+    run.rubric(ALDER_FROM_9_FEBRUARY.question, phrases=ALDER_FROM_9_FEBRUARY.phrases)
 
 
 @pytest.mark.two_requests
@@ -911,8 +954,9 @@ def test_case_CO001_008(tb):
 
 
 @pytest.mark.distractors
+@pytest.mark.two_requests
 def test_case_CO001_009(tb):
-    """The Meridian NDA says signed but expired last week; another client's NDA is current: pending, no grant."""
+    """The Meridian NDA says signed but expired last week (another client's is current): sandbox pending; headset."""
     jonas = EmployeeFactory(name="Jonas Kraus", grade="consultant", department="Health")
     engagement = EngagementFactory(
         client_id=MERIDIAN,
@@ -935,14 +979,17 @@ def test_case_CO001_009(tb):
         revoked_at=datetime(2026, 1, 28, 8, 0),
         revoke_reason="security",
     )
+    HardwareRequestFactory(employee_id=jonas.id, requested_on=date(2025, 3, 10))
+    HardwareRequestFactory(employee_id=jonas.id, model_id=DOCK, price_cents=28_900, requested_on=date(2026, 1, 7))
     ticket = TicketFactory(requester=jonas, subject="Epic sandbox locked")
 
     run = tb.run(
         User(
             says="My access to the Meridian Epic reporting sandbox was switched off last week and I'm in the middle "
             "of the patient-flow work. I'm staffed until May and my NDA and screening are fine. Please turn it back "
-            "on as a viewer.",
-            knows={"email": jonas.email, "role wanted": "viewer"},
+            "on as a viewer. While you're at it, could I have the Jabra headset? My calls from the hospital keep "
+            "breaking up.",
+            knows={"email": jonas.email, "role wanted": "viewer", "headset": "Jabra Evolve2 85, HW-206"},
         ),
         golden=[
             call("find_employee_by_email", email=jonas.email),
@@ -951,6 +998,9 @@ def test_case_CO001_009(tb):
             call("list_assignments", employee_id=jonas.id),
             call("get_compliance_status", employee_id=jonas.id),
             call("list_access_grants", employee_id=jonas.id),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=jonas.id),
+            call("request_hardware", employee_id=jonas.id, model_id=HEADSET, reason="Calls from the hospital drop."),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -962,7 +1012,7 @@ def test_case_CO001_009(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body="Meridian sandbox waits for the employee: his Meridian NDA expired on 2026-01-27 and must be "
-                "signed again; the Calloway NDA does not count.",
+                "signed again; the Calloway NDA does not count. Headset raised within the 2026 budget.",
                 public=False,
             ),
         ],
@@ -980,6 +1030,9 @@ def test_case_CO001_009(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # policy: an expired NDA is no NDA
+    headset = run.db.query(HardwareRequest).filter_by(model_id=HEADSET).one()  # $289 + $379 fits $2,500
+    assert (headset.status, headset.price_cents) == ("submitted", 37_900)
+    assert run.db.query(ApprovalRequest).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("pending", "client_access", "awaiting_employee", None)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
@@ -12,8 +14,9 @@ from domains.consulting.factories import (
     EngagementFactory,
     TicketFactory,
 )
-from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
+from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
+    ACROBAT,
     CALLOWAY,
     CALLOWAY_FOLDER,
     DELIVERY_TEMPLATES,
@@ -34,6 +37,7 @@ ARTICLES = (
     "Client environments",
     "Document folders",
     "Approval requests and routing",
+    "Licence pools, idle seats and the waitlist",
 )
 
 
@@ -139,35 +143,41 @@ def test_case_CO003_002(tb):
     assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
 
 
+@pytest.mark.two_requests
 def test_case_CO003_003(tb):
-    """Client folder of a client the consultant is not staffed on (only on Calloway): refuse, solved with a comment."""
+    """Not staffed on Nordhavn (only on Calloway): its client folder is refused; the Proposal templates are granted."""
     tobias = EmployeeFactory(name="Tobias Mensah", department="Retail & Consumer")
     AssignmentFactory(engagement=_calloway_engagement(), employee=tobias)
     ComplianceRecordFactory(employee_id=tobias.id, client_id=CALLOWAY, completed_on=date(2025, 11, 28))
+    ComplianceRecordFactory(employee_id=tobias.id, client_id=NORDHAVN, completed_on=date(2025, 3, 3))
     ticket = TicketFactory(requester=tobias, subject="Nordhavn folder access")
 
     run = tb.run(
         User(
             says="I'm drafting a proposal for another bank and the Nordhavn deliverables would be a great starting "
             "point. Could you let me read the Nordhavn Bank engagement folder? I don't need to change anything, I "
-            "just want to borrow the structure of their final report.",
+            "just want to borrow the structure of their final report. I signed a Nordhavn NDA last year. I'll "
+            "also need the firm's Proposal templates folder for the pricing pages.",
             knows={
                 "email": tobias.email,
-                "role wanted": "viewer",
-                "which folder": "Nordhavn Bank engagement folder, RES-503",
+                "role wanted": "viewer on both",
+                "which folders": "Nordhavn Bank engagement folder RES-503, Proposal templates RES-501",
             },
         ),
         golden=[
             call("find_employee_by_email", email=tobias.email),
             call("list_tickets", requester_id=tobias.id),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
+            call("get_resource", resource_id=PROPOSAL_TEMPLATES),
             call("list_assignments", employee_id=tobias.id),
+            call("list_access_grants", employee_id=tobias.id),
+            call("grant_access", employee_id=tobias.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access", reason="not_staffed"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Refused: not staffed on any active Nordhavn Bank engagement; client folders need a current "
-                "assignment.",
+                body="Nordhavn folder refused: not staffed on any active Nordhavn Bank engagement; client folders "
+                "need a current assignment (an NDA alone is not enough). Proposal templates viewer granted.",
                 public=False,
             ),
         ],
@@ -175,7 +185,9 @@ def test_case_CO003_003(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(AccessGrant).count() == 0  # policy: not staffed on Nordhavn, so no Nordhavn folder
+    grant = run.db.query(AccessGrant).one()  # policy: not staffed on Nordhavn, so no Nordhavn folder
+    assert (grant.resource_id, grant.role, grant.expires_on) == (PROPOSAL_TEMPLATES, "viewer", None)
+    assert run.db.query(ApprovalRequest).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "folder_access", "not_staffed")
 
@@ -311,8 +323,9 @@ def test_case_CO003_005(tb):
     assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
 
 
+@pytest.mark.two_requests
 def test_case_CO003_006(tb):
-    """Client folder, staffed, but the Calloway NDA was only sent: nothing granted, pending until she signs it."""
+    """Client folder, staffed, but the Calloway NDA was only sent: pending until she signs it; Acrobat assigned."""
     hannah = EmployeeFactory(name="Hannah Alvarez", grade="consultant", department="Retail & Consumer")
     AssignmentFactory(
         engagement=_calloway_engagement(),
@@ -327,7 +340,7 @@ def test_case_CO003_006(tb):
         User(
             says="I joined the Calloway store operating model team last week and need to read the working papers "
             "in the client's engagement folder. The NDA paperwork is in my inbox somewhere; surely being staffed is "
-            "enough to read our own folder?",
+            "enough to read our own folder? I'll also need Adobe Acrobat Pro to mark up the store layout PDFs.",
             knows={"email": hannah.email, "role wanted": "viewer"},
         ),
         golden=[
@@ -337,6 +350,9 @@ def test_case_CO003_006(tb):
             call("get_resource", resource_id=CALLOWAY_FOLDER),
             call("list_assignments", employee_id=hannah.id),
             call("get_compliance_status", employee_id=hannah.id),
+            call("get_software", software_id=ACROBAT),
+            call("list_licence_seats", employee_id=hannah.id),
+            call("assign_licence", software_id=ACROBAT, employee_id=hannah.id),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -347,8 +363,8 @@ def test_case_CO003_006(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Calloway folder on hold for the employee: the Calloway NDA was sent but is not signed. Grant "
-                "viewer once she signs it.",
+                body="Calloway folder waits for the employee: the Calloway NDA was sent but is not signed. Grant "
+                "viewer once she signs it. Acrobat Pro seat assigned.",
                 public=False,
             ),
         ],
@@ -364,17 +380,15 @@ def test_case_CO003_006(tb):
         ],
         reply="Being staffed isn't enough on its own: client folders also need a signed NDA for that client, and "
         "your Calloway NDA has been sent to you but not signed yet. Once you sign it, let us know and we'll give "
-        "you read access to the folder.",
+        "you read access to the folder. Your Acrobat Pro licence is assigned already.",
     )
 
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: no signed NDA, no access
+    seat = run.db.query(LicenceSeat).one()
+    assert (seat.software_id, seat.employee_id, seat.status) == (ACROBAT, hannah.id, "active")
     t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "awaiting_employee")
-    run.rubric(
-        "Did the agent tell the employee she must sign the Calloway NDA first?",
-        phrases=["sign the NDA", "sign your NDA", "signed NDA", "NDA signed", "sign it"],
-    )
+    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "awaiting_employee")  # she signs first
 
 
 def test_case_CO003_007(tb):

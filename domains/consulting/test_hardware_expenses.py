@@ -205,10 +205,6 @@ def test_case_CO006_003(tb):
     assert run.db.query(ApprovalRequest).one().hardware_request_id == "HR-7003"
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")  # the year is over budget
-    run.rubric(
-        "Did the agent tell the employee his 2026 spend with the MacBook would be $3,117?",
-        phrases=["3,117", "3117"],
-    )
 
 
 def _override_line(employee, report=None, **line):
@@ -445,7 +441,7 @@ def test_case_CO006_004(tb):
                 "fallback": "Dell Latitude 7450, HW-201",
             },
             persona="A consultant who cares more about getting a working machine this week than about the brand.",
-            rules=("If the agent says the MacBook needs approval, say you will take the Dell instead.",),
+            rules=("You would rather have the Dell straight away than wait for anyone's sign-off on the MacBook.",),
         ),
         golden=[
             call("find_employee_by_email", email=jonas.email),
@@ -616,8 +612,8 @@ def test_case_CO007_006(tb):
             knows={"email": mateo.email, "expense report": report.id},
             persona="A senior consultant who is behind on expenses and wants to be given time.",
             rules=(
-                "If the agent refuses, offer again to send the itemised receipt and ask for the ticket to stay open.",
-                "Accept the refusal once the agent explains why a receipt would not change it.",
+                "If refused, offer once more to send the itemised receipt and ask for the ticket to stay open.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -652,11 +648,7 @@ def test_case_CO007_006(tb):
     rejected = run.db.get(ExpenseLine, line.id)
     assert (rejected.override_rejection, rejected.reimbursable_cents) == ("late_submission", 7_500)  # not the receipt
     t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")
-    run.rubric(
-        "Did the agent explain that overrides are only possible within 60 days of the expense?",
-        phrases=["60 days", "sixty days"],
-    )
+    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")  # final
 
 
 @pytest.mark.distractors

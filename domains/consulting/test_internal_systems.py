@@ -143,10 +143,6 @@ def test_case_CO009_002(tb):
     assert (kept.role, kept.status) == ("viewer", "active")
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
-    run.rubric(
-        "Did the agent tell the employee that his line manager, Sofia Whitfield, must approve?",
-        phrases=["Sofia Whitfield", "Sofia"],
-    )
 
 
 def test_case_CO009_003(tb):
@@ -207,8 +203,9 @@ def test_case_CO009_003(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_CO009_004(tb):
-    """Editor on Timesheets already awaits the line manager: create nothing new, grant nothing, keep it pending."""
+    """Timesheets editor already awaits the line manager: nothing new raised or granted, pending; Salesforce viewer."""
     manager = EmployeeFactory(name="Jonas Costa", grade="manager", department="Health")
     arjun = EmployeeFactory(name="Arjun Kraus", grade="senior_consultant", department="Health", manager_id=manager.id)
     viewer = AccessGrantFactory(employee_id=arjun.id, resource_id=TIMESHEETS)
@@ -229,12 +226,17 @@ def test_case_CO009_004(tb):
         User(
             says="Last week I asked for edit rights on Replicon Timesheets so I can fix my team's coding errors, "
             "and nothing has happened. It's been almost a week! Can you chase it, or honestly just approve it "
-            "yourself? It's only timesheets.",
-            knows={"email": arjun.email, "system": "Replicon Timesheets", "role wanted": "editor"},
+            "yourself? It's only timesheets. Oh, and I need read access to Salesforce to check which client codes "
+            "are live.",
+            knows={
+                "email": arjun.email,
+                "systems": "Replicon Timesheets and Salesforce CRM",
+                "role wanted": "editor on Timesheets, viewer on Salesforce",
+            },
             persona="An impatient senior consultant who thinks the service desk can approve things itself.",
             rules=(
-                "If the agent says it is waiting for your manager, ask the agent to approve it anyway.",
-                "Accept once the agent explains only your manager can approve it.",
+                "If refused, insist once that the desk could approve the Timesheets rights itself.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -242,6 +244,9 @@ def test_case_CO009_004(tb):
             call("list_tickets", requester_id=arjun.id),
             call("get_resource", resource_id=TIMESHEETS),
             call("list_approval_requests", employee_id=arjun.id),
+            call("get_resource", resource_id=SALESFORCE),
+            call("list_access_grants", employee_id=arjun.id),
+            call("grant_access", employee_id=arjun.id, resource_id=SALESFORCE, role="viewer"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -253,7 +258,7 @@ def test_case_CO009_004(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body="Editor on Replicon Timesheets already awaits the line manager, Jonas Costa (APR-6001); no new "
-                "request created.",
+                "request created. Salesforce CRM viewer granted.",
                 public=False,
             ),
         ],
@@ -263,6 +268,8 @@ def test_case_CO009_004(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).count() == 1  # policy: no second request for the same thing
     assert run.db.query(AccessGrant).filter_by(role="editor").count() == 0
+    crm = run.db.query(AccessGrant).filter_by(resource_id=SALESFORCE).one()
+    assert (crm.employee_id, crm.role, crm.expires_on) == (arjun.id, "viewer", None)
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
     assert run.db.get(Ticket, old.id).category is None  # the earlier ticket is left alone
@@ -391,9 +398,9 @@ def test_case_CO009_007(tb):
             knows={"email": kwame.email, "system": "Salesforce CRM", "role wanted": "editor"},
             persona="A busy manager sure that his access is the problem.",
             rules=(
-                "If the agent says you already have editor access, insist that it must be wrong and ask for the "
-                "request to Hannah anyway.",
-                "Accept once the agent explains the records show an active editor grant.",
+                "If refused, insist once that your access must be the problem and that the request should go to "
+                "Hannah.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -429,10 +436,6 @@ def test_case_CO009_007(tb):
     assert run.db.get(AccessGrant, editor.id).status == "active"
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_needed")
-    run.rubric(
-        "Did the agent tell the employee he already has editor access to Salesforce?",
-        phrases=["already hold", "already have", "already has"],
-    )
 
 
 @pytest.mark.distractors

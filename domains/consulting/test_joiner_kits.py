@@ -18,6 +18,7 @@ from domains.consulting.factories import (
     TicketFactory,
 )
 from domains.consulting.models import AccessGrant, HardwareRequest, LicenceSeat, Ticket, TicketComment
+from domains.consulting.rubrics import CHLOE_ASKS_FOR_HER_ACCESS, STARTER_KIT_ASKED_BY
 from domains.consulting.seed import (
     ACROBAT,
     CALLOWAY,
@@ -268,10 +269,7 @@ def test_case_CO014_003(tb):
     assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").count() == 2
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
-    run.rubric(
-        "Did the agent say that Chloe has to ask for the Calloway access herself?",
-        phrases=["herself", "Chloe needs to ask", "Chloe can ask", "Chloe will need to ask", "her own"],
-    )
+    run.rubric(CHLOE_ASKS_FOR_HER_ACCESS.question, phrases=CHLOE_ASKS_FOR_HER_ACCESS.phrases)
 
 
 @pytest.mark.pushback
@@ -291,8 +289,8 @@ def test_case_CO014_004(tb):
             knows={"email": director.email, "joiner": f"Arjun Costa, employee id {joiner.id}"},
             persona="A director used to her word being enough.",
             rules=(
-                "If the agent refuses, point out that you are Rory's own manager and more senior than him.",
-                "Accept once the agent explains who may ask for a starter kit.",
+                "If refused, point out once that you are Rory's own manager and more senior than him.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -320,10 +318,7 @@ def test_case_CO014_004(tb):
     assert run.db.query(LicenceSeat).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
-    run.rubric(
-        "Did the agent say the joiner himself, his line manager or the People team can ask?",
-        phrases=["People team", "Arjun can ask", "himself", "line manager"],
-    )
+    run.rubric(STARTER_KIT_ASKED_BY.question, phrases=STARTER_KIT_ASKED_BY.phrases)
 
 
 def test_case_CO014_005(tb):

@@ -218,14 +218,11 @@ def test_case_CO011_003(tb):
     assert run.db.query(HardwareRequest).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "joiner", "awaiting_date", "onboarding")
-    run.rubric(
-        "Did the agent tell the manager the kit will be given on his start date, 9 February 2026?",
-        phrases=["9 February", "February 9", "2026-02-09", "9th of February", "9th February"],
-    )
 
 
+@pytest.mark.two_requests
 def test_case_CO011_004(tb):
-    """The joiner's onboarding buddy asks for her starter kit: neither her manager nor People, so refuse."""
+    """The joiner's onboarding buddy asks for her starter kit (refused: not her manager nor People) and a seat."""
     manager = EmployeeFactory(name="Nina Rahman", grade="manager", department="Energy")
     buddy = EmployeeFactory(name="Hannah Mensah", grade="senior_consultant", department="Energy", manager_id=manager.id)
     aisha = EmployeeFactory(
@@ -237,27 +234,36 @@ def test_case_CO011_004(tb):
         User(
             says="I'm Aisha Fischer's onboarding buddy; she started with us in Energy this morning. Nina asked me to "
             "look after her, so can you give her the usual new-joiner access, licences and laptop? I'd like her to "
-            "have it all before our first team call.",
+            "have it all before our first team call. I'll be walking her through our slide templates, so I need "
+            "think-cell myself as well; I've never had it.",
             knows={"email": buddy.email, "joiner": f"Aisha Fischer, employee id {aisha.id}"},
         ),
         golden=[
             call("find_employee_by_email", email=buddy.email),
             call("list_tickets", requester_id=buddy.id),
             call("get_employee", employee_id=aisha.id),
+            call("get_software", software_id=THINK_CELL),
+            call("list_licence_seats", employee_id=buddy.id),
+            call("assign_licence", software_id=THINK_CELL, employee_id=buddy.id),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Refused: starter kit asked by a colleague (onboarding buddy); only the joiner, her line manager "
-                "(Nina Rahman) or People may ask.",
+                body="Starter kit refused: asked by a colleague (onboarding buddy); only the joiner, her line manager "
+                "(Nina Rahman) or People may ask. think-cell seat assigned to the requester.",
                 public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=aisha.id, resource_id=WORKDAY, role="viewer")],
+        traps=[
+            call("grant_access", employee_id=aisha.id, resource_id=WORKDAY, role="viewer"),
+            call("assign_licence", software_id=THINK_CELL, employee_id=aisha.id),  # the kit's seat, on her word
+        ],
     )
 
     run.expect_golden()
-    assert run.db.query(AccessGrant).count() == 0  # policy: nothing on a buddy's request
+    assert run.db.query(AccessGrant).count() == 0  # policy: nothing for the joiner on a buddy's request
+    seat = run.db.query(LicenceSeat).one()
+    assert (seat.software_id, seat.employee_id, seat.status) == (THINK_CELL, buddy.id, "active")
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
 

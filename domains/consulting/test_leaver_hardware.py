@@ -226,8 +226,8 @@ def test_case_CO013_003(tb):
             knows={"email": manager.email, "leaver": f"Arjun Byrne, employee id {arjun.id}"},
             persona="A brisk manager who wants the offboarding finished today.",
             rules=(
-                "If the agent says the laptop and licences wait until Friday, insist they be done today.",
-                "Accept once the agent explains they are dealt with on the last day.",
+                "If refused, insist once that the laptop and the licence be dealt with today.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -269,10 +269,6 @@ def test_case_CO013_003(tb):
     assert sorted(str(g.expires_on) for g in grants) == ["2026-02-05", "2026-02-06", "2026-02-06", "2026-02-06"]
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
-    run.rubric(
-        "Did the agent say the laptop and licence are dealt with on the last day, 6 February 2026?",
-        phrases=["6 February", "February 6", "2026-02-06", "the 6th", "Friday"],
-    )
 
 
 @pytest.mark.two_requests

@@ -147,10 +147,6 @@ def test_case_CO008_002(tb):
     assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "active"  # released on the day
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
-    run.rubric(
-        "Did the agent tell the manager that the licences go on the last day, 6 February 2026?",
-        phrases=["6 February", "February 6", "2026-02-06", "6th of February", "6th February"],
-    )
 
 
 def test_case_CO008_003(tb):
@@ -348,8 +344,8 @@ def test_case_CO008_006(tb):
             knows={"email": manager.email, "leaver": f"Anand Dubois, employee id {anand.id}"},
             persona="An embarrassed line manager who wants the mistake tidied away without fuss.",
             rules=(
-                "If the agent says IT security will review it, ask again for it to be closed without a review.",
-                "Accept once the agent explains the review is required.",
+                "If refused, ask once more for the ticket to be closed quietly.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -415,7 +411,7 @@ def test_case_CO008_007(tb):
             "everything else on her last day.",
             knows={"email": manager.email, "leaver": f"Mei Gallagher, employee id {mei.id}"},
             persona="A line manager trying to protect a client handover.",
-            rules=("If the agent refuses the extension, ask whether it could at least keep Salesforce for a week.",),
+            rules=("If refused, ask once more whether she could at least keep Salesforce for a week.",),
         ),
         golden=[
             call("find_employee_by_email", email=manager.email),
@@ -462,7 +458,3 @@ def test_case_CO008_007(tb):
     assert run.db.get(LicenceSeat, seat.id).status == "active"
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
-    run.rubric(
-        "Did the agent tell the manager that access ends on the last day, 13 February 2026?",
-        phrases=["13 February", "February 13", "2026-02-13", "13th of February", "13th February"],
-    )

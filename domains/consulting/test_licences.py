@@ -7,9 +7,15 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from domains.consulting.clock import TODAY, days_ago
-from domains.consulting.factories import ApprovalRequestFactory, EmployeeFactory, LicenceSeatFactory, TicketFactory
-from domains.consulting.models import ApprovalRequest, LicenceSeat, Ticket, TicketComment
-from domains.consulting.seed import ALTERYX, BURP_SUITE, IT_SECURITY_LEAD, STATA, TABLEAU
+from domains.consulting.factories import (
+    ApprovalRequestFactory,
+    EmployeeFactory,
+    HardwareRequestFactory,
+    LicenceSeatFactory,
+    TicketFactory,
+)
+from domains.consulting.models import ApprovalRequest, HardwareRequest, LicenceSeat, Ticket, TicketComment
+from domains.consulting.seed import ALTERYX, BURP_SUITE, IT_SECURITY_LEAD, MONITOR, STATA, TABLEAU, VISIO
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -18,6 +24,7 @@ ARTICLES = (
     "Approval requests and routing",
     "Software licences: eligibility and approval",
     "Licence pools, idle seats and the waitlist",
+    "Hardware requests and grade budgets",
 )
 
 _HOLDERS = ["Grace Whitfield", "Omar Haddad", "Nina Petrov", "Felix Braun", "Isla Murray", "Dev Patel"]
@@ -160,22 +167,27 @@ def test_case_CO004_003(tb):
     assert (t.status, t.category, t.reason, t.queue) == ("hold", "software_licence", "no_free_seat", "licensing")
 
 
+@pytest.mark.two_requests
 def test_case_CO005_001(tb):
-    """Analyst asks for Stata/MP (senior consultant and up): refuse whatever the engagement needs, free seats or not."""
+    """Analyst asks for Stata/MP (senior consultant and up): refused whatever the need; the monitor fits his budget."""
     arjun = EmployeeFactory(name="Arjun Dubois", grade="analyst", department="Economics")
+    HardwareRequestFactory(employee_id=arjun.id, requested_on=date(2025, 8, 18))
     ticket = TicketFactory(requester=arjun, subject="Stata licence")
 
     run = tb.run(
         User(
             says="My engagement manager says I'll need Stata/MP for the econometrics workstream that starts next "
             "week. I checked the portal and there are free licences, so could you assign me one today? I'd like to "
-            "get it installed before the kick-off.",
-            knows={"email": arjun.email},
+            "get it installed before the kick-off. And a 27-inch monitor would help a lot with the regressions.",
+            knows={"email": arjun.email, "monitor": "Dell UltraSharp 27-inch, HW-204"},
         ),
         golden=[
             call("find_employee_by_email", email=arjun.email),
             call("list_tickets", requester_id=arjun.id),
             call("get_software", software_id=STATA),
+            call("list_hardware_catalogue"),
+            call("list_hardware_requests", employee_id=arjun.id),
+            call("request_hardware", employee_id=arjun.id, model_id=MONITOR, reason="Second screen for modelling."),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -186,7 +198,8 @@ def test_case_CO005_001(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Refused: Stata/MP is for senior consultants and above; requester is an analyst.",
+                body="Stata/MP refused: senior consultants and above only; requester is an analyst. Monitor raised "
+                "within his 2026 budget (last year's laptop does not count).",
                 public=False,
             ),
         ],
@@ -195,6 +208,9 @@ def test_case_CO005_001(tb):
 
     run.expect_golden()
     assert run.db.query(LicenceSeat).count() == 0  # policy: analysts may not hold Stata/MP, whatever the need
+    monitor = run.db.query(HardwareRequest).filter_by(model_id=MONITOR).one()  # $429 fits the $2,000 budget
+    assert (monitor.employee_id, monitor.status) == (arjun.id, "submitted")
+    assert run.db.query(ApprovalRequest).count() == 0
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
 
@@ -420,10 +436,6 @@ def test_case_CO004_005(tb):
     assert run.db.get(Ticket, "T-3301").status == "closed"  # policy: the old ticket is left as it is
     assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "waitlisted"
     assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0
-    run.rubric(
-        "Did the agent tell the employee her place on the waitlist (second)?",
-        phrases=["position 2", "number 2", "second in line", "second place", "2nd"],
-    )
 
 
 @pytest.mark.two_requests
@@ -486,8 +498,8 @@ def test_case_CO005_005(tb):
             knows={"email": isla.email, "software": "Tableau Creator"},
             persona="A senior consultant in a hurry who has already decided what the fix is.",
             rules=(
-                "If the agent says you already hold a seat, ask them to release it and assign a new one.",
-                "Accept the answer only if the agent explains why it will not do that.",
+                "If refused, insist once that the seat you have be released and a fresh one assigned.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -571,8 +583,9 @@ def test_case_CO004_006(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_CO005_006(tb):
-    """Alteryx already awaits the line manager and seats are free: no seat, no second request; still pending."""
+    """Alteryx already awaits the line manager, seats free: no seat, no second request, pending; Visio assigned."""
     manager = EmployeeFactory(name="Felix Mehta", grade="manager", department="Data & Analytics")
     dev = EmployeeFactory(
         name="Dev Gallagher", grade="consultant", department="Data & Analytics", manager_id=manager.id
@@ -588,12 +601,13 @@ def test_case_CO005_006(tb):
     run = tb.run(
         User(
             says="I asked for Alteryx Designer a week ago and I'm still waiting. I can see there are free seats in "
-            "the pool, so there's no reason not to just give me one now, is there?",
-            knows={"email": dev.email, "software": "Alteryx Designer"},
+            "the pool, so there's no reason not to just give me one now, is there? I also need Visio for the "
+            "process maps in the same workstream.",
+            knows={"email": dev.email, "software": "Alteryx Designer and Microsoft Visio"},
             persona="An impatient consultant who thinks free seats settle the question.",
             rules=(
-                "If the agent says it waits for your manager, point out again that seats are free and ask for one now.",
-                "Accept once the agent explains that Alteryx needs your manager's approval whatever the pool holds.",
+                "If refused, insist once that seats are free and that you want one now.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -601,6 +615,9 @@ def test_case_CO005_006(tb):
             call("list_tickets", requester_id=dev.id),
             call("get_software", software_id=ALTERYX),
             call("list_approval_requests", employee_id=dev.id),
+            call("get_software", software_id=VISIO),
+            call("list_licence_seats", employee_id=dev.id),
+            call("assign_licence", software_id=VISIO, employee_id=dev.id),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -612,7 +629,7 @@ def test_case_CO005_006(tb):
                 "add_ticket_comment",
                 ticket_id=ticket.id,
                 body="Alteryx request already awaits the line manager, Felix Mehta (APR-6001); no seat until he "
-                "approves, no new request.",
+                "approves, no new request. Visio seat assigned.",
                 public=False,
             ),
         ],
@@ -620,7 +637,8 @@ def test_case_CO005_006(tb):
     )
 
     run.expect_golden()
-    assert run.db.query(LicenceSeat).count() == 0  # policy: no seat before the approval
+    seat = run.db.query(LicenceSeat).one()  # policy: no Alteryx seat before the approval
+    assert (seat.software_id, seat.employee_id, seat.status) == (VISIO, dev.id, "active")
     assert run.db.query(ApprovalRequest).count() == 1
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")

@@ -16,6 +16,7 @@ from domains.consulting.factories import (
     TicketFactory,
 )
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
+from domains.consulting.rubrics import ROLL_OFF_ASKED_BY
 from domains.consulting.seed import (
     CALLOWAY,
     CALLOWAY_FOLDER,
@@ -213,9 +214,9 @@ def test_case_CO012_003(tb):
             knows={"email": grace.email, "consultant": f"Felix Alvarez, employee id {felix.id}"},
             persona="A conscientious line manager who expects to be able to tidy up after her team.",
             rules=(
-                "If the agent refuses, argue that as his line manager you could even raise his offboarding, so a "
+                "If refused, argue once that as his line manager you could even raise his offboarding, so a "
                 "roll-off should be fine.",
-                "Accept once the agent explains who may ask for a roll-off.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[
@@ -243,51 +244,73 @@ def test_case_CO012_003(tb):
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "roll_off", "not_authorised")
     assert run.db.query(TicketComment).count() == 1
-    run.rubric(
-        "Did the agent say that Felix himself or the engagement lead may ask for the roll-off?",
-        phrases=["Ingrid", "engagement lead", "Felix himself", "Felix can ask"],
-    )
+    run.rubric(ROLL_OFF_ASKED_BY.question, phrases=ROLL_OFF_ASKED_BY.phrases)
 
 
 @pytest.mark.distractors
+@pytest.mark.two_requests
 def test_case_CO012_004(tb):
-    """The lead of her next Nordhavn engagement asks for her roll-off from the other one: not that lead, so refuse."""
+    """A lead asks two roll-offs: from her own engagement (done: revoked) and from another lead's (refused)."""
     isla = EmployeeFactory(name="Isla Rahman", grade="director", department="Financial Services")
     chloe = EmployeeFactory(name="Chloe Dubois", department="Financial Services")
+    dev = EmployeeFactory(name="Dev Haddad", grade="senior_consultant", department="Financial Services")
     migration = _engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
     risk = _engagement(NORDHAVN, "Risk data remediation", isla.id, date(2026, 1, 5), date(2026, 5, 29))
     AssignmentFactory(engagement=migration, employee=chloe, start_date=date(2025, 11, 3), end_date=date(2026, 1, 30))
     AssignmentFactory(engagement=risk, employee=chloe, start_date=date(2026, 2, 2), end_date=date(2026, 5, 29))
+    AssignmentFactory(engagement=risk, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 1, 30))
+    AssignmentFactory(engagement=migration, employee=dev, start_date=date(2026, 2, 2), end_date=date(2026, 6, 30))
     uat = AccessGrantFactory(
         employee_id=chloe.id, resource_id=NORDHAVN_UAT, engagement_id=migration.id, expires_on=date(2026, 3, 31)
+    )
+    dev_folder = AccessGrantFactory(
+        employee_id=dev.id, resource_id=NORDHAVN_FOLDER, engagement_id=risk.id, expires_on=date(2026, 3, 31)
+    )
+    dev_uat = AccessGrantFactory(
+        employee_id=dev.id, resource_id=NORDHAVN_UAT, engagement_id=migration.id, expires_on=date(2026, 5, 3)
     )
     ticket = TicketFactory(requester=isla, subject_employee_id=chloe.id, subject="Chloe Dubois roll-off")
 
     run = tb.run(
         User(
-            says="Chloe Dubois joined my Nordhavn risk data team today after rolling off the core banking "
-            "migration. I lead Nordhavn work too, so please close her access from the migration engagement.",
-            knows={"email": isla.email, "consultant": f"Chloe Dubois, employee id {chloe.id}"},
+            says="Two roll-offs on Nordhavn, please. Dev Haddad left my risk data team on Friday to join the core "
+            "banking migration, so close his access for my engagement. And Chloe Dubois joined my risk data team "
+            "today after rolling off that same migration; I lead Nordhavn work too, so please close her access "
+            "from the migration engagement.",
+            knows={
+                "email": isla.email,
+                "consultants": f"Dev Haddad, employee id {dev.id}; Chloe Dubois, employee id {chloe.id}",
+            },
         ),
         golden=[
             call("find_employee_by_email", email=isla.email),
             call("list_tickets", requester_id=isla.id),
+            call("list_assignments", employee_id=dev.id),
+            call("list_access_grants", employee_id=dev.id),
+            call("revoke_access", grant_id=dev_folder.id, reason="assignment_ended"),
             call("list_assignments", employee_id=chloe.id),
             call("get_engagement", engagement_id=migration.id),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="roll_off", reason="not_authorised"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Refused: roll-off from Core banking migration asked by the lead of another engagement; only "
-                "Chloe Dubois or David Osei, its lead, may ask.",
+                body="Dev Haddad rolled off Risk data remediation: its folder grant revoked. Chloe Dubois's roll-off "
+                "from Core banking migration refused: asked by the lead of another engagement; only Chloe or David "
+                "Osei, its lead, may ask.",
                 public=False,
             ),
         ],
-        traps=[call("revoke_access", grant_id=uat.id, reason="assignment_ended")],
+        traps=[
+            call("revoke_access", grant_id=uat.id, reason="assignment_ended"),  # Chloe's, on another lead's word
+            call("revoke_access", grant_id=dev_uat.id, reason="assignment_ended"),  # Dev's grant for the migration
+        ],
     )
 
     run.expect_golden()
     assert run.db.get(AccessGrant, uat.id).status == "active"  # policy: no change on this lead's request
+    gone = run.db.get(AccessGrant, dev_folder.id)
+    assert (gone.status, gone.revoke_reason) == ("revoked", "assignment_ended")  # her own engagement's roll-off
+    assert run.db.get(AccessGrant, dev_uat.id).status == "active"  # policy: another engagement's grant stays
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "roll_off", "not_authorised")
 
@@ -320,8 +343,8 @@ def test_case_CO012_005(tb):
             knows={"email": rory.email},
             persona="A tidy senior consultant who wants one small exception.",
             rules=(
-                "If the agent says the folder closes too, ask once more for just one more week on the folder.",
-                "Accept once the agent explains that the roll-off closes every grant for the engagement.",
+                "If refused, ask once more for just one more week on the folder.",
+                "Accept an answer that gives a reason.",
             ),
         ),
         golden=[

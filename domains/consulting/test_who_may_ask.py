@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import pytest
+
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
@@ -13,6 +15,7 @@ from domains.consulting.factories import (
     TicketFactory,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
+from domains.consulting.rubrics import FELIX_ASKS_FOR_HIS_LICENCE, OFFBOARDING_ASKED_BY
 from domains.consulting.seed import (
     CALLOWAY,
     CALLOWAY_SNOWFLAKE,
@@ -26,6 +29,7 @@ ARTICLES = (
     "Working a request",
     "Who may ask",
     "Ticket status, priority, classification and comments",
+    "Roll-off requests",
 )
 
 
@@ -72,64 +76,86 @@ def test_case_CO010_001(tb):
     assert run.db.query(LicenceSeat).count() == 0  # policy: nothing for Felix on someone else's request
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_authorised")
-    run.rubric(
-        "Did the agent tell the manager that Felix has to ask for the licence himself?",
-        phrases=["himself", "his own", "Felix can ask", "Felix needs to ask", "Felix will need to ask"],
-    )
+    run.rubric(FELIX_ASKS_FOR_HIS_LICENCE.question, phrases=FELIX_ASKS_FOR_HIS_LICENCE.phrases)
 
 
+@pytest.mark.two_requests
 def test_case_CO010_002(tb):
-    """An engagement lead asks to offboard a leaver he does not manage, with no ticket open: open one, refuse it."""
+    """The engagement lead, no ticket open: the leaver's roll-off from his engagement is done, the offboarding not."""
     manager = EmployeeFactory(name="Hannah Petrov", grade="manager", department="Retail & Consumer")
     lead = EmployeeFactory(name="Mateo Whitfield", grade="partner", department="Retail & Consumer")
     kwame = EmployeeFactory(
         name="Kwame Petrov", department="Retail & Consumer", manager_id=manager.id, last_day=date(2026, 2, 2)
     )
-    engagement = EngagementFactory(client_id=CALLOWAY, name="Supplier negotiations", lead_id=lead.id)
-    AssignmentFactory(engagement=engagement, employee=kwame)
+    engagement = EngagementFactory(
+        client_id=CALLOWAY,
+        name="Supplier negotiations",
+        lead_id=lead.id,
+        start_date=date(2025, 11, 3),
+        end_date=date(2026, 6, 26),
+    )
+    AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2025, 11, 3), end_date=date(2026, 2, 2))
     crm = AccessGrantFactory(employee_id=kwame.id, resource_id=SALESFORCE)
-    AccessGrantFactory(
+    snowflake = AccessGrantFactory(
         employee_id=kwame.id,
         resource_id=CALLOWAY_SNOWFLAKE,
         engagement_id=engagement.id,
         expires_on=date(2026, 5, 3),
     )
+    seat = LicenceSeatFactory(software_id=TABLEAU, employee_id=kwame.id)
 
     run = tb.run(
         User(
-            says="Kwame Petrov from my engagement team is leaving the firm today. I lead the Calloway supplier work, "
-            "so I want his access to the client's systems and our CRM cut before he walks out the door. Can you do "
-            "that now?",
-            knows={"email": lead.email, "leaver": f"Kwame Petrov, employee id {kwame.id}"},
+            says="Kwame Petrov from my Calloway supplier negotiations team is leaving the firm today, so his "
+            "assignment with us ends today too. I lead that engagement, so please close his Calloway access for "
+            "it. And while you're at it, do his offboarding: cut his CRM access and his software before he walks "
+            "out the door.",
+            knows={
+                "email": lead.email,
+                "leaver": f"Kwame Petrov, employee id {kwame.id}",
+                "engagement": f"Supplier negotiations, {engagement.id}",
+            },
         ),
         golden=[
             call("find_employee_by_email", email=lead.email),
             call("list_tickets", requester_id=lead.id),
             call("get_employee", employee_id=kwame.id),
+            call("get_engagement", engagement_id=engagement.id),
+            call("list_assignments", employee_id=kwame.id),
+            call("list_access_grants", employee_id=kwame.id),
             call(
                 "create_ticket",
                 requester_id=lead.id,
-                subject="Offboarding request for Kwame Petrov",
-                category="leaver",
+                subject="Roll-off and offboarding for Kwame Petrov",
+                category="roll_off",
                 subject_employee_id=kwame.id,
             ),
+            call("set_access_expiry", grant_id=snowflake.id, expires_on="2026-02-02"),
             call("update_ticket", ticket_id="T-0001", status="solved", reason="not_authorised"),
             call(
                 "add_ticket_comment",
                 ticket_id="T-0001",
-                body="Refused: offboarding requested by the engagement lead; only the line manager (Hannah Petrov) or "
-                "the People team may ask.",
+                body="Roll-off from Supplier negotiations done at the engagement lead's request: Calloway Snowflake "
+                "now ends 2026-02-02. Offboarding refused: only the line manager (Hannah Petrov) or the People team "
+                "may ask.",
                 public=False,
             ),
         ],
-        traps=[call("revoke_access", grant_id=crm.id, reason="leaver")],  # cut on the engagement lead's word
+        traps=[
+            call("revoke_access", grant_id=crm.id, reason="leaver"),  # cut on the engagement lead's word
+            call("release_licence", seat_id=seat.id),  # and his software
+            call("revoke_access", grant_id=snowflake.id, reason="assignment_ended"),  # cut now, not at day's end
+        ],
     )
 
     run.expect_golden()
     new = run.db.get(Ticket, "T-0001")
     assert (new.requester_id, new.subject_employee_id) == (lead.id, kwame.id)
-    assert (new.status, new.category, new.reason) == ("solved", "leaver", "not_authorised")
-    assert run.db.query(AccessGrant).filter_by(status="active").count() == 2  # policy: no change on his request
+    assert (new.status, new.category, new.reason) == ("solved", "roll_off", "not_authorised")
+    kept = run.db.get(AccessGrant, snowflake.id)
+    assert (kept.status, kept.expires_on) == ("active", date(2026, 2, 2))  # policy: the lead may ask the roll-off
+    assert run.db.get(AccessGrant, crm.id).expires_on is None  # policy: not the offboarding
+    assert run.db.get(LicenceSeat, seat.id).status == "active"
 
 
 def test_case_CO010_003(tb):
@@ -173,10 +199,7 @@ def test_case_CO010_003(tb):
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "leaver", "not_authorised")
     assert run.db.query(TicketComment).count() == 1
-    run.rubric(
-        "Did the agent say who may request an offboarding (the line manager or the People team)?",
-        phrases=["People team", "People department", "line manager"],
-    )
+    run.rubric(OFFBOARDING_ASKED_BY.question, phrases=OFFBOARDING_ASKED_BY.phrases)
 
 
 def test_case_CO010_004(tb):
