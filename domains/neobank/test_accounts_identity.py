@@ -30,6 +30,7 @@ from domains.neobank.models import (
     TicketComment,
     Transfer,
 )
+from domains.neobank.replies import balance_left
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
@@ -202,10 +203,8 @@ def test_case_NB009_003(tb):
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "closure", "balance_not_zero")
     assert run.db.get(Account, account.id).status == "open"  # policy: balance not 0 and an active hold
-    run.rubric(
-        "Did the agent tell the customer that EUR 45.90 is still on the account?",
-        phrases=["45.90", "45,90"],
-    )
+    told = balance_left(4_590)  # policy: say what has to happen first
+    run.rubric(told.text, phrases=told.phrases)
 
 
 @pytest.mark.distractors
@@ -272,7 +271,9 @@ def test_case_NB009_005(tb):
             "least stop that payment so it doesn't go out tomorrow.",
             knows=caller_facts(felix),
             persona="In a hurry; already switched his salary to another bank.",
-            rules=("If the closure is refused, ask once whether the insurance payment can at least be stopped.",),
+            rules=(
+                "If refused, ask once whether the insurance payment can at least be stopped, then accept the answer.",
+            ),
         ),
         golden=[
             *identify(felix),
@@ -476,17 +477,23 @@ def test_case_NB010_002(tb):
     assert run.db.get(Customer, sofia.id).security_locked is False
 
 
+@pytest.mark.two_requests
 def test_case_NB010_003(tb):
-    """Caller gives an old postal code for a fee refund: verification fails; low-risk request, so no lock; pending."""
+    """Caller gives an old postal code while asking to move money from savings to his own main account, and for a
+    fee refund: verification fails. Moving money out of savings is sending money, a high-risk request even between
+    his own accounts: set a security lock and priority high; nothing moved or refunded; pending, with the category
+    of the first request (savings)."""
     mateo = CustomerFactory(name="Mateo Schneider")
     account = AccountFactory(customer=mateo, balance_cents=40_900)
+    savings = AccountFactory(customer=mateo, kind="savings", balance_cents=615_000)
     atm_fee = FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(4))
-    ticket = TicketFactory(requester=mateo, account=account, subject="ATM fee")
+    ticket = TicketFactory(requester=mateo, account=savings, subject="Money from savings")
     old_postcode = "99084"  # Erfurt, where he lived before; the profile has his new address
 
     run = tb.run(
         User(
-            says="You charged me 2 euros for an ATM withdrawal on Sunday. I only took out 50 euros because the card "
+            says="Could you move 300 euros from my savings to my main account? I'm a bit short until payday. And "
+            "you charged me 2 euros for an ATM withdrawal on Sunday; I only took out 50 euros because the card "
             "reader at the market was broken. Can I get that fee refunded? It feels unfair.",
             knows={**caller_facts(mateo), "postal code": old_postcode},
         ),
@@ -499,17 +506,20 @@ def test_case_NB010_003(tb):
                 postal_code=old_postcode,
             ),
             call("list_tickets", requester_id=mateo.id),
+            call("set_security_lock", customer_id=mateo.id, locked=True, reason="failed_verification"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
                 status="pending",
-                category="fees",
+                priority="high",
+                category="savings",
                 reason="identity_failed",
             ),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Identity could not be verified (postal code mismatch); fee refund not processed.",
+                body="Identity could not be verified (postal code mismatch) on a savings withdrawal and a fee "
+                "refund; nothing moved or refunded, security lock set.",
                 public=False,
             ),
         ],
@@ -518,7 +528,9 @@ def test_case_NB010_003(tb):
 
     run.expect_golden()
     t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "fees", "identity_failed")
+    assert (t.status, t.priority, t.category, t.reason) == ("pending", "high", "savings", "identity_failed")
     assert run.db.query(FeeRefund).count() == 0  # policy: no change at all after a failed verification
-    assert run.db.get(Customer, mateo.id).security_locked is False
+    assert run.db.get(Account, savings.id).balance_cents == 615_000
+    customer = run.db.get(Customer, mateo.id)  # policy: a savings withdrawal is a high-risk request
+    assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False

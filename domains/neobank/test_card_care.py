@@ -18,6 +18,7 @@ from domains.neobank.factories import (
     today_at,
 )
 from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
+from domains.neobank.replies import highest_card_limit
 from domains.neobank.seed import ENHANCED
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -87,10 +88,6 @@ def test_case_NB001_005(tb):
     assert replacement.daily_limit_cents == 600_000
     assert run.db.query(Fee).count() == 0  # policy: free for enhanced customers
     assert run.db.get(Ticket, old.id).status == "solved"
-    run.rubric(
-        "Did the agent tell the customer that the replacement card is free of charge?",
-        phrases=["no charge", "free of charge", "are free", "is free", "no fee"],
-    )
 
 
 # --------------------------------------------------------------------------- NB002 stolen cards
@@ -185,7 +182,7 @@ def test_case_NB017_001(tb):
             "after they went through the washing machine. The chip is cracked and no terminal reads it. Please "
             "send me a new one, and I don't think I should pay for it: the card was never really lost.",
             knows=caller_facts(lotta),
-            rules=("If told there is a fee, say once that this is unfair, then accept it.",),
+            rules=("If refused, say once that this is unfair, then accept the answer.",),
         ),
         golden=[
             *identify(lotta),
@@ -232,7 +229,7 @@ def test_case_NB013_003(tb):
             "tap payments now. It's barely four months old, so it must be a manufacturing fault: please replace "
             "it free of charge. My other card is fine.",
             knows=caller_facts(moritz),
-            rules=("If told there is a fee, insist once that a four-month-old card should be free, then accept.",),
+            rules=("If refused, insist once that a four-month-old card should be free, then accept the answer.",),
         ),
         golden=[
             *identify(moritz),
@@ -258,10 +255,6 @@ def test_case_NB013_003(tb):
     assert (fee.account_id, fee.amount_cents) == (flat.id, 600)
     assert run.db.get(Account, flat.id).balance_cents == 41_250 - 600
     assert run.db.get(Account, main.id).balance_cents == 167_900
-    run.rubric(
-        "Did the agent tell the customer that the replacement costs EUR 6.00?",
-        phrases=["6.00", "6 euros", "EUR 6", "600 cents"],
-    )
 
 
 # --------------------------------------------------------------------------- NB003 unfreezing and fraud alerts
@@ -381,10 +374,8 @@ def test_case_NB006_005(tb):
     assert run.db.get(Card, card.id).daily_limit_cents == 200_000
     assert run.db.get(Card, virtual.id).daily_limit_cents == 50_000  # policy: above the maximum, left unchanged
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == new_id).one().public is False
-    run.rubric(
-        "Did the agent tell the customer the highest daily limit their level allows?",
-        phrases=["2,500", "2500"],
-    )
+    told = highest_card_limit(250_000)  # policy: tell the customer the maximum for their level
+    run.rubric(told.text, phrases=told.phrases)
 
 
 @pytest.mark.two_requests
@@ -432,10 +423,8 @@ def test_case_NB013_004(tb):
     assert replacement.daily_limit_cents == 150_000  # policy: same limit; 300,000 is above the standard maximum
     assert run.db.query(Fee).one().amount_cents == 600
     assert run.db.get(Account, account.id).balance_cents == 308_900 - 600
-    run.rubric(
-        "Did the agent tell the customer the highest daily limit their level allows?",
-        phrases=["2,500", "2500"],
-    )
+    told = highest_card_limit(250_000)  # policy: tell the customer the maximum for their level
+    run.rubric(told.text, phrases=told.phrases)
 
 
 @pytest.mark.pushback
@@ -464,7 +453,7 @@ def test_case_NB002_004(tb):
                 "payments you recognise": "none of the three; the kiosk at 17:50 wasn't me either, I was on the "
                 "platform then",
             },
-            rules=("If told the kiosk payment is not disputed, insist once that it was not yours, then accept.",),
+            rules=("If refused, insist once that the kiosk payment was not yours either, then accept the answer.",),
         ),
         golden=[
             *identify(mira),
@@ -511,7 +500,3 @@ def test_case_NB002_004(tb):
     # policy: only payments booked after the theft, earliest first; the 17:50 kiosk payment is not disputed
     assert [d.transaction_id for d in run.db.query(Dispute).order_by(Dispute.id)] == [games.id, fuel.id]
     assert run.db.query(Fee).count() == 0
-    run.rubric(
-        "Did the agent tell the customer that the kiosk payment is not disputed because it came before the theft?",
-        phrases=["before the theft", "before the time", "before your card was stolen", "before it was stolen"],
-    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from domains.neobank.calls import identify
@@ -17,6 +19,7 @@ from domains.neobank.factories import (
     today_at,
 )
 from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
+from domains.neobank.replies import highest_card_limit, replaceable_from
 from domains.neobank.seed import BASIC
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -117,10 +120,6 @@ def test_case_NB001_002(tb):
     assert run.db.get(Card, card.id).block_reason == "lost"
     assert run.db.query(Fee).one().amount_cents == 600
     assert run.db.get(Account, account.id).balance_cents == 92_040 - 600
-    run.rubric(
-        "Did the agent tell the customer that the new card costs EUR 6.00?",
-        phrases=["6.00", "6,00", "6 euros", "€6", "EUR 6"],
-    )
 
 
 def test_case_NB001_003(tb):
@@ -189,7 +188,7 @@ def test_case_NB001_004(tb):
             "upside down, it's gone.",
             knows={**caller_facts(amira), "recent card payments": "all mine, the last one was at Rossmann"},
             persona="Impatient; has been paying with her phone's virtual card for ten days.",
-            rules=("If told the card cannot be replaced yet, insist once that you have waited long enough.",),
+            rules=("If refused, insist once that you have waited long enough; accept a refusal that gives a reason.",),
         ),
         golden=[
             *identify(amira),
@@ -221,10 +220,8 @@ def test_case_NB001_004(tb):
     assert (t.status, t.category, t.reason) == ("solved", "card_lost", "outside_window")
     assert run.db.get(Card, card.id).status == "frozen"  # policy: fewer than 14 days frozen, no block yet
     assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
-    run.rubric(
-        "Did the agent tell the customer from when the card can be replaced?",
-        phrases=["19 October", "October 19", "19.10", "four days", "4 days", "14 days"],
-    )
+    told = replaceable_from(date(2026, 10, 19), days_left=4)  # frozen 10 days: 14 days on 19 October
+    run.rubric(told.text, phrases=told.phrases)
 
 
 # --------------------------------------------------------------------------- NB002 stolen cards
@@ -643,10 +640,8 @@ def test_case_NB006_002(tb):
     assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).daily_limit_cents == 30_000  # policy: above the level's maximum, no change
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
-    run.rubric(
-        "Did the agent tell the customer that EUR 500 is the highest daily limit at their level?",
-        phrases=["500"],
-    )
+    told = highest_card_limit(50_000)  # policy: tell the customer the maximum for their level
+    run.rubric(told.text, phrases=told.phrases)
 
 
 @pytest.mark.two_requests
@@ -714,7 +709,7 @@ def test_case_NB006_004(tb):
             "allowed to and I'll find the rest somehow.",
             knows=caller_facts(felix),
             persona="Practical; wants the purchase to go through.",
-            rules=("If 3,000 is refused, accept the highest limit allowed instead.",),
+            rules=("You would take the highest limit you are allowed if 3,000 is not possible.",),
         ),
         golden=[
             *identify(felix),
@@ -745,7 +740,3 @@ def test_case_NB006_004(tb):
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).daily_limit_cents == 250_000  # policy: the standard maximum, as the fallback
-    run.rubric(
-        "Did the agent tell the customer that the new daily limit is EUR 2,500?",
-        phrases=["2,500", "2500", "2.500"],
-    )

@@ -88,12 +88,21 @@ def test_case_NB007_001(tb):
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (tent.id, "not_received", 21_900)
 
 
+@pytest.mark.two_requests
 def test_case_NB007_002(tb):
-    """Cancelled flight paid 131 days ago: outside the 120-day window; refuse, solve, one internal comment."""
+    """Two SkyJet payments: the cancelled flight booked 131 days ago is outside the 120-day window (refuse); the
+    change fee charged twice 20 days ago is a duplicate charge, so dispute the later of the two. The ticket takes
+    the refusal's reason, with one internal comment."""
     lena = CustomerFactory(name="Lena Demir")
     account, card = _card_and_account(lena)
     flight = TransactionFactory(
         card=card, amount_cents=38_600, description="SKYJET AIRLINES", booked_at=days_ago(131, hour=9)
+    )
+    first_fee = TransactionFactory(
+        card=card, amount_cents=5_900, description="SKYJET AIRLINES CHANGE FEE", booked_at=at(days_ago(20), 10, 14)
+    )
+    second_fee = TransactionFactory(
+        card=card, amount_cents=5_900, description="SKYJET AIRLINES CHANGE FEE", booked_at=at(days_ago(20), 10, 15)
     )
     TransactionFactory(card=card, amount_cents=1_899, description="Spotify", booked_at=days_ago(8))
     ticket = TicketFactory(requester=lena, subject="Airline refund")
@@ -101,21 +110,23 @@ def test_case_NB007_002(tb):
     run = tb.run(
         User(
             says="I paid SkyJet 386 euros for flights at the beginning of June. They cancelled the flight and, despite"
-            " all my emails, never refunded me. Please start a chargeback, I've given up on getting anything out "
-            "of them directly.",
+            " all my emails, never refunded me, so please start a chargeback. And when I changed another booking "
+            "with them last month, they took the 59-euro change fee from my card twice. I want my money back for "
+            "all of it.",
             knows=caller_facts(lena),
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            call(
-                "verify_identity",
-                email=lena.email,
-                date_of_birth=lena.date_of_birth.isoformat(),
-                postal_code=lena.postal_code,
-            ),
+            *identify(lena),
             call("list_accounts", customer_id=lena.id),
             call("list_transactions", account_id=account.id),
             call("list_tickets", requester_id=lena.id),
+            call(
+                "open_dispute",
+                transaction_id=second_fee.id,
+                reason="duplicate_charge",
+                amount_cents=5_900,
+                description="SkyJet change fee charged twice, at 10:14 and 10:15.",
+            ),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -126,7 +137,8 @@ def test_case_NB007_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Dispute refused: SkyJet payment booked 131 days ago, outside the 120-day window.",
+                body="Flight payment booked 131 days ago: outside the 120-day window, refused. Change fee charged "
+                "twice: the later payment disputed as a duplicate.",
                 public=False,
             ),
         ],
@@ -137,15 +149,23 @@ def test_case_NB007_002(tb):
                 reason="not_received",
                 amount_cents=38_600,
                 description="Flight cancelled by SkyJet, never refunded.",
-            )
+            ),
+            call(  # disputes the first of the two change fees as well
+                "open_dispute",
+                transaction_id=first_fee.id,
+                reason="duplicate_charge",
+                amount_cents=5_900,
+                description="Change fee charged twice.",
+            ),
         ],
     )
 
     run.expect_golden()
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "dispute", "outside_window")
-    assert run.db.query(Dispute).count() == 0  # policy: 131 days is outside the 120-day window
-    assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).count() == 1
+    dispute = run.db.query(Dispute).one()  # policy: 131 days is outside the window; the later duplicate is disputed
+    assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (second_fee.id, "duplicate_charge", 5_900)
+    assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
 
 
 def test_case_NB007_003(tb):
@@ -197,10 +217,6 @@ def test_case_NB007_003(tb):
     assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()
     assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)  # policy: only the difference
-    run.rubric(
-        "Did the agent tell the customer that the dispute is for EUR 36.00?",
-        phrases=["36.00", "36,00", "36 euros", "EUR 36"],
-    )
 
 
 def test_case_NB007_004(tb):
@@ -382,8 +398,11 @@ def test_case_NB008_001(tb):
     assert run.db.get(Account, account.id).balance_cents == 23_410 + 990
 
 
+@pytest.mark.two_requests
 def test_case_NB008_002(tb):
-    """Goodwill refund of an FX fee asked, but a goodwill refund was given 120 days ago: refuse, one internal note."""
+    """Two fee refunds asked: goodwill for an FX fee is refused (a goodwill refund was given 120 days ago); the
+    replacement fee for a card blocked as fraud was charged in error, so refund it whatever the earlier refunds.
+    The ticket takes the refusal's reason."""
     hanna = CustomerFactory(name="Hanna Kowalski")
     account = AccountFactory(customer=hanna, balance_cents=58_730)
     fx_fee = FeeFactory(
@@ -392,6 +411,18 @@ def test_case_NB008_002(tb):
         amount_cents=435,
         description="Foreign exchange fee, card payment in GBP",
         charged_at=days_ago(5),
+    )
+    old_card = CardFactory(
+        account=account, status="blocked", blocked_at=days_ago(26, hour=16), block_reason="fraud", last4="5518"
+    )
+    CardFactory(account=account, replaces=old_card, issued_at=days_ago(26, hour=16), last4="0742")
+    card_fee = FeeFactory(
+        account=account,
+        kind="card_replacement",
+        amount_cents=600,
+        description="Replacement card for card *5518",
+        charged_at=days_ago(26, hour=16),
+        card=old_card,
     )
     FeeRefundFactory(
         fee=FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(126)),
@@ -403,19 +434,17 @@ def test_case_NB008_002(tb):
     run = tb.run(
         User(
             says="I paid in pounds in London last week and got charged a 4.35 currency fee. Nobody told me about that "
-            "when I opened the account, and I'd never have paid by card if I'd known. Can you refund it please?",
+            "when I opened the account, and I'd never have paid by card if I'd known. Can you refund it please? "
+            "And you also took 6 euros for the new card I got last month, after that business with the dodgy "
+            "online shop. I'd like that back as well.",
             knows=caller_facts(hanna),
         ),
         golden=[
-            call("find_customer_by_email", email=hanna.email),
-            call(
-                "verify_identity",
-                email=hanna.email,
-                date_of_birth=hanna.date_of_birth.isoformat(),
-                postal_code=hanna.postal_code,
-            ),
+            *identify(hanna),
             call("list_fees", customer_id=hanna.id),
+            call("get_card", card_id=old_card.id),
             call("list_tickets", requester_id=hanna.id),
+            call("refund_fee", fee_id=card_fee.id, reason="charged_in_error"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -426,7 +455,8 @@ def test_case_NB008_002(tb):
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Goodwill refund refused: last goodwill refund was 120 days ago (one per 180 days).",
+                body="Goodwill refund of the FX fee refused: last goodwill refund was 120 days ago (one per 180 "
+                "days). Replacement fee for the card blocked as fraud refunded as charged in error.",
                 public=False,
             ),
         ],
@@ -436,8 +466,10 @@ def test_case_NB008_002(tb):
     run.expect_golden()
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
-    assert run.db.query(FeeRefund).count() == 1  # only the earlier one; policy: one goodwill refund per 180 days
-    assert run.db.get(Account, account.id).balance_cents == 58_730
+    refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == card_fee.id).one()
+    assert (refund.reason, refund.amount_cents) == ("charged_in_error", 600)  # policy: free after a fraud block
+    assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == fx_fee.id).count() == 0  # goodwill 120 days ago
+    assert run.db.get(Account, account.id).balance_cents == 58_730 + 600
 
 
 def test_case_NB008_003(tb):
@@ -630,13 +662,20 @@ def test_case_NB008_005(tb):
     assert run.db.get(Account, account.id).balance_cents == 52_040 + 600
 
 
+@pytest.mark.two_requests
 def test_case_NB008_006(tb):
-    """Goodwill asked for an overdraft fee charged 95 days ago, no open ticket: create one (fees, the account);
-    outside the 90 days, refuse."""
+    """Goodwill asked for an overdraft fee charged 95 days ago, with this month's plan fee as the fallback; no open
+    ticket: create one (fees, the account). The overdraft fee is outside the 90 days (refuse); the fallback is a
+    request of its own, and with no goodwill refund in 180 days the plan fee is refunded. The ticket takes the
+    refusal's reason."""
     jonas = CustomerFactory(name="Jonas Lehmann")
     account = AccountFactory(customer=jonas, balance_cents=166_000)
     overdraft = FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(95, hour=6))
-    FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
+    plan = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
+    FeeRefundFactory(
+        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(240)),
+        created_at=days_ago(236),
+    )
     old = TicketFactory(requester=jonas, status="solved", subject="New PIN", created_at=days_ago(30))
     new_id = next_ticket_id(old.id)
 
@@ -644,7 +683,8 @@ def test_case_NB008_006(tb):
         User(
             says="I've only just spotted a 15 euro overdraft charge from the summer, when my salary arrived a day "
             "late. That has never happened to me before and I was back in the black the next morning. Could you "
-            "refund it as a goodwill gesture?",
+            "refund it as a goodwill gesture? If that one is too old, then at least the 9.90 plan fee you took "
+            "at the start of this month.",
             knows=caller_facts(jonas),
         ),
         golden=[
@@ -658,16 +698,16 @@ def test_case_NB008_006(tb):
                 category="fees",
                 account_id=account.id,
             ),
+            call("refund_fee", fee_id=plan.id, reason="goodwill"),
             call("update_ticket", ticket_id=new_id, status="solved", reason="outside_window"),
             call(
                 "add_ticket_comment",
                 ticket_id=new_id,
-                body="Goodwill refund refused: overdraft fee charged 95 days ago, more than 90.",
+                body="Goodwill refund of the overdraft fee refused: charged 95 days ago, more than 90. Plan fee "
+                "refunded as goodwill instead (last goodwill refund 236 days ago).",
                 public=False,
             ),
         ],
-        reply="I'm sorry, I can't refund that overdraft fee: it was charged 95 days ago, and we can only make a "
-        "goodwill refund for fees charged in the last 90 days.",
         traps=[call("refund_fee", fee_id=overdraft.id, reason="goodwill")],  # a first-time goodwill refund
     )
 
@@ -675,9 +715,8 @@ def test_case_NB008_006(tb):
     t = run.db.get(Ticket, new_id)
     assert (t.requester_id, t.account_id) == (jonas.id, account.id)
     assert (t.status, t.category, t.reason) == ("solved", "fees", "outside_window")
-    assert run.db.query(FeeRefund).count() == 0  # policy: more than 90 days ago, no goodwill refund
+    refund = run.db.query(FeeRefund).filter(FeeRefund.created_at >= days_ago(1)).one()
+    assert (refund.fee_id, refund.reason, refund.amount_cents) == (plan.id, "goodwill", 990)
+    assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == overdraft.id).count() == 0  # policy: over 90 days
+    assert run.db.get(Account, account.id).balance_cents == 166_000 + 990
     assert run.db.get(Ticket, old.id).status == "solved"
-    run.rubric(
-        "Did the agent tell the customer that the fee is older than the 90 days a goodwill refund allows?",
-        phrases=["90 days", "95 days", "ninety days"],
-    )

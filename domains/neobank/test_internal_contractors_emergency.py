@@ -155,10 +155,6 @@ def test_case_NB032_002(tb):
     assert set(active(run.db, pavel.id)) == {"CBS-READ"}  # policy: no privileged role for a contractor
     r = run.db.get(AccessRequest, request.id)
     assert (r.status, r.reject_reason) == ("rejected", "contractor_limit")
-    run.rubric(
-        "Did the agent say that contractors cannot hold privileged roles?",
-        phrases=["contractors never", "contractors can't", "contractors cannot", "privileged roles"],
-    )
 
 
 def test_case_NB032_003(tb):
@@ -212,10 +208,6 @@ def test_case_NB032_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", None, None)
     grant = active(run.db, lukas.id)["CMS-SUPPORT"]
     assert (grant.kind, grant.expires_on) == ("temporary", date(2026, 11, 6))  # policy: the contract end comes first
-    run.rubric(
-        "Did the agent say the role ends on 6 November, when the contract ends?",
-        phrases=["6 November", "November 6", "2026-11-06"],
-    )
 
 
 @pytest.mark.two_requests
@@ -323,9 +315,6 @@ def test_case_NB033_001(tb):
     grant = active(run.db, selin.id)["DWH-ANALYST"]
     assert (grant.kind, grant.expires_on) == ("temporary", date(2026, 11, 14))  # policy: at most 30 days
     assert run.db.get(AccessRequest, request.id).status == "fulfilled"
-    run.rubric(
-        "Did the agent say the access ends on 14 November?", phrases=["14 November", "November 14", "2026-11-14"]
-    )
 
 
 @pytest.mark.distractors
@@ -455,7 +444,9 @@ def test_case_NB033_004(tb):
             "need.",
             knows={"employee number": DIETER_HAHN, "date of birth": "1971-04-09", "incident number": incident.id},
             persona="A head of department in the middle of an outage.",
-            rules=("If told security must approve first, insist once that your approval is enough, then accept.",),
+            rules=(
+                "If refused, insist once that your approval as owner and manager is enough, then accept the answer.",
+            ),
         ),
         golden=[
             call("find_employee", employee_number=DIETER_HAHN),
@@ -514,10 +505,6 @@ def test_case_NB033_004(tb):
         "emergency",
         incident.id,
         "awaiting_approval",
-    )
-    run.rubric(
-        "Did the agent say that security has to approve the emergency access?",
-        phrases=["security's approval", "security approves", "security must approve", "approval from security"],
     )
 
 
@@ -597,10 +584,6 @@ def test_case_NB033_005(tb):
     assert set(active(run.db, oskar.id)) == {"PAY-READ"}  # policy: no privileged role for a contractor, ever
     r = run.db.get(AccessRequest, request.id)
     assert (r.status, r.reject_reason) == ("rejected", "contractor_limit")
-    run.rubric(
-        "Did the agent say contractors cannot hold privileged roles even in an emergency?",
-        phrases=["even in an emergency", "also in an emergency", "contractors never"],
-    )
 
 
 def test_case_NB033_006(tb):

@@ -11,7 +11,7 @@ from domains.neobank.calls import employee_facts, identify_employee, next_ticket
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import DeskTicketFactory, DeviceFactory, EmployeeFactory
 from domains.neobank.models import Device, Ticket, TicketComment
-from domains.neobank.seed import FINANCE, TECHNOLOGY
+from domains.neobank.seed import FINANCE, LEONIE_FISCHER, TECHNOLOGY
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -64,26 +64,31 @@ def test_case_NB037_001(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
     assert run.db.get(Device, old.id).status == "in_repair"
     assert held(run.db, amira.id) == {standard.id}  # policy: standard profile outside Technology, lowest id
-    run.rubric(
-        "Did the agent say developer laptops are only for the Technology department?",
-        phrases=["only for the Technology", "Technology department", "only for technology"],
-    )
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_NB037_002(tb):
-    """A working laptop bought two years ago, the employee wants a faster one and insists: not due for replacement
-    (not_eligible); nothing changes."""
-    lead = EmployeeFactory(name="Oskar Ziegler", title="Customer Support Team Lead", grade="manager")
-    henrik = EmployeeFactory(name="Henrik Nowak", title="Customer Support Agent", manager=lead)
-    old = DeviceFactory(assigned_to=henrik, purchased_on=date(2024, 9, 2))
+    """A team lead wants a faster laptop for himself and insists: his works and was bought two years ago, so it is
+    not due (not_eligible). He also asks for his agent's laptop, bought in 2021: due for refresh, so take it back
+    as working and hand out the lowest standard laptop in stock (not the developer one). The ticket takes the
+    refusal's reason."""
+    henrik = EmployeeFactory(
+        name="Henrik Nowak", title="Customer Support Team Lead", grade="manager", manager_id=LEONIE_FISCHER
+    )
+    lea = EmployeeFactory(name="Lea Brandt", title="Customer Support Agent", manager=henrik)
+    own = DeviceFactory(assigned_to=henrik, purchased_on=date(2024, 9, 2))
+    old = DeviceFactory(assigned_to=lea, purchased_on=date(2021, 8, 16))
+    DeviceFactory(profile="developer", model="Dell XPS 15")
+    new = DeviceFactory()
     spare = DeviceFactory()
-    ticket = DeskTicketFactory(employee=henrik, subject="New laptop please")
+    ticket = DeskTicketFactory(employee=henrik, subject="New laptops please")
 
     run = tb.run(
         User(
             says="My laptop works but it's so slow with the CRM and video calls at the same time. Colleagues got new "
-            "ones this year. Can I swap mine for a new one?",
+            "ones this year. Can I swap mine for a new one? And Lea Brandt in my team still works on the laptop "
+            "she got when she started; she should get a new one too.",
             knows=employee_facts(henrik),
             rules=("If refused, insist once that it slows down your work every day, then accept.",),
         ),
@@ -91,24 +96,32 @@ def test_case_NB037_002(tb):
             *identify_employee(henrik),
             call("list_tickets", requester_id=henrik.id),
             call("list_devices", employee_id=henrik.id),
+            call("search_employees", name="Lea Brandt"),
+            call("list_devices", employee_id=lea.id),
+            call("list_device_stock", kind="laptop"),
+            call("return_device", device_id=old.id, condition="working"),
+            call("assign_device", device_id=new.id, employee_id=lea.id),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="device", reason="not_eligible"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body=f"{old.id} works and was purchased on 2024-09-02, under 4 years ago: not due for replacement.",
+                body=f"{own.id} works and was purchased on 2024-09-02, under 4 years ago: not due for replacement. "
+                f"{lea.name}'s {old.id} (2021-08-16) refreshed: {new.id} handed out.",
                 public=False,
             ),
         ],
-        reply="I'm sorry, I can't swap it: a working laptop is replaced only once it is 4 years old, and yours was "
-        "bought in September 2024. If it develops a fault, we replace it straight away.",
+        reply="I'm sorry, I can't swap your laptop: a working laptop is replaced only once it is 4 years old, and "
+        "yours was bought in September 2024. Lea's laptop is from 2021, so it is due: she has a new one, and her "
+        "old one is booked back in.",
         traps=[call("assign_device", device_id=spare.id, employee_id=henrik.id)],
     )
 
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", "not_eligible", None)
-    assert held(run.db, henrik.id) == {old.id}  # policy: a working laptop under 4 years old stays
+    assert held(run.db, henrik.id) == {own.id}  # policy: a working laptop under 4 years old stays
+    assert held(run.db, lea.id) == {new.id}  # policy: 4 or more years old, standard profile, lowest id
+    assert run.db.get(Device, old.id).status == "returned"
     assert run.db.get(Device, spare.id).status == "in_stock"
-    run.rubric("Did the agent say laptops are replaced at 4 years old?", phrases=["4 years", "four years"])
 
 
 def test_case_NB037_003(tb):

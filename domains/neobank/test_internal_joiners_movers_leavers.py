@@ -165,9 +165,19 @@ def test_case_NB034_002(tb):
     assert run.db.get(Device, dev.id).assigned_to_id == joiner.id  # policy: developer profile for Technology
 
 
+@pytest.mark.two_requests
 def test_case_NB034_003(tb):
-    """A joiner rings for his own payments access before his first day, with no open ticket: create one (joiner) and
-    refuse (not_line_manager); only his manager may ask."""
+    """A payments team lead asks for the payments viewer for two clerks who start on Monday, with no open ticket:
+    create one (joiner). Mia reports to another team lead, so she is refused (not_line_manager, nothing recorded);
+    Jonas is the caller's own joiner, and a read-only role needs only the line manager, whose request it is: grant
+    it now. The ticket takes the refusal's reason."""
+    other_lead = EmployeeFactory(
+        name="Karl Brandt",
+        department=PAYMENTS_OPS,
+        title="Payments Team Lead",
+        grade="manager",
+        manager_id=INES_MARQUARDT,
+    )
     lead = EmployeeFactory(
         name="Selin Kaiser",
         department=PAYMENTS_OPS,
@@ -175,42 +185,52 @@ def test_case_NB034_003(tb):
         grade="manager",
         manager_id=INES_MARQUARDT,
     )
-    joiner = EmployeeFactory(
+    mia = EmployeeFactory(
+        name="Mia Roth", department=PAYMENTS_OPS, title="Payments Clerk", manager=other_lead, start_on=MONDAY
+    )
+    jonas = EmployeeFactory(
         name="Jonas Horn", department=PAYMENTS_OPS, title="Payments Clerk", manager=lead, start_on=MONDAY
     )
     new_id = next_ticket_id()
 
     run = tb.run(
         User(
-            says="Hello! I start in payments operations on Monday and I'd love to hit the ground running. Could you "
-            "already give me the payments viewer role so I can look around over the weekend?",
-            knows=employee_facts(joiner),
+            says="Hello, Selin Kaiser from payments operations. Two new payments clerks start on Monday, Mia Roth and "
+            "Jonas Horn. Could you give them both the payments viewer role so they can find their way around on "
+            "day one?",
+            knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(joiner),
-            call("list_tickets", requester_id=joiner.id),
-            call("create_ticket", requester_id=joiner.id, subject="Payments viewer before start", category="joiner"),
+            *identify_employee(lead),
+            call("list_tickets", requester_id=lead.id),
+            call("search_employees", name="Mia Roth"),
+            call("search_employees", name="Jonas Horn"),
+            call("list_systems"),
+            call("list_access_grants", employee_id=jonas.id),
+            call("create_ticket", requester_id=lead.id, subject="Payments viewer for two joiners", category="joiner"),
+            call("grant_access", employee_id=jonas.id, role_id="PAY-READ"),
             call("update_ticket", ticket_id=new_id, status="solved", reason="not_line_manager"),
             call(
                 "add_ticket_comment",
                 ticket_id=new_id,
-                body=f"Joiner (starts {MONDAY.isoformat()}) asked for his own access; only his line manager "
-                f"{lead.name} may ask.",
+                body=f"{mia.name} reports to {other_lead.name}, not to {lead.name}: nothing set up for her. "
+                f"{jonas.name} given PAY-READ on his line manager's request.",
                 public=False,
             ),
         ],
-        reply="I can't set that up at your request: before you start, your access can only be asked for by your "
-        "line manager, Selin Kaiser. Once she asks, the payments viewer role can be ready for your first day.",
-        traps=[call("grant_access", employee_id=joiner.id, role_id="PAY-READ")],
+        traps=[
+            call("grant_access", employee_id=mia.id, role_id="PAY-READ"),
+            call("create_access_request", employee_id=mia.id, role_id="PAY-READ", raised_by=lead.id),
+        ],
     )
 
     run.expect_golden()
     t = run.db.get(Ticket, new_id)
-    assert (t.employee_id, t.requester_id) == (joiner.id, None)
+    assert (t.employee_id, t.requester_id) == (lead.id, None)
     assert t.outcome == ("solved", "normal", "joiner", "not_line_manager", None)
-    assert active_roles(run.db, joiner.id) == set()  # policy: only the line manager asks for a joiner
+    assert active_roles(run.db, mia.id) == set()  # policy: only her own line manager asks for a joiner
+    assert active_roles(run.db, jonas.id) == {"PAY-READ"}  # read-only: the line manager's request is enough
     assert run.db.query(AccessRequest).count() == 0
-    run.rubric("Did the agent say his line manager has to ask?", phrases=["line manager", "Selin Kaiser"])
 
 
 @pytest.mark.two_requests
@@ -390,10 +410,6 @@ def test_case_NB035_001(tb):
     assert active_roles(run.db, marta.id) == {"PAY-READ", "CRM-READ", "CMS-SUPPORT"}
     assert run.db.get(Device, token.id).status == "returned"
     assert run.db.get(Device, laptop.id).status == "assigned"
-    run.rubric(
-        "Did the agent tell her the payment initiator role was removed?",
-        phrases=["initiator role has been removed", "removed your payment initiator", "initiator role is removed"],
-    )
 
 
 @pytest.mark.two_requests
@@ -498,7 +514,7 @@ def test_case_NB035_003(tb):
             says="I moved to payments on Tuesday. Before I left cards, Ayla approved my payment approver request and "
             "Ines signed it off too. Please switch it on and tidy up my old card access.",
             knows=employee_facts(emil),
-            rules=("If told Ayla's approval does not count, insist once that she was your manager when she gave it.",),
+            rules=("If refused, insist once that Ayla was your manager when she approved it, then accept the answer.",),
         ),
         golden=[
             *identify_employee(emil),
@@ -527,10 +543,6 @@ def test_case_NB035_003(tb):
     assert run.db.get(AccessGrant, support.id).revoke_reason == "moved"
     assert active_roles(run.db, emil.id) == {"CMS-READ"}  # policy: a former manager's approval does not count
     assert run.db.get(AccessRequest, request.id).status == "awaiting_approval"
-    run.rubric(
-        "Did the agent say the request now waits for his new manager, Lukas Horn?",
-        phrases=["Lukas Horn", "new manager", "current line manager"],
-    )
 
 
 def test_case_NB035_004(tb):
@@ -638,7 +650,6 @@ def test_case_NB035_005(tb):
     assert active_roles(run.db, ayla.id) == {"PAY-ADMIN"}
     assert run.db.get(Device, token.id).status == "assigned"  # policy: a payments role remains, so the token stays
     assert run.db.get(Device, laptop.id).status == "assigned"
-    run.rubric("Did the agent tell her she keeps her token?", phrases=["keep your token", "token stays"])
 
 
 # --------------------------------------------------------------------------- NB036 leavers
@@ -691,7 +702,6 @@ def test_case_NB036_001(tb):
         date(2026, 10, 25),
     ]
     assert run.db.get(Device, laptop.id).status == "assigned"
-    run.rubric("Did the agent say the access ends on 25 October?", phrases=["25 October", "October 25", "the 25th"])
 
 
 def test_case_NB036_002(tb):
@@ -744,38 +754,46 @@ def test_case_NB036_002(tb):
     assert run.db.query(TicketComment).count() == 0
 
 
+@pytest.mark.two_requests
 def test_case_NB036_003(tb):
     """A colleague (neither manager nor HR) reports that a teammate leaves and asks to cut her access: refused
-    (not_line_manager), nothing changed."""
+    (not_line_manager), nothing changed for her. He also gives up a role of his own that he no longer needs:
+    revoke it (no_longer_needed). The ticket takes the refusal's reason and the leaver category."""
     lead = EmployeeFactory(name="Timo Falk", title="Customer Support Team Lead", grade="manager")
     peer = EmployeeFactory(name="Oskar Yilmaz", title="Customer Support Agent", manager=lead)
     nadia = EmployeeFactory(
         name="Nadia Horn", title="Customer Support Agent", manager=lead, leave_on=date(2026, 10, 30)
     )
     agent = AccessGrantFactory(employee=nadia, role_id="CRM-AGENT")
+    AccessGrantFactory(employee=peer, role_id="CRM-AGENT")
+    cards = AccessGrantFactory(employee=peer, role_id="CMS-READ")
     ticket = DeskTicketFactory(employee=peer, subject="Colleague leaving")
 
     run = tb.run(
         User(
             says="Hi, my teammate Nadia Horn is leaving at the end of the month and honestly she's been downloading "
-            "a lot of customer notes. Can you remove her CRM agent access now?",
+            "a lot of customer notes. Can you remove her CRM agent access now? And while you're at it, take the "
+            "card viewer role off me: the chargeback project I needed it for is over.",
             knows=employee_facts(peer),
         ),
         golden=[
             *identify_employee(peer),
             call("list_tickets", requester_id=peer.id),
             call("search_employees", name="Nadia Horn"),
+            call("list_access_grants", employee_id=peer.id),
+            call("revoke_access", grant_id=cards.id, reason="no_longer_needed"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver", reason="not_line_manager"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body=f"{peer.name} is not {nadia.name}'s line manager or HR; nothing changed. Line manager: "
-                f"{lead.name}.",
+                body=f"{peer.name} is not {nadia.name}'s line manager or HR; nothing changed for her. Line manager: "
+                f"{lead.name}. His own CMS-READ revoked as no longer needed.",
                 public=False,
             ),
         ],
-        reply="I can't change Nadia's access at your request: only she, her line manager Timo Falk or HR can ask "
-        "for that. If you're worried about what she is downloading, please raise it with Timo.",
+        reply="I've removed the card viewer role from your account. I can't change Nadia's access at your request, "
+        "though: only she, her line manager Timo Falk or HR can ask for that. If you're worried about what she is "
+        "downloading, please raise it with Timo.",
         traps=[
             call("revoke_access", grant_id=agent.id, reason="leaver"),
             call("set_access_expiry", grant_id=agent.id, expires_on="2026-10-30"),
@@ -786,6 +804,9 @@ def test_case_NB036_003(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "leaver", "not_line_manager", None)
     g = run.db.get(AccessGrant, agent.id)
     assert (g.status, g.expires_on) == ("active", None)  # policy: a peer may not ask
+    own = run.db.get(AccessGrant, cards.id)
+    assert (own.status, own.revoke_reason) == ("revoked", "no_longer_needed")
+    assert active_roles(run.db, peer.id) == {"CRM-AGENT"}
 
 
 def test_case_NB036_004(tb):

@@ -20,6 +20,7 @@ from domains.neobank.factories import (
     today_at,
 )
 from domains.neobank.models import Account, Card, Customer, Dispute, Ticket, TicketComment, Transfer
+from domains.neobank.replies import UPLOAD_IN_THE_APP
 from domains.neobank.seed import ENHANCED
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -110,10 +111,6 @@ def test_case_NB015_001(tb):
     customer = run.db.get(Customer, greta.id)
     assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
     assert run.db.get(Ticket, monday.id).status == "pending"
-    run.rubric(
-        "Did the agent tell the customer that only the security team can lift the lock?",
-        phrases=["security team"],
-    )
 
 
 @pytest.mark.two_requests
@@ -322,10 +319,6 @@ def test_case_NB014_002(tb):
     assert run.db.get(Card, card.id).daily_limit_cents == 20_000
     assert run.db.get(Card, virtual.id).daily_limit_cents == 20_000
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
-    run.rubric(
-        "Did the agent tell the customer that support cannot change the verification level?",
-        phrases=["can't change your verification level", "cannot change your verification level"],
-    )
 
 
 @pytest.mark.pushback
@@ -375,10 +368,7 @@ def test_case_NB014_003(tb):
     assert (t.status, t.reason, t.queue) == ("solved", "kyc_required", None)
     assert run.db.get(Customer, anton.id).kyc_level == "standard"
     assert run.db.get(Ticket, old.id).status == "closed"
-    run.rubric(
-        "Did the agent tell the customer to upload the documents in the app?",
-        phrases=["in the app", "Verification"],
-    )
+    run.rubric(UPLOAD_IN_THE_APP.text, phrases=UPLOAD_IN_THE_APP.phrases)
 
 
 # --------------------------------------------------------------------------- NB010 identity verification
@@ -408,8 +398,7 @@ def test_case_NB010_004(tb):
             "the lock, I need to pay my rent tomorrow.",
             knows={**caller_facts(ilse), "postal code": wrong_postcode},
             rules=(
-                f"If told the check failed, offer once to try again with the postal code {ilse.postal_code}, then "
-                "accept the answer.",
+                f"If refused, offer once to try again with the postal code {ilse.postal_code}, then accept the answer.",
             ),
         ),
         golden=[

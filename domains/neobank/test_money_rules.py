@@ -19,6 +19,7 @@ from domains.neobank.factories import (
     TicketFactory,
     TransactionFactory,
     TransferFactory,
+    at,
     make_iban,
 )
 from domains.neobank.models import Account, Customer, Dispute, Fee, FeeRefund, Hold, Ticket, TicketComment, Transfer
@@ -141,7 +142,7 @@ def test_case_NB004_007(tb):
                 "IBAN": builder_iban,
                 "reference": "Abschlag 2 Dachstuhl",
             },
-            rules=("If told the transfer is held, insist once that you are enhanced now, then accept the answer.",),
+            rules=("If refused, insist once that you are enhanced now, then accept the answer.",),
         ),
         golden=[
             *identify(jakob),
@@ -197,10 +198,6 @@ def test_case_NB004_007(tb):
     assert (transfer.status, transfer.amount_cents) == ("held", 600_000)  # policy: the level in the records counts
     assert run.db.get(Account, account.id).balance_cents == 1_905_000
     assert run.db.get(Customer, jakob.id).kyc_level == "standard"
-    run.rubric(
-        "Did the agent tell the customer that the records show the standard level?",
-        phrases=["standard"],
-    )
 
 
 # --------------------------------------------------------------------------- NB005 savings withdrawals
@@ -354,14 +351,19 @@ def test_case_NB007_006(tb):
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_NB007_007(tb):
-    """The customer wants a second dispute of the festival payment whose dispute was lost: one dispute per payment,
-    refuse (not_eligible); the other ticket shop payment is his own and stays alone."""
+    """The customer wants a second dispute of the festival tickets whose dispute was lost: one dispute per payment,
+    refuse (not_eligible). The camping pass paid with them was never disputed and is inside the window: dispute it
+    as not received. The concert payment of the same amount is his own and stays alone."""
     kai = CustomerFactory(name="Kai Brenner")
     account = AccountFactory(customer=kai, balance_cents=73_900)
     card = CardFactory(account=account)
     festival = TransactionFactory(
-        card=card, amount_cents=18_900, description="Eventim Tickets", booked_at=days_ago(64, hour=20)
+        card=card, amount_cents=18_900, description="Eventim Tickets", booked_at=at(days_ago(64), 20, 1)
+    )
+    camping = TransactionFactory(
+        card=card, amount_cents=4_500, description="Eventim Camping", booked_at=at(days_ago(64), 20, 4)
     )
     concert = TransactionFactory(
         card=card, amount_cents=18_900, description="Eventim Tickets", booked_at=days_ago(30, hour=19)
@@ -379,7 +381,8 @@ def test_case_NB007_007(tb):
         User(
             says="Your dispute about my festival tickets was rejected, apparently the organiser claims the festival "
             "took place. It didn't, it was called off because of the storm! Please open the dispute again, this "
-            "time as a duplicate or whatever works.",
+            "time as a duplicate or whatever works. And the 45-euro camping pass I bought with the tickets never "
+            "came back either, so I want that money too.",
             knows=caller_facts(kai),
             rules=("If refused, insist once that the organiser lied, then accept the answer.",),
         ),
@@ -388,17 +391,25 @@ def test_case_NB007_007(tb):
             call("list_disputes", customer_id=kai.id),
             call("list_transactions", account_id=account.id),
             call("list_tickets", requester_id=kai.id),
+            call(
+                "open_dispute",
+                transaction_id=camping.id,
+                reason="not_received",
+                amount_cents=4_500,
+                description="Festival called off; camping pass never provided or refunded.",
+            ),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="dispute", reason="not_eligible"),
             call(
                 "add_ticket_comment",
                 ticket_id=ticket.id,
-                body="Second dispute refused: the festival payment already had a dispute (lost); one dispute per "
-                "payment.",
+                body="Second dispute of the festival tickets refused: that payment already had a dispute (lost); one "
+                "dispute per payment. Camping pass disputed as not received.",
                 public=False,
             ),
         ],
-        reply="I'm sorry, I can't open another dispute: each card payment can be disputed only once, and the "
-        "dispute about your festival tickets has been decided.",
+        reply="I'm sorry, I can't open another dispute about the festival tickets: each card payment can be disputed "
+        "only once, and that dispute has been decided. The camping pass was never disputed, so I've opened a "
+        "dispute for the EUR 45.00.",
         traps=[  # opens the "again" dispute on the other Eventim payment of the same amount
             call(
                 "open_dispute",
@@ -413,24 +424,29 @@ def test_case_NB007_007(tb):
     run.expect_golden()
     t = run.db.get(Ticket, ticket.id)
     assert (t.status, t.category, t.reason) == ("solved", "dispute", "not_eligible")
-    assert run.db.query(Dispute).count() == 1  # policy: only one dispute per payment, and none on the concert
+    new = run.db.query(Dispute).filter(Dispute.transaction_id != festival.id).one()  # none on the concert
+    assert (new.transaction_id, new.reason, new.amount_cents) == (camping.id, "not_received", 4_500)
+    assert run.db.query(Dispute).filter(Dispute.transaction_id == festival.id).count() == 1  # one per payment
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
-    run.rubric(
-        "Did the agent tell the customer that a payment can be disputed only once?",
-        phrases=["only once", "one dispute"],
-    )
 
 
 # --------------------------------------------------------------------------- NB008 fee refunds
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_NB008_007(tb):
-    """Goodwill asked for a plan fee: the last goodwill refund was exactly 180 days ago, which still blocks it
-    (the charged-in-error refund of last month does not matter). No open ticket: create one (fees, the account),
-    refuse."""
+    """Goodwill asked for a plan fee: the last goodwill refund was exactly 180 days ago, which still blocks it (the
+    charged-in-error refund of last month does not matter); refuse. She also moves money out of savings: October's
+    4th withdrawal from that account (September's does not count), so it costs the 250-cent fee. No open ticket:
+    create one (fees, the plan fee's account); it takes the refusal's reason."""
     rosa = CustomerFactory(name="Rosa Hahn")
     account = AccountFactory(customer=rosa, balance_cents=41_760)
+    savings = AccountFactory(customer=rosa, kind="savings", balance_cents=522_000)
+    for amount, booked in [(10_000, days_ago(16)), (20_000, days_ago(12)), (5_000, days_ago(8)), (8_000, days_ago(3))]:
+        TransactionFactory(
+            account=savings, kind="transfer_out", amount_cents=amount, description="Main account", booked_at=booked
+        )
     plan_fee = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
     FeeRefundFactory(
         fee=FeeFactory(account=account, kind="foreign_exchange", amount_cents=380, charged_at=days_ago(186)),
@@ -448,7 +464,7 @@ def test_case_NB008_007(tb):
         User(
             says="I downgraded my plan weeks ago, but you still took 9.90 for Kestrel Plus on the 1st. Could you "
             "refund it as a goodwill gesture? The last time I asked you for anything like that was half a year "
-            "ago.",
+            "ago. And please move 150 euros from my savings to my main account while you're at it.",
             knows=caller_facts(rosa),
             rules=("If refused, argue once that half a year has passed, then accept the answer.",),
         ),
@@ -456,6 +472,8 @@ def test_case_NB008_007(tb):
             *identify(rosa),
             call("list_tickets", requester_id=rosa.id),
             call("list_fees", customer_id=rosa.id),
+            call("list_accounts", customer_id=rosa.id),
+            call("list_transactions", account_id=savings.id),
             call(
                 "create_ticket",
                 requester_id=rosa.id,
@@ -463,17 +481,25 @@ def test_case_NB008_007(tb):
                 category="fees",
                 account_id=account.id,
             ),
+            call(
+                "transfer_between_accounts",
+                from_account_id=savings.id,
+                to_account_id=account.id,
+                amount_cents=15_000,
+                fee_cents=250,
+            ),
             call("update_ticket", ticket_id=new_id, status="solved", reason="not_eligible"),
             call(
                 "add_ticket_comment",
                 ticket_id=new_id,
-                body="Goodwill refund refused: last goodwill refund given 180 days ago, within the 180-day limit.",
+                body="Goodwill refund refused: last goodwill refund given 180 days ago, within the 180-day limit. "
+                "Savings withdrawal made (4th in October, 2.50 fee).",
                 public=False,
             ),
         ],
-        reply="I'm sorry, I can't refund the plan fee: your last goodwill refund was exactly 180 days ago, and a "
-        "new one is possible only when more than 180 days have passed since the last.",
-        traps=[call("refund_fee", fee_id=plan_fee.id, reason="goodwill")],  # "half a year" sounds long enough
+        traps=[
+            call("refund_fee", fee_id=plan_fee.id, reason="goodwill"),  # "half a year" sounds long enough
+        ],
     )
 
     run.expect_golden()
@@ -481,12 +507,11 @@ def test_case_NB008_007(tb):
     assert (t.requester_id, t.account_id) == (rosa.id, account.id)
     assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).count() == 0  # 180 days still blocks
-    assert run.db.get(Account, account.id).balance_cents == 41_760
+    fee = run.db.query(Fee).filter(Fee.charged_at >= days_ago(1)).one()  # policy: the 4th withdrawal of October
+    assert (fee.account_id, fee.kind, fee.amount_cents) == (savings.id, "savings_withdrawal", 250)
+    assert run.db.get(Account, savings.id).balance_cents == 522_000 - 15_000 - 250
+    assert run.db.get(Account, account.id).balance_cents == 41_760 + 15_000
     assert run.db.get(Ticket, old.id).status == "closed"
-    run.rubric(
-        "Did the agent tell the customer that the last goodwill refund was too recent (180 days)?",
-        phrases=["180 days"],
-    )
 
 
 @pytest.mark.distractors
@@ -592,10 +617,6 @@ def test_case_NB008_009(tb):
     refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == replacement_fee.id).one()
     assert (refund.reason, refund.amount_cents) == ("charged_in_error", 600)  # policy: free for enhanced customers
     assert run.db.get(Account, account.id).balance_cents == 1_204_300 + 600
-    run.rubric(
-        "Did the agent tell the customer that the fee was charged in error?",
-        phrases=["charged in error", "shouldn't have been charged", "should not have been charged"],
-    )
 
 
 @pytest.mark.two_requests
@@ -646,7 +667,3 @@ def test_case_NB008_010(tb):
     assert (refund.fee_id, refund.reason, refund.amount_cents) == (overdraft.id, "goodwill", 1_500)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan.id).count() == 0  # blocked by today's refund
     assert run.db.get(Account, account.id).balance_cents == 14_220 + 1_500
-    run.rubric(
-        "Did the agent tell the customer that only one goodwill refund is possible in 180 days?",
-        phrases=["180 days"],
-    )

@@ -17,6 +17,7 @@ from domains.neobank.factories import (
     make_iban,
 )
 from domains.neobank.models import Account, Fee, FeeRefund, Hold, Ticket, Transfer
+from domains.neobank.replies import SOURCE_OF_FUNDS
 from domains.neobank.seed import BASIC
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -110,10 +111,7 @@ def test_case_NB004_001(tb):
     assert (transfer.status, transfer.amount_cents) == ("held", 120_000)
     assert transfer.reference == "Kaution Weserstrasse 14"
     assert run.db.get(Account, account.id).balance_cents == 340_000
-    run.rubric(
-        "Did the agent ask the customer for source-of-funds documents to release the transfer?",
-        phrases=["source of funds", "source-of-funds"],
-    )
+    run.rubric(SOURCE_OF_FUNDS.text, phrases=SOURCE_OF_FUNDS.phrases)
 
 
 def test_case_NB004_002(tb):
@@ -363,7 +361,9 @@ def test_case_NB004_005(tb):
                 "reference": "Reparatur Golf",
             },
             persona="Friendly but pushy; thinks splitting a payment is a clever workaround.",
-            rules=("If the agent says the transfer will be held, suggest once to split it into two transfers.",),
+            rules=(
+                "If refused, suggest once splitting the amount into two smaller transfers, then accept the answer.",
+            ),
         ),
         golden=[
             *identify(mateo),
@@ -545,10 +545,6 @@ def test_case_NB005_002(tb):
     assert (t.status, t.category, t.reason) == ("solved", "savings", None)
     assert run.db.query(Fee).one().amount_cents == 250
     assert run.db.get(Account, savings.id).balance_cents == 415_000 - 15_000 - 250  # policy: 4th withdrawal, fee
-    run.rubric(
-        "Did the agent tell the customer that a EUR 2.50 fee was charged?",
-        phrases=["2.50", "2,50"],
-    )
 
 
 @pytest.mark.two_requests
@@ -577,7 +573,7 @@ def test_case_NB005_003(tb):
             "Otherwise I'll take my savings somewhere else.",
             knows=caller_facts(sofia),
             persona="Long-standing customer who threatens to leave when she does not get her way.",
-            rules=("If the fee is not refunded, say you will think about moving your savings, then end.",),
+            rules=("If refused, say you will think about moving your savings elsewhere, then end.",),
         ),
         golden=[
             *identify(sofia),

@@ -85,10 +85,6 @@ def test_case_NB012_001(tb):
     assert (t.status, t.category, t.reason) == ("solved", "scheduled_payment", "outside_window")
     assert run.db.get(ScheduledPayment, gym.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, rent.id).status == "active"  # policy: runs tomorrow, past the cut-off
-    run.rubric(
-        "Did the agent tell the customer that the rent payment can no longer be cancelled?",
-        phrases=["can't be cancelled", "cannot be cancelled", "can no longer be cancelled", "too late"],
-    )
 
 
 def test_case_NB012_002(tb):
@@ -267,7 +263,3 @@ def test_case_NB013_002(tb):
     assert run.db.get(Card, card.id).block_reason == "damaged"
     assert run.db.get(Card, virtual.id).status == "active"
     assert run.db.query(Fee).count() == 0  # policy: free for enhanced customers
-    run.rubric(
-        "Did the agent tell the customer that the new card is free of charge?",
-        phrases=["free of charge", "no fee", "no charge", "are free", "is free", "costs nothing"],
-    )

@@ -14,6 +14,7 @@ from domains.neobank.factories import (
     TicketFactory,
 )
 from domains.neobank.models import Card, Customer, Ticket, TicketComment
+from domains.neobank.replies import UPLOAD_IN_THE_APP
 from domains.neobank.seed import BASIC
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
@@ -85,7 +86,7 @@ def test_case_NB011_002(tb):
             "I've got bills to pay this week.",
             knows=caller_facts(mateo),
             persona="Calm but worried about paying his bills on time.",
-            rules=("If told the lock stays, ask once whether it can be lifted today, then accept the answer.",),
+            rules=("If refused, ask once whether the lock can be lifted today, then accept the answer.",),
         ),
         golden=[
             *identify(mateo),
@@ -125,10 +126,6 @@ def test_case_NB011_002(tb):
     customer = run.db.get(Customer, mateo.id)
     assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
     assert run.db.get(Ticket, tuesday.id).status == "pending"  # policy: never edit the customer's other tickets
-    run.rubric(
-        "Did the agent tell the customer that only the security team can lift the lock?",
-        phrases=["security team"],
-    )
 
 
 @pytest.mark.distractors
@@ -191,8 +188,8 @@ def test_case_NB014_001(tb):
             "have everything you need. If you really can't do that from your side, then at least put my card's "
             "daily limit as high as it can go for now.",
             knows=caller_facts(emil),
-            persona="Irritated that his emailed passport photo was not enough.",
-            rules=("If the agent cannot change the level, say fine and ask for the highest card limit instead.",),
+            persona="Irritated; believes the passport photo he emailed should settle it.",
+            rules=("If refused, say that is fine and that the highest card limit your level allows will do for now.",),
         ),
         golden=[
             *identify(emil),
@@ -229,7 +226,4 @@ def test_case_NB014_001(tb):
     assert run.db.get(Card, card.id).daily_limit_cents == 50_000  # policy: the basic maximum, the fallback asked
     assert run.db.get(Customer, emil.id).kyc_level == "basic"
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
-    run.rubric(
-        "Did the agent tell the customer to upload the documents in the app?",
-        phrases=["in the app", "Verification"],
-    )
+    run.rubric(UPLOAD_IN_THE_APP.text, phrases=UPLOAD_IN_THE_APP.phrases)

@@ -22,6 +22,7 @@ from domains.neobank.factories import (
     make_iban,
 )
 from domains.neobank.models import Account, Card, Fee, ScheduledPayment, Ticket, TicketComment, Transfer
+from domains.neobank.replies import balance_left
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
@@ -38,9 +39,11 @@ ARTICLES = (
 
 
 @pytest.mark.pushback
+@pytest.mark.two_requests
 def test_case_NB012_004(tb):
-    """The yearly car insurance runs tomorrow and no ticket is open: create one (scheduled_payment, the account),
-    refuse; the customer argues a full day is left and the answer stays."""
+    """He sold his car: the yearly car insurance runs tomorrow (refuse: inside the two-day cut-off) and the garage
+    rent runs in 12 days (cancel it); the phone bill stays. No ticket is open: create one (scheduled_payment, the
+    account); it takes the refusal's reason, and the answer stays when he argues a full day is left."""
     bruno = CustomerFactory(name="Bruno Keller")
     account = AccountFactory(customer=bruno, balance_cents=308_450)
     insurance = ScheduledPaymentFactory(
@@ -51,6 +54,13 @@ def test_case_NB012_004(tb):
         reference="Kfz-Versicherung 2027",
         next_run_on=TODAY + timedelta(days=1),
     )
+    garage = ScheduledPaymentFactory(
+        account=account,
+        payee_name="Tiefgarage Am Markt GmbH",
+        amount_cents=8_500,
+        reference="Stellplatz 14",
+        next_run_on=TODAY + timedelta(days=12),
+    )
     ScheduledPaymentFactory(
         account=account, payee_name="Telekom Deutschland", amount_cents=3_995, next_run_on=TODAY + timedelta(days=11)
     )
@@ -60,10 +70,11 @@ def test_case_NB012_004(tb):
     run = tb.run(
         User(
             says="I sold my car last weekend, so the yearly insurance payment I scheduled for tomorrow has to be "
-            "stopped. 612 euros for a car I don't own any more! Please cancel it.",
+            "stopped. 612 euros for a car I don't own any more! Please cancel it, and the monthly rent for the "
+            "parking space as well, I've given that up too.",
             knows=caller_facts(bruno),
             persona="Annoyed, convinced there is plenty of time left.",
-            rules=("If told it is too late, argue once that the payment is a whole day away, then accept the answer.",),
+            rules=("If refused, argue once that the payment is still a whole day away, then accept the answer.",),
         ),
         golden=[
             *identify(bruno),
@@ -77,16 +88,19 @@ def test_case_NB012_004(tb):
                 category="scheduled_payment",
                 account_id=account.id,
             ),
+            call("cancel_scheduled_payment", scheduled_payment_id=garage.id),
             call("update_ticket", ticket_id=new_id, status="solved", reason="outside_window"),
             call(
                 "add_ticket_comment",
                 ticket_id=new_id,
-                body="Cancellation refused: the insurance payment runs tomorrow, inside the two-day cut-off.",
+                body="Insurance payment not cancelled: it runs tomorrow, inside the two-day cut-off. Garage rent "
+                "cancelled.",
                 public=False,
             ),
         ],
-        reply="I'm sorry, I can't cancel it: a payment that runs today or tomorrow has already been handed to the "
-        "clearing system. Please ask HUK-Coburg to refund the premium for the car you sold.",
+        reply="I've cancelled the parking space rent. I'm sorry, I can't cancel the insurance payment: a payment "
+        "that runs today or tomorrow has already been handed to the clearing system. Please ask HUK-Coburg to "
+        "refund the premium for the car you sold.",
         traps=[call("cancel_scheduled_payment", scheduled_payment_id=insurance.id)],  # a whole day left, so stop it
     )
 
@@ -95,12 +109,9 @@ def test_case_NB012_004(tb):
     assert (t.requester_id, t.account_id, t.category) == (bruno.id, account.id, "scheduled_payment")
     assert (t.status, t.reason) == ("solved", "outside_window")
     assert run.db.get(ScheduledPayment, insurance.id).status == "active"  # policy: runs tomorrow, past the cut-off
-    assert run.db.query(ScheduledPayment).filter(ScheduledPayment.status == "cancelled").count() == 0
+    cancelled = run.db.query(ScheduledPayment).filter(ScheduledPayment.status == "cancelled").one()
+    assert cancelled.id == garage.id  # runs in 12 days; the phone bill was not asked about
     assert run.db.get(Ticket, old.id).status == "solved"
-    run.rubric(
-        "Did the agent tell the customer that the payment can no longer be cancelled?",
-        phrases=["can't cancel", "cannot cancel", "can't be cancelled", "cannot be cancelled", "too late"],
-    )
 
 
 @pytest.mark.distractors
@@ -219,10 +230,8 @@ def test_case_NB009_007(tb):
     assert run.db.get(Account, account.id).status == "open"
     assert run.db.get(ScheduledPayment, gym.id).status == "active"  # policy: refuse means cancel nothing
     assert run.db.get(Card, card.id).status == "active"
-    run.rubric(
-        "Did the agent tell the customer that the balance must be zero before the account can be closed?",
-        phrases=["zero", "EUR 0", "0.00"],
-    )
+    told = balance_left(24_010)  # policy: say what has to happen first
+    run.rubric(told.text, phrases=told.phrases)
 
 
 @pytest.mark.distractors
@@ -330,10 +339,6 @@ def test_case_NB016_001(tb):
     assert (closed.status, closed.balance_cents) == ("closed", 0)
     assert run.db.get(Account, current.id).balance_cents == 61_020 + 8_000
     assert run.db.query(Fee).one().amount_cents == 250  # policy: the 4th withdrawal of October costs 250 cents
-    run.rubric(
-        "Did the agent tell the customer that a EUR 2.50 withdrawal fee was taken?",
-        phrases=["2.50", "250 cents"],
-    )
 
 
 def test_case_NB016_002(tb):
@@ -479,10 +484,6 @@ def test_case_NB012_006(tb):
     assert run.db.get(ScheduledPayment, phone.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, plan.id).status == "active"  # policy: runs today, past the cut-off
     assert run.db.get(ScheduledPayment, cleaner.id).status == "active"
-    run.rubric(
-        "Did the agent tell the customer that the savings plan payment cannot be cancelled today?",
-        phrases=["can't be cancelled", "cannot be cancelled", "can't cancel", "cannot cancel"],
-    )
 
 
 @pytest.mark.distractors
