@@ -19,12 +19,28 @@ TICKET_TABLES = (TICKETS, COMMENTS)
 
 def worked_tickets(ev: Evidence) -> list[tuple[RuleRow | None, RuleRow]]:
     """(before, after) of each ticket the conversation created (before is None) or changed, by id."""
-    return [(was, now) for was, now in ev.changed_rows(TICKETS) if now is not None]
+    worked: list[tuple[RuleRow | None, RuleRow]] = ev.memo(
+        ("worked tickets",), lambda: [(was, now) for was, now in ev.changed_rows(TICKETS) if now is not None]
+    )
+    return worked
 
 
 def comments_added(ev: Evidence, ticket_id: str) -> list[RuleRow]:
     """The comments the conversation added to one ticket."""
-    return [c for c in ev.added(COMMENTS) if c.ticket_id == ticket_id]
+    by_ticket: dict[str, list[RuleRow]] = ev.memo(("comments by ticket",), lambda: _by_ticket(ev.added(COMMENTS)))
+    return by_ticket.get(ticket_id, [])
+
+
+def internal_notes(ev: Evidence, ticket_id: str) -> list[RuleRow]:
+    """The internal (not public) comments the conversation added to one ticket."""
+    return [c for c in comments_added(ev, ticket_id) if not c.public]
+
+
+def _by_ticket(comments: list[RuleRow]) -> dict[str, list[RuleRow]]:
+    out: dict[str, list[RuleRow]] = {}
+    for c in comments:
+        out.setdefault(str(c.ticket_id), []).append(c)
+    return out
 
 
 def days_between(earlier: dt.date | dt.datetime, later: dt.date | dt.datetime) -> int:
