@@ -173,3 +173,12 @@ def test_the_capture_file_holds_each_tasks_brief_once(toy):
     assert brief["task"] == "test_case_TY060_001" and brief["domain"] == "toy"
     assert [c["tool"] for c in brief["golden"]] == ["get_account", "update_ticket"]
     assert brief["arranged"]["tickets"]["T-9"]["account_id"] == "A-1"
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_guessing_baseline_runs_as_an_agent_with_or_without_workers(toy, workers):
+    toy.makepyfile(test_tasks=HEAD + hold(70, 1, 15_000) + hold(71, 1, 25_000) + hold(72, 1, 35_000))
+    result = toy.runpytest_subprocess(*workers, "--tb-agent", "blind:rank:1", "-p", "no:randomly")
+    result.assert_outcomes(passed=3)  # each task's guess, from the two others, is the hold its checks accept
+    result = toy.runpytest_subprocess(*workers, "--tb-agent", "blind:rank:2", "-p", "no:randomly")
+    result.assert_outcomes(failed=3)  # there is no second ending to guess: it writes nothing
