@@ -17,7 +17,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from domains.shared.rules import COMMENTS, TICKETS, days_between
+from domains.shared.rules import (
+    COMMENTS,
+    TICKET_TABLES,
+    TICKETS,
+    called,
+    comments_added,
+    days_between,
+    internal_notes,
+    worked_tickets,
+)
 from pytest_thinkingbox import Evidence, Rules, Violation
 from pytest_thinkingbox.core.rules import RuleRow, ToolCall
 
@@ -67,7 +76,6 @@ CUSTOMER_RECORDS = (
     "fraud_alerts",
 )
 DESK_RECORDS = ("access_grants", "access_requests", "devices")
-TICKET_TABLES = (TICKETS, COMMENTS)
 
 CUSTOMER_CATEGORIES = (
     "security",
@@ -92,11 +100,15 @@ NOT_THE_CALLERS = ("identity_failed", "not_account_holder")  # a pending ticket 
 # --------------------------------------------------------------------------- reading the evidence
 
 
-def _result(c: ToolCall) -> Any:
+def _answer(c: ToolCall) -> dict[str, Any]:
+    """What a successful call returned, as an object ({} for a failed call or an answer of another kind)."""
+    if c.error is not None:
+        return {}
     try:
-        return json.loads(c.result)
+        answer = json.loads(c.result)
     except ValueError:
-        return None
+        return {}
+    return answer if isinstance(answer, dict) else {}
 
 
 def _verification(ev: Evidence, tool: str, key: str) -> tuple[list[str], bool, int]:
@@ -111,10 +123,10 @@ def _verify(ev: Evidence, tool: str, key: str) -> tuple[list[str], bool, int]:
         if c.tool != tool:
             continue
         made += 1
-        answer = _result(c) if c.error is None else None
-        if isinstance(answer, dict) and answer.get("verified") is True:
+        answer = _answer(c)
+        if answer.get("verified") is True:
             verified.append(str(answer.get(key)))
-        elif isinstance(answer, dict) and answer.get("verified") is False:
+        elif answer.get("verified") is False:
             failed = True
     return verified, failed, made
 
@@ -122,10 +134,8 @@ def _verify(ev: Evidence, tool: str, key: str) -> tuple[list[str], bool, int]:
 def _found(ev: Evidence, tool: str) -> str | None:
     """The id of the first person the look-up `tool` found (the caller, by their email or employee number)."""
     for c in ev.tool_calls():
-        if c.tool == tool and c.error is None:
-            answer = _result(c)
-            if isinstance(answer, dict) and answer.get("id"):
-                return str(answer["id"])
+        if c.tool == tool and (found := _answer(c).get("id")):
+            return str(found)
     return None
 
 
@@ -141,26 +151,20 @@ def _employee_failed(ev: Evidence) -> bool:
 
 
 def _tickets(ev: Evidence, desk: bool) -> list[tuple[RuleRow | None, RuleRow]]:
-    """(before, after) of each ticket the conversation created, changed or commented on, of one desk."""
-    tickets: list[tuple[RuleRow | None, RuleRow]] = ev.memo(("tickets", desk), lambda: _worked(ev, desk))
+    """(before, after) of each ticket of one desk the conversation created or changed, then of each it only
+    commented on."""
+
+    def read() -> list[tuple[RuleRow | None, RuleRow]]:
+        worked = {now.key: (was, now) for was, now in worked_tickets(ev)}
+        for comment in ev.added(COMMENTS):
+            if comment.ticket_id not in worked:
+                now = ev.end.get(TICKETS, comment.ticket_id)
+                if now is not None:
+                    worked[now.key] = (ev.start.get(TICKETS, comment.ticket_id), now)
+        return [(was, now) for was, now in worked.values() if (now.employee_id is not None) == desk]
+
+    tickets: list[tuple[RuleRow | None, RuleRow]] = ev.memo(("tickets", desk), read)
     return tickets
-
-
-def _worked(ev: Evidence, desk: bool) -> list[tuple[RuleRow | None, RuleRow]]:
-    worked: dict[Any, tuple[RuleRow | None, RuleRow]] = {}
-    for was, now in ev.changed_rows(TICKETS):
-        if now is not None:
-            worked[now.key] = (was, now)
-    for comment in ev.added(COMMENTS):
-        if comment.ticket_id not in worked:
-            now = ev.end.get(TICKETS, comment.ticket_id)
-            if now is not None:
-                worked[now.key] = (ev.start.get(TICKETS, comment.ticket_id), now)
-    return [(was, now) for was, now in worked.values() if (now.employee_id is not None) == desk]
-
-
-def _comments(ev: Evidence, ticket_id: Any) -> list[RuleRow]:
-    return [c for c in ev.added(COMMENTS) if c.ticket_id == ticket_id]
 
 
 def _today(ev: Evidence) -> dt.date:
@@ -172,9 +176,9 @@ def _same_month(moment: dt.datetime | dt.date, today: dt.date) -> bool:
     return (moment.year, moment.month) == (today.year, today.month)
 
 
-def _changed(ev: Evidence, table: str, field: str, to: Any = None) -> list[tuple[RuleRow, RuleRow]]:
-    """(before, after) of each row of `table` whose `field` the conversation changed (to `to`, if given)."""
-    return [(was, now) for was, now in ev.updated(table, field) if to is None or now[field] == to]
+def _set_to(ev: Evidence, table: str, field: str, value: Any) -> list[RuleRow]:
+    """Each row of `table` whose `field` the conversation changed to `value`, as it is now."""
+    return [now for _, now in ev.updated(table, field) if now[field] == value]
 
 
 def _account_owner(ev: Evidence, account_id: str | None) -> str | None:
@@ -201,10 +205,19 @@ def _cents(amount: int) -> str:
     return f"{amount:,} cents"
 
 
-def _seen_before(ev: Evidence, index: int, *ids: Any) -> bool:
-    """Whether every id was in the answer of a look-up made before the call at `index`."""
-    answers = [c.result for c in ev.tool_calls()[:index] if c.error is None and c.tool not in _WRITES]
-    return all(any(f'"{i}"' in text for text in answers) for i in ids if i)
+def _savings_withdrawals(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
+    """(transaction, account) of each withdrawal the conversation booked from a savings account."""
+
+    def read() -> list[tuple[RuleRow, RuleRow]]:
+        found = []
+        for tx in ev.added("transactions"):
+            account = ev.start.get("accounts", tx.account_id) if tx.kind == "transfer_out" else None
+            if account is not None and account.kind == "savings":
+                found.append((tx, account))
+        return found
+
+    withdrawals: list[tuple[RuleRow, RuleRow]] = ev.memo(("savings withdrawals",), read)
+    return withdrawals
 
 
 #: The customer desk's writes to the bank's records, and the arguments naming the records they act on.
@@ -238,6 +251,25 @@ DESK_WRITES = {
 _WRITES = frozenset((*CUSTOMER_WRITES, *DESK_WRITES, "create_ticket", "update_ticket", "add_ticket_comment"))
 
 
+def _writes_made(ev: Evidence, writes: dict[str, tuple[str, ...]]) -> Iterator[tuple[int, ToolCall]]:
+    """Each successful call of a tool `writes` names, with its place among the tool calls."""
+    for i, c in enumerate(ev.tool_calls()):
+        if c.tool in writes and c.error is None:
+            yield i, c
+
+
+def _acts_unseen(ev: Evidence, index: int, call: ToolCall, names: tuple[str, ...]) -> Iterator[Violation]:
+    """The write `call` (at `index`) acts on a record whose id no look-up before it returned."""
+    ids = [call.arguments.get(n) for n in names]
+    answers = [c.result for c in ev.tool_calls()[:index] if c.error is None and c.tool not in _WRITES]
+    if not all(any(f'"{i}"' in text for text in answers) for i in ids if i):
+        yield Violation.of(
+            None,
+            f"{call.tool}({', '.join(f'{n}={v}' for n, v in zip(names, ids, strict=True))}) acts on a record "
+            "no look-up before it returned",
+        )
+
+
 def _ends_settled(ev: Evidence, category: str, allowed: tuple[tuple[str, str | None], ...] = ()) -> Iterator[Violation]:
     """A customer ticket of `category` ends `solved`, unless the caller was not verified or not the holder
     (`pending`), a security-team lock stood in the way (`hold`), or `allowed` gives another ending."""
@@ -249,6 +281,35 @@ def _ends_settled(ev: Evidence, category: str, allowed: tuple[tuple[str, str | N
             )
 
 
+def _not_the_open_ticket(ev: Evidence, was: RuleRow | None, now: RuleRow, asker: str) -> Iterator[Violation]:
+    """A ticket worked that was not new or open, or created while the one who asks (`asker`) had one open."""
+    if was is not None and was.status not in ("new", "open"):
+        yield Violation.of(now, f"ticket {now.id} was {was.status}: only the new or open ticket is worked", "status")
+    if was is None:
+        open_ones = [t.id for t in ev.start.where(TICKETS, **{asker: now[asker]}) if t.status in ("new", "open")]
+        if open_ones:
+            yield Violation.of(now, f"a ticket was created although {', '.join(open_ones)} is open", "id")
+
+
+def _more_than_one(worked: list[tuple[RuleRow | None, RuleRow]]) -> Iterator[Violation]:
+    if len(worked) > 1:
+        names = ", ".join(sorted(str(now.id) for _, now in worked))
+        yield Violation.of(worked[-1][1], f"one conversation, one ticket: tickets {names} were all worked")
+
+
+def _none_ended(
+    ev: Evidence, worked: list[tuple[RuleRow | None, RuleRow]], records: tuple[str, ...], desk: str, find: str
+) -> Iterator[Violation]:
+    """The conversation ended no ticket of the desk, yet changed its `records` or found the caller (tool `find`)."""
+    if any(now.status in FINAL for _, now in worked):
+        return
+    changed = sorted(ev.tables_written.intersection(records))
+    if changed:
+        yield Violation.of(None, f"the conversation changed {', '.join(changed)} but ended no {desk} ticket")
+    elif found := _found(ev, find):
+        yield Violation.of(None, f"the conversation with {found} ended without setting a ticket's final status")
+
+
 # --------------------------------------------------------------------------- Working a conversation
 
 
@@ -256,39 +317,18 @@ def _ends_settled(ev: Evidence, category: str, allowed: tuple[tuple[str, str | N
 def records_are_looked_up_before_they_are_changed(ev: Evidence) -> Iterator[Violation]:
     if not ev.tables_written.intersection(CUSTOMER_RECORDS):
         return
-    for i, c in enumerate(ev.tool_calls()):
-        names = CUSTOMER_WRITES.get(c.tool)
-        if names is None or c.error is not None:
-            continue
-        ids = [c.arguments.get(n) for n in names]
-        if not _seen_before(ev, i, *ids):
-            yield Violation.of(
-                None,
-                f"{c.tool}({', '.join(f'{n}={v}' for n, v in zip(names, ids, strict=True))}) acts on a record "
-                "no look-up before it returned",
-            )
+    for i, c in _writes_made(ev, CUSTOMER_WRITES):
+        yield from _acts_unseen(ev, i, c, CUSTOMER_WRITES[c.tool])
 
 
 @RULES.rule("NB-3", "Work in the customer's one new or open ticket", section=WORKING, on=TICKET_TABLES)
 def the_conversation_works_in_the_customers_open_ticket(ev: Evidence) -> Iterator[Violation]:
     worked = _tickets(ev, desk=False)
     for was, now in worked:
-        if was is not None and was.status not in ("new", "open"):
-            yield Violation.of(
-                now, f"ticket {now.id} was {was.status}: only the new or open ticket is worked", "status"
-            )
-        if was is None:
-            open_ones = [
-                t.id for t in ev.start.where(TICKETS, requester_id=now.requester_id) if t.status in ("new", "open")
-            ]
-            if open_ones:
-                yield Violation.of(now, f"a ticket was created although {', '.join(open_ones)} is open", "id")
-            owner = _account_owner(ev, now.account_id)
-            if now.account_id is not None and owner != now.requester_id:
-                yield Violation.of(now, f"account {now.account_id} is not {now.requester_id}'s", "account_id")
-    if len(worked) > 1:
-        names = ", ".join(sorted(str(now.id) for _, now in worked))
-        yield Violation.of(worked[-1][1], f"one conversation, one ticket: tickets {names} were all worked")
+        yield from _not_the_open_ticket(ev, was, now, "requester_id")
+        if was is None and now.account_id is not None and _account_owner(ev, now.account_id) != now.requester_id:
+            yield Violation.of(now, f"account {now.account_id} is not {now.requester_id}'s", "account_id")
+    yield from _more_than_one(worked)
 
 
 @RULES.rule("NB-4", "End the conversation's ticket with its final status", section=WORKING)
@@ -297,12 +337,7 @@ def the_customers_ticket_is_left_with_a_final_status(ev: Evidence) -> Iterator[V
     for _, now in worked:
         if now.status not in FINAL:
             yield Violation.of(now, f"ticket {now.id} is left {now.status}, not pending, hold or solved", "status")
-    if not any(now.status in FINAL for _, now in worked):
-        changed = sorted(ev.tables_written.intersection(CUSTOMER_RECORDS))
-        if changed:
-            yield Violation.of(None, f"the conversation changed {', '.join(changed)} but ended no customer ticket")
-        elif found := _found(ev, "find_customer_by_email"):
-            yield Violation.of(None, f"the conversation with {found} ended without setting a ticket's final status")
+    yield from _none_ended(ev, worked, CUSTOMER_RECORDS, "customer", "find_customer_by_email")
 
 
 @RULES.rule("NB-5", "Make each change once; never split a transfer", section=WORKING, on=("transfers", "transactions"))
@@ -319,12 +354,7 @@ def no_transfer_is_repeated_or_split(ev: Evidence) -> Iterator[Violation]:
             )
         seen[key] = transfer
     withdrawn: dict[str, RuleRow] = {}
-    for tx in ev.added("transactions"):
-        if tx.kind != "transfer_out":
-            continue
-        account = ev.start.get("accounts", tx.account_id)
-        if account is None or account.kind != "savings":
-            continue
+    for tx, account in _savings_withdrawals(ev):
         if account.id in withdrawn:
             yield Violation.of(
                 tx,
@@ -352,9 +382,8 @@ def only_the_verified_customers_records_change(ev: Evidence) -> Iterator[Violati
     for c in ev.tool_calls():
         if c.tool == "find_customer_by_email" and c.error is None:
             looked_up = True
-        elif c.tool == "verify_identity" and c.error is None:
-            answer = _result(c)
-            passed = passed or (isinstance(answer, dict) and answer.get("verified") is True)
+        elif c.tool == "verify_identity":
+            passed = passed or _answer(c).get("verified") is True
         elif c.tool in CUSTOMER_WRITES and c.error is None:
             lock_for_failure = c.tool == "set_security_lock" and c.arguments.get("reason") == "failed_verification"
             if not passed and not lock_for_failure:
@@ -380,7 +409,7 @@ def only_the_verified_customers_records_change(ev: Evidence) -> Iterator[Violati
                 yield Violation.of(row, f"{table} {row.key} belongs to {owner}, not to the verified {verified[0]}")
     for _, t in _tickets(ev, desk=False):
         if t.reason == "not_account_holder":
-            for _, now in _changed(ev, "customers", "security_locked", True):
+            for now in _set_to(ev, "customers", "security_locked", True):
                 yield Violation.of(now, "a record that is not the caller's sets no security lock", "security_locked")
 
 
@@ -403,7 +432,7 @@ def locks_are_set_and_lifted_only_as_the_policy_says(ev: Evidence) -> Iterator[V
     verified, failed, _ = _verification(ev, "verify_identity", "customer_id")
     failed = failed and not verified
     set_now = {}
-    for was, now in _changed(ev, "customers", "security_locked"):
+    for was, now in ev.updated("customers", "security_locked"):
         if now.security_locked:
             set_now[now.id] = now
             if now.security_lock_reason == "failed_verification" and not failed:
@@ -454,7 +483,7 @@ def locks_are_set_and_lifted_only_as_the_policy_says(ev: Evidence) -> Iterator[V
     clauses=("NB-16", "NB-17", "NB-18", "NB-6"),
 )
 def card_limits_stay_within_the_recorded_level(ev: Evidence) -> Iterator[Violation]:
-    for _, card in _changed(ev, "cards", "daily_limit_cents"):
+    for _, card in ev.updated("cards", "daily_limit_cents"):
         level = _level(ev, card.customer_id)
         if level is not None and card.daily_limit_cents > level.card_daily_limit_max_cents:
             yield Violation.of(
@@ -472,7 +501,7 @@ def card_limits_stay_within_the_recorded_level(ev: Evidence) -> Iterator[Violati
     on=TICKET_TABLES + ("customers",),
 )
 def a_kyc_level_request_is_refused(ev: Evidence) -> Iterator[Violation]:
-    for _, now in _changed(ev, "customers", "kyc_level"):
+    for _, now in ev.updated("customers", "kyc_level"):
         yield Violation.of(now, "support cannot change a KYC level", "kyc_level")
     for _, t in _tickets(ev, desk=False):
         if t.category == "kyc" and (t.status, t.reason) not in (
@@ -575,16 +604,10 @@ def _withdrawal_index(ev: Evidence, account_id: str, booked: dt.datetime, key: A
     clauses=("NB-25", "NB-26", "NB-27", "NB-28", "NB-1", "NB-6"),
 )
 def a_savings_withdrawal_costs_what_its_place_in_the_month_says(ev: Evidence) -> Iterator[Violation]:
-    added = ev.added("transactions")
     fees = {
         m[1]: f for f in ev.added("fees") if f.kind == "savings_withdrawal" and (m := _FEE_FOR.match(f.description))
     }
-    for tx in added:
-        if tx.kind != "transfer_out":
-            continue
-        account = ev.start.get("accounts", tx.account_id)
-        if account is None or account.kind != "savings":
-            continue
+    for tx, account in _savings_withdrawals(ev):
         n = _withdrawal_index(ev, account.id, tx.booked_at, tx.key)
         due = _WITHDRAWAL_FEE if n >= 3 else 0
         fee = fees.get(str(tx.id))
@@ -596,7 +619,7 @@ def a_savings_withdrawal_costs_what_its_place_in_the_month_says(ev: Evidence) ->
                 f"{_cents(charged)} was charged",
                 "amount_cents",
             )
-        for into in added:
+        for into in ev.added("transactions"):
             if into.kind == "transfer_in" and into.description.endswith(f"({account.id})"):
                 target = ev.start.get("accounts", into.account_id)
                 if target is not None and target.kind != "current":
@@ -618,7 +641,7 @@ def a_savings_withdrawal_costs_what_its_place_in_the_month_says(ev: Evidence) ->
 )
 def a_scheduled_payment_is_cancelled_only_before_the_cut_off(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    for _, payment in _changed(ev, "scheduled_payments", "status", "cancelled"):
+    for payment in _set_to(ev, "scheduled_payments", "status", "cancelled"):
         days = days_between(today, payment.next_run_on)
         if days < 2:
             yield Violation.of(
@@ -681,11 +704,9 @@ def a_lost_card_is_frozen_before_it_is_blocked(ev: Evidence) -> Iterator[Violati
 )
 def a_stolen_card_is_blocked_and_its_payments_disputed(ev: Evidence) -> Iterator[Violation]:
     blocked = {
-        card.id: card
-        for _, card in _changed(ev, "cards", "status", "blocked")
-        if card.block_reason in ("stolen", "fraud")
+        card.id: card for card in _set_to(ev, "cards", "status", "blocked") if card.block_reason in ("stolen", "fraud")
     }
-    frozen = [card for _, card in _changed(ev, "cards", "status", "frozen")]
+    frozen = _set_to(ev, "cards", "status", "frozen")
     for _, t in _tickets(ev, desk=False):
         if t.category == "card_stolen" and frozen and not blocked:
             yield Violation.of(frozen[0], "a stolen card is blocked and replaced, never only frozen", "status")
@@ -735,7 +756,7 @@ _REPLACEMENT_FEE = 600
     clauses=("NB-40", "NB-41", "NB-42", "NB-6"),
 )
 def a_blocked_card_is_replaced_for_the_policys_fee(ev: Evidence) -> Iterator[Violation]:
-    for _, card in _changed(ev, "cards", "status", "blocked"):
+    for card in _set_to(ev, "cards", "status", "blocked"):
         if ev.end.one("cards", replaces_card_id=card.id) is None:
             yield Violation.of(
                 card, f"blocked as {card.block_reason}, so replaced: no replacement was ordered", "status"
@@ -774,7 +795,7 @@ def no_card_is_unfrozen_while_a_fraud_alert_is_open(ev: Evidence) -> Iterator[Vi
             still_open = ev.end.where("fraud_alerts", customer_id=card.customer_id, status="open")
             if still_open:
                 yield Violation.of(card, f"alert {still_open[0].id} is still open: no card is unfrozen", "status")
-            if not any(c.tool == "list_fraud_alerts" and c.error is None for c in ev.tool_calls()):
+            if not called(ev, "list_fraud_alerts"):
                 yield Violation.of(card, "unfrozen without looking at the fraud alerts", "status")
     for _, alert in ev.updated("fraud_alerts", "status"):
         if alert.risk_level == "high":
@@ -818,7 +839,7 @@ def no_card_is_unfrozen_while_a_fraud_alert_is_open(ev: Evidence) -> Iterator[Vi
     clauses=("NB-46", "NB-47", "NB-48"),
 )
 def a_card_limit_is_at_least_the_minimum(ev: Evidence) -> Iterator[Violation]:
-    for _, card in _changed(ev, "cards", "daily_limit_cents"):
+    for _, card in ev.updated("cards", "daily_limit_cents"):
         if card.daily_limit_cents < 1_000:
             yield Violation.of(
                 card, f"{_cents(card.daily_limit_cents)} is below the 1,000-cent minimum", "daily_limit_cents"
@@ -956,7 +977,7 @@ def a_fee_refund_has_the_reason_the_policy_allows(ev: Evidence) -> Iterator[Viol
     clauses=("NB-56", "NB-59"),
 )
 def an_account_is_closed_only_when_nothing_is_left_on_it(ev: Evidence) -> Iterator[Violation]:
-    for _, account in _changed(ev, "accounts", "status", "closed"):
+    for account in _set_to(ev, "accounts", "status", "closed"):
         if account.balance_cents != 0:
             yield Violation.of(account, f"closed with a balance of {_cents(account.balance_cents)}, not 0", "status")
         holds = ev.end.where("holds", account_id=account.id, status="active")
@@ -988,8 +1009,8 @@ def _closure_account(ev: Evidence, ticket: RuleRow) -> list[str]:
     clauses=("NB-57", "NB-58"),
 )
 def a_closure_cancels_only_what_it_must(ev: Evidence) -> Iterator[Violation]:
-    closed = {a.id for _, a in _changed(ev, "accounts", "status", "closed")}
-    cancelled = [p for _, p in _changed(ev, "scheduled_payments", "status", "cancelled")]
+    closed = {a.id for a in _set_to(ev, "accounts", "status", "closed")}
+    cancelled = _set_to(ev, "scheduled_payments", "status", "cancelled")
     if closed:
         for payment in cancelled:
             if payment.account_id not in closed:
@@ -1015,17 +1036,13 @@ def a_closure_cancels_only_what_it_must(ev: Evidence) -> Iterator[Violation]:
 def _customer_done(ev: Evidence, category: str) -> bool:
     """Whether the conversation made the change a request of `category` asks for."""
     if category == "security":
-        return bool(_changed(ev, "customers", "security_locked"))
+        return bool(ev.updated("customers", "security_locked"))
     if category == "transfer":
         return bool(ev.added("transfers"))
     if category == "savings":
-        for tx in ev.added("transactions"):
-            account = ev.start.get("accounts", tx.account_id) if tx.kind == "transfer_out" else None
-            if account is not None and account.kind == "savings":
-                return True
-        return False
+        return bool(_savings_withdrawals(ev))
     if category == "scheduled_payment":
-        return bool(_changed(ev, "scheduled_payments", "status", "cancelled"))
+        return bool(_set_to(ev, "scheduled_payments", "status", "cancelled"))
     if category == "card_lost":
         return any(
             c.status == "frozen" or (c.status == "blocked" and c.block_reason == "lost")
@@ -1039,13 +1056,13 @@ def _customer_done(ev: Evidence, category: str) -> bool:
         unfrozen = any(w.status == "frozen" and c.status == "active" for w, c in ev.updated("cards", "status"))
         return unfrozen or bool(ev.updated("fraud_alerts", "status"))
     if category == "card_limit":
-        return bool(_changed(ev, "cards", "daily_limit_cents"))
+        return bool(ev.updated("cards", "daily_limit_cents"))
     if category == "dispute":
         return bool(ev.added("disputes"))
     if category == "fees":
         return bool(ev.added("fee_refunds"))
     if category == "closure":
-        return bool(_changed(ev, "accounts", "status", "closed"))
+        return bool(_set_to(ev, "accounts", "status", "closed"))
     return False  # kyc: support never changes a level
 
 
@@ -1105,8 +1122,11 @@ _CUSTOMER_REASONS: dict[str, dict[str | None, tuple[str, ...]]] = {
     "pending": {"identity_failed": (), "not_account_holder": (), "over_limit": ("transfer",)},
     "hold": {"security_lock": (), "fraud_suspected": ()},
 }
-_CUSTOMER_QUEUES = {("hold", "security_lock"): "security", ("hold", "fraud_suspected"): "fraud_ops"}
-_CUSTOMER_QUEUES[("pending", "over_limit")] = "compliance"
+_CUSTOMER_QUEUES = {
+    ("hold", "security_lock"): "security",
+    ("hold", "fraud_suspected"): "fraud_ops",
+    ("pending", "over_limit"): "compliance",
+}
 
 
 def _closure_items(ev: Evidence, account_id: str) -> list[str]:
@@ -1190,7 +1210,7 @@ def a_ticket_reason_matches_its_status_and_queue(ev: Evidence) -> Iterator[Viola
     "NB-97", "Priority stays, except high on hold or when a lock is set", section=CUSTOMER_TICKETS, on=TICKET_TABLES
 )
 def a_ticket_priority_changes_only_for_a_hold_or_a_lock(ev: Evidence) -> Iterator[Violation]:
-    locked = {c.id for _, c in _changed(ev, "customers", "security_locked", True)}
+    locked = {c.id for c in _set_to(ev, "customers", "security_locked", True)}
     for was, t in _tickets(ev, desk=False):
         if t.status == "hold" or t.requester_id in locked:
             due = "high"
@@ -1214,11 +1234,10 @@ def a_ticket_gets_one_internal_comment_exactly_when_it_gets_a_reason(ev: Evidenc
 
 def _comments_follow_the_reason(ev: Evidence, desk: bool) -> Iterator[Violation]:
     for was, t in _tickets(ev, desk=desk):
-        added = _comments(ev, t.id)
-        for c in added:
+        for c in comments_added(ev, t.id):
             if c.public:
                 yield Violation.of(c, "never a public comment: the replies are what the customer reads", "public")
-        notes = [c for c in added if not c.public]
+        notes = internal_notes(ev, t.id)
         reason_set = t.reason is not None and (was is None or was.reason != t.reason)
         if reason_set and len(notes) != 1:
             yield Violation.of(
@@ -1250,21 +1269,10 @@ def _caller(ev: Evidence) -> str | None:
 def the_conversation_works_in_the_callers_open_desk_ticket(ev: Evidence) -> Iterator[Violation]:
     worked = _tickets(ev, desk=True)
     for was, now in worked:
-        if was is not None and was.status not in ("new", "open"):
-            yield Violation.of(
-                now, f"ticket {now.id} was {was.status}: only the new or open ticket is worked", "status"
-            )
-        if was is None:
-            open_ones = [
-                t.id for t in ev.start.where(TICKETS, employee_id=now.employee_id) if t.status in ("new", "open")
-            ]
-            if open_ones:
-                yield Violation.of(now, f"a ticket was created although {', '.join(open_ones)} is open", "id")
-            if now.account_id is not None:
-                yield Violation.of(now, "a desk ticket concerns no account", "account_id")
-    if len(worked) > 1:
-        names = ", ".join(sorted(str(now.id) for _, now in worked))
-        yield Violation.of(worked[-1][1], f"one conversation, one ticket: tickets {names} were all worked")
+        yield from _not_the_open_ticket(ev, was, now, "employee_id")
+        if was is None and now.account_id is not None:
+            yield Violation.of(now, "a desk ticket concerns no account", "account_id")
+    yield from _more_than_one(worked)
     if worked:
         for table in sorted(ev.tables_written.intersection(CUSTOMER_RECORDS)):
             yield Violation.of(None, f"an employee's conversation changed customer records ({table})")
@@ -1303,9 +1311,8 @@ def the_verified_caller_acts_only_for_whom_they_may(ev: Evidence) -> Iterator[Vi
         yield Violation.of(None, f"the employee was checked {made} times: verify once")
     passed = False
     for c in ev.tool_calls():
-        if c.tool == "verify_employee" and c.error is None:
-            answer = _result(c)
-            passed = passed or (isinstance(answer, dict) and answer.get("verified") is True)
+        if c.tool == "verify_employee":
+            passed = passed or _answer(c).get("verified") is True
         elif c.tool in DESK_WRITES and c.error is None and not passed:
             yield Violation.of(None, f"{c.tool} was called before the employee was verified")
     if failed and not verified:
@@ -1332,17 +1339,8 @@ def the_verified_caller_acts_only_for_whom_they_may(ev: Evidence) -> Iterator[Vi
 
 @RULES.rule("NB-106", "Look the records up before deciding", section=DESK, on=DESK_RECORDS)
 def desk_records_are_looked_up_before_they_are_changed(ev: Evidence) -> Iterator[Violation]:
-    for i, c in enumerate(ev.tool_calls()):
-        names = DESK_WRITES.get(c.tool)
-        if names is None or c.error is not None:
-            continue
-        ids = [c.arguments.get(n) for n in names]
-        if not _seen_before(ev, i, *ids):
-            yield Violation.of(
-                None,
-                f"{c.tool}({', '.join(f'{n}={v}' for n, v in zip(names, ids, strict=True))}) acts on a record "
-                "no look-up before it returned",
-            )
+    for i, c in _writes_made(ev, DESK_WRITES):
+        yield from _acts_unseen(ev, i, c, DESK_WRITES[c.tool])
         if c.tool == "grant_access" and not any(
             d.tool == "list_access_grants" and d.arguments.get("employee_id") == c.arguments.get("employee_id")
             for d in ev.tool_calls()[:i]
@@ -1532,7 +1530,7 @@ def a_request_waits_or_is_rejected_as_the_policy_says(ev: Evidence) -> Iterator[
                 )
     worked = _tickets(ev, desk=True)
     if any(t.category == "access" for _, t in worked):
-        for _, grant in _changed(ev, "access_grants", "status", "revoked"):
+        for grant in _set_to(ev, "access_grants", "status", "revoked"):
             if grant.revoke_reason != "no_longer_needed":
                 yield Violation.of(
                     grant, f"a role given up is revoked as no_longer_needed, not {grant.revoke_reason}", "revoke_reason"
@@ -1602,7 +1600,7 @@ def no_grant_breaks_segregation_of_duties(ev: Evidence) -> Iterator[Violation]:
             and not _missing(ev, grant, caller, self_counts=True)
         ):
             yield Violation.of(grant, f"the grant rests on {employee.id}'s approval of their own access", "role_id")
-    for _, grant in _changed(ev, "access_grants", "status", "revoked"):
+    for grant in _set_to(ev, "access_grants", "status", "revoked"):
         if grant.revoke_reason == "sod_conflict":
             yield Violation.of(
                 grant, "a conflicting role the employee gives up is revoked as no_longer_needed", "revoke_reason"
@@ -1768,7 +1766,7 @@ def a_mover_keeps_only_what_the_new_job_needs(ev: Evidence) -> Iterator[Violatio
         mover = (
             employee.previous_department is not None and employee.moved_on is not None and employee.moved_on <= today
         )
-        revoked = [g for _, g in _changed(ev, "access_grants", "status", "revoked") if g.employee_id == employee.id]
+        revoked = [g for g in _set_to(ev, "access_grants", "status", "revoked") if g.employee_id == employee.id]
         for grant in revoked:
             if grant.revoke_reason != "moved":
                 continue
@@ -1916,7 +1914,7 @@ def devices_are_replaced_as_the_policy_says(ev: Evidence) -> Iterator[Violation]
 def _desk_done(ev: Evidence, category: str) -> bool:
     """Whether the conversation made the change a desk request of `category` asks for."""
     grants = ev.added("access_grants")
-    revoked = [g for _, g in _changed(ev, "access_grants", "status", "revoked")]
+    revoked = _set_to(ev, "access_grants", "status", "revoked")
     if category == "access":
         return bool(grants or revoked)
     if category == "emergency_access":
@@ -1926,7 +1924,7 @@ def _desk_done(ev: Evidence, category: str) -> bool:
     if category == "mover":
         return bool(grants or revoked)
     if category == "leaver":
-        return bool(revoked or _changed(ev, "access_grants", "expires_on") or ev.updated("devices", "status"))
+        return bool(revoked or ev.updated("access_grants", "expires_on") or ev.updated("devices", "status"))
     return bool(ev.updated("devices", "status"))  # device
 
 
@@ -1953,12 +1951,7 @@ def a_desk_ticket_solved_without_a_reason_had_its_request_done(ev: Evidence) -> 
             due = "high"
         if t.priority != due:
             yield Violation.of(t, f"priority {t.priority}, not {due}", "priority")
-    if not any(t.status in FINAL for _, t in worked):
-        changed = sorted(ev.tables_written.intersection(DESK_RECORDS))
-        if changed:
-            yield Violation.of(None, f"the conversation changed {', '.join(changed)} but ended no desk ticket")
-        elif found := _found(ev, "find_employee"):
-            yield Violation.of(None, f"the conversation with {found} ended without setting a ticket's final status")
+    yield from _none_ended(ev, worked, DESK_RECORDS, "desk", "find_employee")
 
 
 _DESK_REASONS: dict[str, tuple[str | None, ...]] = {
