@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from domains.shared.rules import COMMENTS, TICKET_TABLES, TICKETS, days_between, worked_tickets
+from domains.shared.rules import (
+    TICKET_TABLES,
+    TICKETS,
+    comments_added,
+    days_between,
+    internal_notes,
+    worked_tickets,
+)
 from pytest_thinkingbox import Evidence, Rules, Violation
 from pytest_thinkingbox.core.rules import RuleRow
 
@@ -96,27 +103,18 @@ HOLD_QUEUES = {
 
 
 def _row(ev: Evidence, table: str, key: Any) -> RuleRow | None:
-    """One row of a table no tool writes (people, resources, engagements ...), by primary key."""
-    return ev.memo(("consulting", table, key), lambda: ev.end.get(table, key)) if key else None
-
-
-def worked(ev: Evidence) -> list[tuple[RuleRow | None, RuleRow]]:
-    """(before, after) of each ticket the conversation created or changed."""
-    return ev.memo(("consulting", "worked"), lambda: worked_tickets(ev))
+    """One row of a table no tool writes (people, resources, engagements ...), by primary key; None for no key."""
+    return ev.end.get(table, key) if key else None
 
 
 def decided_lines(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
     """(before, after) of each expense line whose override the conversation decided."""
-    return [
-        (was, now)
-        for was, now in ev.changed_rows(LINES)
-        if was is not None and now is not None and was.override_status != now.override_status
-    ]
+    return ev.updated(LINES, "override_status")
 
 
 def the_ticket(ev: Evidence) -> RuleRow | None:
     """The conversation's ticket as it ends: the first ticket it created or changed."""
-    return ev.memo(("consulting", "ticket"), lambda: next((now for _, now in worked(ev)), None))
+    return next((now for _, now in worked_tickets(ev)), None)
 
 
 def about(ticket: RuleRow) -> str:
@@ -140,12 +138,8 @@ def _identified(ev: Evidence) -> str | None:
 
 def requester(ev: Evidence) -> str | None:
     """Who is asking: the requester of the conversation's ticket, else the employee the agent identified."""
-
-    def find() -> str | None:
-        ticket = the_ticket(ev)
-        return str(ticket.requester_id) if ticket is not None else identified(ev)
-
-    return ev.memo(("consulting", "requester"), find)
+    ticket = the_ticket(ev)
+    return str(ticket.requester_id) if ticket is not None else identified(ev)
 
 
 def person(ev: Evidence, employee_id: str | None) -> RuleRow | None:
@@ -237,6 +231,14 @@ def not_staffed(ev: Evidence, employee_id: str, client_id: str) -> str | None:
     return f"they have no assignment for client {client_id}"
 
 
+def not_cleared_for_client(ev: Evidence, employee_id: str, client_id: str) -> str | None:
+    """Why the employee may not have the client's environments or folders: not staffed today, or no current NDA."""
+    why = not_staffed(ev, employee_id, client_id)
+    if why is None and not nda_current(ev, employee_id, client_id):
+        why = f"they have no current signed NDA for client {client_id}"
+    return why
+
+
 def nda_current(ev: Evidence, employee_id: str, client_id: str) -> bool:
     return any(
         r.kind == "nda"
@@ -321,6 +323,15 @@ def _changes(ev: Evidence) -> list[Change]:
     return out
 
 
+def in_starter_kit(c: Change) -> bool:
+    """Whether a change is part of a joiner's starter kit: viewer on its access, its software, the standard laptop."""
+    return (
+        (c.kind == "grant" and c.row.resource_id in KIT_ACCESS and c.row.role == "viewer")
+        or (c.kind in ("seat", "waitlist") and c.row.software_id in KIT_SOFTWARE)
+        or (c.kind == "hardware" and c.row.model_id == STANDARD_LAPTOP)
+    )
+
+
 def reclaimed(ev: Evidence, release: Change) -> bool:
     """Whether a released seat is a pool reclaim: the conversation gave a seat of that title to someone else."""
     return any(
@@ -333,10 +344,6 @@ def leaver_day_come(ev: Evidence, employee_id: str) -> bool:
     """Whether the employee is a leaver whose last day is today or has passed."""
     found = person(ev, employee_id)
     return found is not None and found.last_day is not None and found.last_day <= TODAY
-
-
-def comments_on(ev: Evidence, ticket_id: str) -> list[RuleRow]:
-    return [c for c in ev.added(COMMENTS) if c.ticket_id == ticket_id]
 
 
 def approver_due(ev: Evidence, approval: RuleRow) -> tuple[set[str], str] | str:
@@ -523,7 +530,7 @@ def identified_first_and_only_recorded_approvals_count(ev: Evidence) -> Iterator
 
 @RULES.rule("CO-3", "The conversation works one ticket: the requester's new or open one", section=WORK)
 def works_the_requesters_open_ticket(ev: Evidence) -> Iterator[Violation]:
-    tickets = worked(ev)
+    tickets = worked_tickets(ev)
     if not tickets:
         yield Violation.of(None, "no ticket was created or updated: the conversation's ticket was left as it was")
         return
@@ -624,6 +631,12 @@ def _joiner(ev: Evidence) -> str | None:
     return str(ticket.subject_employee_id) if ticket is not None and ticket.subject_employee_id else None
 
 
+def leads(ev: Evidence, employee_id: str, engagement_id: str | None) -> bool:
+    """Whether the employee is the lead of the engagement."""
+    engagement = _row(ev, "engagements", engagement_id)
+    return engagement is not None and engagement.lead_id == employee_id
+
+
 def _not_theirs_to_ask(ev: Evidence, c: Change, asking: str, joiner_kit: bool) -> str | None:
     """Why the requester may not ask for this change for another employee (None when an article lets them)."""
     offboarding = "only the leaver's line manager or the People team may ask for an offboarding"
@@ -636,28 +649,17 @@ def _not_theirs_to_ask(ev: Evidence, c: Change, asking: str, joiner_kit: bool) -
             return f"{c.employee} is not a leaver: only they may ask for this {c.kind}"
         return None if manager_or_people(ev, asking, c.employee) else offboarding
     if c.kind == "revoke" and c.row.revoke_reason == "assignment_ended":
-        engagement = _row(ev, "engagements", c.row.engagement_id) if c.row.engagement_id else None
-        if engagement is not None and engagement.lead_id == asking:
+        if leads(ev, asking, c.row.engagement_id):
             return None
         return "only the employee or the lead of the engagement they roll off may ask for a roll-off"
     if c.kind == "expiry":
-        engagement = _row(ev, "engagements", c.row.engagement_id) if c.row.engagement_id else None
-        if engagement is not None and engagement.lead_id == asking:
+        if leads(ev, asking, c.row.engagement_id):
             return None
         subject = person(ev, c.employee)
         if subject is not None and subject.last_day is not None and manager_or_people(ev, asking, c.employee):
             return None
         return "only the employee, the lead of its engagement or, for a leaver, the line manager or People may ask"
-    in_kit = (
-        joiner_kit
-        and c.employee == _joiner(ev)
-        and (
-            (c.kind == "grant" and c.row.resource_id in KIT_ACCESS and c.row.role == "viewer")
-            or (c.kind in ("seat", "waitlist") and c.row.software_id in KIT_SOFTWARE)
-            or (c.kind == "hardware" and c.row.model_id == STANDARD_LAPTOP)
-        )
-    )
-    if in_kit:
+    if joiner_kit and c.employee == _joiner(ev) and in_starter_kit(c):
         return None if manager_or_people(ev, asking, c.employee) else kit
     return f"a {c.kind} change for another employee: only they may ask for it"
 
@@ -669,7 +671,7 @@ def _not_theirs_to_ask(ev: Evidence, c: Change, asking: str, joiner_kit: bool) -
     "CO-12", "A worked ticket ends solved, pending or hold; solved means nothing waits", section=TICKET, on=EVERYTHING
 )
 def ticket_ends_solved_pending_or_hold(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.status not in ENDINGS:
             yield Violation.of(
                 ticket, f"ticket {ticket.id} is left {ticket.status}: not solved, pending or hold", "status"
@@ -683,7 +685,7 @@ def ticket_ends_solved_pending_or_hold(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule("CO-13", "Priority stays as it is, except urgent for a late offboarding", section=TICKET, on=TICKET_TABLES)
 def priority_is_left_alone_except_late_offboarding(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in worked(ev):
+    for was, ticket in worked_tickets(ev):
         before = was.priority if was is not None else "normal"
         late = ticket.status == "hold" and ticket.reason == "security_review"
         if ticket.priority != before and not (late and ticket.priority == "urgent"):
@@ -700,7 +702,7 @@ def priority_is_left_alone_except_late_offboarding(ev: Evidence) -> Iterator[Vio
     clauses=("CO-14", "CO-15"),
 )
 def ticket_is_classified_and_linked(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in worked(ev):
+    for was, ticket in worked_tickets(ev):
         if ticket.category is None:
             yield Violation.of(ticket, f"ticket {ticket.id} is worked without a category", "category")
         if was is not None:
@@ -735,7 +737,7 @@ def ticket_is_classified_and_linked(ev: Evidence) -> Iterator[Violation]:
     on=TICKET_TABLES,
 )
 def reason_status_and_queue_match_the_table(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in worked(ev):
+    for was, ticket in worked_tickets(ev):
         status, reason, queue = ticket.status, ticket.reason, ticket.queue
         if status == "solved" and reason not in (None, *REFUSALS):
             yield Violation.of(ticket, f"reason {reason} does not go with status solved", "reason")
@@ -847,16 +849,10 @@ def _nda_to_sign(ev: Evidence, employee_id: str) -> bool:
 
 def _software_read(ev: Evidence) -> list[RuleRow]:
     """The software titles the agent read (`get_software`, or all of them with `list_software`)."""
-    found: list[RuleRow] = []
-    for c in ev.tool_calls():
-        if c.error is not None:
-            continue
-        if c.tool == "get_software":
-            title = software(ev, c.arguments.get("software_id"))
-            found += [title] if title is not None else []
-        elif c.tool == "list_software":
-            found += ev.end.rows("software")
-    return found
+    if "list_software" in reads(ev):
+        return ev.end.rows("software")
+    found = (software(ev, a.get("software_id")) for a in reads(ev).get("get_software", ()))
+    return [title for title in found if title is not None]
 
 
 @RULES.rule(
@@ -866,7 +862,7 @@ def _software_read(ev: Evidence) -> list[RuleRow]:
     on=TICKET_TABLES,
 )
 def solved_without_reason_means_carried_out(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.status != "solved" or ticket.reason is not None or ticket.category is None:
             continue
         employee_id = about(ticket)
@@ -923,12 +919,12 @@ def _unclosed_client_grants(ev: Evidence, employee_id: str) -> list[str]:
     on=TICKET_TABLES,
 )
 def one_internal_comment_when_waiting_or_refusing(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in worked(ev):
-        new_comments = comments_on(ev, ticket.id)
+    for _, ticket in worked_tickets(ev):
+        new_comments = comments_added(ev, ticket.id)
         for c in new_comments:
             if c.public:
                 yield Violation.of(c, "a public comment: the employee reads the replies in the conversation", "public")
-        internal = [c for c in new_comments if not c.public]
+        internal = internal_notes(ev, ticket.id)
         if ticket.status in ("pending", "hold") or (ticket.status == "solved" and ticket.reason is not None):
             if len(internal) != 1:
                 yield Violation.of(
@@ -959,7 +955,7 @@ def new_grant_expires_as_its_resource_kind_says(ev: Evidence) -> Iterator[Violat
             continue
         last_day = employee.last_day if employee.last_day is not None and employee.last_day >= TODAY else None
         if res.kind in CLIENT_KINDS:
-            engagement = _row(ev, "engagements", grant.engagement_id) if grant.engagement_id else None
+            engagement = _row(ev, "engagements", grant.engagement_id)
             if engagement is None or engagement.client_id != res.client_id:
                 yield Violation.of(
                     grant,
@@ -1035,17 +1031,18 @@ def _client_resource_asked(ev: Evidence, kinds: tuple[str, ...]) -> Iterator[tup
             yield approval, res, approval.requested_role
 
 
-def _routed(ev: Evidence, approval: RuleRow) -> str | None:
-    """Why an approval request goes to the wrong approver, or should not exist (None when it is routed right)."""
+def misrouted(ev: Evidence, approval: RuleRow) -> Iterator[Violation]:
+    """The approval request's approver_id, when it goes to the wrong approver or should not exist at all."""
     due = approver_due(ev, approval)
     if isinstance(due, str):
-        return due
+        yield Violation.of(approval, due, "approver_id")
+        return
     approvers, why = due
-    if not approvers:
-        return None  # nobody to route to: the employee is not staffed, which the staffing rules judge
-    if approval.approver_id not in approvers:
-        return f"{why} ({', '.join(sorted(approvers))}), not {approval.approver_id}"
-    return None
+    # With nobody to route to, the employee is not staffed, which the staffing rules judge.
+    if approvers and approval.approver_id not in approvers:
+        yield Violation.of(
+            approval, f"{why} ({', '.join(sorted(approvers))}), not {approval.approver_id}", "approver_id"
+        )
 
 
 @RULES.rule(
@@ -1059,18 +1056,14 @@ def client_environment_passes_every_gate(ev: Evidence) -> Iterator[Violation]:
     for row, res, role in _client_resource_asked(ev, ("client_environment",)):
         employee_id = row.employee_id
         client = _row(ev, "clients", res.client_id)
-        why = not_staffed(ev, employee_id, res.client_id)
-        if why is None and not nda_current(ev, employee_id, res.client_id):
-            why = f"they have no current signed NDA for client {res.client_id}"
+        why = not_cleared_for_client(ev, employee_id, res.client_id)
         if why is None and client is not None and client.background_check_required:
             if not check_current(ev, employee_id):
                 why = f"client {res.client_id} requires a background check and theirs is not cleared and current"
         if why is not None:
             yield Violation.of(row, f"{role} on {res.id} for {employee_id}, but {why}")
         elif row.table == APPROVAL_TABLE:
-            wrong = _routed(ev, row)
-            if wrong:
-                yield Violation.of(row, wrong, "approver_id")
+            yield from misrouted(ev, row)
 
 
 # --- Ended engagements and roll-offs ----------------------------------------------------------------------------
@@ -1184,7 +1177,7 @@ def roll_off_ends_the_engagements_grants_only(ev: Evidence) -> Iterator[Violatio
                     f"not {now.status} to {now.expires_on}",
                     "expires_on",
                 )
-    if ticket.status == "solved" and ticket.reason is None and comments_on(ev, ticket.id):
+    if ticket.status == "solved" and ticket.reason is None and comments_added(ev, ticket.id):
         yield Violation.of(ticket, "a roll-off carried out needs no comment", "status")
 
 
@@ -1201,16 +1194,12 @@ def roll_off_ends_the_engagements_grants_only(ev: Evidence) -> Iterator[Violatio
 def folders_follow_their_kind(ev: Evidence) -> Iterator[Violation]:
     for row, res, role in _client_resource_asked(ev, ("template_folder", "client_folder")):
         if res.kind == "client_folder":
-            why = not_staffed(ev, row.employee_id, res.client_id)
-            if why is None and not nda_current(ev, row.employee_id, res.client_id):
-                why = f"they have no current signed NDA for client {res.client_id}"
+            why = not_cleared_for_client(ev, row.employee_id, res.client_id)
             if why is not None:
                 yield Violation.of(row, f"{role} on the client folder {res.id} for {row.employee_id}, but {why}")
                 continue
         if row.table == APPROVAL_TABLE:
-            wrong = _routed(ev, row)
-            if wrong:
-                yield Violation.of(row, wrong, "approver_id")
+            yield from misrouted(ev, row)
 
 
 # --- Internal systems ----------------------------------------------------------------------------------------------
@@ -1240,9 +1229,7 @@ def internal_system_approvals_are_routed(ev: Evidence) -> Iterator[Violation]:
                 "requested_role",
             )
         elif res.kind == "internal_system":
-            wrong = _routed(ev, approval)
-            if wrong:
-                yield Violation.of(approval, wrong, "approver_id")
+            yield from misrouted(ev, approval)
 
 
 # --- Approval requests and routing ------------------------------------------------------------------------------
@@ -1272,9 +1259,7 @@ def approval_goes_to_the_approver_of_the_table(ev: Evidence) -> Iterator[Violati
                     f"for {approval.employee_id}, but {ticket.id} is {ticket.requester_id}'s, about {about(ticket)}",
                     "employee_id",
                 )
-        wrong = _routed(ev, approval)
-        if wrong:
-            yield Violation.of(approval, wrong, "approver_id")
+        yield from misrouted(ev, approval)
 
 
 @RULES.rule(
@@ -1284,7 +1269,7 @@ def approval_goes_to_the_approver_of_the_table(ev: Evidence) -> Iterator[Violati
     on=TICKET_TABLES,
 )
 def pending_for_approval_has_a_pending_request(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason == "needs_approval" and not any(
             approvals(ev, employee_id, "pending") for employee_id in {ticket.requester_id, about(ticket)}
         ):
@@ -1298,7 +1283,7 @@ def pending_for_approval_has_a_pending_request(ev: Evidence) -> Iterator[Violati
     on=EVERYTHING,
 )
 def nothing_given_while_its_approval_waits(ev: Evidence) -> Iterator[Violation]:
-    tickets = {now.id: now for _, now in worked(ev)}
+    tickets = {now.id: now for _, now in worked_tickets(ev)}
     for approval in ev.added(APPROVAL_TABLE):
         ticket = tickets.get(approval.ticket_id)
         if ticket is not None and ticket.status not in ("pending", "hold"):
@@ -1744,10 +1729,5 @@ def others_ask_for_the_kit_only(ev: Evidence) -> Iterator[Violation]:
     for c in changes(ev):
         if c.employee != joiner:
             continue
-        kit = (
-            (c.kind == "grant" and c.row.resource_id in KIT_ACCESS and c.row.role == "viewer")
-            or (c.kind in ("seat", "waitlist") and c.row.software_id in KIT_SOFTWARE)
-            or (c.kind == "hardware" and c.row.model_id == STANDARD_LAPTOP)
-        )
-        if not kit:
+        if not in_starter_kit(c):
             yield Violation.of(c.row, f"not part of the starter kit: only {joiner} may ask for it")
