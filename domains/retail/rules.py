@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
 
-from domains.shared.rules import COMMENTS, TICKETS, days_between
+from domains.shared.rules import (
+    COMMENTS,
+    TICKET_TABLES,
+    TICKETS,
+    days_between,
+    internal_notes,
+    worked_tickets,
+    written_tables,
+)
 from pytest_thinkingbox import Evidence, Rules, Violation
 from pytest_thinkingbox.core.rules import RuleRow, ToolCall
 
@@ -68,90 +75,36 @@ WRITE_TOOLS = frozenset(_toolset.writes())
 # --- reading the evidence ----------------------------------------------------------------------------------------
 
 
-def _memo(ev: Evidence, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
-    """What `compute` gives, once per attempt: several rules read the same rows and transcript."""
-    cache = ev.__dict__.setdefault("_retail_memo", {})
-    if key not in cache:
-        cache[key] = compute()
-    return cache[key]
-
-
-def _written(ev: Evidence) -> set[str]:
-    return _memo(ev, ("written",), lambda: ev.tables_written)
-
-
-def _changed(ev: Evidence, table: str) -> list[tuple[RuleRow | None, RuleRow | None]]:
-    if table not in _written(ev):
-        return []
-    return _memo(ev, ("changed", table), lambda: ev.changed_rows(table))
-
-
-def _added(ev: Evidence, table: str) -> list[RuleRow]:
-    if table not in _written(ev):
-        return []
-    return _memo(ev, ("added", table), lambda: [now for was, now in _changed(ev, table) if was is None and now])
-
-
-def _updated(ev: Evidence, table: str, *fields: str) -> list[tuple[RuleRow, RuleRow]]:
-    if table not in _written(ev):
-        return []
-
-    def compute() -> list[tuple[RuleRow, RuleRow]]:
-        pairs = [(was, now) for was, now in _changed(ev, table) if was is not None and now is not None]
-        return [(was, now) for was, now in pairs if not fields or any(was[f] != now[f] for f in fields)]
-
-    return _memo(ev, ("updated", table, fields), compute)
-
-
-def _worked(ev: Evidence) -> list[tuple[RuleRow | None, RuleRow]]:
-    """(before, after) of each ticket the conversation created (before is None) or changed."""
-    return _memo(ev, ("worked",), lambda: [(was, now) for was, now in _changed(ev, TICKETS) if now is not None])
-
-
-def _comments(ev: Evidence, ticket_id: str) -> list[RuleRow]:
-    """The comments the conversation added to one ticket."""
-    return [c for c in _added(ev, COMMENTS) if c.ticket_id == ticket_id]
-
-
-def _notes(ev: Evidence, ticket_id: str) -> list[RuleRow]:
-    """The internal comments the conversation added to one ticket."""
-    return [c for c in _comments(ev, ticket_id) if not c.public]
-
-
 def _kept(was: RuleRow | None, now: RuleRow, field: str) -> bool:
     """Whether a ticket field is as it was before the conversation (update_ticket cannot empty a field)."""
     return was is not None and was[field] == now[field]
-
-
-def _today(ev: Evidence) -> dt.date:
-    return (ev.now or NOW.replace(tzinfo=None)).date()
 
 
 def _now(ev: Evidence) -> dt.datetime:
     return ev.now or NOW.replace(tzinfo=None)
 
 
-def _calls(ev: Evidence) -> list[ToolCall]:
-    """The transcript's tool calls, parsed once per attempt."""
-    return _memo(ev, ("calls",), ev.tool_calls)
+def _today(ev: Evidence) -> dt.date:
+    return _now(ev).date()
 
 
 def _identified(ev: Evidence) -> dict[str, int]:
     """The customers a successful `find_customer_by_email` returned, with the index of the first such call."""
-    return _memo(ev, ("identified",), lambda: _find_results(ev))
 
+    def make() -> dict[str, int]:
+        found: dict[str, int] = {}
+        for i, c in enumerate(ev.tool_calls()):
+            if c.tool == FIND and c.error is None:
+                try:
+                    customer = json.loads(c.result).get("id")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(customer, str):
+                    found.setdefault(customer, i)
+        return found
 
-def _find_results(ev: Evidence) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for i, c in enumerate(_calls(ev)):
-        if c.tool == FIND and c.error is None:
-            try:
-                customer = json.loads(c.result).get("id")
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(customer, str):
-                found.setdefault(customer, i)
-    return found
+    identified: dict[str, int] = ev.memo(("retail", "identified"), make)
+    return identified
 
 
 def _customer(ev: Evidence, customer_id: str | None) -> RuleRow | None:
@@ -169,6 +122,19 @@ def _bad_standing(customer: RuleRow | None) -> bool:
 
 def _order(ev: Evidence, order_id: str | None) -> RuleRow | None:
     return None if order_id is None else ev.start.get("orders", order_id) or ev.end.get("orders", order_id)
+
+
+def _owner_of(ev: Evidence, order_id: str | None) -> str | None:
+    """The customer who placed the order, or None when there is no such order."""
+    order = _order(ev, order_id)
+    return order.customer_id if order else None
+
+
+def _line_and_product(ev: Evidence, order_item_id: str | None) -> tuple[RuleRow | None, RuleRow | None]:
+    """An order line and the product it sold, at the start; each None where there is none."""
+    item = ev.start.get("order_items", order_item_id) if order_item_id else None
+    product = ev.start.get("products", item.product_id) if item is not None else None
+    return item, product
 
 
 def _shipments(ev: Evidence, order_id: str) -> list[RuleRow]:
@@ -210,9 +176,24 @@ def _items(ev: Evidence, order_id: str) -> list[RuleRow]:
     return ev.end.where("order_items", order_id=order_id)
 
 
+def _carried_again(ev: Evidence, order_id: str, replacement_id: str) -> list[tuple[int, int]]:
+    """(unit price, quantity) of each of the original's lines its replacement carried, up to the quantity it did."""
+    carried = {i.product_id: i.quantity for i in _items(ev, replacement_id)}
+    return [
+        (i.unit_price_cents, min(i.quantity, carried[i.product_id]))
+        for i in _items(ev, order_id)
+        if i.product_id in carried
+    ]
+
+
 def _payment_method(ev: Evidence, refund: RuleRow) -> str | None:
     payment = ev.start.get("payments", refund.payment_id)
     return None if payment is None else payment.method
+
+
+def _gift_card_refund_goes_to_store_credit(ev: Evidence, refund: RuleRow) -> Iterator[Violation]:
+    if refund.method != "store_credit" and _payment_method(ev, refund) == "gift_card":
+        yield Violation.of(refund, f"order {refund.order_id} was paid with a gift card: store_credit", "method")
 
 
 def _by_number(rows: Iterable[RuleRow]) -> list[RuleRow]:
@@ -223,7 +204,7 @@ def _by_number(rows: Iterable[RuleRow]) -> list[RuleRow]:
 def _refunds_before(ev: Evidence, refund: RuleRow) -> int:
     """What was refunded on the refund's order before it: the start's refunds, then those made earlier here."""
     total = sum(r.amount_cents for r in ev.start.where("refunds", order_id=refund.order_id))
-    for r in _by_number(_added(ev, "refunds")):
+    for r in _by_number(ev.added("refunds")):
         if r.key == refund.key:
             break
         if r.order_id == refund.order_id:
@@ -236,57 +217,57 @@ def _cents(amount: int) -> str:
 
 
 def _business_written(ev: Evidence) -> list[str]:
-    return sorted(t for t in _written(ev) if t not in (TICKETS, COMMENTS))
+    return sorted(written_tables(ev, *TICKET_TABLES))
 
 
 def _granted(ev: Evidence) -> list[str]:
     """What the conversation granted: each write the policy calls a grant (a refund, replacement, claim ...)."""
-    return _memo(ev, ("granted",), lambda: _grants(ev))
-
-
-def _grants(ev: Evidence) -> list[str]:
-    out = [f"refund {r.key}" for r in _added(ev, "refunds")]
-    out += [f"replacement {o.key}" for o in _added(ev, "orders")]
-    out += [f"change of order {now.key}" for _, now in _updated(ev, "orders")]
-    out += [f"return {r.key}" for r in _added(ev, "returns")]
-    out += [f"return {now.key}" for _, now in _updated(ev, "returns", "status") if now.status != "rejected"]
-    out += [f"claim {c.key}" for c in _added(ev, "warranty_claims")]
-    out += [f"installation job {now.key}" for _, now in _updated(ev, "installation_jobs")]
-    out += [f"points {p.key}" for p in _added(ev, "points_adjustments")]
+    out = [f"refund {r.key}" for r in ev.added("refunds")]
+    out += [f"replacement {o.key}" for o in ev.added("orders")]
+    out += [f"change of order {now.key}" for _, now in ev.updated("orders")]
+    out += [f"return {r.key}" for r in ev.added("returns")]
+    out += [f"return {now.key}" for _, now in ev.updated("returns", "status") if now.status != "rejected"]
+    out += [f"claim {c.key}" for c in ev.added("warranty_claims")]
+    out += [f"installation job {now.key}" for _, now in ev.updated("installation_jobs")]
+    out += [f"points {p.key}" for p in ev.added("points_adjustments")]
     return out
 
 
 def _waiting_return(ev: Evidence, ticket: RuleRow) -> bool:
     """A return the customer has to send: approved or created in the conversation, or approved on the ticket's order."""
-    if any(r.status == "approved" for r in _added(ev, "returns")):
+    if any(r.status == "approved" for r in ev.added("returns")):
         return True
-    if any(now.status == "approved" for _, now in _updated(ev, "returns", "status")):
+    if any(now.status == "approved" for _, now in ev.updated("returns", "status")):
         return True
     return (
         ticket.order_id is not None and ev.end.one("returns", order_id=ticket.order_id, status="approved") is not None
     )
 
 
-def _related_orders(ev: Evidence, ticket: RuleRow | None = None) -> set[str]:
-    """The orders the conversation wrote to (refunds, replacements, changes, points, returns, jobs, claims) and the
-    ticket's order."""
-    orders = {r.order_id for r in _added(ev, "refunds")}
-    orders |= {o.replacement_for for o in _added(ev, "orders") if o.replacement_for}
-    orders |= {now.key for _, now in _updated(ev, "orders")}
-    orders |= {p.order_id for p in _added(ev, "points_adjustments") if p.order_id}
-    orders |= {now.order_id for _, now in _changed(ev, "returns") if now is not None}
-    orders |= {now.order_id for _, now in _updated(ev, "installation_jobs")}
-    for claim in _added(ev, "warranty_claims"):
-        warranty = ev.start.get("warranties", claim.warranty_id)
-        orders.add(warranty.order_id if warranty is not None else None)
-    if ticket is not None and ticket.order_id:
-        orders.add(ticket.order_id)
-    return {o for o in orders if o}
+def _orders_touched(ev: Evidence) -> frozenset[str]:
+    """The customer's orders the conversation wrote to: refunded, replaced, changed, awarded points on, returned
+    from, or whose installation job or warranty it acted on."""
+
+    def make() -> frozenset[str]:
+        orders = {r.order_id for r in ev.added("refunds")}
+        orders |= {o.replacement_for for o in ev.added("orders") if o.replacement_for}
+        orders |= {now.key for _, now in ev.updated("orders")}
+        orders |= {p.order_id for p in ev.added("points_adjustments") if p.order_id}
+        orders |= {now.order_id for _, now in ev.changed_rows("returns") if now is not None}
+        orders |= {now.order_id for _, now in ev.updated("installation_jobs")}
+        for claim in ev.added("warranty_claims"):
+            warranty = ev.start.get("warranties", claim.warranty_id)
+            orders.add(warranty.order_id if warranty is not None else None)
+        return frozenset(o for o in orders if o)
+
+    touched: frozenset[str] = ev.memo(("retail", "orders touched"), make)
+    return touched
 
 
 def _unexplained_wait(ev: Evidence, ticket: RuleRow) -> str | None:
     """Why a ticket left pending or on hold is not waiting on what its reason says (None when it is, or solved)."""
-    return _memo(ev, ("wait", ticket.key), lambda: _wait_problem(ev, ticket))
+    why: str | None = ev.memo(("retail", "unexplained wait", ticket.key), lambda: _wait_problem(ev, ticket))
+    return why
 
 
 def _wait_problem(ev: Evidence, ticket: RuleRow) -> str | None:
@@ -300,8 +281,10 @@ def _wait_problem(ev: Evidence, ticket: RuleRow) -> str | None:
         return "it waits for a returned item, but no return was approved or created"
     if reason == "identity_failed" and _business_written(ev):
         return f"identity failed, yet the conversation changed {', '.join(_business_written(ev))}"
-    if reason == "awaiting_carrier" and not any(_young_exception(ev, o) for o in _related_orders(ev, ticket)):
-        return "it waits for the carrier, but no order it concerns has an exception opened fewer than 7 days ago"
+    if reason == "awaiting_carrier":
+        concerned = _orders_touched(ev) | ({ticket.order_id} if ticket.order_id else set())
+        if not any(_young_exception(ev, o) for o in concerned):
+            return "it waits for the carrier, but no order it concerns has an exception opened fewer than 7 days ago"
     if reason == "account_standing" and not _bad_standing(_customer(ev, ticket.requester_id)):
         customer = _customer(ev, ticket.requester_id)
         figures = (
@@ -313,7 +296,7 @@ def _wait_problem(ev: Evidence, ticket: RuleRow) -> str | None:
 
 def _left_waiting_after(ev: Evidence, what: str) -> Iterator[Violation]:
     """The article's matter was settled (`what`): its ticket is solved, unless another matter explains a wait."""
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         why = _unexplained_wait(ev, ticket)
         if why is not None:
             yield Violation.of(ticket, f"after {what} the ticket should be solved: {why}", "status")
@@ -332,6 +315,19 @@ def _expected_priority(ev: Evidence, ticket: RuleRow) -> str:
     return "urgent" if urgent else "high"
 
 
+def _priority_for_a_hold(ev: Evidence, ticket: RuleRow, what: str) -> Iterator[Violation]:
+    wanted = _expected_priority(ev, ticket)
+    if ticket.priority != wanted:
+        yield Violation.of(ticket, f"{what} is {wanted} for this customer, not {ticket.priority}", "priority")
+
+
+def _one_note(ev: Evidence, ticket: RuleRow, what: str) -> Iterator[Violation]:
+    """A violation unless the conversation added exactly one internal comment to the ticket."""
+    notes = internal_notes(ev, ticket.key)
+    if len(notes) != 1:
+        yield Violation.of(ticket, f"{what} takes one internal comment, {len(notes)} were added", "id")
+
+
 # --- Working a conversation ----------------------------------------------------------------------------------------
 
 
@@ -348,15 +344,15 @@ def _target_ids(c: ToolCall) -> list[str]:
     clauses=("RT-2", "RT-3"),
 )
 def the_conversation_identifies_looks_up_and_works_its_one_open_ticket(ev: Evidence) -> Iterator[Violation]:
-    if not _written(ev):
+    if not ev.tables_written:
         return
     yield from _changes_come_after_identifying_the_customer_and_reading_the_record(ev)
-    if TICKETS in _written(ev) or COMMENTS in _written(ev):
+    if not ev.tables_written.isdisjoint(TICKET_TABLES):
         yield from _the_conversation_works_its_one_open_ticket(ev)
 
 
 def _changes_come_after_identifying_the_customer_and_reading_the_record(ev: Evidence) -> Iterator[Violation]:
-    calls = _calls(ev)
+    calls = ev.tool_calls()
     identified = _identified(ev)
     first_found = min(identified.values(), default=None)
     seen: list[str] = []  # what earlier calls (not ticket look-ups) said: their arguments and results
@@ -374,11 +370,11 @@ def _changes_come_after_identifying_the_customer_and_reading_the_record(ev: Evid
 
 def _the_conversation_works_its_one_open_ticket(ev: Evidence) -> Iterator[Violation]:
     """The customer's new or open ticket is worked; one is created only when there is none; no other is touched."""
-    worked = _worked(ev)
+    worked = worked_tickets(ev)
+    touched = _orders_touched(ev)
     if len(worked) > 1:
         # the conversation's own ticket: the one about an order it changed, else one it opened, else the first
-        related = _related_orders(ev)
-        own = next((now for _, now in worked if now.order_id in related), None)
+        own = next((now for _, now in worked if now.order_id in touched), None)
         own = own or next((now for was, now in worked if was is None), worked[0][1])
         names = ", ".join(str(now.key) for _, now in worked)
         for _, now in worked:
@@ -397,17 +393,16 @@ def _the_conversation_works_its_one_open_ticket(ev: Evidence) -> Iterator[Violat
                         yield Violation.of(
                             now, f"ticket {other.key} was already {other.status} for order {now.order_id}", "id"
                         )
-            elif _related_orders(ev):
-                orders = ", ".join(sorted(_related_orders(ev)))
+            elif touched:
+                orders = ", ".join(sorted(touched))
                 yield Violation.of(
                     now, f"the new ticket names no order, though the conversation is about {orders}", "order_id"
                 )
             # every request granted (no reason): the first one raised, whose order the ticket names, wrote something
-            related = _related_orders(ev)
-            if now.order_id is not None and now.reason is None and related and now.order_id not in related:
+            if now.order_id is not None and now.reason is None and touched and now.order_id not in touched:
                 yield Violation.of(
                     now,
-                    f"the new ticket names order {now.order_id}; the conversation changed {', '.join(sorted(related))}",
+                    f"the new ticket names order {now.order_id}; the conversation changed {', '.join(sorted(touched))}",
                     "order_id",
                 )
 
@@ -419,9 +414,9 @@ def _the_conversation_works_its_one_open_ticket(ev: Evidence) -> Iterator[Violat
     on=(),
 )
 def the_conversation_leaves_its_ticket_classified(ev: Evidence) -> Iterator[Violation]:
-    worked = _worked(ev)
+    worked = worked_tickets(ev)
     if not worked:
-        tried = [c for c in _calls(ev) if c.tool == FIND]
+        tried = [c for c in ev.tool_calls() if c.tool == FIND]
         if tried and all(c.error is not None for c in tried):
             return  # no customer has the email given: there is no customer's ticket to work
         yield Violation.of(None, "the conversation ends without setting its ticket's final status")
@@ -441,7 +436,7 @@ def the_conversation_leaves_its_ticket_classified(ev: Evidence) -> Iterator[Viol
 )
 def each_change_is_made_once(ev: Evidence) -> Iterator[Violation]:
     seen: dict[tuple[str, ...], RuleRow] = {}
-    for refund in _by_number(_added(ev, "refunds")):
+    for refund in _by_number(ev.added("refunds")):
         if refund.reason in ("late_delivery", "lost_parcel", "returned_to_sender"):
             key = (refund.order_id, refund.reason)
         elif refund.reason == "damaged":
@@ -457,11 +452,11 @@ def each_change_is_made_once(ev: Evidence) -> Iterator[Violation]:
         seen.setdefault(key, refund)
     for table, column in (("warranty_claims", "warranty_id"), ("returns", "order_item_id")):
         counted: dict[str, int] = {}
-        for row in _by_number(_added(ev, table)):
+        for row in _by_number(ev.added(table)):
             counted[row[column]] = counted.get(row[column], 0) + 1
             if counted[row[column]] > 1:
                 yield Violation.of(row, f"a second {table[:-1].replace('_', ' ')} for {row[column]}", column)
-    for was, now in _updated(ev, "installation_jobs", "reschedule_count"):
+    for was, now in ev.updated("installation_jobs", "reschedule_count"):
         allowed = 0 if was.status == "missed" else 1
         if now.reschedule_count - was.reschedule_count > allowed:
             yield Violation.of(
@@ -470,7 +465,7 @@ def each_change_is_made_once(ev: Evidence) -> Iterator[Violation]:
                 "reschedule_count",
             )
     awarded: dict[str, RuleRow] = {}
-    for points in _by_number(_added(ev, "points_adjustments")):
+    for points in _by_number(ev.added("points_adjustments")):
         if points.customer_id in awarded:
             yield Violation.of(points, f"a second points award to {points.customer_id} in one conversation", "points")
         awarded.setdefault(points.customer_id, points)
@@ -481,27 +476,24 @@ def each_change_is_made_once(ev: Evidence) -> Iterator[Violation]:
 
 def _owners(ev: Evidence) -> Iterator[tuple[RuleRow, str | None, str]]:
     """(row written, the customer it belongs to, field) for each business row and ticket the conversation wrote."""
-    for refund in _added(ev, "refunds"):
-        order = _order(ev, refund.order_id)
-        yield refund, order.customer_id if order else None, "order_id"
-    for _, order in _changed(ev, "orders"):
+    for refund in ev.added("refunds"):
+        yield refund, _owner_of(ev, refund.order_id), "order_id"
+    for _, order in ev.changed_rows("orders"):
         if order is not None:
             yield order, order.customer_id, "customer_id"
-    for _, rma in _changed(ev, "returns"):
+    for _, rma in ev.changed_rows("returns"):
         if rma is not None:
-            order = _order(ev, rma.order_id)
-            yield rma, order.customer_id if order else None, "order_id"
-    for claim in _added(ev, "warranty_claims"):
+            yield rma, _owner_of(ev, rma.order_id), "order_id"
+    for claim in ev.added("warranty_claims"):
         warranty = ev.start.get("warranties", claim.warranty_id)
         yield claim, warranty.customer_id if warranty else None, "warranty_id"
-    for _, job in _updated(ev, "installation_jobs"):
+    for _, job in ev.updated("installation_jobs"):
         yield job, job.customer_id, "customer_id"
-    for points in _added(ev, "points_adjustments"):
+    for points in ev.added("points_adjustments"):
         yield points, points.customer_id, "customer_id"
         if points.order_id:
-            order = _order(ev, points.order_id)
-            yield points, order.customer_id if order else None, "order_id"
-    for _, ticket in _worked(ev):
+            yield points, _owner_of(ev, points.order_id), "order_id"
+    for _, ticket in worked_tickets(ev):
         yield ticket, ticket.requester_id, "requester_id"
 
 
@@ -516,9 +508,9 @@ def _owners(ev: Evidence) -> Iterator[tuple[RuleRow, str | None, str]]:
 def only_the_identified_customers_records_change_and_a_failed_check_changes_nothing(
     ev: Evidence,
 ) -> Iterator[Violation]:
-    if not _written(ev):
+    if not ev.tables_written:
         return
-    if TICKETS in _written(ev):
+    if TICKETS in ev.tables_written:
         yield from _failed_verification_changes_nothing_and_leaves_the_ticket_pending(ev)
     identified = _identified(ev)
     who = ", ".join(sorted(identified)) or "nobody"
@@ -530,7 +522,7 @@ def only_the_identified_customers_records_change_and_a_failed_check_changes_noth
 
 
 def _failed_verification_changes_nothing_and_leaves_the_ticket_pending(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in _worked(ev):
+    for was, ticket in worked_tickets(ev):
         order = _order(ev, ticket.order_id)
         if order is not None and order.customer_id != ticket.requester_id and ticket.reason != "identity_failed":
             yield Violation.of(
@@ -548,7 +540,7 @@ def _failed_verification_changes_nothing_and_leaves_the_ticket_pending(ev: Evide
             yield Violation.of(
                 ticket, f"identity failed: the priority stays {was.priority}, not {ticket.priority}", "priority"
             )
-        notes = _notes(ev, ticket.key)
+        notes = internal_notes(ev, ticket.key)
         if len(notes) != 1:
             yield Violation.of(ticket, f"identity failed: one internal comment is due, {len(notes)} were added", "id")
         written = _business_written(ev)
@@ -560,11 +552,10 @@ def _failed_verification_changes_nothing_and_leaves_the_ticket_pending(ev: Evide
 
 
 def _limit_and_standing(ev: Evidence, reasons: tuple[str, ...], what: str) -> Iterator[Violation]:
-    for refund in _by_number(_added(ev, "refunds")):
+    for refund in _by_number(ev.added("refunds")):
         if refund.reason not in reasons:
             continue
-        order = _order(ev, refund.order_id)
-        customer = _customer(ev, order.customer_id if order else None)
+        customer = _customer(ev, _owner_of(ev, refund.order_id))
         if _bad_standing(customer):
             yield Violation.of(
                 refund,
@@ -600,21 +591,15 @@ def issued_refunds_stay_within_the_limit_and_the_standing_rule(ev: Evidence) -> 
     on=(TICKETS,),
 )
 def escalated_refunds_go_on_hold_for_the_refunds_team(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason not in ("refund_limit", "account_standing"):
             continue
         if ticket.status != "hold":
             yield Violation.of(ticket, f"an escalated refund is put on hold, not left {ticket.status}", "status")
         if ticket.queue != "refunds_team":
             yield Violation.of(ticket, f"an escalated refund goes to refunds_team, not {ticket.queue}", "queue")
-        wanted = _expected_priority(ev, ticket)
-        if ticket.priority != wanted:
-            yield Violation.of(
-                ticket, f"an escalation is {wanted} for this customer, not {ticket.priority}", "priority"
-            )
-        notes = _notes(ev, ticket.key)
-        if len(notes) != 1:
-            yield Violation.of(ticket, f"an escalation takes one internal comment, {len(notes)} were added", "id")
+        yield from _priority_for_a_hold(ev, ticket, "an escalation")
+        yield from _one_note(ev, ticket, "an escalation")
         why = _unexplained_wait(ev, ticket)
         if why is not None and ticket.reason == "account_standing":
             yield Violation.of(ticket, why, "reason")
@@ -627,7 +612,7 @@ def escalated_refunds_go_on_hold_for_the_refunds_team(ev: Evidence) -> Iterator[
     on=("refunds",),
 )
 def refunds_go_back_to_the_orders_payment(ev: Evidence) -> Iterator[Violation]:
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         if refund.reason not in (*ISSUED, PRICE_PROTECTION, "return"):
             continue
         gift_card = _payment_method(ev, refund) == "gift_card"
@@ -661,7 +646,7 @@ def _customer_said(ev: Evidence, *phrases: str) -> bool:
     on=("refunds",),
 )
 def refund_reasons_match_the_order(ev: Evidence) -> Iterator[Violation]:
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         order_id = refund.order_id
         shipments = _shipments(ev, order_id)
         replacement = _replacement_of(ev, order_id)
@@ -692,7 +677,7 @@ def refund_reasons_match_the_order(ev: Evidence) -> Iterator[Violation]:
     clauses=("RT-17", "RT-18", "RT-19", "RT-20", "RT-21", "RT-22"),
 )
 def a_late_parcel_gets_only_its_shipping_refunded(ev: Evidence) -> Iterator[Violation]:
-    refunds = _by_number(_added(ev, "refunds"))
+    refunds = _by_number(ev.added("refunds"))
     for refund in refunds:
         if refund.reason != "late_delivery":
             continue
@@ -721,10 +706,10 @@ def a_late_parcel_gets_only_its_shipping_refunded(ev: Evidence) -> Iterator[Viol
     for refund in refunds:
         if refund.reason in ("lost_parcel", "damaged", "returned_to_sender"):
             yield from _on_its_way(ev, refund, refund.order_id, f"a {refund.reason} refund")
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         if order.replacement_for:
             yield from _on_its_way(ev, order, order.replacement_for, "a replacement")
-    for points in _added(ev, "points_adjustments"):
+    for points in ev.added("points_adjustments"):
         if points.order_id is None:
             continue
         shipping = [r for r in ev.end.where("refunds", order_id=points.order_id) if r.reason == "late_delivery"]
@@ -767,19 +752,19 @@ def nothing_is_given_while_a_carrier_exception_is_young(ev: Evidence) -> Iterato
         days = days_between(s.exception_opened_at, _today(ev))
         return f"order {order_id}'s carrier exception was opened {days} days ago"
 
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         why = refund.reason in ISSUED and opened(refund.order_id)
         if why:
             yield Violation.of(refund, f"{why}: no refund until the carrier has had 7 days", "order_id")
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         why = order.replacement_for and opened(order.replacement_for)
         if why:
             yield Violation.of(order, f"{why}: no replacement until the carrier has had 7 days", "replacement_for")
-    for points in _added(ev, "points_adjustments"):
+    for points in ev.added("points_adjustments"):
         why = points.order_id and opened(points.order_id)
         if why:
             yield Violation.of(points, f"{why}: no courtesy points while it is investigated", "order_id")
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         why = ticket.order_id and opened(ticket.order_id)
         # a ticket about the parcel (not, say, a price drop on the same order) waits for the carrier
         about_delivery = ticket.category in (None, "delivery", "loyalty")
@@ -799,14 +784,8 @@ def nothing_is_given_while_a_carrier_exception_is_young(ev: Evidence) -> Iterato
                     f"awaiting the carrier is hold in carrier_claims, not {ticket.status} in {ticket.queue}",
                     "queue",
                 )
-            wanted = _expected_priority(ev, ticket)
-            if ticket.priority != wanted:
-                yield Violation.of(
-                    ticket, f"a carrier hold is {wanted} for this customer, not {ticket.priority}", "priority"
-                )
-            notes = _notes(ev, ticket.key)
-            if len(notes) != 1:
-                yield Violation.of(ticket, f"a carrier hold takes one internal comment, {len(notes)} were added", "id")
+            yield from _priority_for_a_hold(ev, ticket, "a carrier hold")
+            yield from _one_note(ev, ticket, "a carrier hold")
 
 
 # --- Lost parcels ----------------------------------------------------------------------------------------------------
@@ -821,7 +800,7 @@ def nothing_is_given_while_a_carrier_exception_is_young(ev: Evidence) -> Iterato
 )
 def a_lost_parcel_is_replaced_whole_or_refunded_in_full(ev: Evidence) -> Iterator[Violation]:
     settled = False
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         if refund.reason != "lost_parcel":
             continue
         settled = True
@@ -845,7 +824,7 @@ def a_lost_parcel_is_replaced_whole_or_refunded_in_full(ev: Evidence) -> Iterato
                     f"{_cents(due)}, not {_cents(refund.amount_cents)}",
                     "amount_cents",
                 )
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         if order.replacement_reason != "lost_parcel":
             continue
         settled = True
@@ -874,7 +853,7 @@ def a_parcel_returned_to_sender_is_reshipped_or_refunded_once(ev: Evidence) -> I
         return any(s.status == "returned_to_sender" for s in _shipments(ev, order_id))
 
     settled = False
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         if refund.reason != "returned_to_sender":
             continue
         settled = True
@@ -891,13 +870,13 @@ def a_parcel_returned_to_sender_is_reshipped_or_refunded_once(ev: Evidence) -> I
             )
         if _replacement_of(ev, refund.order_id) is not None:
             yield Violation.of(refund, f"order {refund.order_id} is both refunded and shipped again", "order_id")
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         if order.replacement_reason != "returned_to_sender":
             continue
         settled = True
         if not returned(order.replacement_for):
             yield Violation.of(order, f"order {order.replacement_for} was not returned to sender", "replacement_reason")
-    for _, order in _updated(ev, "orders", "ship_line", "ship_city", "ship_postal_code"):
+    for _, order in ev.updated("orders", "ship_line", "ship_city", "ship_postal_code"):
         if returned(order.key):
             yield Violation.of(
                 order, f"order {order.key} came back to the warehouse: change the new order's address", "ship_line"
@@ -918,11 +897,8 @@ def _damage_sources(ev: Evidence, order_id: str) -> list[tuple[int, set[int]]]:
         out.append((days_between(delivered[-1], _today(ev)), _sums((i.unit_price_cents, i.quantity) for i in lines)))
     replacement = _replacement_of(ev, order_id)
     if replacement is not None and _delivered_on(ev, replacement.key):
-        carried = {i.product_id: i.quantity for i in _items(ev, replacement.key)}
-        prices = [
-            (i.unit_price_cents, min(i.quantity, carried[i.product_id])) for i in lines if i.product_id in carried
-        ]
-        out.append((days_between(_delivered_on(ev, replacement.key)[-1], _today(ev)), _sums(prices)))
+        carried = _carried_again(ev, order_id, replacement.key)
+        out.append((days_between(_delivered_on(ev, replacement.key)[-1], _today(ev)), _sums(carried)))
     return out
 
 
@@ -935,7 +911,7 @@ def _damage_sources(ev: Evidence, order_id: str) -> list[tuple[int, set[int]]]:
 )
 def damage_on_arrival_is_settled_within_7_days_for_the_items_price(ev: Evidence) -> Iterator[Violation]:
     settled = False
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         if refund.reason != "damaged":
             continue
         settled = True
@@ -955,7 +931,7 @@ def damage_on_arrival_is_settled_within_7_days_for_the_items_price(ev: Evidence)
                 "(unit price times quantity, never shipping)",
                 "amount_cents",
             )
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         if order.replacement_reason != "damaged":
             continue
         settled = True
@@ -976,8 +952,7 @@ def damage_on_arrival_is_settled_within_7_days_for_the_items_price(ev: Evidence)
 
 def _return_verdict(ev: Evidence, rma: RuleRow) -> tuple[str | None, str]:
     """Why a return is not eligible (final_sale, outside_window, not_eligible) or None, and the figures."""
-    item = ev.start.get("order_items", rma.order_item_id)
-    product = ev.start.get("products", item.product_id) if item is not None else None
+    _, product = _line_and_product(ev, rma.order_item_id)
     if product is not None and product.final_sale:
         return "final_sale", f"{product.name} is final sale"
     order = _order(ev, rma.order_id)
@@ -1000,7 +975,7 @@ def _return_verdict(ev: Evidence, rma: RuleRow) -> tuple[str | None, str]:
     clauses=("RT-36", "RT-37", "RT-38", "RT-39", "RT-40"),
 )
 def only_eligible_returns_are_approved(ev: Evidence) -> Iterator[Violation]:
-    for rma in _added(ev, "returns"):
+    for rma in ev.added("returns"):
         refusal, figures = _return_verdict(ev, rma)
         if refusal is not None:
             yield Violation.of(rma, f"a return created though {figures}", "order_item_id")
@@ -1009,7 +984,7 @@ def only_eligible_returns_are_approved(ev: Evidence) -> Iterator[Violation]:
                 yield Violation.of(
                     rma, f"return {other.key} was already requested for this item: decide it", "order_item_id"
                 )
-    for was, rma in _updated(ev, "returns", "status"):
+    for was, rma in ev.updated("returns", "status"):
         if was.status != "requested":
             continue
         refusal, figures = _return_verdict(ev, rma)
@@ -1031,10 +1006,10 @@ def only_eligible_returns_are_approved(ev: Evidence) -> Iterator[Violation]:
     on=("returns", TICKETS),
 )
 def an_approved_return_waits_for_the_item(ev: Evidence) -> Iterator[Violation]:
-    opened = [r for r in _added(ev, "returns") if r.status == "approved"]
-    opened += [now for was, now in _updated(ev, "returns", "status") if now.status == "approved"]
-    rejected = [now for was, now in _updated(ev, "returns", "status") if now.status == "rejected"]
-    for _, ticket in _worked(ev):
+    opened = [r for r in ev.added("returns") if r.status == "approved"]
+    opened += [now for was, now in ev.updated("returns", "status") if now.status == "approved"]
+    rejected = [now for was, now in ev.updated("returns", "status") if now.status == "rejected"]
+    for _, ticket in worked_tickets(ev):
         if opened and ticket.status != "hold" and (ticket.status, ticket.reason) != ("pending", "awaiting_item"):
             yield Violation.of(
                 ticket,
@@ -1069,15 +1044,13 @@ def _restocking_fee(condition: str | None, category: str, tier: str) -> int | No
     clauses=("RT-42", "RT-43", "RT-44", "RT-45"),
 )
 def return_refunds_keep_the_right_restocking_fee(ev: Evidence) -> Iterator[Violation]:
-    refunded = [(was, now) for was, now in _updated(ev, "returns", "status") if now.status == "refunded"]
+    refunded = [(was, now) for was, now in ev.updated("returns", "status") if now.status == "refunded"]
     for was, rma in refunded:
         if was.status != "received":
             yield Violation.of(rma, f"return {rma.key} was {was.status}, not received by the warehouse", "status")
             continue
-        item = ev.start.get("order_items", rma.order_item_id)
-        product = ev.start.get("products", item.product_id) if item is not None else None
-        order = _order(ev, rma.order_id)
-        tier = _tier(ev, order.customer_id if order else None)
+        _, product = _line_and_product(ev, rma.order_item_id)
+        tier = _tier(ev, _owner_of(ev, rma.order_id))
         fee = _restocking_fee(was.inspected_condition, product.category if product else "", tier)
         if fee is not None and rma.restocking_fee_percent != fee:
             yield Violation.of(
@@ -1087,8 +1060,8 @@ def return_refunds_keep_the_right_restocking_fee(ev: Evidence) -> Iterator[Viola
                 "restocking_fee_percent",
             )
         refund = ev.end.get("refunds", rma.refund_id) if rma.refund_id else None
-        if refund is not None and refund.method != "store_credit" and _payment_method(ev, refund) == "gift_card":
-            yield Violation.of(refund, f"order {refund.order_id} was paid with a gift card: store_credit", "method")
+        if refund is not None:
+            yield from _gift_card_refund_goes_to_store_credit(ev, refund)
     if refunded:
         yield from _left_waiting_after(ev, "the return's refund")
 
@@ -1104,7 +1077,7 @@ def return_refunds_keep_the_right_restocking_fee(ev: Evidence) -> Iterator[Viola
     clauses=("RT-46", "RT-47"),
 )
 def replacements_are_made_once_and_their_problems_refunded_on_the_original(ev: Evidence) -> Iterator[Violation]:
-    for order in _added(ev, "orders"):
+    for order in ev.added("orders"):
         original = _order(ev, order.replacement_for)
         if original is None:
             continue
@@ -1119,18 +1092,13 @@ def replacements_are_made_once_and_their_problems_refunded_on_the_original(ev: E
             yield Violation.of(
                 order, f"order {original.key} already has its replacement {earlier[0].key}", "replacement_for"
             )
-    for refund in _added(ev, "refunds"):
+    for refund in ev.added("refunds"):
         if refund.reason != "lost_parcel":
             continue
         replacement = ev.start.one("orders", replacement_for=refund.order_id)
         if replacement is None or _lost_shipment(ev, replacement.key) is None:
             continue  # RT-26 judges it
-        carried = {i.product_id: i.quantity for i in _items(ev, replacement.key)}
-        due = sum(
-            i.unit_price_cents * min(i.quantity, carried[i.product_id])
-            for i in _items(ev, refund.order_id)
-            if i.product_id in carried
-        )
+        due = sum(price * quantity for price, quantity in _carried_again(ev, refund.order_id, replacement.key))
         if refund.amount_cents != due:
             yield Violation.of(
                 refund,
@@ -1152,7 +1120,7 @@ def replacements_are_made_once_and_their_problems_refunded_on_the_original(ev: E
 )
 def claims_are_filed_only_when_covered(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    for claim in _added(ev, "warranty_claims"):
+    for claim in ev.added("warranty_claims"):
         w = ev.start.get("warranties", claim.warranty_id)
         if w is None:
             continue
@@ -1184,7 +1152,7 @@ def claims_are_filed_only_when_covered(ev: Evidence) -> Iterator[Violation]:
     clauses=("RT-51", "RT-52"),
 )
 def claims_get_the_resolution_the_price_and_history_set(ev: Evidence) -> Iterator[Violation]:
-    for claim in _added(ev, "warranty_claims"):
+    for claim in ev.added("warranty_claims"):
         w = ev.start.get("warranties", claim.warranty_id)
         product = ev.start.get("products", w.product_id) if w is not None else None
         if product is None:
@@ -1218,20 +1186,18 @@ def safety_reports_go_on_urgent_hold_for_the_safety_team(ev: Evidence) -> Iterat
         "reason": "safety_risk",
         "queue": "safety_team",
     }
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         if not (ticket.reason == "safety_risk" or ticket.category == "safety" or ticket.queue == "safety_team"):
             continue
         for name, value in wanted.items():
             if ticket[name] != value:
                 yield Violation.of(ticket, f"a safety report sets {name} {value}, not {ticket[name]}", name)
-        notes = _notes(ev, ticket.key)
-        if len(notes) != 1:
-            yield Violation.of(ticket, f"a safety report takes one internal comment, {len(notes)} were added", "id")
-        for refund in _added(ev, "refunds"):
+        yield from _one_note(ev, ticket, "a safety report")
+        for refund in ev.added("refunds"):
             about = ticket.order_id in (None, refund.order_id)
             if about and refund.reason in (*ISSUED, PRICE_PROTECTION):
                 yield Violation.of(refund, "a safety report never results in a refund from the agent", "amount_cents")
-        for claim in _added(ev, "warranty_claims"):
+        for claim in ev.added("warranty_claims"):
             if claim.issue != "defect":
                 yield Violation.of(claim, f"a safety report's claim is a defect, not {claim.issue}", "issue")
 
@@ -1239,20 +1205,17 @@ def safety_reports_go_on_urgent_hold_for_the_safety_team(ev: Evidence) -> Iterat
 # --- Installation appointments ---------------------------------------------------------------------------------------
 
 
-def _hours_before(ev: Evidence, job: RuleRow) -> float:
-    return (job.scheduled_for - _now(ev)).total_seconds() / 3600
-
-
-def _free_move(ev: Evidence, job: RuleRow) -> str | None:
-    """Why moving or cancelling the job (as it was) costs nothing, or None."""
-    hours = _hours_before(ev, job)
+def _move_terms(ev: Evidence, job: RuleRow) -> tuple[bool, str]:
+    """Whether moving or cancelling the job (as it was) costs nothing, and why it does or does not."""
+    hours = (job.scheduled_for - _now(ev)).total_seconds() / 3600
     if hours >= 48:
-        return f"{hours:g} hours ahead"
+        return True, f"{hours:g} hours ahead"
     if job.status == "missed":
-        return "our technician missed the visit"
-    if _tier(ev, job.customer_id) == "premium":
-        return "the customer is premium"
-    return None
+        return True, "our technician missed the visit"
+    tier = _tier(ev, job.customer_id)
+    if tier == "premium":
+        return True, "the customer is premium"
+    return False, f"{hours:g} hours ahead, {tier} member"
 
 
 @RULES.rule(
@@ -1263,17 +1226,16 @@ def _free_move(ev: Evidence, job: RuleRow) -> str | None:
     clauses=("RT-57", "RT-58", "RT-59", "RT-60", "RT-62", "RT-63"),
 )
 def reschedules_charge_the_right_fee_and_respect_the_limit(ev: Evidence) -> Iterator[Violation]:
-    moved = [(was, now) for was, now in _updated(ev, "installation_jobs", "scheduled_for") if now.status != "cancelled"]
+    moved = [(was, now) for was, now in ev.updated("installation_jobs", "scheduled_for") if now.status != "cancelled"]
     for was, job in moved:
         if was.status == "scheduled" and was.reschedule_count >= 2:
             yield Violation.of(
                 job, f"already rescheduled {was.reschedule_count} times: offer cancellation", "scheduled_for"
             )
-        free = _free_move(ev, was)
+        free, why = _move_terms(ev, was)
         fee = job.reschedule_fees_cents - was.reschedule_fees_cents
         wanted = 0 if free else 3_500
         if fee != wanted:
-            why = free or f"{_hours_before(ev, was):g} hours ahead, {_tier(ev, was.customer_id)} member"
             yield Violation.of(
                 job, f"{why}: the reschedule fee is {_cents(wanted)}, not {_cents(fee)}", "reschedule_fees_cents"
             )
@@ -1295,15 +1257,14 @@ def reschedules_charge_the_right_fee_and_respect_the_limit(ev: Evidence) -> Iter
     on=("installation_jobs",),
 )
 def cancellations_keep_the_right_charge(ev: Evidence) -> Iterator[Violation]:
-    cancelled = [(was, now) for was, now in _updated(ev, "installation_jobs", "status") if now.status == "cancelled"]
+    cancelled = [(was, now) for was, now in ev.updated("installation_jobs", "status") if now.status == "cancelled"]
     for was, job in cancelled:
         if was.status == "completed":
             yield Violation.of(job, "a completed installation cannot be cancelled", "status")
             continue
-        free = _free_move(ev, was)
+        free, why = _move_terms(ev, was)
         wanted = 0 if free else 4_000
         if job.cancellation_fee_cents != wanted:
-            why = free or f"{_hours_before(ev, was):g} hours ahead, {_tier(ev, was.customer_id)} member"
             yield Violation.of(
                 job,
                 f"{why}: the cancellation charge is {_cents(wanted)}, not {_cents(job.cancellation_fee_cents or 0)}",
@@ -1336,7 +1297,7 @@ def _service_failure(ev: Evidence, order_id: str) -> str | None:
     clauses=("RT-64", "RT-65", "RT-68"),
 )
 def courtesy_points_go_only_to_eligible_customers(ev: Evidence) -> Iterator[Violation]:
-    added = _by_number(_added(ev, "points_adjustments"))
+    added = _by_number(ev.added("points_adjustments"))
     today = _today(ev)
     for points in added:
         if points.points <= 0:
@@ -1385,7 +1346,7 @@ def courtesy_points_go_only_to_eligible_customers(ev: Evidence) -> Iterator[Viol
 )
 def courtesy_points_are_the_tiers_amount(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    for points in _added(ev, "points_adjustments"):
+    for points in ev.added("points_adjustments"):
         if points.reason != "courtesy":
             yield Violation.of(points, f"points are given only as a courtesy award, not as {points.reason}", "reason")
             continue
@@ -1420,7 +1381,7 @@ def courtesy_points_are_the_tiers_amount(ev: Evidence) -> Iterator[Violation]:
 )
 def promo_codes_apply_only_when_every_condition_holds(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    for was, order in _updated(ev, "orders", "promo_code"):
+    for was, order in ev.updated("orders", "promo_code"):
         if was.promo_code:
             yield Violation.of(
                 order, f"order {order.key} already had code {was.promo_code}: codes never combine", "promo_code"
@@ -1457,7 +1418,7 @@ def promo_codes_apply_only_when_every_condition_holds(ev: Evidence) -> Iterator[
 
 
 def _price_adjustments(ev: Evidence) -> list[RuleRow]:
-    return [r for r in _by_number(_added(ev, "refunds")) if r.reason == PRICE_PROTECTION]
+    return [r for r in _by_number(ev.added("refunds")) if r.reason == PRICE_PROTECTION]
 
 
 @RULES.rule(
@@ -1469,9 +1430,8 @@ def _price_adjustments(ev: Evidence) -> list[RuleRow]:
 )
 def price_adjustments_refund_the_drop_times_the_quantity(ev: Evidence) -> Iterator[Violation]:
     for refund in _price_adjustments(ev):
-        item = ev.start.get("order_items", refund.order_item_id) if refund.order_item_id else None
-        product = ev.start.get("products", item.product_id) if item is not None else None
-        if product is None:
+        item, product = _line_and_product(ev, refund.order_item_id)
+        if item is None or product is None:
             continue
         drop = item.unit_price_cents - product.price_cents
         if drop <= 0:
@@ -1488,8 +1448,7 @@ def price_adjustments_refund_the_drop_times_the_quantity(ev: Evidence) -> Iterat
                 f"{_cents(drop * item.quantity)}, not {_cents(refund.amount_cents)}",
                 "amount_cents",
             )
-        if refund.method != "store_credit" and _payment_method(ev, refund) == "gift_card":
-            yield Violation.of(refund, f"order {refund.order_id} was paid with a gift card: store_credit", "method")
+        yield from _gift_card_refund_goes_to_store_credit(ev, refund)
 
 
 @RULES.rule(
@@ -1505,7 +1464,7 @@ def price_adjustments_only_for_eligible_lines(ev: Evidence) -> Iterator[Violatio
     adjustments = _price_adjustments(ev)
     for refund in adjustments:
         order = ev.start.get("orders", refund.order_id)
-        item = ev.start.get("order_items", refund.order_item_id) if refund.order_item_id else None
+        item, product = _line_and_product(ev, refund.order_item_id)
         if order is None or item is None:
             continue
         tier = _tier(ev, order.customer_id)
@@ -1514,7 +1473,6 @@ def price_adjustments_only_for_eligible_lines(ev: Evidence) -> Iterator[Violatio
             yield Violation.of(
                 refund, f"placed {days} days ago, past the {tier} period of {PRICE_PERIOD[tier]} days", "order_item_id"
             )
-        product = ev.start.get("products", item.product_id)
         if product is not None and product.final_sale:
             yield Violation.of(refund, f"{product.name} is final sale", "order_item_id")
         if order.status == "cancelled":
@@ -1556,7 +1514,7 @@ def price_adjustments_stay_within_the_limit_and_the_standing_rule(ev: Evidence) 
 def orders_change_only_while_they_still_can(ev: Evidence) -> Iterator[Violation]:
     changed = []
     identified = None
-    for was, order in _updated(ev, "orders", "ship_line", "ship_city", "ship_postal_code", "status"):
+    for was, order in ev.updated("orders", "ship_line", "ship_city", "ship_postal_code", "status"):
         moved = any(was[f] != order[f] for f in ("ship_line", "ship_city", "ship_postal_code"))
         cancelled = order.status == "cancelled" and was.status != "cancelled"
         if not (moved or cancelled):
@@ -1594,7 +1552,7 @@ def orders_change_only_while_they_still_can(ev: Evidence) -> Iterator[Violation]
     clauses=("RT-84", "RT-85", "RT-86", "RT-87"),
 )
 def the_ticket_status_says_what_happened(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in _worked(ev):
+    for was, ticket in worked_tickets(ev):
         if ticket.status in ("new", "closed") and (was is None or was.status != ticket.status):
             yield Violation.of(ticket, f"{ticket.status} is set by the system, never by the agent", "status")
         elif ticket.status == "pending" and ticket.reason not in PENDING_REASONS:
@@ -1622,7 +1580,7 @@ def the_ticket_status_says_what_happened(ev: Evidence) -> Iterator[Violation]:
     on=(TICKETS,),
 )
 def priority_changes_only_for_a_hold(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in _worked(ev):
+    for was, ticket in worked_tickets(ev):
         if ticket.status == "hold":
             wanted = _expected_priority(ev, ticket)
             if ticket.priority != wanted:
@@ -1640,18 +1598,15 @@ def priority_changes_only_for_a_hold(ev: Evidence) -> Iterator[Violation]:
     on=(TICKETS, COMMENTS),
 )
 def only_a_waiting_ticket_gets_one_internal_comment(ev: Evidence) -> Iterator[Violation]:
-    for comment in _added(ev, COMMENTS):
+    for comment in ev.added(COMMENTS):
         if comment.public:
             yield Violation.of(
                 comment, "the agent posts no public comments: its replies are what the customer reads", "public"
             )
-    for _, ticket in _worked(ev):
-        notes = _notes(ev, ticket.key)
-        if ticket.status in ("pending", "hold") and len(notes) != 1:
-            yield Violation.of(
-                ticket, f"a {ticket.status} ticket takes one internal comment, {len(notes)} were added", "id"
-            )
-        elif ticket.status not in ("pending", "hold") and notes:
+    for _, ticket in worked_tickets(ev):
+        if ticket.status in ("pending", "hold"):
+            yield from _one_note(ev, ticket, f"a {ticket.status} ticket")
+        elif notes := internal_notes(ev, ticket.key):
             yield Violation.of(notes[0], f"ticket {ticket.key} is left {ticket.status}: add no comment", "body")
 
 
@@ -1668,22 +1623,22 @@ def _categories(ev: Evidence) -> list[tuple[set[str], str]]:
         "order_cancelled": {"order_change"},
         "installation_cancelled": {"installation"},
     }
-    out = [(by_refund.get(r.reason, set()), f"a {r.reason} refund") for r in _added(ev, "refunds")]
-    for order in _added(ev, "orders"):
+    out = [(by_refund.get(r.reason, set()), f"a {r.reason} refund") for r in ev.added("refunds")]
+    for order in ev.added("orders"):
         kind = "damage" if order.replacement_reason == "damaged" else "delivery"
         out.append(({kind}, f"a {order.replacement_reason} replacement"))
-    for was, order in _updated(ev, "orders"):
+    for was, order in ev.updated("orders"):
         if was.promo_code != order.promo_code:
             out.append(({"promotion"}, "a promo code"))
         elif any(was[f] != order[f] for f in ("ship_line", "ship_city", "ship_postal_code", "status")):
             out.append(({"order_change"}, "an order change"))
-    if _changed(ev, "returns"):
+    if ev.changed_rows("returns"):
         out.append(({"return"}, "a return"))
-    if _added(ev, "warranty_claims"):
+    if ev.added("warranty_claims"):
         out.append(({"warranty", "safety"}, "a warranty claim"))
-    if _updated(ev, "installation_jobs"):
+    if ev.updated("installation_jobs"):
         out.append(({"installation"}, "an installation change"))
-    for points in _added(ev, "points_adjustments"):
+    for points in ev.added("points_adjustments"):
         missed = points.order_id and _service_failure(ev, points.order_id) == "a missed installation"
         out.append(({"loyalty", "installation"} if missed else {"loyalty"}, "courtesy points"))
     return out
@@ -1697,7 +1652,7 @@ def _categories(ev: Evidence) -> list[tuple[set[str], str]]:
     clauses=("RT-90", "RT-91", "RT-92", "RT-93", "RT-94", "RT-95", "RT-96", "RT-97", "RT-98", "RT-99", "RT-100"),
 )
 def the_ticket_takes_the_category_of_its_matter(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason == "safety_risk" or ticket.category is None:
             continue  # RT-55 and RT-4
         if ticket.reason == "awaiting_carrier" and ticket.category != "delivery":
@@ -1729,7 +1684,7 @@ def the_ticket_takes_the_category_of_its_matter(ev: Evidence) -> Iterator[Violat
     clauses=("RT-102", "RT-103", "RT-104"),
 )
 def the_reason_says_why_the_ticket_ends_as_it_does(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _worked(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.status == "solved" and ticket.reason is None and not _granted(ev):
             yield Violation.of(
                 ticket,
@@ -1770,7 +1725,7 @@ def _a_deadline_passed(ev: Evidence, customer_id: str) -> bool:
     on=(TICKETS,),
 )
 def only_a_hold_for_a_team_has_its_queue(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in _worked(ev):
+    for was, ticket in worked_tickets(ev):
         wanted = QUEUE_OF.get(ticket.reason) if ticket.status == "hold" else None
         # update_ticket cannot empty a field: a queue the ticket already had is not the agent's doing
         kept = _kept(was, ticket, "queue") and ticket.status != "hold"
