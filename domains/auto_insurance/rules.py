@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import weakref
 from collections.abc import Iterator
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
-from domains.shared.rules import COMMENTS, TICKET_TABLES, TICKETS, days_between
+from domains.shared.rules import TICKET_TABLES, TICKETS, comments_added, days_between, internal_notes, worked_tickets
 from pytest_thinkingbox import Evidence, Rules, Violation
-from pytest_thinkingbox.core.rules import RuleRow, ToolCall
+from pytest_thinkingbox.core.rules import RuleRow, TableView, ToolCall
 
 from .tools import tools as _toolset
 from .vin import check_vin
@@ -136,6 +135,7 @@ class Transcript:
         self._parsed: dict[int, Any] = {}
 
     def result(self, index: int) -> Any:
+        """The call's result as JSON (None when it is not JSON), parsed once."""
         if index not in self._parsed:
             try:
                 self._parsed[index] = json.loads(self.calls[index].result)
@@ -147,14 +147,18 @@ class Transcript:
         """The positions of the successful calls of `tool`."""
         return [i for i, c in enumerate(self.calls) if c.tool == tool and c.error is None]
 
+    def _rows(self, tool: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(position, result) of each successful call of `tool` that returned a record."""
+        for i in self.ok(tool):
+            row = self.result(i)
+            if isinstance(row, dict):
+                yield i, row
+
     @cached_property
     def verifications(self) -> list[tuple[int, bool, str | None]]:
-        out = []
-        for i in self.ok("verify_identity"):
-            found = self.result(i)
-            if isinstance(found, dict):
-                out.append((i, bool(found.get("verified")), found.get("customer_id")))
-        return out
+        return [
+            (i, bool(found.get("verified")), found.get("customer_id")) for i, found in self._rows("verify_identity")
+        ]
 
     @cached_property
     def passed_at(self) -> int | None:
@@ -173,12 +177,7 @@ class Transcript:
     @cached_property
     def callers(self) -> set[str]:
         """The customers the caller was identified as (by email) or verified as."""
-        found = set(self.verified)
-        for i in self.ok("find_customer_by_email"):
-            row = self.result(i)
-            if isinstance(row, dict) and row.get("id"):
-                found.add(row["id"])
-        return found
+        return self.verified | {row["id"] for _, row in self._rows("find_customer_by_email") if row.get("id")}
 
     @cached_property
     def first_record_write(self) -> int | None:
@@ -187,26 +186,18 @@ class Transcript:
     @cached_property
     def licence_checks(self) -> list[tuple[int, str, str, str]]:
         """(position, licence number, state, status) of each licence record check_licence returned."""
-        out = []
-        for i in self.ok("check_licence"):
-            row = self.result(i)
-            if isinstance(row, dict):
-                out.append(
-                    (i, _licence(row.get("licence_number")), str(row.get("licence_state")), str(row.get("status")))
-                )
-        return out
+        return [
+            (i, _licence(row.get("licence_number")), str(row.get("licence_state")), str(row.get("status")))
+            for i, row in self._rows("check_licence")
+        ]
 
     @cached_property
     def vin_checks(self) -> list[tuple[int, str, bool]]:
         """(position, VIN, valid) of each decode_vin."""
-        out = []
-        for i in self.ok("decode_vin"):
-            row = self.result(i)
-            if isinstance(row, dict):
-                out.append(
-                    (i, str(row.get("vin") or self.calls[i].arguments.get("vin", "")).upper(), bool(row.get("valid")))
-                )
-        return out
+        return [
+            (i, str(row.get("vin") or self.calls[i].arguments.get("vin", "")).upper(), bool(row.get("valid")))
+            for i, row in self._rows("decode_vin")
+        ]
 
     def position(self, tool: str, **arguments: Any) -> int | None:
         """Where the first successful call of `tool` with these arguments (a subset) was made."""
@@ -217,74 +208,42 @@ class Transcript:
 
     def made(self, tool: str, result_id: str) -> int | None:
         """Where the successful call of `tool` whose result has this id was made (a created row)."""
-        for i in self.ok(tool):
-            row = self.result(i)
-            if isinstance(row, dict) and row.get("id") == result_id:
-                return i
-        return None
-
-
-_TRANSCRIPTS: weakref.WeakKeyDictionary[Evidence, Transcript] = weakref.WeakKeyDictionary()
+        return next((i for i, row in self._rows(tool) if row.get("id") == result_id), None)
 
 
 def _transcript(ev: Evidence) -> Transcript:
     """The attempt's transcript, read once for every rule that needs it."""
-    found = _TRANSCRIPTS.get(ev)
-    if found is None:
-        found = _TRANSCRIPTS[ev] = Transcript(ev)
-    return found
-
-
-class Written:
-    """The rows the attempt wrote, typed once per table for every rule that reads them."""
-
-    def __init__(self, ev: Evidence) -> None:
-        self._ev = ev
-        self._changed: dict[str, list[tuple[RuleRow | None, RuleRow | None]]] = {}
-
-    def changed(self, table: str) -> list[tuple[RuleRow | None, RuleRow | None]]:
-        if table not in self._changed:
-            self._changed[table] = self._ev.changed_rows(table) if table in self._ev.written else []
-        return self._changed[table]
-
-
-_WRITTEN: weakref.WeakKeyDictionary[Evidence, Written] = weakref.WeakKeyDictionary()
-
-
-def _changed(ev: Evidence, table: str) -> list[tuple[RuleRow | None, RuleRow | None]]:
-    """(row at the start, row at the end) of each row of `table` the attempt changed, read once per attempt."""
-    found = _WRITTEN.get(ev)
-    if found is None:
-        found = _WRITTEN[ev] = Written(ev)
-    return found.changed(table)
-
-
-def _added(ev: Evidence, table: str) -> list[RuleRow]:
-    return [now for was, now in _changed(ev, table) if was is None and now is not None]
-
-
-def _updated(ev: Evidence, table: str, *fields: str) -> list[tuple[RuleRow, RuleRow]]:
-    """(before, after) of each row of `table` the attempt updated, in any of `fields` (any field if none)."""
-    return [
-        (was, now)
-        for was, now in _changed(ev, table)
-        if was is not None and now is not None and (not fields or any(was[f] != now[f] for f in fields))
-    ]
-
-
-def _worked(ev: Evidence) -> list[tuple[RuleRow | None, RuleRow]]:
-    """(before, after) of each ticket the conversation created (before is None) or changed."""
-    return [(was, now) for was, now in _changed(ev, TICKETS) if now is not None]
-
-
-def _comments_added(ev: Evidence, ticket_id: str) -> list[RuleRow]:
-    return [c for c in _added(ev, COMMENTS) if c.ticket_id == ticket_id]
+    transcript: Transcript = ev.memo(("auto_insurance", "transcript"), lambda: Transcript(ev))
+    return transcript
 
 
 def _ticket(ev: Evidence) -> RuleRow | None:
     """The ticket the conversation worked (the first, when it wrongly worked several)."""
-    worked = _worked(ev)
-    return worked[0][1] if worked else None
+    return next((now for _, now in worked_tickets(ev)), None)
+
+
+def _sent(ev: Evidence, kind: str) -> list[RuleRow]:
+    """The documents of `kind` the conversation sent."""
+    return [d for d in ev.added("documents") if d.kind == kind]
+
+
+def _open_major(view: TableView, **match: Any) -> list[RuleRow]:
+    """The open major claims of a state that match (a policy's, a vehicle's)."""
+    return [c for c in view.where("claims", status="open", **match) if c.severity == "major"]
+
+
+def _moved(ev: Evidence, table: str, to: str, *, from_: str | None = None) -> list[tuple[RuleRow, RuleRow]]:
+    """(before, after) of each row of `table` whose status the conversation moved to `to` (from `from_`, or any)."""
+    return [
+        (was, now)
+        for was, now in ev.updated(table, "status")
+        if now.status == to and (from_ is None or was.status == from_)
+    ]
+
+
+def _policy_then_and_now(ev: Evidence, policy_id: str) -> tuple[RuleRow | None, RuleRow | None]:
+    """The policy at the start and as the conversation left it."""
+    return ev.start.get("policies", policy_id), ev.end.get("policies", policy_id)
 
 
 def _policy_of(ev: Evidence, table: str, row: RuleRow) -> str | None:
@@ -306,7 +265,7 @@ def _policies_written(ev: Evidence) -> dict[str, tuple[str, RuleRow]]:
     """Each policy the conversation changed a record of, with the first (table, row) that shows it."""
     found: dict[str, tuple[str, RuleRow]] = {}
     for table in RECORD_TABLES:
-        for was, now in _changed(ev, table):
+        for was, now in ev.changed_rows(table):
             row = now if now is not None else was
             assert row is not None
             policy = _policy_of(ev, table, row)
@@ -323,20 +282,19 @@ def _requesters_policies(ev: Evidence, ticket: RuleRow | None) -> list[RuleRow]:
 
 def _open_major_claims(ev: Evidence, policy_id: str) -> list[RuleRow]:
     """The policy's open major claims, at the start or as the conversation left them."""
-    found = {c.id: c for c in ev.start.where("claims", policy_id=policy_id, status="open") if c.severity == "major"}
-    for c in ev.end.where("claims", policy_id=policy_id, status="open"):
-        if c.severity == "major":
-            found.setdefault(c.id, c)
+    found = {c.id: c for c in _open_major(ev.start, policy_id=policy_id)}
+    for c in _open_major(ev.end, policy_id=policy_id):
+        found.setdefault(c.id, c)
     return [found[k] for k in sorted(found)]
 
 
 def _made_major(ev: Evidence) -> list[RuleRow]:
     """The claims the conversation filed as major or turned major."""
-    out = []
-    for was, now in _changed(ev, "claims"):
-        if now is not None and now.severity == "major" and (was is None or was.severity != "major"):
-            out.append(now)
-    return out
+    return [
+        now
+        for was, now in ev.changed_rows("claims")
+        if now is not None and now.severity == "major" and (was is None or was.severity != "major")
+    ]
 
 
 def _still_cancelled(ev: Evidence, policy: RuleRow) -> RuleRow | None:
@@ -345,20 +303,25 @@ def _still_cancelled(ev: Evidence, policy: RuleRow) -> RuleRow | None:
     return now if now is not None and now.status == "cancelled" else None
 
 
-def _waiting_reasons(ev: Evidence, ticket: RuleRow) -> dict[str, str]:
-    """The reasons a ticket may wait (pending or hold) for, given what this conversation found and did."""
+def _waiting_reasons(ev: Evidence) -> dict[str, str]:
+    """The reasons the conversation's ticket may wait (pending or hold) for, given what it found and did."""
+    reasons: dict[str, str] = ev.memo(("auto_insurance", "waiting reasons"), lambda: _find_waiting_reasons(ev))
+    return reasons
+
+
+def _find_waiting_reasons(ev: Evidence) -> dict[str, str]:
     t = _transcript(ev)
     reasons = {"payment_dispute": "the customer says a payment is missing or was taken twice"}
     if t.failed_only:
         reasons["identity_not_verified"] = "verification failed"
-    if any(d.kind == "excluded_driver_form" for d in _added(ev, "documents")):
+    if _sent(ev, "excluded_driver_form"):
         reasons["licence_not_valid"] = "an excluded-driver form was sent"
     if any(not valid for _, _, valid in t.vin_checks):
         reasons["invalid_vin"] = "a VIN failed decode_vin"
-    if any(now is not None and now.severity == "major" for _, now in _changed(ev, "claims")):
+    if any(now is not None and now.severity == "major" for _, now in ev.changed_rows("claims")):
         reasons["major_claim"] = "a claim was filed or updated as major"
     today = _today(ev)
-    for policy in _requesters_policies(ev, ticket):
+    for policy in _requesters_policies(ev, _ticket(ev)):
         cancelled = _still_cancelled(ev, policy)
         if cancelled is not None and cancelled.cancellation_effective_on is not None:
             if cancelled.cancellation_reason != "non_payment":
@@ -375,7 +338,7 @@ def _left_waiting(ev: Evidence, what: str) -> Iterator[Violation]:
     ticket = _ticket(ev)
     if ticket is None or ticket.status not in WAITING:
         return
-    if ticket.reason not in _waiting_reasons(ev, ticket):
+    if ticket.reason not in _waiting_reasons(ev):
         yield Violation.of(
             ticket,
             f"{what}, yet ticket {ticket.id} is left {ticket.status} ({ticket.reason or 'no reason'}) while nothing "
@@ -387,8 +350,7 @@ def _left_waiting(ev: Evidence, what: str) -> Iterator[Violation]:
 def _status_when(ev: Evidence, policy_id: str, at: int | None) -> str | None:
     """A policy's status when the call at `at` was made: its start status, or its end status once the
     conversation's rescind_cancellation or reinstate_policy came before that call."""
-    was = ev.start.get("policies", policy_id)
-    now = ev.end.get("policies", policy_id)
+    was, now = _policy_then_and_now(ev, policy_id)
     if was is None or now is None or was.status == now.status:
         return None if now is None else now.status
     t = _transcript(ev)
@@ -408,15 +370,12 @@ def _unearned(policy: RuleRow, premium: int, first_day: dt.date) -> int:
 def _quoted(ev: Evidence, policy_id: str, first_day: dt.date, vehicle_id: str | None) -> bool:
     """Whether quote_unearned_premium was asked for this policy, first day and vehicle."""
     t = _transcript(ev)
-    for i in t.ok("quote_unearned_premium"):
-        a = t.calls[i].arguments
-        if (
-            a.get("policy_id") == policy_id
-            and str(a.get("from_date", "")).strip() == first_day.isoformat()
-            and a.get("vehicle_id") == vehicle_id
-        ):
-            return True
-    return False
+    return any(
+        a.get("policy_id") == policy_id
+        and str(a.get("from_date", "")).strip() == first_day.isoformat()
+        and a.get("vehicle_id") == vehicle_id
+        for a in (t.calls[i].arguments for i in t.ok("quote_unearned_premium"))
+    )
 
 
 def _in_force(coverage: RuleRow, day: dt.date) -> bool:
@@ -483,7 +442,7 @@ def changes_act_on_records_looked_up_first(ev: Evidence) -> Iterator[Violation]:
     on=TICKET_TABLES,
 )
 def works_the_customers_open_ticket(ev: Evidence) -> Iterator[Violation]:
-    worked = _worked(ev)
+    worked = worked_tickets(ev)
     callers = _transcript(ev).callers
     for was, now in worked:
         if was is not None and was.status not in ("new", "open"):
@@ -513,7 +472,7 @@ def works_the_customers_open_ticket(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule("AI-4", "The conversation ends with its ticket set to a final status", section=WORK)
 def the_ticket_ends_saying_what_happened(ev: Evidence) -> Iterator[Violation]:
-    worked = _worked(ev)
+    worked = worked_tickets(ev)
     if not worked:
         yield Violation.of(
             None, "no ticket was updated or created: the conversation ends without a ticket saying what happened"
@@ -621,7 +580,7 @@ def only_the_policyholders_records_change(ev: Evidence) -> Iterator[Violation]:
                     f"{table} of policy {policy_id} changed, but that policy is {policy.customer_id}'s, not the "
                     f"verified caller's ({', '.join(sorted(verified))})",
                 )
-    for _, now in _worked(ev):
+    for _, now in worked_tickets(ev):
         if now.reason == "not_policyholder" and now.status != "solved":
             yield Violation.of(
                 now, f"ticket {now.id} refused as not_policyholder is {now.status}, not solved", "status"
@@ -662,7 +621,7 @@ def _new_people_checked(ev: Evidence, status: str) -> list[tuple[int, str, str]]
 def a_driver_is_added_on_a_valid_licence_from_today(ev: Evidence) -> Iterator[Violation]:
     t = _transcript(ev)
     today = _today(ev)
-    added = _added(ev, "drivers")
+    added = ev.added("drivers")
     for d in added:
         if d.licence_status != "valid":
             yield Violation.of(
@@ -685,7 +644,7 @@ def a_driver_is_added_on_a_valid_licence_from_today(ev: Evidence) -> Iterator[Vi
     expired = _new_people_checked(ev, "expired")
     if expired:
         licences = {n for _, n, _ in expired}
-        for doc in _added(ev, "documents"):
+        for doc in ev.added("documents"):
             if _licence(doc.licence_number) in licences:
                 yield Violation.of(
                     doc, f"{doc.kind} sent for licence {doc.licence_number}, which is expired: send nothing", "kind"
@@ -715,11 +674,11 @@ SUSPENDED = "Suspended licences and excluded drivers"
     clauses=("AI-15", "AI-16", "AI-17"),
 )
 def a_suspended_licence_is_excluded_not_added(ev: Evidence) -> Iterator[Violation]:
-    forms = [d for d in _added(ev, "documents") if d.kind == "excluded_driver_form"]
+    forms = _sent(ev, "excluded_driver_form")
     sent = {_licence(d.licence_number) for d in forms}
     ticket = _ticket(ev)
     for _, number, state in _new_people_checked(ev, "suspended"):
-        for d in _added(ev, "drivers"):
+        for d in ev.added("drivers"):
             if _licence(d.licence_number) == number:
                 yield Violation.of(d, f"driver {d.id} was added with licence {number}, which is suspended", "status")
         if number not in sent:
@@ -740,7 +699,7 @@ def a_suspended_licence_is_excluded_not_added(ev: Evidence) -> Iterator[Violatio
                 f"excluded-driver form sent for licence {number}, whose record is {', '.join(sorted(status))}",
                 "kind",
             )
-        for _, now in _changed(ev, "drivers"):
+        for _, now in ev.changed_rows("drivers"):
             if now is not None and _licence(now.licence_number) == number:
                 yield Violation.of(
                     now, f"driver {now.id} changed now; an exclusion waits for the signed form", "status"
@@ -765,7 +724,7 @@ VIN = "Adding a vehicle: the VIN"
 )
 def a_vehicle_is_added_only_on_a_valid_vin(ev: Evidence) -> Iterator[Violation]:
     t = _transcript(ev)
-    added = _added(ev, "vehicles")
+    added = ev.added("vehicles")
     last_added = -1
     for v in added:
         made = t.made("add_vehicle", v.id)
@@ -806,8 +765,8 @@ EFFECTIVE = "Adding a vehicle: the effective date"
 )
 def an_added_vehicle_is_covered_from_the_date_the_rules_give(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    added = _added(ev, "vehicles")
-    cards = {d.vehicle_id for d in _added(ev, "documents") if d.kind == "insurance_id_card"}
+    added = ev.added("vehicles")
+    cards = {d.vehicle_id for d in _sent(ev, "insurance_id_card")}
     for v in added:
         policy = ev.end.get("policies", v.policy_id)
         acquired = v.acquired_on
@@ -845,11 +804,13 @@ REMOVING = "Removing a vehicle or a driver"
 
 
 def _removed_vehicles(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
-    return [
-        (was, now)
-        for was, now in _updated(ev, "vehicles", "status")
-        if was.status == "active" and now.status == "removed"
-    ]
+    """The active vehicles the conversation removed."""
+    return _moved(ev, "vehicles", "removed", from_="active")
+
+
+def _removed_drivers(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
+    """The drivers the conversation removed."""
+    return _moved(ev, "drivers", "removed")
 
 
 def _total_loss_claims(ev: Evidence, vehicle_id: str) -> list[RuleRow]:
@@ -866,7 +827,7 @@ def _total_loss_claims(ev: Evidence, vehicle_id: str) -> list[RuleRow]:
 )
 def a_vehicle_comes_off_as_the_removal_rules_say(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    credited = {a.vehicle_id for a in _added(ev, "premium_adjustments") if a.kind == "vehicle_removal_credit"}
+    credited = {a.vehicle_id for a in ev.added("premium_adjustments") if a.kind == "vehicle_removal_credit"}
     for _, v in _removed_vehicles(ev):
         claims = ev.end.where("claims", vehicle_id=v.id)
         if not any(c.total_loss for c in claims):  # a total loss comes off from its loss date (AI-39)
@@ -915,7 +876,7 @@ def a_vehicle_comes_off_as_the_removal_rules_say(ev: Evidence) -> Iterator[Viola
 )
 def a_driver_comes_off_from_today(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    removed = [(was, now) for was, now in _updated(ev, "drivers", "status") if now.status == "removed"]
+    removed = _removed_drivers(ev)
     for was, d in removed:
         if d.removed_on != today:
             yield Violation.of(
@@ -951,7 +912,7 @@ PRINCIPAL = "Principal drivers"
 )
 def a_principal_driver_is_listed_valid_and_replaced_before_leaving(ev: Evidence) -> Iterator[Violation]:
     t = _transcript(ev)
-    for _, v in _updated(ev, "vehicles", "principal_driver_id"):
+    for _, v in ev.updated("vehicles", "principal_driver_id"):
         if v.principal_driver_id is None:
             continue
         d = ev.end.get("drivers", v.principal_driver_id)
@@ -981,7 +942,7 @@ def a_principal_driver_is_listed_valid_and_replaced_before_leaving(ev: Evidence)
                 f"driver {d.id} is made principal of {v.id} without check_licence on their licence first",
                 "principal_driver_id",
             )
-    left = [now for was, now in _updated(ev, "drivers", "status") if now.status == "removed"]
+    left = [now for _, now in _removed_drivers(ev)]
     for d in left:
         for v in ev.end.where("vehicles", principal_driver_id=d.id, status="active"):
             yield Violation.of(
@@ -994,7 +955,7 @@ def a_principal_driver_is_listed_valid_and_replaced_before_leaving(ev: Evidence)
         and ticket is not None
         and ticket.reason is None
         and ticket.category != "driver"
-        and not _added(ev, "vehicles")
+        and not ev.added("vehicles")
     ):
         yield Violation.of(
             ticket,
@@ -1020,7 +981,7 @@ def a_total_loss_comes_off_from_its_loss_date(ev: Evidence) -> Iterator[Violatio
     for _, v in _removed_vehicles(ev):
         totals = _total_loss_claims(ev, v.id)
         if not totals:
-            open_major = [c for c in ev.end.where("claims", vehicle_id=v.id, status="open") if c.severity == "major"]
+            open_major = _open_major(ev.end, vehicle_id=v.id)
             if open_major:
                 yield Violation.of(
                     v,
@@ -1058,7 +1019,7 @@ def _physical_damage_changes(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
     """Collision or comprehensive removed or given another deductible."""
     return [
         (was, now)
-        for was, now in _updated(ev, "coverages", "status", "deductible_cents")
+        for was, now in ev.updated("coverages", "status", "deductible_cents")
         if now.coverage in PHYSICAL_DAMAGE
     ]
 
@@ -1071,7 +1032,7 @@ def _physical_damage_changes(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
     clauses=("AI-42", "AI-43", "AI-44"),
 )
 def coverage_changes_stay_within_the_rules(ev: Evidence) -> Iterator[Violation]:
-    changed = _updated(ev, "coverages")
+    changed = ev.updated("coverages")
     t = _transcript(ev)
     for was, c in changed:
         if c.coverage in LIABILITY:
@@ -1141,15 +1102,14 @@ OPEN_MAJOR = "Open major claims"
 )
 def an_open_major_claim_blocks_the_change(ev: Evidence) -> Iterator[Violation]:
     for _, c in _physical_damage_changes(ev):
-        blocking = [x for x in ev.start.where("claims", policy_id=c.policy_id, status="open") if x.severity == "major"]
+        blocking = _open_major(ev.start, policy_id=c.policy_id)
         if blocking:
             change = "removed" if c.status == "removed" else f"deductible set to {_money(c.deductible_cents)}"
             yield Violation.of(c, f"{c.coverage} {change} while claim {blocking[0].id} is open and major", "coverage")
     for _, v in _removed_vehicles(ev):
-        claims = ev.start.where("claims", vehicle_id=v.id, status="open")
-        if any(x.total_loss for x in ev.end.where("claims", vehicle_id=v.id)):
+        if _total_loss_claims(ev, v.id):
             continue  # the one exception: a declared total loss
-        blocking = [x for x in claims if x.severity == "major"]
+        blocking = _open_major(ev.start, vehicle_id=v.id)
         if blocking:
             yield Violation.of(
                 v, f"vehicle {v.id} was removed while its claim {blocking[0].id} is open and major", "status"
@@ -1163,7 +1123,7 @@ def an_open_major_claim_blocks_the_change(ev: Evidence) -> Iterator[Violation]:
             ticket, f"ticket {ticket.id} says open_major_claim, but the policy has no open major claim", "reason"
         )
         return
-    notes = [c for c in _comments_added(ev, ticket.id) if not c.public]
+    notes = internal_notes(ev, ticket.id)
     if notes and not any(x.id in n.body for n in notes for x in blocking):
         names = ", ".join(x.id for x in blocking)
         yield Violation.of(notes[0], f"the claims team's comment does not name the open major claim ({names})", "body")
@@ -1185,7 +1145,7 @@ ENDORSEMENTS = "Adding a coverage (endorsements)"
 def a_coverage_is_added_only_where_allowed(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
     t = _transcript(ev)
-    added = _added(ev, "coverages")
+    added = ev.added("coverages")
     for c in added:
         status = _status_when(ev, c.policy_id, t.made("add_coverage", c.id))
         if status != "active":
@@ -1223,7 +1183,7 @@ PAYMENTS = "Payments"
     clauses=("AI-51", "AI-52", "AI-53"),
 )
 def a_payment_is_taken_within_the_balance(ev: Evidence) -> Iterator[Violation]:
-    for p in _added(ev, "payments"):
+    for p in ev.added("payments"):
         account = ev.start.get("billing_accounts", p.billing_account_id)
         if account is None:
             continue
@@ -1233,8 +1193,7 @@ def a_payment_is_taken_within_the_balance(ev: Evidence) -> Iterator[Violation]:
                 f"payment of {_money(p.amount_cents)} is more than the balance of {_money(account.balance_cents)}",
                 "amount_cents",
             )
-        was = ev.start.get("policies", account.policy_id)
-        now = ev.end.get("policies", account.policy_id)
+        was, now = _policy_then_and_now(ev, account.policy_id)
         after = ev.end.get("billing_accounts", account.id)
         if was is None or now is None or after is None:
             continue
@@ -1269,7 +1228,7 @@ EXTENSIONS = "Payment extensions"
     clauses=("AI-54", "AI-55", "AI-56", "AI-57"),
 )
 def an_extension_only_when_allowed_and_within_10_days(ev: Evidence) -> Iterator[Violation]:
-    added = _added(ev, "payment_extensions")
+    added = ev.added("payment_extensions")
     for e in added:
         account = ev.end.get("billing_accounts", e.billing_account_id)
         policy = ev.end.get("policies", account.policy_id) if account else None
@@ -1321,7 +1280,7 @@ PLANS = "Instalment plans"
 def an_instalment_plan_only_for_a_qualifying_account(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
     since = _year_ago(today)
-    added = _added(ev, "instalment_plans")
+    added = ev.added("instalment_plans")
     for plan in added:
         if not 2 <= plan.instalments <= 4:
             yield Violation.of(plan, f"plan of {plan.instalments} instalments; it has 2, 3 or 4", "instalments")
@@ -1363,7 +1322,7 @@ def an_instalment_plan_only_for_a_qualifying_account(ev: Evidence) -> Iterator[V
 SCHEDULED = "Scheduled cancellation for non-payment"
 
 
-def _scheduled_for_non_payment(policy: RuleRow | None) -> bool:
+def _scheduled_for_non_payment(policy: RuleRow | None) -> TypeGuard[RuleRow]:
     return (
         policy is not None and policy.status == "cancellation_scheduled" and policy.cancellation_reason == "non_payment"
     )
@@ -1378,8 +1337,8 @@ def _scheduled_for_non_payment(policy: RuleRow | None) -> bool:
 )
 def a_full_payment_withdraws_the_scheduled_cancellation(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    paid_accounts = {p.billing_account_id for p in _added(ev, "payments")}
-    notices = {d.policy_id for d in _added(ev, "documents") if d.kind == "cancellation_rescission_notice"}
+    paid_accounts = {p.billing_account_id for p in ev.added("payments")}
+    notices = {d.policy_id for d in _sent(ev, "cancellation_rescission_notice")}
     ticket = _ticket(ev)
     for account_id in sorted(
         paid_accounts | {a.id for p, _ in _rescinded(ev) for a in ev.end.where("billing_accounts", policy_id=p.id)}
@@ -1387,8 +1346,7 @@ def a_full_payment_withdraws_the_scheduled_cancellation(ev: Evidence) -> Iterato
         account = ev.end.get("billing_accounts", account_id)
         if account is None:
             continue
-        was = ev.start.get("policies", account.policy_id)
-        now = ev.end.get("policies", account.policy_id)
+        was, now = _policy_then_and_now(ev, account.policy_id)
         if not _scheduled_for_non_payment(was) or now is None:
             continue
         if now.status == "active":
@@ -1423,11 +1381,13 @@ def a_full_payment_withdraws_the_scheduled_cancellation(ev: Evidence) -> Iterato
 
 
 def _rescinded(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
-    return [
-        (was, now)
-        for was, now in _updated(ev, "policies", "status")
-        if was.status == "cancellation_scheduled" and now.status == "active"
-    ]
+    """The policies whose scheduled cancellation the conversation withdrew."""
+    return _moved(ev, "policies", "active", from_="cancellation_scheduled")
+
+
+def _reinstated(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
+    """The cancelled policies the conversation reinstated."""
+    return _moved(ev, "policies", "active", from_="cancelled")
 
 
 @RULES.rule(
@@ -1442,12 +1402,11 @@ def nothing_extended_while_a_cancellation_is_scheduled(ev: Evidence) -> Iterator
         ("payment_extensions", "grant_payment_extension"),
         ("instalment_plans", "set_up_instalment_plan"),
     ):
-        for row in _added(ev, table):
+        for row in ev.added(table):
             account = ev.end.get("billing_accounts", row.billing_account_id)
             if account is None:
                 continue
-            was = ev.start.get("policies", account.policy_id)
-            now = ev.end.get("policies", account.policy_id)
+            was, now = _policy_then_and_now(ev, account.policy_id)
             if was is None or now is None or was.status != "cancellation_scheduled":
                 continue
             granted = t.made(tool, row.id)
@@ -1478,11 +1437,7 @@ RULES.judgement(
 )
 def a_requested_cancellation_is_never_back_dated(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    scheduled = [
-        now
-        for was, now in _updated(ev, "policies", "status")
-        if was.status == "active" and now.status == "cancellation_scheduled"
-    ]
+    scheduled = [now for _, now in _moved(ev, "policies", "cancellation_scheduled", from_="active")]
     for p in scheduled:
         if p.cancellation_reason != "customer_request":
             yield Violation.of(
@@ -1515,10 +1470,8 @@ REINSTATEMENT = "Reinstatement after cancellation"
 def a_reinstatement_follows_the_full_past_due_within_30_days(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
     t = _transcript(ev)
-    notices = {d.policy_id for d in _added(ev, "documents") if d.kind == "reinstatement_notice"}
-    for was, now in _updated(ev, "policies", "status"):
-        if was.status != "cancelled" or now.status != "active":
-            continue
+    notices = {d.policy_id for d in _sent(ev, "reinstatement_notice")}
+    for was, now in _reinstated(ev):
         if was.cancellation_reason != "non_payment":
             yield Violation.of(
                 now,
@@ -1559,7 +1512,7 @@ def a_reinstatement_follows_the_full_past_due_within_30_days(ev: Evidence) -> It
 )
 def no_payment_for_a_policy_not_reinstated(ev: Evidence) -> Iterator[Violation]:
     today = _today(ev)
-    for p in _added(ev, "payments"):
+    for p in ev.added("payments"):
         account = ev.end.get("billing_accounts", p.billing_account_id)
         policy = ev.end.get("policies", account.policy_id) if account else None
         if policy is not None and policy.status == "cancelled":
@@ -1634,7 +1587,7 @@ def _not_covered(ev: Evidence, claim: RuleRow) -> str | None:
     clauses=("AI-72", "AI-73"),
 )
 def a_claim_is_filed_only_for_a_covered_vehicle(ev: Evidence) -> Iterator[Violation]:
-    for claim in _added(ev, "claims"):
+    for claim in ev.added("claims"):
         why = _not_covered(ev, claim)
         if why is not None:
             yield Violation.of(
@@ -1677,7 +1630,7 @@ def _severity(claim: RuleRow) -> tuple[str, str]:
     clauses=("AI-76", "AI-77"),
 )
 def a_claims_severity_follows_its_facts(ev: Evidence) -> Iterator[Violation]:
-    for _, claim in _changed(ev, "claims"):
+    for _, claim in ev.changed_rows("claims"):
         if claim is None:
             continue
         expected, why = _severity(claim)
@@ -1695,8 +1648,8 @@ def a_claims_severity_follows_its_facts(ev: Evidence) -> Iterator[Violation]:
 def a_major_claim_is_held_for_the_claims_team(ev: Evidence) -> Iterator[Violation]:
     ticket = _ticket(ev)
     major = _made_major(ev)
-    changed = _changed(ev, "claims")
-    for claim in _added(ev, "claims"):
+    changed = ev.changed_rows("claims")
+    for claim in ev.added("claims"):
         same = [
             c
             for c in ev.start.where("claims", vehicle_id=claim.vehicle_id)
@@ -1718,7 +1671,7 @@ def a_major_claim_is_held_for_the_claims_team(ev: Evidence) -> Iterator[Violatio
                 f"{ticket.reason or 'no reason'}, queue {ticket.queue}; it goes on hold, high, major_claim, claims",
                 "status",
             )
-        notes = [c for c in _comments_added(ev, ticket.id) if not c.public]
+        notes = internal_notes(ev, ticket.id)
         if notes and not all(any(c.id in n.body for n in notes) for c in major):
             yield Violation.of(notes[0], f"the claims team's comment does not name claim {names}", "body")
     elif ticket.reason == "major_claim" and not any(now is not None and now.severity == "major" for _, now in changed):
@@ -1743,7 +1696,7 @@ CLAIM_PAYMENTS = "Claim payments the desk makes"
 )
 def a_claim_payment_comes_from_a_coverage_in_force(ev: Evidence) -> Iterator[Violation]:
     t = _transcript(ev)
-    added = _added(ev, "claim_payments")
+    added = ev.added("claim_payments")
     for p in added:
         claim = ev.end.get("claims", p.claim_id)
         if claim is None:
@@ -1774,7 +1727,7 @@ def a_claim_payment_comes_from_a_coverage_in_force(ev: Evidence) -> Iterator[Vio
     clauses=("AI-82", "AI-83", "AI-84"),
 )
 def each_claim_payment_within_its_kinds_limits(ev: Evidence) -> Iterator[Violation]:
-    added = _added(ev, "claim_payments")
+    added = ev.added("claim_payments")
     for p in added:
         claim = ev.end.get("claims", p.claim_id)
         if claim is None:
@@ -1787,10 +1740,11 @@ def each_claim_payment_within_its_kinds_limits(ev: Evidence) -> Iterator[Violati
             ),
             None,
         )
+        paid = ev.end.where("claim_payments", claim_id=claim.id)
         if p.kind == "glass_repair":
             if claim.loss_type != "glass":
                 yield Violation.of(p, f"glass repair paid on claim {claim.id}, a {claim.loss_type} claim", "kind")
-            repairs = [x for x in ev.end.where("claim_payments", claim_id=claim.id) if x.kind == "glass_repair"]
+            repairs = [x for x in paid if x.kind == "glass_repair"]
             if len(repairs) > 1:
                 yield Violation.of(
                     p, f"claim {claim.id} has {len(repairs)} glass repairs paid; its invoice is paid once", "kind"
@@ -1800,11 +1754,7 @@ def each_claim_payment_within_its_kinds_limits(ev: Evidence) -> Iterator[Violati
                 yield Violation.of(
                     p, f"rental paid on claim {claim.id}, whose vehicle is drivable and was not stolen", "kind"
                 )
-            days = sum(
-                x.days or 0
-                for x in ev.end.where("claim_payments", claim_id=claim.id)
-                if x.kind == "rental_reimbursement"
-            )
+            days = sum(x.days or 0 for x in paid if x.kind == "rental_reimbursement")
             if days > MAX_RENTAL_DAYS:
                 yield Violation.of(
                     p, f"claim {claim.id} now has {days} rental days paid; at most {MAX_RENTAL_DAYS}", "days"
@@ -1820,7 +1770,7 @@ def each_claim_payment_within_its_kinds_limits(ev: Evidence) -> Iterator[Violati
                 yield Violation.of(
                     p, f"tow of {_money(p.amount_cents)} is more than the per-tow limit {_money(limit)}", "amount_cents"
                 )
-            tows = [x for x in ev.end.where("claim_payments", claim_id=claim.id) if x.kind == "towing"]
+            tows = [x for x in paid if x.kind == "towing"]
             if len(tows) > 1:
                 yield Violation.of(
                     p, f"claim {claim.id} has {len(tows)} tows paid; the tow after the loss is paid once", "kind"
@@ -1864,7 +1814,7 @@ RULES.judgement(
 def a_removal_credit_is_the_quoted_unearned_premium(ev: Evidence) -> Iterator[Violation]:
     removed = {now.id: now for _, now in _removed_vehicles(ev)}
     seen: set[str] = set()
-    for a in _added(ev, "premium_adjustments"):
+    for a in ev.added("premium_adjustments"):
         if a.kind != "vehicle_removal_credit":
             continue
         v = removed.get(a.vehicle_id)
@@ -1909,15 +1859,13 @@ def a_removal_credit_is_the_quoted_unearned_premium(ev: Evidence) -> Iterator[Vi
 )
 def a_paid_in_full_cancellation_refunds_the_unearned_premium(ev: Evidence) -> Iterator[Violation]:
     refunds: dict[str, list[RuleRow]] = {}
-    for a in _added(ev, "premium_adjustments"):
+    for a in ev.added("premium_adjustments"):
         if a.kind == "cancellation_refund":
             refunds.setdefault(a.policy_id, []).append(a)
     cancelled = {
         now.id: now
-        for was, now in _updated(ev, "policies", "status")
-        if was.status == "active"
-        and now.status == "cancellation_scheduled"
-        and now.cancellation_reason == "customer_request"
+        for _, now in _moved(ev, "policies", "cancellation_scheduled", from_="active")
+        if now.cancellation_reason == "customer_request"
     }
     for policy_id, rows in sorted(refunds.items()):
         if policy_id not in cancelled:
@@ -1985,15 +1933,14 @@ def a_paid_in_full_cancellation_refunds_the_unearned_premium(ev: Evidence) -> It
     clauses=("AI-90", "AI-92"),
 )
 def a_credit_that_clears_the_past_due_withdraws_the_cancellation(ev: Evidence) -> Iterator[Violation]:
-    credits = _added(ev, "premium_adjustments")
+    credits = ev.added("premium_adjustments")
     if not credits:
         return
-    notices = {d.policy_id for d in _added(ev, "documents") if d.kind == "cancellation_rescission_notice"}
-    paid = bool(_added(ev, "payments"))
+    notices = {d.policy_id for d in _sent(ev, "cancellation_rescission_notice")}
+    paid = bool(ev.added("payments"))
     ticket = _ticket(ev)
     for policy_id in sorted({a.policy_id for a in credits}):
-        was = ev.start.get("policies", policy_id)
-        now = ev.end.get("policies", policy_id)
+        was, now = _policy_then_and_now(ev, policy_id)
         account = ev.end.one("billing_accounts", policy_id=policy_id)
         if not _scheduled_for_non_payment(was) or now is None or account is None:
             continue
@@ -2037,23 +1984,19 @@ DOCUMENTS = "Documents"
 
 @RULES.rule("AI-93", "A document is sent only where the policy calls for it", section=DOCUMENTS, on=("documents",))
 def documents_only_where_called_for(ev: Evidence) -> Iterator[Violation]:
-    added_vehicles = {v.id for v in _added(ev, "vehicles")}
-    for d in _added(ev, "documents"):
-        was = ev.start.get("policies", d.policy_id)
-        now = ev.end.get("policies", d.policy_id)
+    added_vehicles = {v.id for v in ev.added("vehicles")}
+    rescinded = {now.id for _, now in _rescinded(ev)}
+    reinstated = {now.id for _, now in _reinstated(ev)}
+    for d in ev.added("documents"):
         if d.kind == "insurance_id_card" and d.vehicle_id not in added_vehicles:
             yield Violation.of(
                 d, f"ID card for vehicle {d.vehicle_id}, which this conversation did not add", "vehicle_id"
             )
-        elif d.kind == "cancellation_rescission_notice" and not (
-            was is not None and now is not None and was.status == "cancellation_scheduled" and now.status == "active"
-        ):
+        elif d.kind == "cancellation_rescission_notice" and d.policy_id not in rescinded:
             yield Violation.of(
                 d, f"rescission notice, but no cancellation of policy {d.policy_id} was withdrawn", "kind"
             )
-        elif d.kind == "reinstatement_notice" and not (
-            was is not None and now is not None and was.status == "cancelled" and now.status == "active"
-        ):
+        elif d.kind == "reinstatement_notice" and d.policy_id not in reinstated:
             yield Violation.of(d, f"reinstatement notice, but policy {d.policy_id} was not reinstated", "kind")
 
 
@@ -2070,7 +2013,7 @@ TICKETS_SECTION = "Ticket status, classification and priority"
     clauses=("AI-94", "AI-95", "AI-96", "AI-97"),
 )
 def a_tickets_status_fits_its_reason(ev: Evidence) -> Iterator[Violation]:
-    for was, t in _worked(ev):
+    for was, t in worked_tickets(ev):
         if t.status in ("new", "closed") and (was is None or was.status != t.status):
             yield Violation.of(
                 t, f"ticket {t.id} was set {t.status}; new and closed are never set by the desk", "status"
@@ -2095,7 +2038,7 @@ def a_tickets_status_fits_its_reason(ev: Evidence) -> Iterator[Violation]:
     clauses=("AI-98", "AI-102"),
 )
 def a_hold_is_high_and_goes_to_its_queue(ev: Evidence) -> Iterator[Violation]:
-    for was, t in _worked(ev):
+    for was, t in worked_tickets(ev):
         if t.status == "hold":
             if t.priority != "high":
                 yield Violation.of(
@@ -2123,7 +2066,7 @@ def _categories_of_changes(ev: Evidence, credits: bool = True) -> set[str]:
     written = ev.tables_written
     if "drivers" in written:
         found.add("driver")
-    for was, now in _changed(ev, "vehicles"):
+    for was, now in ev.changed_rows("vehicles"):
         if was is None or (now is not None and was.status != now.status):
             found.add("vehicle")
         if was is not None and now is not None and was.principal_driver_id != now.principal_driver_id:
@@ -2136,11 +2079,11 @@ def _categories_of_changes(ev: Evidence, credits: bool = True) -> set[str]:
         found |= {"billing", "cancellation", "reinstatement"}
     if written & {"claims", "claim_payments"}:
         found.add("claim")
-    for was, _ in _updated(ev, "policies", "status"):
+    for was, _ in ev.updated("policies", "status"):
         found.add("reinstatement" if was.status == "cancelled" else "cancellation")
-    for a in _added(ev, "premium_adjustments") if credits else ():
+    for a in ev.added("premium_adjustments") if credits else ():
         found |= {"vehicle", "driver"} if a.kind == "vehicle_removal_credit" else {"cancellation"}
-    kinds = {d.kind for d in _added(ev, "documents")}
+    kinds = {d.kind for d in ev.added("documents")}
     found |= {
         {"insurance_id_card": "vehicle", "excluded_driver_form": "driver", "declarations_page": "documents"}.get(k, "")
         for k in kinds
@@ -2156,17 +2099,16 @@ def _categories_of_changes(ev: Evidence, credits: bool = True) -> set[str]:
     clauses=("AI-99", "AI-100"),
 )
 def a_finished_ticket_carries_the_category_asked(ev: Evidence) -> Iterator[Violation]:
-    changes: set[str] | None = None
-    for _, t in _worked(ev):
+    for _, t in worked_tickets(ev):
         if t.status not in FINAL:
             continue
         if t.category is None:
             yield Violation.of(t, f"ticket {t.id} is {t.status} without a category", "category")
             continue
-        fits = REASON_CATEGORIES.get(t.reason) if t.reason is not None else None
-        if fits is None and t.reason is None:
-            changes = _categories_of_changes(ev) if changes is None else changes
-            fits = changes or None
+        if t.reason is not None:
+            fits = REASON_CATEGORIES.get(t.reason)
+        else:
+            fits = _categories_of_changes(ev) or None
         if fits is not None and t.category not in fits:
             because = f"its reason {t.reason}" if t.reason is not None else "the changes made"
             yield Violation.of(
@@ -2185,7 +2127,7 @@ def a_finished_ticket_carries_the_category_asked(ev: Evidence) -> Iterator[Viola
 def a_ticket_solved_without_a_reason_granted_something(ev: Evidence) -> Iterator[Violation]:
     if ev.tables_written & set(RECORD_TABLES):
         return
-    for _, t in _worked(ev):
+    for _, t in worked_tickets(ev):
         if t.status == "solved" and t.reason is None:
             yield Violation.of(
                 t,
@@ -2209,7 +2151,7 @@ def the_ticket_waits_as_long_as_its_longest_request(ev: Evidence) -> Iterator[Vi
     major = _made_major(ev)
     if major:
         needs.append(("hold", f"claim {major[0].id} is major"))
-    if any(d.kind == "excluded_driver_form" for d in _added(ev, "documents")):
+    if _sent(ev, "excluded_driver_form"):
         needs.append(("pending", "an excluded-driver form waits to come back signed"))
     if t.failed_only:
         needs.append(("pending", "verification failed"))
@@ -2217,7 +2159,7 @@ def the_ticket_waits_as_long_as_its_longest_request(ev: Evidence) -> Iterator[Vi
         if _RANK[ticket.status] < _RANK[status]:
             yield Violation.of(ticket, f"{why}: ticket {ticket.id} is {ticket.status}, not {status}", "status")
             break
-    if ticket.status in WAITING and ticket.reason is not None and ticket.reason not in _waiting_reasons(ev, ticket):
+    if ticket.status in WAITING and ticket.reason is not None and ticket.reason not in _waiting_reasons(ev):
         yield Violation.of(
             ticket,
             f"ticket {ticket.id} is {ticket.status} for {ticket.reason}, which nothing in this conversation shows",
@@ -2232,8 +2174,8 @@ def the_ticket_waits_as_long_as_its_longest_request(ev: Evidence) -> Iterator[Vi
     on=TICKET_TABLES,
 )
 def one_internal_comment_when_waiting_and_none_otherwise(ev: Evidence) -> Iterator[Violation]:
-    for _, t in _worked(ev):
-        added = _comments_added(ev, t.id)
+    for _, t in worked_tickets(ev):
+        added = comments_added(ev, t.id)
         for c in added:
             if c.public:
                 yield Violation.of(
