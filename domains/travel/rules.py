@@ -6,7 +6,7 @@ where a clause is about what was looked up first, its tool calls. Most rules fol
 conversation wrote: the bookings it cancelled, shortened, upgraded or relocated, the money it moved, the
 requests and escalations it opened, and the ticket it worked. What the policy calls for is worked out once per
 attempt from the start state (what was refundable, which window applied, which rate, which tier) and shared
-by the rules through a small per-attempt memo.
+by the rules through the evidence's per-attempt memo.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import datetime as dt
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from domains.shared.rules import TICKET_TABLES, worked_tickets, written_tables
+from domains.shared.rules import TICKET_TABLES, comments_added, internal_notes, worked_tickets, written_tables
 from pytest_thinkingbox import Evidence, Rules, Violation
 from pytest_thinkingbox.core.rules import RuleRow, ToolCall
 
@@ -82,26 +82,12 @@ REFUND_LIMIT = "Refund limit"
 STATUS = "Ticket status and priority"
 CLASSIFY = "Ticket classification"
 
-T = TypeVar("T")
-
-
-def _memo(ev: Evidence, key: str, build: Callable[[Evidence], T]) -> T:
-    """`build(ev)`, worked out once per attempt: several rules read the same figures."""
-    memo = ev.__dict__.setdefault("_travel_memo", {})
-    if key not in memo:
-        memo[key] = build(ev)
-    return memo[key]  # type: ignore[no-any-return]
-
 
 def _cents(amount: int) -> str:
     return f"{amount:,} cents"
 
 
 # --- what the conversation did ---------------------------------------------------------------------------------
-
-
-def _calls(ev: Evidence) -> list[ToolCall]:
-    return _memo(ev, "calls", lambda e: e.tool_calls())
 
 
 def _json(text: str) -> Any:
@@ -114,8 +100,8 @@ def _json(text: str) -> Any:
 def _identified(ev: Evidence) -> str | None:
     """The traveller the conversation identified by email (the first successful look-up), if any."""
 
-    def find(e: Evidence) -> str | None:
-        for c in _calls(e):
+    def find() -> str | None:
+        for c in ev.tool_calls():
             if c.tool == "find_traveller_by_email" and c.error is None:
                 found = _json(c.result)
                 if isinstance(found, dict) and found.get("id"):
@@ -125,18 +111,15 @@ def _identified(ev: Evidence) -> str | None:
                     return match.group(0)
         return None
 
-    return _memo(ev, "identified", find)
-
-
-def _tickets(ev: Evidence) -> list[tuple[RuleRow | None, RuleRow]]:
-    return _memo(ev, "tickets", worked_tickets)
+    identified: str | None = ev.memo(("travel", "identified"), find)
+    return identified
 
 
 def _who(ev: Evidence) -> str | None:
     """The traveller the conversation serves: the one identified by email, else its ticket's requester."""
     who = _identified(ev)
     if who is None:
-        who = next((now.requester_id for _, now in _tickets(ev)), None)
+        who = next((now.requester_id for _, now in worked_tickets(ev)), None)
     return who
 
 
@@ -178,36 +161,25 @@ class Stay:
 
 
 def _stays(ev: Evidence) -> dict[str, Stay]:
-    def build(e: Evidence) -> dict[str, Stay]:
-        return {str(now.id): Stay(was, now) for was, now in e.changed_rows("bookings") if now is not None}
-
-    return _memo(ev, "stays", build)
-
-
-def _added(ev: Evidence, table: str) -> list[RuleRow]:
-    return _memo(ev, "added " + table, lambda e: e.added(table))
-
-
-def _comments(ev: Evidence, ticket_id: str) -> list[RuleRow]:
-    """The comments the conversation added to one ticket."""
-    return [c for c in _added(ev, "ticket_comments") if c.ticket_id == ticket_id]
-
-
-def _changed(ev: Evidence) -> set[str]:
-    """The tables other than the tickets' that the conversation wrote."""
-    return _memo(ev, "changed", lambda e: written_tables(e, *TICKET_TABLES))
+    """The bookings the conversation wrote, by id."""
+    stays: dict[str, Stay] = ev.memo(
+        ("travel", "stays"),
+        lambda: {str(now.id): Stay(was, now) for was, now in ev.changed_rows("bookings") if now is not None},
+    )
+    return stays
 
 
 def _paid(ev: Evidence) -> dict[str, list[RuleRow]]:
     """The payment lines the conversation added, per booking."""
 
-    def build(e: Evidence) -> dict[str, list[RuleRow]]:
-        found: dict[str, list[RuleRow]] = defaultdict(list)
-        for p in _added(e, "payments"):
-            found[str(p.booking_id)].append(p)
+    def build() -> dict[str, list[RuleRow]]:
+        found: dict[str, list[RuleRow]] = {}
+        for p in ev.added("payments"):
+            found.setdefault(str(p.booking_id), []).append(p)
         return found
 
-    return _memo(ev, "paid", build)
+    paid: dict[str, list[RuleRow]] = ev.memo(("travel", "paid"), build)
+    return paid
 
 
 def _refunds(ev: Evidence, booking_id: str, *reasons: str) -> list[RuleRow]:
@@ -265,21 +237,25 @@ def _standing(ev: Evidence, account_id: str) -> str | None:
 
 def _suspended(ev: Evidence) -> set[str]:
     """The suspended accounts (one query, usually none, so no traveller need be looked up)."""
-    return _memo(
-        ev, "suspended", lambda e: {str(a.id) for a in e.start.where("corporate_accounts", status="suspended")}
-    )
+    return {str(a.id) for a in ev.start.where("corporate_accounts", status="suspended")}
 
 
 def _suspended_account_of(ev: Evidence, traveller_id: str | None) -> str | None:
-    if not _suspended(ev) or traveller_id is None:
+    suspended = _suspended(ev)
+    if not suspended or traveller_id is None:
         return None
     account = _account_of(ev, traveller_id)
-    return str(account.id) if account is not None and str(account.id) in _suspended(ev) else None
+    return str(account.id) if account is not None and str(account.id) in suspended else None
 
 
 def _account_of(ev: Evidence, traveller_id: str | None) -> RuleRow | None:
     traveller = ev.start.get("travellers", traveller_id) if traveller_id else None
     return ev.start.get("corporate_accounts", traveller.account_id) if traveller is not None else None
+
+
+def _booked_rates(ev: Evidence, booking: RuleRow) -> set[int]:
+    """The nightly rates the policy prices the booking's own room type at, for its check-in."""
+    return _rates(ev, booking.account_id, booking.room_type_id, booking.check_in)
 
 
 def _cap(ev: Evidence, account_id: str, hotel_id: str) -> int | None:
@@ -293,6 +269,12 @@ def _cap(ev: Evidence, account_id: str, hotel_id: str) -> int | None:
         if str(c.city).lower() == str(hotel.city).lower()
     ]
     return min(caps) if caps else None
+
+
+def _over_cap(ev: Evidence, booking: RuleRow) -> int | None:
+    """The city cap the booking's nightly rate is above, or None (no cap, or within it)."""
+    cap = _cap(ev, booking.account_id, booking.hotel_id)
+    return cap if cap is not None and booking.nightly_rate_cents > cap else None
 
 
 def _deadline(ev: Evidence, booking: RuleRow) -> tuple[dt.datetime, str]:
@@ -324,7 +306,7 @@ def _relocation_call(ev: Evidence, old_id: str) -> ToolCall | None:
     return next(
         (
             c
-            for c in _calls(ev)
+            for c in ev.tool_calls()
             if c.tool == "relocate_booking" and c.error is None and c.arguments.get("booking_id") == old_id
         ),
         None,
@@ -357,8 +339,8 @@ class Due:
 def _relocations(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
     """(old booking at the start, new booking) of each relocation the conversation made."""
 
-    def build(e: Evidence) -> list[tuple[RuleRow, RuleRow]]:
-        stays = _stays(e)
+    def build() -> list[tuple[RuleRow, RuleRow]]:
+        stays = _stays(ev)
         found = []
         for stay in stays.values():
             if stay.relocation_target:
@@ -367,7 +349,8 @@ def _relocations(ev: Evidence) -> list[tuple[RuleRow, RuleRow]]:
                     found.append((old.was, stay.now))
         return found
 
-    return _memo(ev, "relocations", build)
+    relocations: list[tuple[RuleRow, RuleRow]] = ev.memo(("travel", "relocations"), build)
+    return relocations
 
 
 def _cancellation_due(ev: Evidence, stay: Stay) -> Due:
@@ -420,6 +403,11 @@ def _room_direction(ev: Evidence, stay: Stay) -> str:
     return "down" if now.nightly_rate_cents < was.nightly_rate_cents else "up"
 
 
+def _room_move(ev: Evidence, stay: Stay) -> str | None:
+    """'up' or 'down' where the conversation moved the booking to another room type or rate, else None."""
+    return _room_direction(ev, stay) if stay.room_changed else None
+
+
 def _late_fee(ev: Evidence, booking: RuleRow) -> tuple[int, str]:
     """The late checkout fee the policy sets for a booking, and why (the tier of the traveller staying)."""
     tier = _tier_counts(ev, booking.traveller_id, booking.check_out)
@@ -437,33 +425,33 @@ def _late_fee(ev: Evidence, booking: RuleRow) -> tuple[int, str]:
 def _plan(ev: Evidence) -> dict[tuple[str, str], Due]:
     """Per (booking, reason): what the policy calls for, given the changes the conversation made."""
 
-    def build(e: Evidence) -> dict[tuple[str, str], Due]:
+    def build() -> dict[tuple[str, str], Due]:
         plan: dict[tuple[str, str], Due] = {}
 
         def add(due: Due | None) -> None:
             if due is not None:
                 plan[due.booking_id, due.reason] = due
 
-        for stay in _stays(e).values():
+        for stay in _stays(ev).values():
             if stay.cancelled:
-                add(_cancellation_due(e, stay))
+                add(_cancellation_due(ev, stay))
             if stay.dates_changed:
-                add(_date_change_due(e, stay))
+                add(_date_change_due(ev, stay))
             if stay.room_changed:
                 was, now = stay.was, stay.now
                 assert was is not None
                 step = was.nightly_rate_cents - now.nightly_rate_cents
-                if _room_direction(e, stay) == "down":
+                if _room_direction(ev, stay) == "down":
                     why = f"({_cents(was.nightly_rate_cents)} - {_cents(now.nightly_rate_cents)}) x {now.nights} nights"
                     add(Due(stay.id, "refund", "room_downgrade", step * now.nights, 0, why))
                 else:
                     why = f"({_cents(now.nightly_rate_cents)} - {_cents(was.nightly_rate_cents)}) x {now.nights} nights"
                     add(Due(stay.id, "charge", "room_upgrade", -step * now.nights, 0, why))
             if stay.late_checkout:
-                fee, why = _late_fee(e, stay.now)
+                fee, why = _late_fee(ev, stay.now)
                 add(Due(stay.id, "charge", "late_checkout", fee, 0, why))
-        for old, new in _relocations(e):
-            applicable = min(_rates(e, old.account_id, _relocated_room_type(e, new), old.check_in) or {0})
+        for old, new in _relocations(ev):
+            applicable = min(_rates(ev, old.account_id, _relocated_room_type(ev, new), old.check_in) or {0})
             if applicable < old.nightly_rate_cents:
                 step = old.nightly_rate_cents - applicable
                 why = f"({_cents(old.nightly_rate_cents)} - {_cents(applicable)}) x {old.nights} nights"
@@ -474,19 +462,17 @@ def _plan(ev: Evidence) -> dict[tuple[str, str], Due]:
                 add(Due(str(old.id), "claim", "relocation", step * old.nights, 0, why))
         return plan
 
-    return _memo(ev, "plan", build)
+    plan: dict[tuple[str, str], Due] = ev.memo(("travel", "plan"), build)
+    return plan
 
 
 def _over_limit(ev: Evidence) -> list[Due]:
     return [d for d in _plan(ev).values() if d.kind == "refund" and d.amount > LIMIT]
 
 
-def _escalations_opened(ev: Evidence) -> list[RuleRow]:
-    return _memo(ev, "escalations", lambda e: _added(e, "partner_escalations"))
-
-
-def _approvals_created(ev: Evidence) -> list[RuleRow]:
-    return _memo(ev, "approvals", lambda e: _added(e, "approval_requests"))
+def _hotel_escalations(ev: Evidence) -> list[RuleRow]:
+    """The escalations the conversation opened that wait for a hotel (a relocation's claim is ours, not a wait)."""
+    return [x for x in ev.added("partner_escalations") if x.kind != "relocation"]
 
 
 def _waits(ticket: RuleRow) -> bool:
@@ -498,7 +484,7 @@ def _waits(ticket: RuleRow) -> bool:
 
 def _ends_solved(ev: Evidence, what: str) -> Iterator[Violation]:
     """A request the conversation granted leaves its ticket solved, unless another one still waits."""
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.status != "solved" and not _waits(ticket):
             yield Violation.of(
                 ticket,
@@ -511,11 +497,11 @@ def _ends_solved(ev: Evidence, what: str) -> Iterator[Violation]:
 def _outside_window_changes(ev: Evidence) -> list[str]:
     """The cancellations (not the hotel's fault) and shortened stays the conversation made after the window."""
 
-    def build(e: Evidence) -> list[str]:
+    def build() -> list[str]:
         found = []
-        for stay in _stays(e).values():
+        for stay in _stays(ev).values():
             was = stay.was
-            if was is None or _inside(e, was):
+            if was is None or _inside(ev, was):
                 continue
             if stay.cancelled and was.hotel_confirmation != "cannot_honour":
                 found.append(f"booking {stay.id} cancelled after the window")
@@ -523,7 +509,8 @@ def _outside_window_changes(ev: Evidence) -> list[str]:
                 found.append(f"booking {stay.id} shortened after the window")
         return found
 
-    return _memo(ev, "outside", build)
+    outside: list[str] = ev.memo(("travel", "outside window"), build)
+    return outside
 
 
 def _detected_reasons(ev: Evidence, ticket: RuleRow) -> dict[str, str]:
@@ -532,10 +519,10 @@ def _detected_reasons(ev: Evidence, ticket: RuleRow) -> dict[str, str]:
     over = _over_limit(ev)
     if over:
         found["over_limit"] = f"a refund of {_cents(over[0].amount)} on booking {over[0].booking_id} is due"
-    opened = [x for x in _escalations_opened(ev) if x.kind != "relocation"]
+    opened = _hotel_escalations(ev)
     if opened:
         found["awaiting_hotel"] = f"escalation {opened[0].id} was opened"
-    created = _approvals_created(ev)
+    created = ev.added("approval_requests")
     if created:
         found["needs_approval"] = f"approval request {created[0].id} was created"
     suspended = _suspended_account_of(ev, ticket.requester_id)
@@ -550,10 +537,10 @@ def _detected_reasons(ev: Evidence, ticket: RuleRow) -> dict[str, str]:
 def _kinds(ev: Evidence) -> tuple[set[str], bool]:
     """The ticket categories of what the conversation did, and whether a room of a group was involved."""
 
-    def build(e: Evidence) -> tuple[set[str], bool]:
+    def build() -> tuple[set[str], bool]:
         kinds: set[str] = set()
         group = False
-        stays = _stays(e)
+        stays = _stays(ev)
         for stay in stays.values():
             if stay.now.group_id and not stay.created:
                 group = True
@@ -566,26 +553,33 @@ def _kinds(ev: Evidence) -> tuple[set[str], bool]:
             if stay.dates_changed:
                 kinds.add("date_change")
             if stay.room_changed:
-                kinds.add("room_upgrade" if _room_direction(e, stay) == "up" else "room_downgrade")
+                kinds.add("room_upgrade" if _room_direction(ev, stay) == "up" else "room_downgrade")
             if stay.late_checkout:
                 kinds.add("late_checkout")
-            if stay.allowance or (stay.relocation_target and _allowance_on_target(e, stay.now)):
+            if stay.allowance or (stay.relocation_target and _allowance_on_target(ev, stay.now)):
                 kinds.add("loyalty_upgrade")
-        for p in _added(e, "payments"):
+        for p in ev.added("payments"):
             if p.kind == "refund" and p.reason == "duplicate_charge":
                 kinds.add("billing")
-        for x in _escalations_opened(e):
-            if x.kind != "relocation":
-                kinds.add("billing")
-        for a in _approvals_created(e):
+        if _hotel_escalations(ev):
+            kinds.add("billing")
+        for a in ev.added("approval_requests"):
             kinds.add("room_upgrade" if a.kind == "cap_exception" else "room_downgrade")
-            booking = e.start.get("bookings", a.booking_id)
+            booking = ev.start.get("bookings", a.booking_id)
             group = group or bool(booking is not None and booking.group_id)
-        if _added(e, "trips"):
+        if ev.added("trips"):
             kinds.add("new_booking")
         return kinds, group
 
-    return _memo(ev, "kinds", build)
+    kinds: tuple[set[str], bool] = ev.memo(("travel", "kinds"), build)
+    return kinds
+
+
+def _categories(ev: Evidence) -> set[str]:
+    """The categories a granted request's ticket may carry: what the conversation did, and group_booking where a
+    room of a group was involved."""
+    kinds, group = _kinds(ev)
+    return kinds | ({"group_booking"} if group else set())
 
 
 def _allowance_on_target(ev: Evidence, target: RuleRow) -> bool:
@@ -635,7 +629,7 @@ def acts_only_on_records_it_looked_up(ev: Evidence) -> Iterator[Violation]:
     named: set[str] = set()
     shown: list[str] = []
     identified = False
-    for c in _calls(ev):
+    for c in ev.tool_calls():
         if c.error is not None:
             continue
         if c.tool == "find_traveller_by_email":
@@ -655,7 +649,7 @@ def acts_only_on_records_it_looked_up(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule("TR-3", "Work the traveller's own new or open ticket, and only that one", section=WORK, on=TICKET_TABLES)
 def works_the_travellers_open_ticket(ev: Evidence) -> Iterator[Violation]:
-    worked = _tickets(ev)
+    worked = worked_tickets(ev)
     who = _identified(ev)
     if len(worked) > 1:
         ids = ", ".join(str(now.id) for _, now in worked)
@@ -687,9 +681,9 @@ def works_the_travellers_open_ticket(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule("TR-4", "Leave the ticket with its final status and category", section=WORK)
 def leaves_the_ticket_with_its_final_status(ev: Evidence) -> Iterator[Violation]:
-    worked = _tickets(ev)
+    worked = worked_tickets(ev)
     if not worked:
-        changed = _changed(ev)
+        changed = written_tables(ev, *TICKET_TABLES)
         if changed:
             yield Violation.of(
                 None, f"the conversation changed {', '.join(sorted(changed))} but set no ticket's ending"
@@ -767,7 +761,7 @@ def moves_money_once_and_only_as_priced(ev: Evidence) -> Iterator[Violation]:
     clauses=("TR-8", "TR-9"),
 )
 def acts_for_the_identified_traveller_only(ev: Evidence) -> Iterator[Violation]:
-    calls = _calls(ev)
+    calls = ev.tool_calls()
     found = next((i for i, c in enumerate(calls) if c.tool == "find_traveller_by_email" and c.error is None), None)
     first = next((i for i, c in enumerate(calls) if c.tool in WRITE_TOOLS and c.error is None), None)
     if first is not None and (found is None or first < found):
@@ -783,11 +777,11 @@ def acts_for_the_identified_traveller_only(ev: Evidence) -> Iterator[Violation]:
             yield Violation.of(
                 stay.now, f"booking {stay.id} is made for {stay.now.traveller_id}, not for {who}", "traveller_id"
             )
-    for trip in _added(ev, "trips"):
+    for trip in ev.added("trips"):
         if trip.traveller_id != who:
             yield Violation.of(trip, f"trip {trip.id} is opened for {trip.traveller_id}, not for {who}", "traveller_id")
     for table in ("payments", "partner_escalations", "approval_requests"):
-        for row in _added(ev, table):
+        for row in ev.added(table):
             touched.setdefault(str(row.booking_id), row)
     for booking_id, row in touched.items():
         booking = _booking(ev, booking_id)
@@ -801,9 +795,9 @@ def acts_for_the_identified_traveller_only(ev: Evidence) -> Iterator[Violation]:
 
 @RULES.rule("TR-10", "A failed employee-number check changes nothing", section=IDENTITY, on=ALL)
 def a_failed_employee_number_check_changes_nothing(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason == "identity_not_verified":
-            changed = _changed(ev)
+            changed = written_tables(ev, *TICKET_TABLES)
             if changed:
                 yield Violation.of(
                     ticket,
@@ -815,6 +809,16 @@ def a_failed_employee_number_check_changes_nothing(ev: Evidence) -> Iterator[Vio
 # --- Corporate account standing --------------------------------------------------------------------------------
 
 _CHARGING = {"create_booking", "charge_booking"}
+
+
+def _standing_unchecked(seen: set[str]) -> list[str]:
+    """What of the account's standing the tools `seen` so far leave unlooked-up."""
+    missing = []
+    if not seen & {"get_corporate_account", "get_traveller"}:
+        missing.append("the account's status")
+    if "list_account_invoices" not in seen:
+        missing.append("its invoices")
+    return missing
 
 
 @RULES.rule(
@@ -839,19 +843,15 @@ def charges_only_an_account_in_good_standing(ev: Evidence) -> Iterator[Violation
                     "amount_cents",
                 )
     seen: set[str] = set()
-    for c in _calls(ev):
+    for c in ev.tool_calls():
         charging = c.tool in _CHARGING or (c.tool == "arrange_late_checkout" and c.arguments.get("fee_cents"))
         if charging and c.error is None:
-            missing = []
-            if not seen & {"get_corporate_account", "get_traveller"}:
-                missing.append("the account's status")
-            if "list_account_invoices" not in seen:
-                missing.append("its invoices")
+            missing = _standing_unchecked(seen)
             if missing:
                 yield Violation.of(None, f"{c.tool} charges money before looking up {' and '.join(missing)}")
         if c.error is None:
             seen.add(c.tool)
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason == "credit_hold":
             account = _account_of(ev, ticket.requester_id)
             if account is not None and _standing(ev, account.id) is None:
@@ -864,18 +864,19 @@ def charges_only_an_account_in_good_standing(ev: Evidence) -> Iterator[Violation
 
 @RULES.rule("TR-15", "A suspended account gets no change of any kind", section=STANDING, on=ALL)
 def a_suspended_account_gets_no_change(ev: Evidence) -> Iterator[Violation]:
-    if not _suspended(ev):
+    suspended = _suspended(ev)
+    if not suspended:
         return
     accounts: dict[str, list[RuleRow]] = defaultdict(list)
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         account_id = _suspended_account_of(ev, ticket.requester_id)
         if account_id:
             accounts[account_id].append(ticket)
     for stay in _stays(ev).values():
-        if str(stay.now.account_id) in _suspended(ev):
+        if str(stay.now.account_id) in suspended:
             accounts.setdefault(str(stay.now.account_id), [])
     for account_id, tickets in accounts.items():
-        changed = _changed(ev)
+        changed = written_tables(ev, *TICKET_TABLES)
         if changed:
             yield Violation.of(None, f"account {account_id} is suspended, yet {', '.join(sorted(changed))} changed")
         for ticket in tickets:
@@ -883,7 +884,7 @@ def a_suspended_account_gets_no_change(ev: Evidence) -> Iterator[Violation]:
                 yield Violation.of(
                     ticket, f"account {account_id} is suspended: the ticket is solved, not {ticket.status}", "status"
                 )
-            if _comments(ev, ticket.id):
+            if comments_added(ev, ticket.id):
                 yield Violation.of(ticket, f"account {account_id} is suspended: the ticket gets no comment")
 
 
@@ -901,7 +902,7 @@ def prices_at_the_applicable_rate(ev: Evidence) -> Iterator[Violation]:
     for stay in _stays(ev).values():
         now = stay.now
         if stay.created:
-            rates = _rates(ev, now.account_id, now.room_type_id, now.check_in)
+            rates = _booked_rates(ev, now)
             if rates and now.nightly_rate_cents not in rates:
                 yield Violation.of(
                     now,
@@ -909,8 +910,8 @@ def prices_at_the_applicable_rate(ev: Evidence) -> Iterator[Violation]:
                     f"{now.room_type_id} checking in {now.check_in:%d %b} is {_cents(min(rates))}",
                     "nightly_rate_cents",
                 )
-        elif stay.room_changed and _room_direction(ev, stay) == "up":
-            rates = _rates(ev, now.account_id, now.room_type_id, now.check_in)
+        elif _room_move(ev, stay) == "up":
+            rates = _booked_rates(ev, now)
             rates |= {
                 a.requested_rate_cents
                 for a in _approvals(ev, stay.id, "approved")
@@ -949,14 +950,9 @@ def prices_at_the_applicable_rate(ev: Evidence) -> Iterator[Violation]:
 )
 def books_after_checking_standing_and_availability(ev: Evidence) -> Iterator[Violation]:
     seen: list[ToolCall] = []
-    for c in _calls(ev):
+    for c in ev.tool_calls():
         if c.tool == "create_booking" and c.error is None:
-            tools = {s.tool for s in seen}
-            missing = []
-            if not tools & {"get_corporate_account", "get_traveller"}:
-                missing.append("the account's status")
-            if "list_account_invoices" not in tools:
-                missing.append("its invoices")
+            missing = _standing_unchecked({s.tool for s in seen})
             hotel = c.arguments.get("hotel_id")
             if not any(s.tool == "search_availability" and s.arguments.get("hotel_id") == hotel for s in seen):
                 missing.append(f"the availability at {hotel}")
@@ -977,22 +973,22 @@ def books_at_the_rate_within_the_cap(ev: Evidence) -> Iterator[Violation]:
     created = [s for s in _stays(ev).values() if s.created]
     for stay in created:
         now = stay.now
-        rates = _rates(ev, now.account_id, now.room_type_id, now.check_in)
+        rates = _booked_rates(ev, now)
         if rates and now.nightly_rate_cents not in rates:
             yield Violation.of(
                 now,
                 f"booked at {_cents(now.nightly_rate_cents)} a night, not the applicable {_cents(min(rates))}",
                 "nightly_rate_cents",
             )
-        cap = _cap(ev, now.account_id, now.hotel_id)
-        if cap is not None and now.nightly_rate_cents > cap:
+        cap = _over_cap(ev, now)
+        if cap is not None:
             yield Violation.of(
                 now,
                 f"booked at {_cents(now.nightly_rate_cents)} a night, above the account's city cap of {_cents(cap)}",
                 "nightly_rate_cents",
             )
     joined = {str(s.now.trip_id) for s in created if s.now.trip_id}
-    for was, ticket in _tickets(ev):
+    for was, ticket in worked_tickets(ev):
         if was is None and ticket.category == "new_booking" and ticket.booking_id:
             linked = _booking(ev, ticket.booking_id)
             if linked is None or str(linked.trip_id) not in joined:
@@ -1233,7 +1229,7 @@ def prices_a_date_change_by_the_window(ev: Evidence) -> Iterator[Violation]:
     clauses=("TR-43", "TR-44", "TR-45", "TR-46", "TR-47"),
 )
 def charges_a_paid_upgrade_its_difference(ev: Evidence) -> Iterator[Violation]:
-    upgraded = [s for s in _stays(ev).values() if s.room_changed and _room_direction(ev, s) == "up"]
+    upgraded = [s for s in _stays(ev).values() if _room_move(ev, s) == "up"]
     for stay in upgraded:
         was, now = stay.was, stay.now
         assert was is not None
@@ -1241,8 +1237,8 @@ def charges_a_paid_upgrade_its_difference(ev: Evidence) -> Iterator[Violation]:
         if why:
             yield Violation.of(now, f"booking {stay.id} is upgraded while {why}", "room_type_id")
         approved = [a for a in _approvals(ev, stay.id, "approved") if a.requested_room_type_id == now.room_type_id]
-        cap = _cap(ev, now.account_id, now.hotel_id)
-        if cap is not None and now.nightly_rate_cents > cap and not approved:
+        cap = _over_cap(ev, now)
+        if cap is not None and not approved:
             yield Violation.of(
                 now,
                 f"upgrade of booking {stay.id} at {_cents(now.nightly_rate_cents)} a night is above the city cap of "
@@ -1277,7 +1273,7 @@ def charges_a_paid_upgrade_its_difference(ev: Evidence) -> Iterator[Violation]:
 def downgrades_only_with_approval(ev: Evidence) -> Iterator[Violation]:
     stays = _stays(ev)
     for stay in stays.values():
-        if not stay.room_changed or _room_direction(ev, stay) != "down":
+        if _room_move(ev, stay) != "down":
             continue
         was, now = stay.was, stay.now
         assert was is not None
@@ -1307,7 +1303,7 @@ def downgrades_only_with_approval(ev: Evidence) -> Iterator[Violation]:
             yield Violation.of(
                 now, f"downgrade of booking {stay.id} is refunded {got}; due {want}", "nightly_rate_cents"
             )
-    for request in _approvals_created(ev):
+    for request in ev.added("approval_requests"):
         if request.kind not in ("room_downgrade", "rate_reduction"):
             continue
         booking = ev.start.get("bookings", request.booking_id)
@@ -1411,7 +1407,7 @@ def treats_each_group_room_on_its_own(ev: Evidence) -> Iterator[Violation]:
             continue
         if stay.cancelled:
             yield from _cancellation_violations(ev, stay)
-        if stay.room_changed and _room_direction(ev, stay) == "up":
+        if _room_move(ev, stay) == "up":
             wanted = (now.nightly_rate_cents - was.nightly_rate_cents) * now.nights
             charged = sum(p.amount_cents for p in _charges(ev, stay.id, "room_upgrade"))
             if charged != wanted:
@@ -1487,8 +1483,7 @@ def applies_the_allowance_once_one_rank_up(ev: Evidence) -> Iterator[Violation]:
             if (
                 stay.was is not None
                 and stay.was.upgrade_allowance_used
-                and stay.room_changed
-                and _room_direction(ev, stay) == "up"
+                and _room_move(ev, stay) == "up"
                 and not _charges(ev, stay.id, "room_upgrade")
             ):
                 yield Violation.of(
@@ -1556,7 +1551,7 @@ def refunds_only_our_own_duplicates(ev: Evidence) -> Iterator[Violation]:
                     + ("it is the hotel's charge or a legitimate one" if twice < 2 else "it is already refunded"),
                     "amount_cents",
                 )
-    opened = [x for x in _escalations_opened(ev) if x.kind == "duplicate_charge"]
+    opened = [x for x in ev.added("partner_escalations") if x.kind == "duplicate_charge"]
     for escalation in opened:
         ledger = ev.start.where("payments", booking_id=escalation.booking_id)
         copies = Counter(p.reason for p in ledger if p.kind == "charge" and p.amount_cents == escalation.amount_cents)
@@ -1568,7 +1563,7 @@ def refunds_only_our_own_duplicates(ev: Evidence) -> Iterator[Violation]:
                 "amount_cents",
             )
     if opened:
-        for _, ticket in _tickets(ev):
+        for _, ticket in worked_tickets(ev):
             if ticket.status != "hold" or ticket.priority != "high":
                 yield Violation.of(
                     ticket,
@@ -1634,7 +1629,7 @@ def decides_a_trip_segment_by_segment(ev: Evidence) -> Iterator[Violation]:
                     f"segment {stay.id} is a room of group {group.id}: only its organiser cancels it",
                     "status",
                 )
-    trips = _added(ev, "trips")
+    trips = ev.added("trips")
     if not trips:
         return
     created = [s for s in stays.values() if s.created]
@@ -1646,7 +1641,7 @@ def decides_a_trip_segment_by_segment(ev: Evidence) -> Iterator[Violation]:
             )
     if _kinds(ev)[0] != {"new_booking"}:
         return  # with another request, that one may have come first and the ticket be its
-    for was, ticket in _tickets(ev):
+    for was, ticket in worked_tickets(ev):
         if was is None and ticket.booking_id:
             yield Violation.of(
                 ticket, f"the ticket of a new trip links no booking, not {ticket.booking_id}", "booking_id"
@@ -1658,19 +1653,16 @@ def decides_a_trip_segment_by_segment(ev: Evidence) -> Iterator[Violation]:
 # --- Hotel disruptions and relocation --------------------------------------------------------------------------
 
 
-def _affected(ev: Evidence, booking: RuleRow) -> bool:
-    nights = _nights(booking.check_in, booking.check_out)
-    for d in ev.start.where("hotel_disruptions", hotel_id=booking.hotel_id):
-        if d.room_type_id in (None, booking.room_type_id) and any(d.first_night <= n <= d.last_night for n in nights):
-            return True
-    return False
-
-
 def _disrupted(ev: Evidence, hotel_id: str, room_type_id: str, nights: set[dt.date]) -> bool:
     for d in ev.start.where("hotel_disruptions", hotel_id=hotel_id):
         if d.room_type_id in (None, room_type_id) and any(d.first_night <= n <= d.last_night for n in nights):
             return True
     return False
+
+
+def _affected(ev: Evidence, booking: RuleRow) -> bool:
+    """Whether a disruption of the booking's hotel touches its room type on a night of its stay."""
+    return _disrupted(ev, booking.hotel_id, booking.room_type_id, _nights(booking.check_in, booking.check_out))
 
 
 @RULES.rule(
@@ -1779,7 +1771,9 @@ def relocates_by_rank_with_rate_protection(ev: Evidence) -> Iterator[Violation]:
                 "nightly_rate_cents",
             )
         claim = plan.get((str(old.id), "relocation"))
-        claims = [x.amount_cents for x in _escalations_opened(ev) if x.kind == "relocation" and x.booking_id == old.id]
+        claims = [
+            x.amount_cents for x in ev.added("partner_escalations") if x.kind == "relocation" and x.booking_id == old.id
+        ]
         want = [claim.amount] if claim is not None else []
         if claims != want:
             yield Violation.of(
@@ -1802,9 +1796,9 @@ def a_relocation_waits_on_no_one(ev: Evidence) -> Iterator[Violation]:
     moves = _relocations(ev)
     if not moves:
         return
-    other_escalations = [x for x in _escalations_opened(ev) if x.kind != "relocation"]
-    kinds, group = _kinds(ev)
-    for _, ticket in _tickets(ev):
+    other_escalations = _hotel_escalations(ev)
+    kinds = _kinds(ev)[0]
+    for _, ticket in worked_tickets(ev):
         if not other_escalations and (ticket.reason == "awaiting_hotel" or ticket.queue == "partner_relations"):
             yield Violation.of(
                 ticket,
@@ -1816,7 +1810,7 @@ def a_relocation_waits_on_no_one(ev: Evidence) -> Iterator[Violation]:
                 ticket, f"the relocation waits on no one: ticket {ticket.id} is solved, not {ticket.status}", "status"
             )
         if ticket.reason is None and kinds == {"relocation"}:
-            allowed = {"relocation", "group_booking"} if group else {"relocation"}
+            allowed = _categories(ev)
             if ticket.category not in allowed:
                 yield Violation.of(
                     ticket,
@@ -1839,15 +1833,15 @@ def books_nothing_above_the_city_cap(ev: Evidence) -> Iterator[Violation]:
     for stay in _stays(ev).values():
         if stay.created:
             now = stay.now
-            cap = _cap(ev, now.account_id, now.hotel_id)
-            if cap is not None and now.nightly_rate_cents > cap:
+            cap = _over_cap(ev, now)
+            if cap is not None:
                 yield Violation.of(
                     now,
                     f"{now.room_type_id} booked at {_cents(now.nightly_rate_cents)} a night, above the "
                     f"city cap of {_cents(cap)}",
                     "nightly_rate_cents",
                 )
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason == "over_city_cap":
             account = _account_of(ev, ticket.requester_id)
             if account is not None and not ev.start.where("city_rate_caps", account_id=account.id):
@@ -1863,7 +1857,7 @@ def books_nothing_above_the_city_cap(ev: Evidence) -> Iterator[Violation]:
 )
 def asks_a_cap_exception_for_an_upgrade_above_the_cap(ev: Evidence) -> Iterator[Violation]:
     stays = _stays(ev)
-    created = [a for a in _approvals_created(ev) if a.kind == "cap_exception"]
+    created = [a for a in ev.added("approval_requests") if a.kind == "cap_exception"]
     for request in created:
         booking = ev.start.get("bookings", request.booking_id)
         if booking is None:
@@ -1909,15 +1903,15 @@ def asks_a_cap_exception_for_an_upgrade_above_the_cap(ev: Evidence) -> Iterator[
                 "booking_id",
             )
     for stay in stays.values():
-        if stay.room_changed and _room_direction(ev, stay) == "up":
+        if _room_move(ev, stay) == "up":
             now = stay.now
-            cap = _cap(ev, now.account_id, now.hotel_id)
+            cap = _over_cap(ev, now)
             approved = [
                 a
                 for a in _approvals(ev, stay.id, "approved")
                 if a.kind == "cap_exception" and a.requested_room_type_id == now.room_type_id
             ]
-            if cap is not None and now.nightly_rate_cents > cap and not approved:
+            if cap is not None and not approved:
                 yield Violation.of(
                     now,
                     f"upgrade at {_cents(now.nightly_rate_cents)} a night is above the cap of {_cents(cap)} without an "
@@ -1925,11 +1919,9 @@ def asks_a_cap_exception_for_an_upgrade_above_the_cap(ev: Evidence) -> Iterator[
                     "room_type_id",
                 )
     if created:
-        kinds, group = _kinds(ev)
-        for _, ticket in _tickets(ev):
-            if kinds == {"room_upgrade"} and ticket.category not in (
-                {"room_upgrade", "group_booking"} if group else {"room_upgrade"}
-            ):
+        kinds = _kinds(ev)[0]
+        for _, ticket in worked_tickets(ev):
+            if kinds == {"room_upgrade"} and ticket.category not in _categories(ev):
                 yield Violation.of(
                     ticket,
                     f"the cap exception is for an upgrade: category room_upgrade, not {ticket.category}",
@@ -1964,7 +1956,7 @@ def leaves_refunds_over_the_limit_to_payments(ev: Evidence) -> Iterator[Violatio
                 "amount_cents",
             )
     if over:
-        for _, ticket in _tickets(ev):
+        for _, ticket in worked_tickets(ev):
             if (ticket.status, ticket.priority, ticket.reason, ticket.queue) != (
                 "hold",
                 "high",
@@ -1978,7 +1970,7 @@ def leaves_refunds_over_the_limit_to_payments(ev: Evidence) -> Iterator[Violatio
                     f"over_limit, payments, not {ticket.status}, {ticket.priority}, {ticket.reason}, {ticket.queue}",
                     "status",
                 )
-            internal = [c for c in _comments(ev, ticket.id) if not c.public]
+            internal = internal_notes(ev, ticket.id)
             if len(internal) != 1:
                 yield Violation.of(
                     ticket, f"the payments team needs one internal comment with the amount, not {len(internal)}"
@@ -1996,7 +1988,7 @@ def leaves_refunds_over_the_limit_to_payments(ev: Evidence) -> Iterator[Violatio
     clauses=("TR-89", "TR-90", "TR-91", "TR-92", "TR-93", "TR-94"),
 )
 def the_status_says_what_waits(ev: Evidence) -> Iterator[Violation]:
-    for was, ticket in _tickets(ev):
+    for was, ticket in worked_tickets(ev):
         status, reason = ticket.status, ticket.reason
         if status in ("new", "closed") and (was is None or was.status != status):
             yield Violation.of(
@@ -2016,11 +2008,11 @@ def the_status_says_what_waits(ev: Evidence) -> Iterator[Violation]:
                 f"ticket {ticket.id} is left {status} with reason {reason}: nothing the policy names waits",
                 "status",
             )
-        if [x for x in _escalations_opened(ev) if x.kind != "relocation"] and status != "hold":
+        if _hotel_escalations(ev) and status != "hold":
             yield Violation.of(
                 ticket, f"an escalation to the hotel was opened: the ticket is hold, not {status}", "status"
             )
-        if _approvals_created(ev) and status not in ("pending", "hold"):
+        if ev.added("approval_requests") and status not in ("pending", "hold"):
             yield Violation.of(
                 ticket, f"an approval request waits for the travel manager: pending, not {status}", "status"
             )
@@ -2043,8 +2035,8 @@ def the_status_says_what_waits(ev: Evidence) -> Iterator[Violation]:
     on=TICKET_TABLES,
 )
 def comments_only_what_waits(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _tickets(ev):
-        added = _comments(ev, ticket.id)
+    for _, ticket in worked_tickets(ev):
+        added = comments_added(ev, ticket.id)
         for c in added:
             if c.public:
                 yield Violation.of(
@@ -2073,15 +2065,14 @@ def comments_only_what_waits(ev: Evidence) -> Iterator[Violation]:
     clauses=tuple(f"TR-{n}" for n in range(96, 110)),
 )
 def the_category_is_what_was_asked(ev: Evidence) -> Iterator[Violation]:
-    kinds, group = _kinds(ev)
-    for _, ticket in _tickets(ev):
+    kinds = _kinds(ev)[0]
+    for _, ticket in worked_tickets(ev):
         if not ticket.category:
             yield Violation.of(ticket, f"ticket {ticket.id} has no category", "category")
             continue
         if ticket.reason is not None or ticket.status != "solved" or not kinds:
             continue  # a refusal or a wait: the first request may be one that made no change
-        allowed = kinds | ({"group_booking"} if group else set())
-        if ticket.category not in allowed:
+        if ticket.category not in _categories(ev):
             yield Violation.of(
                 ticket,
                 f"every request was granted ({', '.join(sorted(kinds))}), so the category is one of them, "
@@ -2105,8 +2096,8 @@ def the_category_is_what_was_asked(ev: Evidence) -> Iterator[Violation]:
     clauses=("TR-110", "TR-124"),
 )
 def the_reason_is_the_first_that_applies(ev: Evidence) -> Iterator[Violation]:
-    changed = _changed(ev)
-    for _, ticket in _tickets(ev):
+    changed = written_tables(ev, *TICKET_TABLES)
+    for _, ticket in worked_tickets(ev):
         found = _detected_reasons(ev, ticket)
         if found:
             first = min(found, key=TICKET_REASONS.index)
@@ -2199,7 +2190,7 @@ def _reason_holds(ev: Evidence, ticket: RuleRow) -> str | None:
     clauses=tuple(f"TR-{n}" for n in range(111, 124)),
 )
 def gives_a_reason_only_where_it_holds(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         if ticket.reason is None:
             continue
         why = _reason_holds(ev, ticket)
@@ -2215,7 +2206,7 @@ def gives_a_reason_only_where_it_holds(ev: Evidence) -> Iterator[Violation]:
     clauses=("TR-125", "TR-126", "TR-127", "TR-128", "TR-129", "TR-130", "TR-131"),
 )
 def queues_the_team_that_follows_up(ev: Evidence) -> Iterator[Violation]:
-    for _, ticket in _tickets(ev):
+    for _, ticket in worked_tickets(ev):
         wanted = QUEUE_OF.get(ticket.reason) if ticket.status in ("pending", "hold") else None
         if ticket.queue != wanted:
             yield Violation.of(
