@@ -271,7 +271,9 @@ def test_report_in_a_headless_browser(chromium: str, tmp_path: Path) -> None:
             page.goto(path.as_uri())
             for selector in ("#chart-reliability svg", "#chart-cost svg", "#chart-domains svg", "#grid-1", "#grid-2"):
                 assert page.locator(selector).first.is_visible(), selector
-            assert page.locator("#chart-reliability circle").count() == 2
+            # run b has no task with 2 graded attempts, so no k/k: one point, and a note naming run b
+            assert page.locator("#chart-reliability circle").count() == 1
+            assert "no task with 2 graded attempts: run-b" in page.locator("#chart-reliability").inner_text()
             assert page.locator("#grid-1 .cell").count() == 6 and page.locator("#grid-2 .cell").count() == 4
 
             page.locator('#grid-1 .cell.fail[title^="RT2 #2"]').click()

@@ -281,16 +281,22 @@ def _reliability_chart(runs: Sequence[Mapping[str, Any]]) -> str:
     groups = _by_k(runs)
     charts = []
     for k, members in groups.items():
-        points, whiskers = [], []
+        points, whiskers, left_off = [], [], []
         for n, run in members:
             s = run["aggregate"]["overall"]
             share = s["all_k_share"]
             if s["pass@1"] is not None and share is not None:
                 points.append((s["pass@1"], share, _label(run), n))
                 whiskers.append((s.get("pass@1_ci95"), s.get("all_k_share_ci95")))
+            else:
+                left_off.append(_label(run))
         axes = ("pass@1", f"share of tasks solved {k} of {k}")
         svg = _scatter(points, 1.0, lambda x: f"{x:.1f}", axes, diagonal=True, tip_fmt=_num, whiskers=whiskers)
         caption = f"<figcaption>k = {k}</figcaption>" if len(groups) > 1 else ""
+        if left_off:  # say why a run has no point rather than drop it silently
+            caption += (
+                f'<p class="note">Not drawn, no task with {k} graded attempts: {escape(", ".join(left_off))}.</p>'
+            )
         charts.append(f'<figure id="reliability-k{k}">{caption}{svg}</figure>')
     return (
         '<section id="chart-reliability" class="chart"><h2>Reliability: pass@1 against k/k</h2>'
