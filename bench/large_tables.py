@@ -29,15 +29,15 @@ from sqlalchemy.orm import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from domains.retail import DOMAIN  # noqa: E402
-from domains.retail.models import Customer, Order  # noqa: E402
-from domains.retail.test_refunds import test_case_RT003_001 as TASK  # noqa: E402
-from pytest_thinkingbox.attempt import Attempt, WorkerCache  # noqa: E402
-from pytest_thinkingbox.core.backends import open_backend  # noqa: E402
-from pytest_thinkingbox.core.episode import Limits  # noqa: E402
-from pytest_thinkingbox.roles.agents import make_agent  # noqa: E402
-from pytest_thinkingbox.roles.judge import PhraseJudge  # noqa: E402
-from pytest_thinkingbox.roles.users import make_user  # noqa: E402
+from domains.retail import DOMAIN
+from domains.retail.models import Customer, Order
+from domains.retail.test_refunds import test_case_RT003_001 as TASK
+from pytest_thinkingbox.attempt import Attempt, WorkerCache
+from pytest_thinkingbox.core.backends import open_backend
+from pytest_thinkingbox.core.episode import Limits
+from pytest_thinkingbox.roles.agents import make_agent
+from pytest_thinkingbox.roles.judge import PhraseJudge
+from pytest_thinkingbox.roles.users import make_user
 
 
 def padded_seed(extra: int) -> Any:

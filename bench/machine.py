@@ -27,7 +27,7 @@ ROUNDS = 5
 
 
 class _Row:
-    __slots__ = ("id", "status", "amount", "note")
+    __slots__ = ("amount", "id", "note", "status")
 
     def __init__(self, id: int, status: str, amount: int, note: str) -> None:
         self.id, self.status, self.amount, self.note = id, status, amount, note

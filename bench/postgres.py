@@ -28,8 +28,8 @@ from sqlalchemy import create_engine, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_thinkingbox.core.backends.postgres import PostgresBackend, server_url  # noqa: E402
-from pytest_thinkingbox.core.backends.tracking import text_key  # noqa: E402
+from pytest_thinkingbox.core.backends.postgres import PostgresBackend, server_url
+from pytest_thinkingbox.core.backends.tracking import text_key
 
 
 def show(label: str, seconds: list[float]) -> None:

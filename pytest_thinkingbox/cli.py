@@ -22,6 +22,7 @@ from .campaign.pools import EDGES, KEEP, MIN_MASS, NAMES, Probe, select_pool
 from .campaign.records import ReportError, read_records
 from .core.errors import ThinkingboxError
 from .core.values import at_least_one
+import contextlib
 
 
 class CliError(ThinkingboxError):
@@ -361,10 +362,8 @@ def serve_model_command(args: argparse.Namespace) -> int:
             raise CliError(f"--sloppy {text!r}: expected MODEL=RATE, e.g. small=0.1") from None
     server = ScriptedModelServer(scripts, latency_s=args.latency, sloppy=sloppy, seed=args.seed, port=args.port)
     print(f"serving a scripted model ({len(scripts)} scripted conversations) on {server.base_url} (Ctrl-C stops)")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 
@@ -531,10 +530,8 @@ def serve_env_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     print(f"serving {len(env.tasks)} tasks on http://{args.host}:{http.server_port} (Ctrl-C stops)")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         http.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

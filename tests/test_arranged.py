@@ -171,8 +171,10 @@ def _toy_task(tb: Attempt, balance_cents: int = 500) -> tuple[str, str]:
     )
     run.expect_golden()
     # The objects the task made are persistent, and what the flush fills in loads from the rows.
-    assert run.db.get(toydomain.Ticket, ticket.id) is ticket and ticket.status == "hold"
-    assert account in run.db and not run.db.new
+    assert run.db.get(toydomain.Ticket, ticket.id) is ticket
+    assert ticket.status == "hold"
+    assert account in run.db
+    assert not run.db.new
     assert run.db.scalars(select(toydomain.Ticket.account_id)).all() == [account.id]
     return tb.result.start_hash or "", tb.result.end_hash or ""
 
@@ -202,7 +204,9 @@ def test_the_next_attempt_of_a_task_writes_its_rows_again_without_a_flush():
         cache.close()
     # Attempt 2 arranges as 1 did: its rows are written again. Attempt 3 arranges other rows: a flush.
     assert flushed == [True, False, True, False]
-    assert hashes[0] == hashes[1] and hashes[2] == hashes[3] and hashes[0][0] != hashes[2][0]
+    assert hashes[0] == hashes[1]
+    assert hashes[2] == hashes[3]
+    assert hashes[0][0] != hashes[2][0]
 
 
 def test_a_written_again_start_state_equals_the_flushed_one():
@@ -226,7 +230,8 @@ def test_objects_made_persistent_without_a_flush_read_as_after_one(shops):
     for db in (flushed, unflushed):
         db.add(Order(id="O-1", shop=db.get(Shop, "S-0"), stamp=1))  # the shop's orders: an append not yet loaded
     writes = pending_writes(unflushed)
-    assert writes is not None and writes == pending_writes(flushed)
+    assert writes is not None
+    assert writes == pending_writes(flushed)
     filled = commit_noting_filled(flushed)
     assert filled == ({"shop_id": "S-0", "status": "open", "notes": None},)  # set or left NULL by the flush
     rows = shops.backend.rows_to_replay(flushed)
@@ -234,7 +239,8 @@ def test_objects_made_persistent_without_a_flush_read_as_after_one(shops):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SQLAlchemy warns of a collection change it cannot flush
         persist_unflushed(unflushed, filled, lambda: shops.backend.replay(unflushed, rows))
-    assert not unflushed.new and not unflushed.dirty
+    assert not unflushed.new
+    assert not unflushed.dirty
     loads: list[str] = []
 
     def load(conn, cursor, statement, *args) -> None:
@@ -247,7 +253,8 @@ def test_objects_made_persistent_without_a_flush_read_as_after_one(shops):
         event.remove(Engine, "before_cursor_execute", load)
     assert not loads  # held, as after a flush: not read again
     shop = unflushed.get(Shop, "S-0")
-    assert shop.orders == [order] and order.shop is shop
+    assert shop.orders == [order]
+    assert order.shop is shop
 
 
 def test_pending_writes_keep_their_own_copy_of_a_value_changed_in_place_later(shops):

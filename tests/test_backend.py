@@ -40,7 +40,8 @@ def test_image_is_built_once_per_worker_not_per_attempt():
         images = {id(cache.image(toydomain.DOMAIN)) for _ in range(5)}
     finally:
         event.remove(toydomain.Base.metadata, "before_create", listener)
-    assert len(images) == 1 and len(creates) == 1
+    assert len(images) == 1
+    assert len(creates) == 1
 
 
 def test_dump_copies_committed_state_into_an_independent_database():
@@ -131,13 +132,15 @@ def test_a_session_takes_over_a_database_and_reads_what_was_written_there(databa
     assert ticket.status == "open"  # a row removed there: its object keeps its values, detached
     assert mine.get(Ticket, "T-1") is None
     written = databases.changes(mine)  # the writes since the baseline, as made there
-    assert written["tickets"]["T-1"][1] is None and written["accounts"]["A-1"][1]["balance_cents"] == 4500
+    assert written["tickets"]["T-1"][1] is None
+    assert written["accounts"]["A-1"][1]["balance_cents"] == 4500
     databases.release(mine)
     again = databases.restore(image)  # both databases went back to the idle ones, and restore cleanly
     other = databases.restore(image)
     assert own_database in {again.get_bind(), other.get_bind()}
     for db in (again, other):
-        assert db.get(Account, "A-1") is None and db.get(Refund, "RF-1") is None
+        assert db.get(Account, "A-1") is None
+        assert db.get(Refund, "RF-1") is None
     dropped = other.get_bind()
     other.add(Account(id="A-7", owner="zoe"))
     databases.drop(databases.hold(other))  # kept, then not taken over: its database goes back to the idle ones

@@ -45,9 +45,11 @@ def test_flaky_agent_is_unreliable_and_reproducible_twice_and_across_workers(fla
     # instead of two workers, shows a second run and another split of attempts giving the same figures.
     again = run_domains(tmp_path, "-n", "0", *FLAKY_CAMPAIGN, name="again", where="domains/retail")[2]
     retail = {t: c for t, c in flaky_campaign.aggregate["per_task"].items() if c["domain"] == "retail"}
-    assert len(retail) >= 20 and again["per_task"] == retail
+    assert len(retail) >= 20
+    assert again["per_task"] == retail
     overall = flaky_campaign.aggregate["overall"]
-    assert 0.0 < overall["pass@1"] < 1.0 and 0.0 < again["overall"]["pass@1"] < 1.0
+    assert 0.0 < overall["pass@1"] < 1.0
+    assert 0.0 < again["overall"]["pass@1"] < 1.0
     assert overall["all_k"] / overall["tasks"] < overall["pass@k"]
 
 
@@ -61,7 +63,8 @@ def test_the_report_of_a_flaky_campaign_prints_the_tables_and_writes_the_html(fl
     for name in [*DOMAINS, "overall"]:
         assert any(line.startswith(name + " ") for line in out.splitlines()), name
     assert f"complete: {len(read_records([flaky])) // 3} tasks x 3 attempts" in out
-    assert "failure signatures" in out and "gate pass@1>=0.5" in out
+    assert "failure signatures" in out
+    assert "gate pass@1>=0.5" in out
     page = html.read_text()
     assert all(f'id="{part}"' in page for part in ("chart-reliability", "chart-domains", "signatures", "grid-1"))
 
@@ -77,7 +80,8 @@ def test_every_task_passes_its_own_validation(golden_campaign):
     blind_passes = [(t, b) for t, v in validated.items() for b, o in v["baselines"].items() if o["outcome"] == "passed"]
     assert all(validated[t]["baselines"][b]["ok"] for t, b in blind_passes), "a baseline passes without a reason"
     traps = [trap for v in validated.values() for trap in v["traps"]]
-    assert len(traps) >= 50 and all(trap["outcome"].startswith("caught") for trap in traps)
+    assert len(traps) >= 50
+    assert all(trap["outcome"].startswith("caught") for trap in traps)
     assert not [f for v in validated.values() for f in v["provenance"] if f["kind"] != "derived"]
 
 
@@ -111,7 +115,8 @@ def test_bundled_tasks_carry_domain_family_and_kind_markers():
         return [line for line in listings[expression].splitlines() if "::test_case_" in line]
 
     retail_refusals = selected("retail and refusal")
-    assert retail_refusals and all(line.startswith("domains/retail/") for line in retail_refusals)
+    assert retail_refusals
+    assert all(line.startswith("domains/retail/") for line in retail_refusals)
     assert all("test_case_RT003_" in line for line in selected("RT003"))
     everything = selected("write or refusal or hold or pending or escalation")
     assert len(everything) == len(selected("auto_insurance or consulting or neobank or retail or travel"))

@@ -122,7 +122,8 @@ def test_a_crashed_worker_leaves_an_error_record_that_counts(toy):
     result = toy.runpytest_subprocess("-n", "2", "--tb-results", "r.jsonl", "--tb-aggregate", "agg.json")
     records = {r["task"]: r for r in read_records([toy.path / "r.jsonl"])}
     crashed = records["test_case_TY009_001"]
-    assert crashed["outcome"] == "error" and crashed["error"]["stage"] == "worker"
+    assert crashed["outcome"] == "error"
+    assert crashed["error"]["stage"] == "worker"
     assert "crashed" in crashed["error"]["message"]
     assert json.loads((toy.path / "agg.json").read_text())["overall"]["errors"] == 1
     result.stdout.fnmatch_lines(["*overall*2*1*"])

@@ -39,7 +39,8 @@ def test_a_campaign_cut_short_by_maxfail_fails_its_gate_and_names_what_is_missin
         ]
     )
     figures = json.loads((toy.path / "a.json").read_text())
-    assert figures["complete"] is False and figures["expected"] == 6
+    assert figures["complete"] is False
+    assert figures["expected"] == 6
     missing = {"test_case_TY001_001": [2], "test_case_TY001_002": [1, 2], "test_case_TY001_003": [1, 2]}
     assert figures["missing"] == missing
 
@@ -62,7 +63,8 @@ def test_a_worker_that_dies_and_is_not_restarted_leaves_a_campaign_that_fails_it
     result = toy.runpytest_subprocess(*options, "--tb-gate", "errors<=10", "--tb-aggregate", "a.json")
     assert result.ret != pytest.ExitCode.OK
     figures = json.loads((toy.path / "a.json").read_text())
-    assert figures["expected"] == 4 and not figures["complete"]
+    assert figures["expected"] == 4
+    assert not figures["complete"]
     assert sum(map(len, figures["missing"].values())) == 4 - len(read_records([toy.path / "r.jsonl"]))
     result.stdout.fnmatch_lines(["gate errors<=10: the campaign is incomplete: *-> FAILED"])
 
@@ -84,7 +86,8 @@ def test_a_second_campaign_on_the_same_results_file_is_refused_and_the_first_los
     assert second.ret == pytest.ExitCode.USAGE_ERROR
     second.stderr.fnmatch_lines(["*--tb-results r.jsonl: *r.jsonl is being written by another campaign (run *"])
     records = read_records([toy.path / "r.jsonl"])
-    assert len(records) == 120 and len({(r["task"], r["attempt"]) for r in records}) == 120
+    assert len(records) == 120
+    assert len({(r["task"], r["attempt"]) for r in records}) == 120
     assert len(manifests(toy.path / "r.jsonl")) == 2  # its start and its end, nothing of the second
 
 
@@ -97,7 +100,8 @@ def test_the_lock_of_a_killed_writer_is_gone_with_it(tmp_path):
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
         with pytest.raises(FileInUse, match=r"is being written by another campaign \(run held\)"):
             ResultsWriter(path, append=True)
     finally:
@@ -149,7 +153,8 @@ def test_one_task_id_in_two_files_is_refused_naming_both(toy, workers):
     result = toy.runpytest_subprocess(*workers, "--tb-results", "r.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
-    assert "task test_case_TY001_001 is defined in " in output and "test_a.py and in " in output
+    assert "task test_case_TY001_001 is defined in " in output
+    assert "test_a.py and in " in output
     assert "test_b.py; results are kept by task id, so give each task its own name" in output
     assert not read_records([toy.path / "r.jsonl"])  # nothing ran
     toy.runpytest_subprocess(*workers, "-k", "test_a").assert_outcomes(passed=1)  # one of them selected: one task
@@ -170,5 +175,6 @@ def test_a_task_whose_arrange_step_differs_per_attempt_is_an_error_naming_it(toy
     # Only the first attempt recorded stands: each worker refuses its later ones, the controller a worker's first.
     assert [r["outcome"] for r in records].count("passed") == 1
     errors = [r["error"] for r in records if r["outcome"] == "error"]
-    assert len(errors) == 5 and all("arrange step is not deterministic" in e["message"] for e in errors)
+    assert len(errors) == 5
+    assert all("arrange step is not deterministic" in e["message"] for e in errors)
     assert all(e["message"].startswith("test_case_TY001_001: attempt ") for e in errors)

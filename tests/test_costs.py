@@ -92,16 +92,20 @@ def test_cost_per_success_is_total_over_successes_whatever_the_attempt_counts(tm
     cost = build_report(load([path]))["runs"][0]["cost"]
     # total $0.09 over 3 successes: $0.03 each. The old figure, (total / attempts) / macro pass@1 =
     # 0.01 / ((2/2 + 1/6) / 2) = $0.0171, undercounts what a success cost.
-    assert cost["total"] == pytest.approx(0.09) and cost["per_success"] == pytest.approx(0.03)
-    assert cost["errors"] == pytest.approx(0.01) and cost["successes"] == 3
+    assert cost["total"] == pytest.approx(0.09)
+    assert cost["per_success"] == pytest.approx(0.03)
+    assert cost["errors"] == pytest.approx(0.01)
+    assert cost["successes"] == 3
     assert cost["per_success_ci95"] == pytest.approx(_ratio_interval([0.03, 0.06], [2, 1]))
-    assert cost["per_dependable"] == pytest.approx(0.09) and cost["dependable"] == 1
+    assert cost["per_dependable"] == pytest.approx(0.09)
+    assert cost["dependable"] == 1
 
 
 def test_no_success_and_no_dependable_task_leave_those_figures_null(tmp_path):
     run = build_report(load([_priced_run(tmp_path, outcomes=("failed",) * 4)]))["runs"][0]
     assert run["cost"]["total"] == pytest.approx(0.04)
-    assert run["cost"]["per_success"] is None and run["cost"]["per_dependable"] is None
+    assert run["cost"]["per_success"] is None
+    assert run["cost"]["per_dependable"] is None
 
 
 def test_prices_file_overrides_the_manifest_model_by_model(tmp_path):
@@ -121,7 +125,8 @@ def test_a_model_missing_from_the_prices_file_is_named(tmp_path, capsys):
     prices = tmp_path / "prices.yaml"
     prices.write_text("m1:\n  input: 1\n  output: 1\n")
     code, out, err = report(capsys, results, "--prices", prices)
-    assert code == 2 and out == ""
+    assert code == 2
+    assert out == ""
     assert f"--prices {prices}: no price for model 'm2', which served the agent at {results}:2" in err
 
 
@@ -134,7 +139,8 @@ def test_usage_without_any_prices_gives_no_cost_and_says_why(tmp_path, capsys):
     results = _priced_run(tmp_path, prices={})
     assert build_report(load([results]))["runs"][0]["cost"] is None
     code, out, _ = report(capsys, results)
-    assert code == 0 and "cost: unknown; the records carry token usage but no prices were given" in out
+    assert code == 0
+    assert "cost: unknown; the records carry token usage but no prices were given" in out
 
 
 def test_bad_prices_files(tmp_path):
@@ -168,7 +174,8 @@ def test_frontier_keeps_the_runs_nobody_beats():
         "no_cost": (None, 0.99),  # pass@1 of 0 or no prices: not placed
     }
     assert frontier(points) == ["cheap", "tie_cheap", "best", "top"]
-    assert frontier({}) == [] and frontier({"only": (1.0, 0.1)}) == ["only"]
+    assert frontier({}) == []
+    assert frontier({"only": (1.0, 0.1)}) == ["only"]
 
 
 def test_report_frontiers_over_runs(tmp_path, capsys):
@@ -180,5 +187,6 @@ def test_report_frontiers_over_runs(tmp_path, capsys):
     # per dependable: ra 0.04 / 1 = 0.04 at share 0.5, rb 0.04 / 2 = 0.02 at share 1.0: rb beats ra
     assert doc["frontier"] == {"per_success": ["rb"], "per_dependable": ["rb"]}
     code, out, _ = report(capsys, a, b, c)
-    assert code == 0 and "cost per success vs pass@1: rb ($0.0100, pass@1 1.000)" in out
+    assert code == 0
+    assert "cost per success vs pass@1: rb ($0.0100, pass@1 1.000)" in out
     assert "cost per dependable task vs k/k share: rb ($0.0200, k/k share 1.000)" in out

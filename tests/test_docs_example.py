@@ -23,5 +23,6 @@ def test_first_task_passes_under_golden_and_fails_under_noop():
     assert golden.returncode == 0, golden.stdout
     assert "3 passed" in golden.stdout
     noop = _pytest("--tb-agent", "noop")
-    assert noop.returncode == 1 and "1 failed" in noop.stdout
+    assert noop.returncode == 1
+    assert "1 failed" in noop.stdout
     assert "missing refunds[RF-0001]: row not created" in noop.stdout

@@ -55,24 +55,30 @@ def _episode(base_url: str, actions: list[dict]) -> tuple[dict, list[dict], dict
 
 def test_a_client_replaying_the_right_calls_earns_1_and_one_doing_nothing_0(base_url):
     start, seen, last = _episode(base_url, [{"tool_calls": [REFUND]}, {"tool_calls": [SOLVE]}, {"end": True}])
-    assert start["done"] is False and start["reward"] is None
-    assert start["observation"]["messages"][0]["role"] == "user" and start["observation"]["policy"]
+    assert start["done"] is False
+    assert start["reward"] is None
+    assert start["observation"]["messages"][0]["role"] == "user"
+    assert start["observation"]["policy"]
     assert {t["name"] for t in start["observation"]["tools"]} >= {"issue_refund", "update_ticket", "search_policy"}
     assert json.loads(seen[0]["observation"]["messages"][-1]["content"])["id"] == "RF-0001"
     assert (last["done"], last["reward"]) == (True, 1)
     _, _, idle = _episode(base_url, [{"end": True}])
-    assert idle["reward"] == 0 and idle["observation"]["info"] == {"reason": "a check failed"}  # not which one
+    assert idle["reward"] == 0
+    assert idle["observation"]["info"] == {"reason": "a check failed"}
 
 
 def test_private_state_never_leaves_the_server(base_url):
-    start, seen, last = _episode(
+    start, seen, _last = _episode(
         base_url, [{"message": "Which would you prefer, a refund or a replacement?"}, {"end": True}]
     )
     everything = json.dumps([start, *seen])
     # the order id and email are the user's private facts (not asked for), 19899 the golden refund amount
-    assert "O-5001" not in everything and "@example" not in everything and "19899" not in everything
+    assert "O-5001" not in everything
+    assert "@example" not in everything
+    assert "19899" not in everything
     reply = seen[0]["observation"]["messages"][-1]
-    assert reply["role"] == "user" and "a refund, not a replacement" in reply["content"].lower()  # asked for: given
+    assert reply["role"] == "user"
+    assert "a refund, not a replacement" in reply["content"].lower()
 
 
 def test_twenty_concurrent_episodes_see_only_their_own_writes(base_url):
@@ -103,7 +109,8 @@ def test_a_backend_failure_is_a_system_error_with_its_stage_not_a_reward(base_ur
 
     monkeypatch.setattr(SQLiteBackend, "restore", broken)
     start = _post(base_url, "/reset", {"task_id": TASK})
-    assert start["done"] is True and start["reward"] is None
+    assert start["done"] is True
+    assert start["reward"] is None
     error = {"stage": "backend", "message": "a fresh backend failed: RuntimeError: out of memory"}
     assert start["observation"]["error"] == error
 
@@ -111,10 +118,12 @@ def test_a_backend_failure_is_a_system_error_with_its_stage_not_a_reward(base_ur
 def test_unknown_tasks_and_episodes_are_client_errors(base_url):
     with pytest.raises(urllib.error.HTTPError) as unknown:
         _post(base_url, "/reset", {"task_id": "test_case_XX001_001"})
-    assert unknown.value.code == 400 and "no task 'test_case_XX001_001'" in unknown.value.read().decode()
+    assert unknown.value.code == 400
+    assert "no task 'test_case_XX001_001'" in unknown.value.read().decode()
     with pytest.raises(urllib.error.HTTPError) as missing:
         _post(base_url, "/step", {"episode_id": "nope", "action": {"end": True}})
-    assert missing.value.code == 400 and "call /reset first" in missing.value.read().decode()
+    assert missing.value.code == 400
+    assert "call /reset first" in missing.value.read().decode()
 
 
 def _status(base_url: str, path: str, data: bytes) -> tuple[int, str]:
@@ -149,12 +158,14 @@ def test_a_malformed_step_is_refused_with_what_is_wrong_and_the_episode_goes_on(
     got, text = _status(base_url, "/step", body)
     detail = json.loads(text)["detail"]
     said = " ".join(e["msg"] for e in detail) if isinstance(detail, list) else detail
-    assert got == status and message in said
+    assert got == status
+    assert message in said
     assert len(text) < 2_000  # what was sent is never echoed back whole
     _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"tool_calls": [REFUND]}})
     _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"tool_calls": [SOLVE]}})
     last = _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
-    assert last["done"] and last["reward"] == 1  # the refused step changed nothing
+    assert last["done"]
+    assert last["reward"] == 1
 
 
 def test_a_malformed_action_lists_every_problem_with_its_place(base_url):
@@ -175,7 +186,9 @@ def test_a_malformed_action_lists_every_problem_with_its_place(base_url):
 
 def test_an_unknown_id_is_quoted_by_a_short_prefix_only(base_url):
     status, text = _status(base_url, "/reset", json.dumps({"task_id": "x" * 60_000}).encode())
-    assert status == 400 and "... (60002 characters)" in text and len(text) < 300
+    assert status == 400
+    assert "... (60002 characters)" in text
+    assert len(text) < 300
 
 
 def test_a_second_step_while_one_is_answered_is_refused_with_409(base_url):
@@ -183,7 +196,8 @@ def test_a_second_step_while_one_is_answered_is_refused_with_409(base_url):
     step = {"episode_id": start["episode_id"], "action": {"tool_calls": [REFUND]}}
     with SERVERS[base_url].episodes[start["episode_id"]].busy:  # as if another step were being answered
         status, text = _status(base_url, "/step", json.dumps(step).encode())
-    assert status == 409 and "still answering another step" in json.loads(text)["detail"]
+    assert status == 409
+    assert "still answering another step" in json.loads(text)["detail"]
     _post(base_url, "/step", {"episode_id": start["episode_id"], "action": {"end": True}})
 
 
@@ -196,13 +210,15 @@ def test_live_episodes_are_capped_and_idle_ones_expire_and_are_freed():
         first = _post(url, "/reset", {"task_id": TASK})
         _post(url, "/reset", {"task_id": TASK})
         status, text = _status(url, "/reset", json.dumps({"task_id": TASK}).encode())
-        assert status == 503 and "2 episodes are live" in json.loads(text)["detail"]
+        assert status == 503
+        assert "2 episodes are live" in json.loads(text)["detail"]
         deadline = time.monotonic() + 10
         while env.episodes and time.monotonic() < deadline:
             time.sleep(0.05)
         assert env.episodes == {}  # both abandoned episodes expired and were forgotten
         status, text = _status(url, "/step", json.dumps({"episode_id": first["episode_id"], "action": {}}).encode())
-        assert status == 400 and "or it expired" in json.loads(text)["detail"]
+        assert status == 400
+        assert "or it expired" in json.loads(text)["detail"]
         assert _post(url, "/reset", {"task_id": TASK})["done"] is False  # room again
     finally:
         http.shutdown()
@@ -253,10 +269,14 @@ def test_openenvs_own_client_resets_steps_and_reads_state_over_the_websocket(bas
             return start, steps, await env.state()
 
     start, steps, state = asyncio.run(episode([{"tool_calls": [REFUND]}, {"tool_calls": [SOLVE]}, {"end": True}]))
-    assert start.observation["task_id"] == TASK and start.observation["tools"] and not start.done
+    assert start.observation["task_id"] == TASK
+    assert start.observation["tools"]
+    assert not start.done
     assert json.loads(steps[0].observation["messages"][-1]["content"])["id"] == "RF-0001"
     assert (steps[-1].done, steps[-1].reward) == (True, 1)
-    assert state["task_id"] == TASK and state["step_count"] == 3 and state["done"] is True
+    assert state["task_id"] == TASK
+    assert state["step_count"] == 3
+    assert state["done"] is True
 
     async def malformed() -> str:
         async with GenericEnvClient(base_url=base_url) as env:

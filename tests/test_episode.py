@@ -38,17 +38,21 @@ def _episode(agent, limits):
 
 def test_turn_limit_ends_the_episode():
     episode = _episode(Looping(ask=True), Limits(max_turns=3))
-    assert episode.end_reason == "max_turns" and episode.turns == 3
+    assert episode.end_reason == "max_turns"
+    assert episode.turns == 3
     assert [m["role"] for m in episode.messages] == ["user"] + ["assistant", "user"] * 3 + ["assistant"]
 
 
 def test_step_limit_ends_the_episode_and_parallel_calls_are_all_answered():
     episode = _episode(Looping(ask=False), Limits(max_steps=4))
-    assert episode.end_reason == "max_steps" and episode.steps == 4
-    assert episode.tool_calls == 8 and episode.tool_errors == 0
+    assert episode.end_reason == "max_steps"
+    assert episode.steps == 4
+    assert episode.tool_calls == 8
+    assert episode.tool_errors == 0
     answered = [m["call_id"] for m in episode.messages if m["role"] == "tool"]
     asked = [c["id"] for m in episode.messages if m.get("tool_calls") for c in m["tool_calls"]]
-    assert answered == asked and len(set(asked)) == 8
+    assert answered == asked
+    assert len(set(asked)) == 8
 
 
 def test_time_limit_ends_the_episode():

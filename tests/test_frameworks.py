@@ -54,7 +54,8 @@ def test_the_pages_agent_passes_the_golden_script_and_fails_a_wrong_one(page, go
             done = _pytest(tmp_path, "--tb-agent", f"{agent}:support_agent", "--tb-results", str(results), env=env)
         assert done.returncode == expected, done.stdout[-3000:]
         records = read_records([results])
-        assert len(records) == 3 and {r["agent"] for r in records} == {PAGES[page]}
+        assert len(records) == 3
+        assert {r["agent"] for r in records} == {PAGES[page]}
         assert all(r["outcome"] == ("passed" if expected == 0 else "failed") for r in records)
         # every call the framework made reached the attempt's endpoint and is in the transcript
         for r in records:

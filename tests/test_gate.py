@@ -58,8 +58,13 @@ def test_every_metric_is_covered_above():
 
 @pytest.mark.parametrize(
     ("op", "below", "equal", "above"),
-    [(">=", False, True, True), (">", False, False, True), ("<=", True, True, False), ("<", True, False, False)]
-    + [("==", False, True, False)],
+    [
+        (">=", False, True, True),
+        (">", False, False, True),
+        ("<=", True, True, False),
+        ("<", True, False, False),
+        ("==", False, True, False),
+    ],
 )
 def test_each_operator_at_below_and_above_the_figure(op, below, equal, above):
     # overall pass@1 is 0.5: the threshold sits above it, on it, then below it
@@ -81,23 +86,27 @@ def test_domain_prefix_uses_that_domains_figures():
     # retail: pass@1 = (1 + 0.5 + 0) / 3 = 0.5, pass^2 = 1/3, solved 2 of 2: 1 of 3; 3 tasks, so min_tasks=3
     assert parse_gate("domain:retail:pass@1==0.5").evaluate(AGG, min_tasks=3).ok
     retail = parse_gate("domain:retail:pass^k>0.3").evaluate(AGG, min_tasks=3)
-    assert retail.ok and retail.value == pytest.approx(1 / 3)
+    assert retail.ok
+    assert retail.value == pytest.approx(1 / 3)
     assert retail.line == "gate domain:retail:pass^k>0.3: 0.333 -> ok"
     assert parse_gate("domain:retail:k/k%>=0.33").evaluate(AGG, min_tasks=3).value == pytest.approx(1 / 3)
     assert parse_gate("domain:travel:errors==1").evaluate(AGG).ok  # a count: no minimum of tasks
     travel = parse_gate("domain:travel:k/k==1").evaluate(AGG)
-    assert travel.ok and travel.line == "gate domain:travel:k/k==1: 1 -> ok"
+    assert travel.ok
+    assert travel.line == "gate domain:travel:k/k==1: 1 -> ok"
 
 
 def test_a_rate_over_fewer_tasks_than_the_minimum_fails_and_says_why():
     result = parse_gate("domain:retail:pass@1>=0").evaluate(AGG)  # 3 tasks, the default minimum is 5
-    assert not result.ok and result.value is None
+    assert not result.ok
+    assert result.value is None
     assert result.line == (
         "gate domain:retail:pass@1>=0: pass@1 is over 3 tasks, fewer than the 5 a gate needs: a rate over so few "
         "tasks says little about the next ones (the minimum is --tb-gate-min-tasks, or --gate-min-tasks for "
         "thinkingbox report) -> FAILED"
     )
-    assert MIN_TASKS == 5 and parse_gate("domain:retail:pass@1>=0").evaluate(AGG, min_tasks=3).ok
+    assert MIN_TASKS == 5
+    assert parse_gate("domain:retail:pass@1>=0").evaluate(AGG, min_tasks=3).ok
 
 
 def test_spaces_around_the_operator_and_the_canonical_text():
@@ -107,12 +116,14 @@ def test_spaces_around_the_operator_and_the_canonical_text():
     assert parse_gate("k/k >= 40").threshold == 40.0
     bound = parse_gate("pass@1.lcb95 >= 0.8")
     assert bound == Gate(metric="pass@1", op=">=", threshold=0.8, number="0.8", bound="lcb95")
-    assert bound.text == "pass@1.lcb95>=0.8" and parse_gate("domain:a:gap.ucb95<=0.2").text == "domain:a:gap.ucb95<=0.2"
+    assert bound.text == "pass@1.lcb95>=0.8"
+    assert parse_gate("domain:a:gap.ucb95<=0.2").text == "domain:a:gap.ucb95<=0.2"
 
 
 def test_an_unknown_domain_fails_and_says_which_domains_there_are():
     result = parse_gate("domain:banking:pass@1>=0.8").evaluate(AGG)
-    assert not result.ok and result.value is None
+    assert not result.ok
+    assert result.value is None
     assert (
         result.line
         == "gate domain:banking:pass@1>=0.8: no domain 'banking' in the results (domains: retail, travel) -> FAILED"
@@ -123,16 +134,19 @@ def test_an_undefined_figure_fails_instead_of_passing():
     # nothing graded: pass@1 is undefined, so even a gate that any number would meet fails
     only_errors = aggregate([r for i in range(5) for r in _records(f"t{i}", "retail", ["error"])], k=1)
     result = parse_gate("pass@1>=0").evaluate(only_errors)
-    assert not result.ok and result.value is None
+    assert not result.ok
+    assert result.value is None
     assert "no pass@1 figure (no task has a graded attempt) -> FAILED" in result.line
     empty = parse_gate("errors<=5").evaluate(aggregate([], k=2))
-    assert not empty.ok and empty.line == "gate errors<=5: no tasks, so no figure -> FAILED"
+    assert not empty.ok
+    assert empty.line == "gate errors<=5: no tasks, so no figure -> FAILED"
 
 
 def test_retention_is_gone_and_the_error_names_what_replaced_it():
     with pytest.raises(ValueError, match="retention") as excinfo:
         parse_gate("retention>=0.5")
-    assert "gate on gap (pass@k - pass^k" in str(excinfo.value) and "flaky%" in str(excinfo.value)
+    assert "gate on gap (pass@k - pass^k" in str(excinfo.value)
+    assert "flaky%" in str(excinfo.value)
 
 
 @pytest.mark.parametrize(

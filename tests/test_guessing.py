@@ -170,7 +170,8 @@ def test_the_capture_file_holds_each_tasks_brief_once(toy):
     toy.makepyfile(test_tasks=HEAD + hold(60, 1, 15_000))
     toy.runpytest("--tb-capture", "briefs.jsonl", "--tb-repeat", "3").assert_outcomes(passed=3)
     [brief] = [json.loads(line) for line in (toy.path / "briefs.jsonl").read_text().splitlines()]
-    assert brief["task"] == "test_case_TY060_001" and brief["domain"] == "toy"
+    assert brief["task"] == "test_case_TY060_001"
+    assert brief["domain"] == "toy"
     assert [c["tool"] for c in brief["golden"]] == ["get_account", "update_ticket"]
     assert brief["arranged"]["tickets"]["T-9"]["account_id"] == "A-1"
 

@@ -157,8 +157,10 @@ def test_every_section_is_there_with_the_hand_computed_figures() -> None:
     assert '<td>0.750 <small class="se">±0.250</small><br><small class="ci">[0.000, 1.000]</small></td>' in page
     assert f'<td>1.000 <small class="se">±0.000</small><br><small class="ci">[{jeffreys:.3f}, 1.000]*</small>' in page
     assert '<td>1 (50%)<br><small class="ci">[0.000, 1.000]</small></td>' in page
-    assert "<th>pass@2</th><th>pass^2</th><th>2/2</th><th>flaky</th><th>gap</th>" in page and "retention" not in page
-    assert "Incomplete: 1 attempt(s) missing" in page and "RT2 #2" in page
+    assert "<th>pass@2</th><th>pass^2</th><th>2/2</th><th>flaky</th><th>gap</th>" in page
+    assert "retention" not in page
+    assert "Incomplete: 1 attempt(s) missing" in page
+    assert "RT2 #2" in page
     assert "per success <b>$0.267</b>" in page  # 0.2 / 0.75
     assert "wrong_value" in page
 
@@ -182,7 +184,8 @@ def test_cells_and_signature_examples_point_at_their_records() -> None:
     assert (shown["task"], shown["attempt"], shown["outcome"]) == ("RT2", 2, "failed")
     assert shown["differences"][0]["actual"] == 400
     examples = elements.with_class("example")
-    assert examples and {data["attempts"][int(e["data-a"])]["signature"] for e in examples} == {"wrong_value"}
+    assert examples
+    assert {data["attempts"][int(e["data-a"])]["signature"] for e in examples} == {"wrong_value"}
 
 
 def test_hostile_transcript_is_escaped_and_cannot_end_the_script() -> None:
@@ -190,7 +193,8 @@ def test_hostile_transcript_is_escaped_and_cannot_end_the_script() -> None:
     hostile["transcript"] = [{"role": "user", "content": HOSTILE}, {"role": "assistant", "content": HOSTILE}]
     hostile["differences"][0]["actual"] = HOSTILE
     page = render_html(document(run_document("run-a", [record("RT1", 1), hostile], k=1, label=HOSTILE)))
-    assert "<img" not in page and 'onerror="' not in page
+    assert "<img" not in page
+    assert 'onerror="' not in page
     assert page.count("</script>") == 2  # the data element and the viewer script, nothing else
     elements = Elements(page)
     assert not [t for t, _ in elements.tags if t == "img"]
@@ -206,8 +210,11 @@ def test_nothing_is_fetched_from_the_network() -> None:
     tags = Elements(page).tags
     assert not [a for _, a in tags if re.match(r"\s*(https?:)?//", a.get("src", "") + a.get("href", ""))]
     assert not [t for t, _ in tags if t in {"link", "iframe", "img", "object", "embed"}]
-    assert "@import" not in page and "url(" not in page and "@font-face" not in page
-    assert "default-src 'none'" in page and "https://api.example.com/v1" in page  # shown as text, not fetched
+    assert "@import" not in page
+    assert "url(" not in page
+    assert "@font-face" not in page
+    assert "default-src 'none'" in page
+    assert "https://api.example.com/v1" in page
 
 
 def test_without_cost_figures_the_cost_chart_says_so() -> None:
@@ -216,10 +223,12 @@ def test_without_cost_figures_the_cost_chart_says_so() -> None:
         run["cost"] = None
     page = render_html(doc)
     cost = page.split('id="chart-cost"', 1)[1].split("</section>", 1)[0]
-    assert "No cost figures" in cost and "<svg" not in cost
+    assert "No cost figures" in cost
+    assert "<svg" not in cost
     with_cost = render_html(two_runs()).split('id="chart-cost"', 1)[1].split("</section>", 1)[0]
     # run b has no task with k graded attempts (a system error, a missing attempt): no k/k share to plot
-    assert with_cost.count("<svg") == 2 and with_cost.count('class="frontier"') == 1
+    assert with_cost.count("<svg") == 2
+    assert with_cost.count('class="frontier"') == 1
     assert "1 run(s) without this figure are not plotted" in with_cost
 
 
@@ -229,10 +238,13 @@ def test_runs_of_different_k_never_share_a_chart_axis() -> None:
     c = run_document("run-c", three, k=3)
     page = render_html(document(a, c))
     reliability = page.split('id="chart-reliability"', 1)[1].split("</section>", 1)[0]
-    assert reliability.count("<svg") == 2 and "The runs have different k" in reliability
-    assert 'id="reliability-k2"' in reliability and 'id="reliability-k3"' in reliability
+    assert reliability.count("<svg") == 2
+    assert "The runs have different k" in reliability
+    assert 'id="reliability-k2"' in reliability
+    assert 'id="reliability-k3"' in reliability
     domains = page.split('id="chart-domains"', 1)[1].split("</section>", 1)[0]
-    assert domains.count("<svg") == 2 and "<figcaption>k = 3</figcaption>" in domains
+    assert domains.count("<svg") == 2
+    assert "<figcaption>k = 3</figcaption>" in domains
 
 
 @pytest.fixture(scope="session")
@@ -274,14 +286,20 @@ def test_report_in_a_headless_browser(chromium: str, tmp_path: Path) -> None:
             # run b has no task with 2 graded attempts, so no k/k: one point, and a note naming run b
             assert page.locator("#chart-reliability circle").count() == 1
             assert "no task with 2 graded attempts: run-b" in page.locator("#chart-reliability").inner_text()
-            assert page.locator("#grid-1 .cell").count() == 6 and page.locator("#grid-2 .cell").count() == 4
+            assert page.locator("#grid-1 .cell").count() == 6
+            assert page.locator("#grid-2 .cell").count() == 4
 
             page.locator('#grid-1 .cell.fail[title^="RT2 #2"]').click()
             viewer = page.locator("#attempt-viewer")
             transcript, diff = viewer.locator(".transcript").inner_text(), viewer.locator(".state-diff").inner_text()
-            assert "issue_refund" in transcript and '"amount_cents": 4000' in transcript
-            assert "refunds" in diff and "amount_cents" in diff and "4000" in diff and "400" in diff
-            assert "wrong_value" in viewer.inner_text() and viewer.is_visible()
+            assert "issue_refund" in transcript
+            assert '"amount_cents": 4000' in transcript
+            assert "refunds" in diff
+            assert "amount_cents" in diff
+            assert "4000" in diff
+            assert "400" in diff
+            assert "wrong_value" in viewer.inner_text()
+            assert viewer.is_visible()
             assert viewer.locator(".msg.tool.err").inner_text().startswith("tool result: get_order — NOT_FOUND")
 
             page.locator('#grid-2 .cell.error[title^="RT1 #2"]').click()
@@ -293,8 +311,11 @@ def test_report_in_a_headless_browser(chromium: str, tmp_path: Path) -> None:
 
             page.locator('#grid-1 .cell[title^="RT3 #1"]').click()
             assert HOSTILE in viewer.locator(".transcript").inner_text()  # shown as text, not run
-            assert page.locator("img").count() == 0 and page.title() != "owned"
+            assert page.locator("img").count() == 0
+            assert page.title() != "owned"
         finally:
             browser.close()
-    assert console == [] and errors == []
-    assert requests and all(url.startswith("file://") for url in requests)
+    assert console == []
+    assert errors == []
+    assert requests
+    assert all(url.startswith("file://") for url in requests)

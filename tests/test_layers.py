@@ -91,7 +91,7 @@ def test_no_import_cycle():
         state[name] = "open"
         for target in sorted(edges[name]):
             if state.get(target) == "open":
-                cycles.append(" -> ".join(path[path.index(target) :] + [target]))
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
             elif target not in state:
                 visit(target, [*path, target])
         state[name] = "done"

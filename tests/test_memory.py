@@ -71,7 +71,8 @@ def test_no_attempt_outlives_its_record_in_one_process(toy, agent):
     result = toy.runpytest_subprocess("--tb-repeat", "4", "--tb-agent", agent, "--tb-results", "r.jsonl")
     result.assert_outcomes(**{"passed" if agent == "golden" else "failed": 4})
     records = [json.loads(line) for line in (toy.path / "r.jsonl").read_text().splitlines()[1:-1]]
-    assert len(records) == 4 and all(r["transcript"] for r in records)  # the file has them all
+    assert len(records) == 4
+    assert all(r["transcript"] for r in records)
     assert _seen(toy.path) == {
         "main": {
             "watched": 4,
@@ -94,5 +95,6 @@ def test_no_attempt_outlives_its_record_under_xdist(toy):
     workers = [seen["gw0"], seen["gw1"]]
     assert sum(w["watched"] for w in workers) == 6
     assert all(w["alive"] == 0 and w["reports_with_transcript"] == 0 for w in workers)
-    assert seen["main"]["records_kept"] == 6 and seen["main"]["records_with_transcript"] == 0
+    assert seen["main"]["records_kept"] == 6
+    assert seen["main"]["records_with_transcript"] == 0
     assert seen["main"]["reports_with_transcript"] == 0

@@ -12,7 +12,8 @@ def test_pass_at_k_and_pass_hat_k_by_hand():
     assert pass_at_k(5, 2, 2) == pytest.approx(0.7)
     assert pass_hat_k(5, 2, 2) == pytest.approx(0.1)
     # k = n: solved at least once iff c > 0; solved every time iff c == n
-    assert pass_at_k(4, 1, 4) == 1.0 and pass_hat_k(4, 3, 4) == 0.0
+    assert pass_at_k(4, 1, 4) == 1.0
+    assert pass_hat_k(4, 3, 4) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -50,23 +51,36 @@ def test_aggregate_by_hand_with_unequal_attempts_reported():
     assert retail["pass@1"] == pytest.approx((3 / 4 + 1) / 2)
     assert retail["pass@k"] == pytest.approx(1.0)
     assert retail["pass^k"] == pytest.approx((0 + 1) / 2)
-    assert retail["all_k"] == 1 and retail["tasks"] == 2 and retail["errors"] == 0
+    assert retail["all_k"] == 1
+    assert retail["tasks"] == 2
+    assert retail["errors"] == 0
     # task c has 1 graded attempt: in pass@1 (1/1), out of every k figure, listed as incomplete with n = 1
     assert agg["incomplete"] == {"c": 1}
     travel = agg["domains"]["travel"]
-    assert travel["pass@1"] == 1.0 and travel["pass@k"] is None and travel["pass^k"] is None
-    assert travel["all_k"] == 0 and travel["all_k_share"] is None and travel["incomplete_tasks"] == 1
+    assert travel["pass@1"] == 1.0
+    assert travel["pass@k"] is None
+    assert travel["pass^k"] is None
+    assert travel["all_k"] == 0
+    assert travel["all_k_share"] is None
+    assert travel["incomplete_tasks"] == 1
     assert overall["pass@1"] == pytest.approx((0.75 + 1 + 1) / 3)
-    assert overall["pass^k"] == pytest.approx(0.5) and overall["complete_tasks"] == 2
-    assert overall["errors"] == 1 and overall["error_share"] == pytest.approx(1 / 10) and overall["graded"] == 9
-    assert overall["all_k"] == 1 and agg["attempts"] == 10 and "retention" not in overall
+    assert overall["pass^k"] == pytest.approx(0.5)
+    assert overall["complete_tasks"] == 2
+    assert overall["errors"] == 1
+    assert overall["error_share"] == pytest.approx(1 / 10)
+    assert overall["graded"] == 9
+    assert overall["all_k"] == 1
+    assert agg["attempts"] == 10
+    assert "retention" not in overall
     assert agg["per_task"]["c"] == {"domain": "travel", "passed": 1, "attempts": 2, "errors": 1}
 
 
 def test_nothing_graded_gives_no_rate_rather_than_zero():
     agg = aggregate(_records("a", "retail", ["error", "error"]), k=2)
     overall = agg["overall"]
-    assert overall["pass@1"] is None and overall["graded_tasks"] == 0 and overall["errors"] == 2
+    assert overall["pass@1"] is None
+    assert overall["graded_tasks"] == 0
+    assert overall["errors"] == 2
     assert agg["incomplete"] == {"a": 0}
 
 

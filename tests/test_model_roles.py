@@ -72,7 +72,8 @@ def test_an_empty_user_reply_is_asked_again_and_never_the_agents_failure(toy, se
     served.faults.extend([Fault(text=blank, role="user")] * 2)  # then the user answers, thanks and stops
     toy.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl").assert_outcomes(passed=1)
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["usage"]["user"]["retries"] == 2 and record["usage"]["user"]["calls"] == 3
+    assert record["usage"]["user"]["retries"] == 2
+    assert record["usage"]["user"]["calls"] == 3
     assert all("STOP" not in str(m.get("content")) for m in record["transcript"])
 
 
@@ -80,7 +81,8 @@ def test_a_user_that_only_answers_empty_is_a_user_stage_system_error(toy, served
     served.faults.extend([Fault(text="", role="user")] * 3)
     toy.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl").assert_outcomes(errors=1)
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["outcome"] == "error" and record["error"]["stage"] == "user"
+    assert record["outcome"] == "error"
+    assert record["error"]["stage"] == "user"
     assert "did not give a usable reply after 3 tries" in record["error"]["message"]
 
 
@@ -95,9 +97,11 @@ def test_a_stop_before_the_agent_did_anything_is_asked_about_once(toy):
     assert "note from the simulation" in asked[1]["messages"][-1]["content"]
     [record] = read_records([toy.path / "r.jsonl"])
     said = [m["content"] for m in record["transcript"] if m["role"] == "user"]
-    assert "note from the simulation" not in " ".join(said) and "STOP" not in " ".join(said)
+    assert "note from the simulation" not in " ".join(said)
+    assert "STOP" not in " ".join(said)
     # the second answer stopped too: it stands (an agent that only greets did not do the task)
-    assert record["outcome"] == "failed" and record["end_reason"] == "user_end"
+    assert record["outcome"] == "failed"
+    assert record["end_reason"] == "user_end"
 
 
 @pytest.mark.parametrize(
@@ -118,7 +122,8 @@ def test_a_stop_before_the_agent_did_anything_is_asked_about_once(toy):
 )
 def test_the_judges_answer_is_read_in_the_usual_forms(text, answer):
     verdict = read_verdict("q", text)
-    assert verdict is not None and verdict.answer == answer
+    assert verdict is not None
+    assert verdict.answer == answer
 
 
 @pytest.mark.parametrize("text", ["maybe", "I cannot tell.", "{}", ""])
@@ -134,7 +139,9 @@ def test_the_judge_sees_what_the_customer_saw_with_the_reference_and_answers_at_
         [request] = requests_of(server, "judge")
     prompt = request["messages"][-1]["content"]
     assert "Agent: Your 40 dollars are refunded. Anything else?" in prompt
-    assert "issue_refund" not in prompt and "get_account" not in prompt and "T-9" not in prompt  # no tool work
+    assert "issue_refund" not in prompt
+    assert "get_account" not in prompt
+    assert "T-9" not in prompt
     assert "Reference reply (what a correct agent told this customer):\nYour 40 dollars are refunded." in prompt
     assert "Accepted wordings of the fact asked about: '40 dollars are refunded'" in prompt
     assert request["temperature"] == 0.0
@@ -147,7 +154,8 @@ def test_an_unreadable_judge_answer_is_asked_again_with_feedback_then_is_a_judge
         server.faults.extend([Fault(text="hmm", role="judge")] * 3)
         toy.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl").assert_outcomes(errors=1)
         asked = requests_of(server, "judge")
-    assert len(asked) == 3 and "could not be read" in asked[1]["messages"][-1]["content"]
+    assert len(asked) == 3
+    assert "could not be read" in asked[1]["messages"][-1]["content"]
     [record] = read_records([toy.path / "r.jsonl"])
     assert record["error"]["stage"] == "judge"
 

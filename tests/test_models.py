@@ -94,12 +94,17 @@ def test_a_scripted_golden_model_passes_a_retail_task_through_the_agent_loop(ret
     records = read_records([results])
     assert [r["outcome"] for r in records] == ["passed", "passed"]
     for r in records:
-        assert r["agent"] == "openai:m" and r["end_reason"] == "agent_end"
+        assert r["agent"] == "openai:m"
+        assert r["end_reason"] == "agent_end"
         usage = r["usage"]["agent"]
         assert usage["calls"] == len(script.calls) + 1  # one turn per call, then the closing turn
-        assert usage["input_tokens"] > usage["cached_tokens"] > 0 and usage["output_tokens"] > 0
-        assert usage["retries"] == 0 and usage["latency_s"] > 0 and usage["model"] == "m"
-        assert r["tool_calls"] == len(script.calls) and r["tool_errors"] == 0
+        assert usage["input_tokens"] > usage["cached_tokens"] > 0
+        assert usage["output_tokens"] > 0
+        assert usage["retries"] == 0
+        assert usage["latency_s"] > 0
+        assert usage["model"] == "m"
+        assert r["tool_calls"] == len(script.calls)
+        assert r["tool_errors"] == 0
 
 
 def test_malformed_arguments_come_back_to_the_model_as_error_results(models, model):
@@ -111,7 +116,8 @@ def test_malformed_arguments_come_back_to_the_model_as_error_results(models, mod
     assert first["tool_calls"][0]["arguments"] == '{"order_id": '  # what the model wrote, kept as text
     assert answer["error"] == "INVALID_ARGUMENT"
     assert "not valid JSON" in json.loads(answer["content"])["error"]["message"]
-    assert record["tool_errors"] == 1 and record["tool_calls"] == 4
+    assert record["tool_errors"] == 1
+    assert record["tool_calls"] == 4
 
 
 def test_parallel_tool_calls_in_one_turn_run_in_order_and_are_all_answered(models, model):
@@ -136,7 +142,8 @@ def test_a_retried_failure_then_success_is_a_pass_with_the_retry_counted(models,
     result = models.runpytest("--tb-config", "models.yaml", "--tb-results", "r.jsonl")
     result.assert_outcomes(passed=1)
     [record] = read_records([models.path / "r.jsonl"])
-    assert record["usage"]["agent"]["retries"] == 1 and record["usage"]["agent"]["calls"] == 4
+    assert record["usage"]["agent"]["retries"] == 1
+    assert record["usage"]["agent"]["calls"] == 4
     assert model.requests.count("/v1/chat/completions") == 5
     if fault.headers:
         assert time.perf_counter() - started >= 0.2  # the server's retry-after was honoured
@@ -151,10 +158,15 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     result.assert_outcomes(errors=1, passed=1)  # an error, not a failure
     result.stdout.fnmatch_lines(["agent endpoint error: agent model scripted at http*"])  # the message, no traceback
     [error] = read_records([models.path / "errors.jsonl"])
-    assert error["attempt"] == 1 and error["outcome"] == "error" and error["signature"] is None
-    assert error["error"]["stage"] == "agent" and error["error"]["type"] == cause and cause in error["error"]["message"]
+    assert error["attempt"] == 1
+    assert error["outcome"] == "error"
+    assert error["signature"] is None
+    assert error["error"]["stage"] == "agent"
+    assert error["error"]["type"] == cause
+    assert cause in error["error"]["message"]
     assert "after 2 retries" in error["error"]["message"]
-    assert error["usage"]["agent"]["retries"] == 2 and error["transcript"][0]["content"] == OPENING
+    assert error["usage"]["agent"]["retries"] == 2
+    assert error["transcript"][0]["content"] == OPENING
 
     rerun = models.runpytest(*options, "--tb-rerun-errors", "errors.jsonl", "--tb-results", "r.jsonl")
     rerun.assert_outcomes(passed=1)
@@ -166,7 +178,8 @@ def test_a_failing_endpoint_is_a_system_error_in_the_sidecar_and_reruns_alone(mo
     from pytest_thinkingbox.campaign.report import build_report
 
     [run] = build_report(load([models.path / "r.jsonl"]))["runs"]
-    assert run["aggregate"]["overall"]["pass@1"] == 1.0 and run["complete"]
+    assert run["aggregate"]["overall"]["pass@1"] == 1.0
+    assert run["complete"]
 
 
 def test_re_running_errors_needs_a_file_for_the_new_records(models):
@@ -181,10 +194,8 @@ def test_a_time_limit_reached_while_the_endpoint_fails_is_a_system_error(models,
     result = models.runpytest("--tb-config", "models.yaml", "--tb-time-limit", "1", "--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     [record] = read_records([models.path / "r.jsonl"])
-    assert (
-        record["error"]["stage"] == "agent"
-        and "time limit ran out while the agent endpoint" in record["error"]["message"]
-    )
+    assert record["error"]["stage"] == "agent"
+    assert "time limit ran out while the agent endpoint" in record["error"]["message"]
 
 
 def test_an_ini_file_can_name_the_model(models, model, monkeypatch):
@@ -192,7 +203,8 @@ def test_an_ini_file_can_name_the_model(models, model, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
     models.runpytest("--tb-base-url", model.base_url, "--tb-results", "r.jsonl").assert_outcomes(passed=1)
     [record] = read_records([models.path / "r.jsonl"])
-    assert record["agent"] == "openai:scripted" and record["usage"]["agent"]["calls"] == 4
+    assert record["agent"] == "openai:scripted"
+    assert record["usage"]["agent"]["calls"] == 4
 
 
 def test_limits_end_the_episode_with_a_recorded_reason_not_a_system_error(models, model):
@@ -200,7 +212,8 @@ def test_limits_end_the_episode_with_a_recorded_reason_not_a_system_error(models
     result = models.runpytest("--tb-config", "models.yaml", "--tb-time-limit", "1", "--tb-results", "r.jsonl")
     result.assert_outcomes(failed=1)
     [record] = read_records([models.path / "r.jsonl"])
-    assert record["end_reason"] == "time_limit" and record["signature"] == "limit_reached"
+    assert record["end_reason"] == "time_limit"
+    assert record["signature"] == "limit_reached"
 
 
 def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
@@ -226,7 +239,8 @@ def test_resume_after_a_killed_run_loses_and_duplicates_nothing(models, model):
     assert done.returncode == 0, done.stdout[-2000:]
     records = read_records([results])
     assert sorted(r["attempt"] for r in records) == list(range(1, 31))
-    assert records[: len(before)] == before and len({r["run"] for r in records}) == 1
+    assert records[: len(before)] == before
+    assert len({r["run"] for r in records}) == 1
 
 
 @pytest.mark.parametrize(
@@ -262,7 +276,8 @@ def test_the_shortcut_needs_the_key_and_names_the_model(toy, model, monkeypatch)
     result = toy.runpytest("--tb-agent", "openai:scripted", "--tb-base-url", model.base_url, "--tb-results", "r.jsonl")
     result.assert_outcomes(passed=1)
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["agent"] == "openai:scripted" and record["usage"]["agent"]["model"] == "scripted"
+    assert record["agent"] == "openai:scripted"
+    assert record["usage"]["agent"]["model"] == "scripted"
 
 
 RUBRIC_TASK = REFUND_TASK.replace(
@@ -292,7 +307,8 @@ def test_rubric_questions_are_recorded_and_a_no_is_the_agents_failure(toy, model
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*rubric failed: 'Did the agent say the money was refunded?'*"])
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["rubric"][0]["answer"] == "no" and record["signature"] == "rubric_failed"
+    assert record["rubric"][0]["answer"] == "no"
+    assert record["signature"] == "rubric_failed"
 
 
 def test_the_llm_judge_and_user_are_served_by_the_endpoint_with_their_usage(toy, model, monkeypatch):
@@ -333,11 +349,13 @@ def test_a_dead_endpoint_ends_a_campaign_quickly_in_error_records(models, model)
     )
     took = time.monotonic() - started
     records = read_records([models.path / "r.jsonl"])
-    assert len(records) == 490 and {r["outcome"] for r in records} == {"error"}
+    assert len(records) == 490
+    assert {r["outcome"] for r in records} == {"error"}
     kinds = {r["error"]["type"] for r in records}
     assert kinds == {"InternalServerError", "EndpointDown"}  # each worker tries it, then the breaker holds
     down = [r for r in records if r["error"]["type"] == "EndpointDown"]
-    assert len(down) >= 480 and all("scripted at http://127.0.0.1" in r["error"]["message"] for r in down)
+    assert len(down) >= 480
+    assert all("scripted at http://127.0.0.1" in r["error"]["message"] for r in down)
     assert took < 60, f"a campaign against a dead endpoint took {took:.0f} s"
     assert result.stdout.str().count("The agent endpoint was down") == 1
 
@@ -352,7 +370,8 @@ def test_a_hung_endpoint_ends_a_campaign_of_a_hundred_attempts_within_a_minute_i
     )
     took = time.monotonic() - started
     records = read_records([models.path / "r.jsonl"])
-    assert len(records) == 120 and {r["outcome"] for r in records} == {"error"}
+    assert len(records) == 120
+    assert {r["outcome"] for r in records} == {"error"}
     assert {r["error"]["type"] for r in records} == {"EndpointHung", "EndpointDown"}
     hung = next(r for r in records if r["error"]["type"] == "EndpointHung")
     assert "no answer began within first_byte_s = 20 s" in hung["error"]["message"]
@@ -368,7 +387,8 @@ def test_an_endpoint_that_never_answers_is_a_system_error_whatever_the_time_limi
     [record] = read_records([models.path / "r.jsonl"])
     message = record["error"]["message"]
     assert (record["error"]["stage"], record["error"]["type"]) == ("agent", "EndpointHung")
-    assert "agent model scripted at http://127.0.0.1" in message and "within timeout_s = 1 s" in message
+    assert "agent model scripted at http://127.0.0.1" in message
+    assert "within timeout_s = 1 s" in message
 
 
 def test_a_request_that_hangs_is_not_retried_and_the_next_attempt_runs_after_the_cool_down(models, model):
@@ -377,7 +397,8 @@ def test_a_request_that_hangs_is_not_retried_and_the_next_attempt_runs_after_the
     result = models.runpytest("--tb-config", "models.yaml", "--tb-repeat", "2", "--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1, passed=1)
     hung, passed = read_records([models.path / "r.jsonl"])
-    assert hung["error"]["type"] == "EndpointHung" and hung["usage"]["agent"]["retries"] == 0
+    assert hung["error"]["type"] == "EndpointHung"
+    assert hung["usage"]["agent"]["retries"] == 0
     assert "no answer began within first_byte_s = 0.5 s" in hung["error"]["message"]
     assert passed["outcome"] == "passed"
 
@@ -390,7 +411,8 @@ def test_a_body_that_is_not_json_is_retried_and_named(models, model):
     [record] = read_records([models.path / "r.jsonl"])
     message = record["error"]["message"]
     assert record["usage"]["agent"]["retries"] == 2
-    assert "agent model scripted at http://127.0.0.1" in message and "after 2 retries" in message
+    assert "agent model scripted at http://127.0.0.1" in message
+    assert "after 2 retries" in message
 
 
 def test_a_campaign_keeps_to_the_endpoints_limit(models, model):
@@ -468,7 +490,8 @@ def test_every_request_in_flight_is_sent_at_once_on_its_own_connection():
             return replies
 
         replies = asyncio.run(burst())
-    assert len(replies) == 200 and len(server.arrivals) == 200
+    assert len(replies) == 200
+    assert len(server.arrivals) == 200
     # Every request arrived while the first still waited for its reply (measured from the first arrival: on a
     # loaded machine, starting the client and the loop took 2 s before any request left).
     assert max(server.arrivals) - min(server.arrivals) < 1.0
@@ -529,7 +552,8 @@ def test_the_scripted_server_keeps_a_connection_open_until_asked_and_answers_bad
             kept = conn.recv(4096)
             conn.sendall(models + b"Connection: close\r\n\r\n")  # a second request on the same connection
             rest = b"".join(iter(lambda: conn.recv(4096), b""))  # until the server closes it
-        assert kept.startswith(b"HTTP/1.1 200 OK\r\n") and rest.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert kept.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert rest.startswith(b"HTTP/1.1 200 OK\r\n")
         client = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         requests = [
             ("GET", "/v1/models", None),

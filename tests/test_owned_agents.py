@@ -96,7 +96,8 @@ def test_each_door_reaches_the_attempts_database_and_every_call_is_recorded(toy,
     ]
     called = [c["tool"] for m in transcript for c in m.get("tool_calls") or []]
     assert called == ["get_account", "issue_refund", "update_ticket"]
-    assert records[0]["end_reason"] == "agent_end" and records[0]["tool_calls"] == 3
+    assert records[0]["end_reason"] == "agent_end"
+    assert records[0]["tool_calls"] == 3
 
 
 def test_a_wrong_agent_fails_with_the_difference(toy):
@@ -152,7 +153,8 @@ def test_an_agent_that_raises_is_a_system_error_of_stage_agent(toy):
     result = toy.runpytest("--tb-agent", "my_agents:crashes", "--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
     (record,) = read_records([toy.path / "r.jsonl"])
-    assert record["error"]["stage"] == "agent" and "my framework broke" in record["error"]["message"]
+    assert record["error"]["stage"] == "agent"
+    assert "my framework broke" in record["error"]["message"]
     assert [c["tool"] for m in record["transcript"] for c in m.get("tool_calls") or []] == ["get_account"]
 
 

@@ -38,7 +38,8 @@ def answer(question: Question, reply: str) -> str:
 
 
 def judged(question: Question, told: list[str], not_told: list[str]) -> None:
-    assert len(told) >= 10 and len(not_told) >= 10
+    assert len(told) >= 10
+    assert len(not_told) >= 10
     assert [r for r in told if answer(question, r) != "yes"] == []
     assert [r for r in not_told if answer(question, r) != "no"] == []
 

@@ -99,8 +99,9 @@ def _answer(question: str, phrases: tuple[str, ...], reply: str) -> str:
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_each_family_is_tested_on_ten_right_and_ten_wrong_replies(family):
-    question, phrases, right, wrong = FAMILIES[family]
-    assert len(right) >= 10 and len(wrong) >= 10
+    _question, _phrases, right, wrong = FAMILIES[family]
+    assert len(right) >= 10
+    assert len(wrong) >= 10
     assert len(set(right) | set(wrong)) == len(right) + len(wrong)
 
 

@@ -265,6 +265,9 @@ def test_contact_travel_manager_wrong_replies_fail(rubric, reply):
 
 
 def test_each_family_is_asked_and_has_ten_replies_of_each_kind():
-    assert len(_family("contact_travel_manager")) >= 3 and len(_family("refund_amount")) >= 7
-    assert len(MANAGER_CORRECT) >= 10 and len(MANAGER_WRONG) >= 10
-    assert len(REFUND_CORRECT) >= 10 and len(REFUND_WRONG) >= 10
+    assert len(_family("contact_travel_manager")) >= 3
+    assert len(_family("refund_amount")) >= 7
+    assert len(MANAGER_CORRECT) >= 10
+    assert len(MANAGER_WRONG) >= 10
+    assert len(REFUND_CORRECT) >= 10
+    assert len(REFUND_WRONG) >= 10

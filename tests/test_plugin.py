@@ -50,15 +50,21 @@ def test_results_and_aggregate_files_and_summary(toy):
     records = read_records([toy.path / "out/r.jsonl"])
     assert [r["attempt"] for r in records] == [1, 2, 3]
     for r in records:
-        assert r["task"] == "test_case_TY001_001" and r["domain"] == "toy" and r["outcome"] == "passed"
+        assert r["task"] == "test_case_TY001_001"
+        assert r["domain"] == "toy"
+        assert r["outcome"] == "passed"
         assert (r["wrong"], r["missing"], r["extra"], r["tool_calls"]) == (0, 0, 0, 3)
         assert r["duration_s"] > 0
     assert len({r["start_hash"] for r in records}) == 1
     agg = json.loads((toy.path / "out/a.json").read_text())
-    assert agg["k"] == 3 and agg["tasks"] == 1 and agg["attempts"] == 3
+    assert agg["k"] == 3
+    assert agg["tasks"] == 1
+    assert agg["attempts"] == 3
     for figures in (agg["overall"], agg["domains"]["toy"]):
         assert figures["pass@1"] == figures["pass@k"] == figures["pass^k"] == 1.0
-        assert figures["all_k"] == 1 and figures["tasks"] == 1 and figures["errors"] == 0
+        assert figures["all_k"] == 1
+        assert figures["tasks"] == 1
+        assert figures["errors"] == 0
     assert agg["per_task"]["test_case_TY001_001"] == {"domain": "toy", "passed": 3, "attempts": 3, "errors": 0}
 
 
@@ -129,7 +135,8 @@ def test_running_twice_in_one_task_is_an_error_not_a_failure(toy):
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_case_TY002_001 calls tb.run twice*"])
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["outcome"] == "error" and record["error"]["stage"] == "task"
+    assert record["outcome"] == "error"
+    assert record["error"]["stage"] == "task"
 
 
 @pytest.mark.parametrize(
@@ -181,7 +188,8 @@ def test_agent_tool_mistakes_and_tool_crashes_are_results_and_the_episode_goes_o
     result = toy.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(passed=1)
     [record] = read_records([toy.path / "r.jsonl"])
-    assert record["tool_calls"] == 6 and record["tool_errors"] == 3
+    assert record["tool_calls"] == 6
+    assert record["tool_errors"] == 3
     errors = [m["error"] for m in record["transcript"] if m["role"] == "tool"]
     assert errors == ["UNKNOWN_TOOL", "INVALID_ARGUMENT", "INTERNAL", None, None, None]
 
@@ -218,10 +226,12 @@ def test_harness_failures_are_system_errors_kept_apart_from_agent_failures(toy):
     result.stdout.fnmatch_lines(["*raise ConnectionError*"])  # a fault in user code keeps its traceback
     [record] = read_records([toy.path / "r.jsonl"])
     assert record["outcome"] == "error"
-    assert record["error"]["stage"] == "user" and "user endpoint down" in record["error"]["message"]
+    assert record["error"]["stage"] == "user"
+    assert "user endpoint down" in record["error"]["message"]
     agg = json.loads((toy.path / "a.json").read_text())
     # a system error is not graded: with no graded attempt there is no pass rate (not a rate of 0)
-    assert agg["overall"]["errors"] == 1 and agg["overall"]["pass@1"] is None
+    assert agg["overall"]["errors"] == 1
+    assert agg["overall"]["pass@1"] is None
 
 
 def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
@@ -236,7 +246,8 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
     result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
     [record] = read_records([pytester.path / "r.jsonl"])
     assert (record["task"], record["attempt"], record["outcome"]) == ("test_case_X", 1, "error")
-    assert record["error"]["stage"] == "setup" and "tb_domain" in record["error"]["message"]
+    assert record["error"]["stage"] == "setup"
+    assert "tb_domain" in record["error"]["message"]
 
 
 def test_plugin_load_imports_nothing_heavy(pytester):
@@ -330,4 +341,5 @@ def test_a_failed_attempt_shows_what_the_agent_did_in_the_terminal_and_junit(toy
         ["*Captured stdout: what the agent did*", "user: Please refund the 40 dollars you owe me.", "agent calls *"]
     )
     junit = (toy.path / "junit.xml").read_text()
-    assert "agent calls" in junit and "-&gt; " in junit
+    assert "agent calls" in junit
+    assert "-&gt; " in junit

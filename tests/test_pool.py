@@ -44,16 +44,19 @@ def test_selection_keeps_the_chosen_bins_and_leaves_out_exclusions():
     pool = select_pool(probes, excluded={"c"}, group=4, min_mass=0.5)
     assert pool["bins"] == {"a": "hard", "b": "almost_always", "d": "rarely"}
     # c's likeliest bin, medium, holds less than half of its posterior: undecided (and excluded anyway)
-    assert "c" not in pool["undecided"] and pool["mass"]["c"]["medium"] < 0.5
-    assert pool["selected"] == ["a"] and pool["excluded"] == ["c"]
+    assert "c" not in pool["undecided"]
+    assert pool["mass"]["c"]["medium"] < 0.5
+    assert pool["selected"] == ["a"]
+    assert pool["excluded"] == ["c"]
     assert pool["histogram"] == {"rarely": 1, "hard": 1, "medium": 0, "often": 0, "almost_always": 1}
     assert pool["pool_mixed_share"] == pytest.approx(mixed_share(3, 8, 4), abs=1e-6)
     # at the default 0.6, a's 0.54 in "hard" is not enough either: a is undecided, and nothing is selected
     default = select_pool(probes, group=4)
-    assert default["selected"] == [] and set(default["undecided"]) == {"a", "c"} and default["min_mass"] == 0.6
-    assert default["undecided"]["a"]["likely"] == "hard" and default["undecided"]["a"]["mass"] == pytest.approx(
-        0.5396, abs=1e-4
-    )
+    assert default["selected"] == []
+    assert set(default["undecided"]) == {"a", "c"}
+    assert default["min_mass"] == 0.6
+    assert default["undecided"]["a"]["likely"] == "hard"
+    assert default["undecided"]["a"]["mass"] == pytest.approx(0.5396, abs=1e-4)
     with pytest.raises(ValueError, match="increasing edges"):
         select_pool(probes, edges=(0.5, 0.4, 0.6, 0.9))
     with pytest.raises(ValueError, match="unknown bins"):
@@ -73,7 +76,8 @@ def _decides(k: int, n: int, m: int, min_mass: float = 0.6) -> bool:
 @pytest.mark.parametrize(("k", "n"), [(3, 8), (4, 8), (0, 0), (1, 2), (2, 4), (2, 5), (5, 10), (6, 9)])
 def test_more_attempts_is_the_smallest_number_that_decides_the_bin(k, n):
     m = more_attempts(k, n)
-    assert m is not None and _decides(k, n, m)
+    assert m is not None
+    assert _decides(k, n, m)
     assert not any(_decides(k, n, fewer) for fewer in range(m))  # a linear scan finds no smaller one
     assert more_attempts(8, 8) == 0  # decided already
 
@@ -117,8 +121,10 @@ def test_select_pool_command_writes_the_pool_and_the_picture(tmp_path, capsys):
     pool = json.loads(out.read_text())
     # t_hard: 2 of 12, Beta(2.5, 10.5), 0.82 in "hard"; t_easy: 8 of 8 (one system error left out), 0.81 in
     # "almost_always"; t_mid: 4 of 8, only 0.44 in "medium": undecided, so not selected
-    assert pool["selected"] == ["t_hard"] and pool["excluded"] == ["t_bench"]
-    assert pool["bins"]["t_easy"] == "almost_always" and pool["system_errors_left_out"] == 1
+    assert pool["selected"] == ["t_hard"]
+    assert pool["excluded"] == ["t_bench"]
+    assert pool["bins"]["t_easy"] == "almost_always"
+    assert pool["system_errors_left_out"] == 1
     assert set(pool["mass"]["t_hard"]) == {"rarely", "hard", "medium", "often", "almost_always"}
     printed = capsys.readouterr().out
     assert "4 tasks probed (36 graded attempts, 1 system errors left out); 1 excluded" in printed
@@ -127,7 +133,8 @@ def test_select_pool_command_writes_the_pool_and_the_picture(tmp_path, capsys):
     more = more_attempts(4, 8)
     assert pool["undecided"] == {"t_mid": {"likely": "medium", "mass": pytest.approx(0.444555), "more_attempts": more}}
     assert f"t_mid                        likely medium (0.44); {more} more attempts" in printed
-    assert plot.read_text().startswith("<svg") and plot.read_text().count("<rect") == 5
+    assert plot.read_text().startswith("<svg")
+    assert plot.read_text().count("<rect") == 5
 
 
 def test_select_pool_names_the_bad_line(tmp_path, capsys):

@@ -26,8 +26,10 @@ def test_every_public_name_imports_as_what_it_names():
         exec(f"from pytest_thinkingbox import {name}", {})
     from pytest_thinkingbox import Domain, ToolSet, reward
 
-    assert callable(reward) and not isinstance(reward, type(pytest_thinkingbox))  # the function, not a module
-    assert isinstance(Domain, type) and isinstance(ToolSet, type)
+    assert callable(reward)
+    assert not isinstance(reward, type(pytest_thinkingbox))
+    assert isinstance(Domain, type)
+    assert isinstance(ToolSet, type)
 
 
 def test_the_plugin_and_the_command_are_installed():

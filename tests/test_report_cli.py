@@ -78,7 +78,8 @@ def test_two_shards_of_one_run_merge_into_one_complete_run(tmp_path, capsys):
         manifest(started="2026-11-30T02:00:00+00:00", finished="2026-11-30T04:00:00+00:00"),
     )
     runs = load([a, b])
-    assert [r.id for r in runs] == ["r1"] and runs[0].files == [str(a), str(b)]
+    assert [r.id for r in runs] == ["r1"]
+    assert runs[0].files == [str(a), str(b)]
     assert runs[0].manifest["started"] == "2026-11-30T02:00:00+00:00"  # the earliest start
     assert runs[0].manifest["finished"] == "2026-11-30T04:00:00+00:00"  # from the last manifest line
     doc = build_report(runs)
@@ -87,13 +88,20 @@ def test_two_shards_of_one_run_merge_into_one_complete_run(tmp_path, capsys):
     # pass^2 = (C(2,2)/C(2,2) + C(1,2)/C(2,2)) / 2 = 0.5; flaky: t2 (1 of 2); gap = pass@2 - pass^2 = 0.5
     # standard errors: sd(1, 0.5) / sqrt(2) = 0.25 for pass@1, sd(1, 0) / sqrt(2) = 0.5 for pass^2
     overall = run["aggregate"]["overall"]
-    assert overall["pass@1"] == pytest.approx(0.75) and overall["all_k"] == 1 and overall["flaky"] == 1
-    assert overall["pass^k"] == pytest.approx(0.5) and overall["consistency_gap"] == pytest.approx(0.5)
-    assert overall["pass@1_se"] == pytest.approx(0.25) and overall["pass^k_se"] == pytest.approx(0.5)
-    assert run["complete"] and run["missing"] == [] and run["missing_count"] == 0
+    assert overall["pass@1"] == pytest.approx(0.75)
+    assert overall["all_k"] == 1
+    assert overall["flaky"] == 1
+    assert overall["pass^k"] == pytest.approx(0.5)
+    assert overall["consistency_gap"] == pytest.approx(0.5)
+    assert overall["pass@1_se"] == pytest.approx(0.25)
+    assert overall["pass^k_se"] == pytest.approx(0.5)
+    assert run["complete"]
+    assert run["missing"] == []
+    assert run["missing_count"] == 0
     code, out, _ = report(capsys, a, b)
     assert code == 0
-    assert "run r1: flaky  (bundle b1" in out and "complete: 2 tasks x 2 attempts" in out
+    assert "run r1: flaky  (bundle b1" in out
+    assert "complete: 2 tasks x 2 attempts" in out
     assert "finished 2026-11-30T04:00:00+00:00" in out
     assert "overall      2         4  0.750 ±0.250  1.000 ±0.000  0.500 ±0.500    1      1  0.500 ±0.500       0" in out
     assert "per-task pass rates of the 1 tasks not solved 2 of 2 (Jeffreys 95% interval):" in out
@@ -104,20 +112,25 @@ def test_missing_attempts_are_counted_and_require_complete_fails(tmp_path, capsy
     # k = 3 requested; t1 has all 3, t2 only attempt 1: expected 2 x 3 = 6 keys, 2 missing
     path = write(tmp_path / "r.jsonl", manifest(k=3), *(record("t1", i) for i in (1, 2, 3)), record("t2", 1))
     run = build_report(load([path]))["runs"][0]
-    assert not run["complete"] and run["missing"] == [["t2", 2], ["t2", 3]] and run["missing_count"] == 2
+    assert not run["complete"]
+    assert run["missing"] == [["t2", 2], ["t2", 3]]
+    assert run["missing_count"] == 2
     assert run["aggregate"]["incomplete"] == {"t2": 1}
     code, out, err = report(capsys, path)
-    assert code == 0 and "t2#2, t2#3" in out
+    assert code == 0
+    assert "t2#2, t2#3" in out
     assert "incomplete: 2 of 6 expected attempts missing, in 1 tasks (0 never reached)" in out
     code, out, err = report(capsys, path, "--require-complete")
-    assert code == 1 and "run r1 is incomplete: 2 attempts missing (--require-complete)" in err
+    assert code == 1
+    assert "run r1 is incomplete: 2 attempts missing (--require-complete)" in err
 
 
 def test_without_a_manifest_k_is_the_most_attempts_seen(tmp_path):
     old = [{k: v for k, v in record("t1", i).items() if k not in ("run", "bundle", "signature")} for i in (1, 2, 3)]
     path = write(tmp_path / "old.jsonl", *old, {"task": "t2", "attempt": 2, "outcome": "passed"})
     (run,) = load([path])
-    assert run.id == "(unknown)" and run.k == 3
+    assert run.id == "(unknown)"
+    assert run.k == 3
     assert run.missing() == [("t2", 1), ("t2", 3)]
 
 
@@ -136,7 +149,8 @@ def test_old_failed_records_get_their_signature_computed(tmp_path):
     assert sig["overall"] == {"limit_reached": 1, "wrong_value": 2}  # in rule order
     assert sig["domains"] == {"retail": {"limit_reached": 1, "wrong_value": 1}, "travel": {"wrong_value": 1}}
     assert sig["examples"]["wrong_value"] == [["t1", 2], ["t2", 1]]
-    assert doc["signature_order"][0] == "limit_reached" and len(doc["signature_order"]) == 10
+    assert doc["signature_order"][0] == "limit_reached"
+    assert len(doc["signature_order"]) == 10
 
 
 def test_signature_shares_are_printed_per_run_and_domain(tmp_path, capsys):
@@ -159,7 +173,8 @@ def test_truncated_last_line_says_the_file_looks_cut_off(tmp_path, capsys):
     with pytest.raises(ReportError, match=r"cut\.jsonl:3: .*cut off.*interrupted run.*--tb-resume"):
         load([path])
     code, _, err = report(capsys, path)
-    assert code == 2 and f"{path}:3: not an attempt record: the last line is cut off" in err
+    assert code == 2
+    assert f"{path}:3: not an attempt record: the last line is cut off" in err
 
 
 def test_a_bad_line_before_the_end_is_not_called_cut_off(tmp_path):
@@ -204,9 +219,11 @@ def test_a_rerun_system_error_replaces_the_error_record(tmp_path, capsys):
     # --tb-rerun-errors appends the new record of an attempt that ended in a system error to the same file
     path = write(tmp_path / "r.jsonl", manifest(), record("t1", 1), record("t1", 2, "error"), record("t1", 2))
     (run,) = load([path])
-    assert [r["outcome"] for r in run.records] == ["passed", "passed"] and run.where[1] == f"{path}:4"
+    assert [r["outcome"] for r in run.records] == ["passed", "passed"]
+    assert run.where[1] == f"{path}:4"
     code, out, _ = report(capsys, path)
-    assert code == 0 and "1 system errors were run again (--tb-rerun-errors)" in out
+    assert code == 0
+    assert "1 system errors were run again (--tb-rerun-errors)" in out
     assert "overall      1         2   1.000   1.000   1.000    1      0  0.000       0" in out  # one task: no ±
 
 
@@ -219,10 +236,14 @@ def test_runs_of_different_bundles_need_allow_mixed_bundles(tmp_path, capsys):
         record("t1", 2, "failed", run="r2", bundle="b2"),
     )
     code, _, err = report(capsys, a, b)
-    assert code == 2 and "runs of different bundles cannot be compared" in err
-    assert f"r1 ({a}): bundle b1; r2 ({b}): bundle b2" in err and "--allow-mixed-bundles" in err
+    assert code == 2
+    assert "runs of different bundles cannot be compared" in err
+    assert f"r1 ({a}): bundle b1; r2 ({b}): bundle b2" in err
+    assert "--allow-mixed-bundles" in err
     code, out, _ = report(capsys, a, b, "--allow-mixed-bundles")
-    assert code == 0 and "run r1: flaky  (bundle b1" in out and "run r2: flaky  (bundle b2" in out
+    assert code == 0
+    assert "run r1: flaky  (bundle b1" in out
+    assert "run r2: flaky  (bundle b2" in out
 
 
 def test_labels_use_the_model_and_add_the_run_id_only_when_ambiguous(tmp_path):
@@ -238,11 +259,14 @@ def test_gates_set_the_exit_status(tmp_path, capsys):
     # pass@1 = (2/2 + 1/2) / 2 = 0.75; observed 2/2 = 1 task; 2 tasks, so the minimum of tasks is lowered
     least = ("--gate-min-tasks", "2")
     code, out, _ = report(capsys, path, "--gate", "pass@1>=0.7", "--gate", "k/k >= 1", *least)
-    assert code == 0 and out.count("-> ok") == 2
+    assert code == 0
+    assert out.count("-> ok") == 2
     code, out, _ = report(capsys, path, "--gate", "pass@1>=0.8", *least)
-    assert code == 1 and "flaky: gate pass@1>=0.8: 0.750 -> FAILED" in out
+    assert code == 1
+    assert "flaky: gate pass@1>=0.8: 0.750 -> FAILED" in out
     code, out, _ = report(capsys, path, "--gate", "pass@1>=0.7")
-    assert code == 1 and "pass@1 is over 2 tasks, fewer than the 5 a gate needs" in out
+    assert code == 1
+    assert "pass@1 is over 2 tasks, fewer than the 5 a gate needs" in out
 
 
 def test_a_gate_on_the_lower_bound_fails_four_of_five(tmp_path, capsys):
@@ -262,19 +286,23 @@ def test_a_gate_on_the_lower_bound_fails_four_of_five(tmp_path, capsys):
 def test_an_unknown_gate_expression_is_bad_input(tmp_path, capsys):
     path = write(tmp_path / "r.jsonl", manifest(), record("t1", 1))
     code, out, err = report(capsys, path, "--gate", "speed>=3")
-    assert code == 2 and err.startswith("thinkingbox report: --gate 'speed>=3': ") and out == ""
+    assert code == 2
+    assert err.startswith("thinkingbox report: --gate 'speed>=3': ")
+    assert out == ""
 
 
 def test_unreadable_file_is_bad_input(tmp_path, capsys):
     code, _, err = report(capsys, tmp_path / "nope.jsonl")
-    assert code == 2 and f"{tmp_path / 'nope.jsonl'}: cannot read it" in err
+    assert code == 2
+    assert f"{tmp_path / 'nope.jsonl'}: cannot read it" in err
 
 
 def test_json_output_is_the_report_document(tmp_path, capsys):
     path = write(tmp_path / "r.jsonl", manifest(), record("t1", 1), record("t1", 2, "failed"))
     code, out, _ = report(capsys, path, "--json", tmp_path / "out" / "doc.json")
     doc = json.loads((tmp_path / "out" / "doc.json").read_text())
-    assert code == 0 and "report document written to" in out
+    assert code == 0
+    assert "report document written to" in out
     assert set(doc) == {"runs", "frontier", "signature_order"}
     run = doc["runs"][0]
     assert {
@@ -289,15 +317,17 @@ def test_json_output_is_the_report_document(tmp_path, capsys):
         "signatures",
         "records",
     } <= set(run)
-    assert run["cost"] is None and doc["frontier"] == {"per_success": [], "per_dependable": []}
+    assert run["cost"] is None
+    assert doc["frontier"] == {"per_success": [], "per_dependable": []}
     assert [r["signature"] for r in run["records"]] == [None, "wrong_value"]
 
 
 def test_html_output_is_written(tmp_path, capsys):
     pytest.importorskip("pytest_thinkingbox.campaign.views.html", reason="report/html.py is written by another change")
     path = write(tmp_path / "r.jsonl", manifest(), record("t1", 1), record("t1", 2, "failed"))
-    code, out, _ = report(capsys, path, "--html", tmp_path / "report.html")
-    assert code == 0 and (tmp_path / "report.html").read_text().lstrip().lower().startswith("<!doctype html")
+    code, _out, _ = report(capsys, path, "--html", tmp_path / "report.html")
+    assert code == 0
+    assert (tmp_path / "report.html").read_text().lstrip().lower().startswith("<!doctype html")
 
 
 def test_select_pool_reads_records_and_skips_manifest_lines(tmp_path):

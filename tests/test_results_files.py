@@ -19,7 +19,9 @@ def test_a_results_file_starts_and_ends_with_the_manifest_of_its_run(toy):
     toy.runpytest("--tb-repeat", "2", "--tb-agent", "noop", "--tb-seed", "5", "--tb-results", "r.jsonl")
     first, *records, last = lines(toy.path / "r.jsonl")
     start, end = first["manifest"], last["manifest"]
-    assert start["run"] == end["run"] and start["bundle"] == end["bundle"] and len(start["bundle"]) == 16
+    assert start["run"] == end["run"]
+    assert start["bundle"] == end["bundle"]
+    assert len(start["bundle"]) == 16
     assert (start["agent"], start["user"], start["judge"], start["seed"], start["k"]) == (
         "noop",
         "scripted",
@@ -27,11 +29,15 @@ def test_a_results_file_starts_and_ends_with_the_manifest_of_its_run(toy):
         5,
         2,
     )
-    assert start["models"] == {} and start["prices"] == {} and start["plugin_version"]
-    assert "finished" not in start and end["finished"] >= end["started"] == start["started"]
+    assert start["models"] == {}
+    assert start["prices"] == {}
+    assert start["plugin_version"]
+    assert "finished" not in start
+    assert end["finished"] >= end["started"] == start["started"]
     for r in records:
         assert (r["run"], r["bundle"]) == (start["run"], start["bundle"])
-        assert r["outcome"] == "failed" and r["signature"] == "closed_without_write"
+        assert r["outcome"] == "failed"
+        assert r["signature"] == "closed_without_write"
 
 
 def test_the_bundle_hash_follows_the_task_sources_and_the_run_id_can_be_shared(toy):
@@ -39,11 +45,13 @@ def test_the_bundle_hash_follows_the_task_sources_and_the_run_id_can_be_shared(t
     toy.runpytest("--tb-results", "a.jsonl", "--tb-run", "shard-run")
     toy.runpytest("--tb-results", "b.jsonl", "--tb-run", "shard-run")
     a, b = lines(toy.path / "a.jsonl")[0]["manifest"], lines(toy.path / "b.jsonl")[0]["manifest"]
-    assert a["run"] == b["run"] == "shard-run" and a["bundle"] == b["bundle"]
+    assert a["run"] == b["run"] == "shard-run"
+    assert a["bundle"] == b["bundle"]
     toy.makepyfile(test_tasks=REFUND_TASK.replace("40 dollars", "forty dollars"))
     toy.runpytest("--tb-results", "c.jsonl")
     c = lines(toy.path / "c.jsonl")[0]["manifest"]
-    assert c["bundle"] != a["bundle"] and c["run"] != a["run"]
+    assert c["bundle"] != a["bundle"]
+    assert c["run"] != a["run"]
 
 
 def test_a_gate_sets_the_exit_status_from_the_aggregate_not_each_attempt(toy):

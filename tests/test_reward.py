@@ -27,11 +27,13 @@ GOOD = [
 def test_a_good_trajectory_earns_1_and_a_wrong_one_0_with_the_reason():
     assert reward("test_case_RT001_003", GOOD, root=DOMAINS).value == 1
     short = reward("test_case_RT001_003", GOOD[:1] + GOOD[2:], root=DOMAINS)  # solved without the refund
-    assert short.value == 0 and "missing refunds[RF-0001]: row not created" in short.reason
+    assert short.value == 0
+    assert "missing refunds[RF-0001]: row not created" in short.reason
     held = reward(
-        "test_case_RT001_003", GOOD[:1] + [call("update_ticket", ticket_id="T-7001", status="hold")], root=DOMAINS
+        "test_case_RT001_003", [*GOOD[:1], call("update_ticket", ticket_id="T-7001", status="hold")], root=DOMAINS
     )
-    assert held.value == 0 and "tickets[T-7001].status: expected 'solved', got 'hold'" in held.reason
+    assert held.value == 0
+    assert "tickets[T-7001].status: expected 'solved', got 'hold'" in held.reason
 
 
 def test_later_rewards_of_a_task_write_its_arranged_rows_again_and_grade_the_same(monkeypatch):
@@ -49,7 +51,8 @@ def test_later_rewards_of_a_task_write_its_arranged_rows_again_and_grade_the_sam
     short = GOOD[:1] + GOOD[2:]
     first = reward("test_case_RT001_003", short, root=DOMAINS)
     later = [reward("test_case_RT001_003", short, root=DOMAINS) for _ in range(2)]
-    assert first.value == 0 and later == [first, first]
+    assert first.value == 0
+    assert later == [first, first]
     assert reward("test_case_RT001_003", GOOD, root=DOMAINS).value == 1
     assert len(written_again) >= 3  # every reward after the first (the first may follow another test's)
 
@@ -86,7 +89,8 @@ def test_a_full_trajectory_earns_1_on_a_rubric_task_and_its_tool_calls_alone_do_
     assert reward(task, transcript, root=DOMAINS).value == 1
     calls = [c for m in transcript if m["role"] == "assistant" for c in m.get("tool_calls") or []]
     silent = reward(task, calls, root=DOMAINS)
-    assert silent.value == 0 and "rubric failed" in silent.reason
+    assert silent.value == 0
+    assert "rubric failed" in silent.reason
     as_openai = [{"function": {"name": c["tool"], "arguments": json.dumps(c["arguments"])}} for c in calls]
     openai_form = [{"role": "assistant", "tool_calls": [c]} for c in as_openai]
     openai_form += [m for m in transcript if m["role"] == "assistant" and m.get("content")]

@@ -112,7 +112,8 @@ def test_a_rule_runs_only_when_a_table_it_watches_was_written_and_its_violations
     quiet = Evidence(
         metadata, {"tickets": {"T-1": ({"id": "T-1", "status": "open"}, {"id": "T-1", "status": "hold"})}}, NoDatabase()
     )
-    assert rules.check(quiet) == [] and seen == []
+    assert rules.check(quiet) == []
+    assert seen == []
     refund = {"id": "R-1", "amount": 150}
     loud = Evidence(metadata, {"refunds": {"R-1": (None, refund)}}, NoDatabase())
     [violation] = rules.check(loud)

@@ -45,7 +45,8 @@ def test_shards_are_disjoint_cover_the_campaign_and_split_alike_with_xdist(campa
     whole = keys(campaign.path / "whole.jsonl")
     assert len(whole) == 12
     shares = [keys(run_shard(campaign, i)) for i in range(1, SHARDS + 1)]
-    assert sum(map(len, shares)) == len(whole) and set().union(*shares) == whole  # disjoint, and all of it
+    assert sum(map(len, shares)) == len(whole)
+    assert set().union(*shares) == whole
     for share in shares:  # each task's 4 attempts are dealt over the 3 shards: 1 or 2 in each
         assert sorted({sum(t == task for t, _ in share) for task, _ in whole} | {1}) in ([1], [1, 2])
     campaign_listed = manifests(campaign.path / "whole.jsonl")[0]["expected"]
@@ -72,12 +73,15 @@ def test_merged_shards_are_complete_with_the_figures_of_the_whole_run(campaign, 
     paths = [run_shard(campaign, i) for i in range(1, SHARDS + 1)]
     [merged] = build_report(load(paths))["runs"]
     [whole] = build_report(load([campaign.path / "whole.jsonl"]))["runs"]
-    assert merged["complete"] and merged["missing_count"] == 0 and merged["shards"]["missing"] == []
+    assert merged["complete"]
+    assert merged["missing_count"] == 0
+    assert merged["shards"]["missing"] == []
     assert merged["aggregate"]["overall"] == whole["aggregate"]["overall"]
     assert merged["aggregate"]["tasks"] == whole["aggregate"]["tasks"]
     assert 0 < whole["aggregate"]["overall"]["pass@1"] < 1  # the flaky agent both passes and fails here
     code, out, _ = report(capsys, *paths, "--require-complete", "--gate", "pass@1>=0.1", "--gate-min-tasks", "3")
-    assert code == 0 and "complete: 3 tasks x 4 attempts" in out
+    assert code == 0
+    assert "complete: 3 tasks x 4 attempts" in out
 
 
 def test_a_missing_shard_is_named_with_its_attempts(campaign, capsys):
@@ -90,9 +94,11 @@ def test_a_missing_shard_is_named_with_its_attempts(campaign, capsys):
     [run] = document["runs"]
     assert run["shards"]["missing"] == [{"shard": f"2/{SHARDS}", "attempts": held}]
     assert f"Incomplete: shard 2/3 missing: {held} attempts." in render_html(document)
-    assert not run["complete"] and run["missing_count"] == held + 1
+    assert not run["complete"]
+    assert run["missing_count"] == held + 1
     code, out, err = report(capsys, first, third, "--require-complete")
-    assert code == 1 and f"incomplete: shard 2/3 missing: {held} attempts" in out
+    assert code == 1
+    assert f"incomplete: shard 2/3 missing: {held} attempts" in out
     assert f"run camp is incomplete: shard 2/3 missing: {held} attempts; {held + 1} attempts missing" in err
 
 
@@ -114,7 +120,8 @@ def test_two_files_claiming_one_shard_merge_only_when_their_records_agree(campai
     copy = campaign.path / "copy.jsonl"
     shutil.copy(second, copy)
     [run] = load([first, second, copy])  # the same shard twice, e.g. downloaded twice: counted once
-    assert len(run.records) == len(keys(first)) + len(keys(second)) and run.reruns == 0
+    assert len(run.records) == len(keys(first)) + len(keys(second))
+    assert run.reruns == 0
     assert [index for index, _ in run.missing_shards()] == [3]
     lines = [json.loads(line) for line in copy.read_text().splitlines()]
     changed = next(line for line in lines if "task" in line)
@@ -184,7 +191,8 @@ def test_a_shard_resumes_only_as_the_same_shard_and_then_completes(campaign):
     assert keys(path) == held
     others = [run_shard(campaign, i) for i in (1, 3)]
     [run] = load([*others, path])
-    assert not run.missing() and run.id == "camp"
+    assert not run.missing()
+    assert run.id == "camp"
 
 
 def test_the_split_balances_each_task_over_the_shards():

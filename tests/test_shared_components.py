@@ -119,7 +119,8 @@ def test_identity_look_up_hides_the_verification_details(tmp_path):
     assert found == {"id": "M-1", "email": "ana@example.com"}
     assert missing == "NOT_FOUND"
     assert good == {"verified": True, "member_id": "M-1"}
-    assert wrong_code["verified"] is False and "97214" not in json.dumps(wrong_code)
+    assert wrong_code["verified"] is False
+    assert "97214" not in json.dumps(wrong_code)
     assert bad_date == "INVALID_ARGUMENT"
 
 
@@ -138,16 +139,20 @@ def test_ticket_tools_write_with_the_domain_clock_and_refuse_closed_tickets(tmp_
     )
     held, comment, empty, closed, on_closed, created, unknown, listed, full = results
     assert (held["status"], held["priority"]) == ("hold", "high")
-    assert comment["id"] == "TC-0001" and comment["body"] == "waiting for the carrier" and comment["public"] is False
+    assert comment["id"] == "TC-0001"
+    assert comment["body"] == "waiting for the carrier"
+    assert comment["public"] is False
     assert [empty, closed, on_closed, unknown] == [
         "INVALID_ARGUMENT",
         "INVALID_ARGUMENT",
         "PRECONDITION_FAILED",
         "NOT_FOUND",
     ]
-    assert created["id"] == "T-0003" and created["created_at"] == CLOCK.now.isoformat()
+    assert created["id"] == "T-0003"
+    assert created["created_at"] == CLOCK.now.isoformat()
     assert [t["id"] for t in listed] == ["T-0003", "T-1", "T-2"]
-    assert listed[1]["comment_count"] == 1 and [c["id"] for c in full["comments"]] == ["TC-0001"]
+    assert listed[1]["comment_count"] == 1
+    assert [c["id"] for c in full["comments"]] == ["TC-0001"]
     assert db.get(Ticket, "T-1").updated_at == CLOCK.now
 
 
@@ -181,5 +186,6 @@ def test_policy_search_ranks_title_hits_first_and_rejects_empty_queries(tmp_path
     _, [found, empty] = _calls(
         tmp_path, ("search_policy", {"query": "date of birth"}), ("search_policy", {"query": "the a"})
     )
-    assert found["results"][0]["title"] == "Identity checks" and len(found["all_articles"]) == 3
+    assert found["results"][0]["title"] == "Identity checks"
+    assert len(found["all_articles"]) == 3
     assert empty == "INVALID_ARGUMENT"

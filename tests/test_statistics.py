@@ -66,7 +66,8 @@ def test_mean_estimate_is_the_t_interval_over_tasks():
     estimate = mean_estimate(values)
     mean, se = sum(values) / len(values), stats.sem(values)
     low, high = stats.t.interval(0.95, len(values) - 1, loc=mean, scale=se)
-    assert estimate.value == pytest.approx(mean) and estimate.se == pytest.approx(se)
+    assert estimate.value == pytest.approx(mean)
+    assert estimate.se == pytest.approx(se)
     assert estimate.interval == pytest.approx((max(0, low), min(1, high)))
     clamped = mean_estimate([1.0, 1.0, 0.75])  # the t interval passes 1: clamped
     assert clamped.interval[1] == 1.0
@@ -77,7 +78,8 @@ def test_mean_estimate_is_the_t_interval_over_tasks():
 
 def test_every_task_alike_gives_a_jeffreys_interval_not_a_zero_width_one():
     solved = mean_estimate([1.0] * 5)
-    assert solved.se == 0 and solved.fallback
+    assert solved.se == 0
+    assert solved.fallback
     assert solved.interval == pytest.approx((stats.beta.ppf(0.025, 5.5, 0.5), 1.0))
     half = mean_estimate([0.5] * 4)  # as if 2 of 4 tasks were solved
     assert half.interval == pytest.approx(tuple(stats.beta.ppf([0.025, 0.975], 2.5, 2.5)))
@@ -85,7 +87,10 @@ def test_every_task_alike_gives_a_jeffreys_interval_not_a_zero_width_one():
 
 def test_one_task_has_no_interval_and_no_task_no_figure():
     one = mean_estimate([0.4])
-    assert one.value == 0.4 and one.se is None and one.interval is None and "one task" in one.why
+    assert one.value == 0.4
+    assert one.se is None
+    assert one.interval is None
+    assert "one task" in one.why
     assert mean_estimate([]).value is None
 
 
@@ -97,8 +102,10 @@ def test_paired_test_matches_scipys_paired_t_test():
     b = [0.3, 0.5, 1.0, 0.6, 0.5, 0.4, 0.9]
     test = paired_test([y - x for x, y in zip(a, b, strict=True)])
     oracle = stats.ttest_rel(b, a)
-    assert test.p == pytest.approx(oracle.pvalue) and test.interval == pytest.approx(oracle.confidence_interval())
-    assert test.mean == pytest.approx(sum(b) / 7 - sum(a) / 7) and test.significant == (oracle.pvalue < 0.05)
+    assert test.p == pytest.approx(oracle.pvalue)
+    assert test.interval == pytest.approx(oracle.confidence_interval())
+    assert test.mean == pytest.approx(sum(b) / 7 - sum(a) / 7)
+    assert test.significant == (oracle.pvalue < 0.05)
 
 
 def test_the_minimum_detectable_difference_has_about_80_percent_power():
@@ -113,8 +120,12 @@ def test_the_minimum_detectable_difference_has_about_80_percent_power():
 
 def test_zero_variance_uses_the_sign_flip_p_value():
     moved = paired_test([0.25] * 5)
-    assert moved.every == 0.25 and moved.interval is None and moved.p == 2 / 2**5 and not moved.significant
-    assert paired_test([0.25] * 6).p == 2 / 2**6 and paired_test([0.25] * 6).significant
+    assert moved.every == 0.25
+    assert moved.interval is None
+    assert moved.p == 2 / 2**5
+    assert not moved.significant
+    assert paired_test([0.25] * 6).p == 2 / 2**6
+    assert paired_test([0.25] * 6).significant
     assert paired_test([0.0] * 8).p == 1.0
 
 
@@ -130,7 +141,8 @@ def test_two_proportion_p_is_the_pooled_z_test():
     pooled = (3 + 12) / (100 + 120)
     z = (3 / 100 - 12 / 120) / math.sqrt(pooled * (1 - pooled) * (1 / 100 + 1 / 120))
     assert two_proportion_p(3, 100, 12, 120) == pytest.approx(2 * stats.norm.sf(abs(z)))
-    assert two_proportion_p(0, 10, 0, 10) == 1.0 and two_proportion_p(0, 0, 1, 1) is None
+    assert two_proportion_p(0, 10, 0, 10) == 1.0
+    assert two_proportion_p(0, 0, 1, 1) is None
 
 
 def test_ratio_estimate_by_its_formula():
@@ -140,7 +152,8 @@ def test_ratio_estimate_by_its_formula():
     se = math.sqrt(4 / 3 * sum((c - r * s) ** 2 for c, s in zip(costs, successes, strict=True))) / sum(successes)
     assert ratio == pytest.approx(r)
     assert interval == pytest.approx((max(0, r - stats.t.ppf(0.975, 3) * se), r + stats.t.ppf(0.975, 3) * se))
-    assert ratio_estimate([1.0], [0.0]) == (None, None) and ratio_estimate([1.0], [2.0]) == (0.5, None)
+    assert ratio_estimate([1.0], [0.0]) == (None, None)
+    assert ratio_estimate([1.0], [2.0]) == (0.5, None)
 
 
 # -- the figures of a small results file -----------------------------------------------------------------
@@ -187,9 +200,14 @@ def test_every_figure_of_a_small_campaign_against_scipy(tmp_path):
     check("all_k_share", [float(c == n) for n, c in complete.values()])
     check("flaky_share", [float(0 < c < n) for n, c in complete.values()])
     check("consistency_gap", [x - y for x, y in zip(at_k, hat_k, strict=True)])
-    assert overall["errors"] == 2 and overall["error_share"] == pytest.approx(2 / 20) and overall["graded"] == 18
-    assert overall["complete_tasks"] == 5 and overall["incomplete_tasks"] == 1 and agg["incomplete"] == {"f": 1}
-    assert overall["all_k"] == 1 and overall["flaky"] == 3
+    assert overall["errors"] == 2
+    assert overall["error_share"] == pytest.approx(2 / 20)
+    assert overall["graded"] == 18
+    assert overall["complete_tasks"] == 5
+    assert overall["incomplete_tasks"] == 1
+    assert agg["incomplete"] == {"f": 1}
+    assert overall["all_k"] == 1
+    assert overall["flaky"] == 3
 
 
 def test_the_aggregate_keeps_each_figure_under_its_key_with_se_and_ci95_beside(tmp_path):
@@ -197,7 +215,9 @@ def test_the_aggregate_keeps_each_figure_under_its_key_with_se_and_ci95_beside(t
     agg = aggregate(run.records, run.k)
     for summary in (agg["overall"], *agg["domains"].values()):
         for name in ESTIMATES:
-            assert isinstance(summary[name], float) and f"{name}_se" in summary and f"{name}_ci95" in summary
+            assert isinstance(summary[name], float)
+            assert f"{name}_se" in summary
+            assert f"{name}_ci95" in summary
     assert set(agg) >= {"k", "tasks", "attempts", "overall", "domains", "per_task", "incomplete", "missing"}
     assert "retention" not in agg["overall"]
 
@@ -211,7 +231,8 @@ def test_report_prints_the_intervals_and_the_tasks_short_of_k(tmp_path, capsys):
     head = "95% intervals pass@1 pass@3 pass^3 3/3 share flaky share gap"
     assert head.split() in [line.split() for line in out.splitlines()]
     assert "short of k" in out.splitlines()[3]  # the table says how many tasks are short of k
-    assert "  f    1/1   1.000" in out and "(1 system errors, short of k = 3)" in out
+    assert "  f    1/1   1.000" in out
+    assert "(1 system errors, short of k = 3)" in out
     assert "2 attempts ended in a system error (10.0%): not graded" in out
 
 
@@ -222,7 +243,8 @@ def test_a_k_figure_gate_over_tasks_short_of_k_fails_rather_than_estimating_at_n
     (run,) = load([_campaign(tmp_path)])
     agg = aggregate(run.records, run.k)
     result = parse_gate("pass^k>=0").evaluate(agg)
-    assert not result.ok and result.value is None
+    assert not result.ok
+    assert result.value is None
     assert "1 of 6 tasks have fewer than k = 3 graded attempts (f); pass^k is never estimated at fewer than k" in (
         result.line
     )
@@ -237,9 +259,11 @@ def test_the_lower_bound_gate_fails_four_of_five_and_the_upper_bound_reads_the_o
     low, high = stats.t.interval(0.95, 4, loc=0.8, scale=stats.sem([1, 1, 1, 1, 0]))
     assert parse_gate("pass@1>=0.8").evaluate(agg).ok  # the point figure clears 0.8
     lcb = parse_gate("pass@1.lcb95>=0.8").evaluate(agg)
-    assert not lcb.ok and lcb.value == pytest.approx(low)
+    assert not lcb.ok
+    assert lcb.value == pytest.approx(low)
     ucb = parse_gate("pass^k.ucb95<=0.9").evaluate(agg)
-    assert not ucb.ok and ucb.value == pytest.approx(min(1.0, high))
+    assert not ucb.ok
+    assert ucb.value == pytest.approx(min(1.0, high))
 
 
 def test_tb_gate_min_tasks_and_bounds_in_a_session(toy):
@@ -255,7 +279,8 @@ def test_tb_gate_min_tasks_and_bounds_in_a_session(toy):
     assert bad.ret == 4
     bad.stderr.fnmatch_lines(["*--tb-gate-min-tasks expects a whole number of at least 1, got '0'*"])
     gone = toy.runpytest("--tb-gate", "retention>=0.5")
-    assert gone.ret == 4 and "gate on gap (pass@k - pass^k" in gone.stderr.str()
+    assert gone.ret == 4
+    assert "gate on gap (pass@k - pass^k" in gone.stderr.str()
 
 
 # -- compare: an A/A simulation ------------------------------------------------------------------------

@@ -34,13 +34,15 @@ def test_schemas_hide_the_session_parameter_and_mark_read_only_tools():
     _, specs, _ = _calls()
     by_name = {s.name: s for s in specs}
     assert set(by_name["issue_refund"].input_schema["properties"]) == {"account_id", "amount_cents"}
-    assert by_name["get_account"].read_only and not by_name["issue_refund"].read_only
+    assert by_name["get_account"].read_only
+    assert not by_name["issue_refund"].read_only
     assert "Refund an amount" in by_name["issue_refund"].description
 
 
 def test_successful_calls_write_to_the_bound_database():
     db, _, [result] = _calls(("issue_refund", {"account_id": "A-0", "amount_cents": 250}))
-    assert result.ok and json.loads(result.text)["id"] == "RF-0001"
+    assert result.ok
+    assert json.loads(result.text)["id"] == "RF-0001"
     assert db.get(toydomain.Account, "A-0").balance_cents == 250
 
 
@@ -72,8 +74,9 @@ def test_failures_come_back_as_error_results_with_stable_codes():
 
 def test_a_crash_in_a_tool_is_an_error_result_logged_with_its_cause(caplog):
     with caplog.at_level(logging.ERROR):
-        db, _, [crash, after] = _calls(("explode", {}), ("issue_refund", {"account_id": "A-0", "amount_cents": 1}))
-    assert crash.error == "INTERNAL" and after.ok
+        _db, _, [crash, after] = _calls(("explode", {}), ("issue_refund", {"account_id": "A-0", "amount_cents": 1}))
+    assert crash.error == "INTERNAL"
+    assert after.ok
     assert any("bug in the tool" in (r.exc_text or "") or "bug in the tool" in str(r.exc_info) for r in caplog.records)
 
 

@@ -19,7 +19,8 @@ def _reply(text):
 def test_scripted_user_reveals_only_what_is_asked_for():
     assert ScriptedUser(BRIEF).opening() == "My parcel is late."
     turn = _reply("Could you give me your order ID?")
-    assert turn.text == "My order id is O-1001." and not turn.end
+    assert turn.text == "My order id is O-1001."
+    assert not turn.end
     assert "sam@example.com" not in turn.text
     assert _reply("What is the email on the account and the order id?").text.count("My ") == 2
     assert _reply("Please share the ID of the order.").text == "My order id is O-1001."
@@ -27,7 +28,8 @@ def test_scripted_user_reveals_only_what_is_asked_for():
 
 def test_scripted_user_does_not_volunteer_facts_the_agent_only_mentions():
     turn = _reply("I have looked at your order and the refund is on its way.")
-    assert "O-1001" not in turn.text and turn.end
+    assert "O-1001" not in turn.text
+    assert turn.end
 
 
 def test_scripted_user_confirms_never_invents_and_ends_when_agent_closes():
@@ -68,7 +70,8 @@ def test_flaky_faults_are_seeded_per_attempt_and_touch_only_writes():
     plans = [_plan("flaky", attempt) for attempt in range(1, 41)]
     assert plans == [_plan("flaky", attempt) for attempt in range(1, 41)]  # reproducible
     faults = [fault for _, fault in plans]
-    assert {"drop_write", "alter_argument", "extra_write"} <= set(faults) and None in faults
+    assert {"drop_write", "alter_argument", "extra_write"} <= set(faults)
+    assert None in faults
     for calls, fault in plans:
         assert calls[0] == GOLDEN[0]  # the read is never the fault
         if fault is None:

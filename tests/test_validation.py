@@ -42,7 +42,8 @@ def test_mutants_of_a_golden_path_by_hand():
         "call 3 update_ticket: status 'solved' -> 'open'",  # the next enum value; T-9 has no other ticket
         "extra call at the end: refund(account_id='A-0', amount_cents=4000, urgent=False)",
     ]
-    assert found[0].calls == (golden[0], golden[2]) and found[1].calls == (golden[0], golden[1], *golden[1:])
+    assert found[0].calls == (golden[0], golden[2])
+    assert found[1].calls == (golden[0], golden[1], *golden[1:])
     assert found[-1].calls[:3] == tuple(golden)
 
 

@@ -123,7 +123,7 @@ class PolicyFactory(Factory):
     lapse_end = None
 
     @factory.post_generation
-    def named_driver(policy, create, extracted, **kwargs):  # noqa: N805 - factory-boy passes the instance
+    def named_driver(policy, create, extracted, **kwargs):
         """The customer as the policy's named-insured driver (False for none)."""
         if extracted is False:
             return
@@ -136,14 +136,14 @@ class PolicyFactory(Factory):
         )
 
     @factory.post_generation
-    def vehicle(policy, create, extracted, **kwargs):  # noqa: N805
+    def vehicle(policy, create, extracted, **kwargs):
         """One vehicle on the policy since before the term (False for none)."""
         if extracted is False:
             return
         VehicleFactory(policy=policy, **kwargs)
 
     @factory.post_generation
-    def coverages(policy, create, extracted, **kwargs):  # noqa: N805
+    def coverages(policy, create, extracted, **kwargs):
         """The standard coverages (False for none)."""
         if extracted is False:
             return
@@ -158,7 +158,7 @@ class PolicyFactory(Factory):
             )
 
     @factory.post_generation
-    def account(policy, create, extracted, **kwargs):  # noqa: N805
+    def account(policy, create, extracted, **kwargs):
         """The policy's billing account (monthly, nothing owed unless bills are added)."""
         BillingAccountFactory(policy=policy, **kwargs)
 

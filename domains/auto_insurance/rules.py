@@ -2105,10 +2105,7 @@ def a_finished_ticket_carries_the_category_asked(ev: Evidence) -> Iterator[Viola
         if t.category is None:
             yield Violation.of(t, f"ticket {t.id} is {t.status} without a category", "category")
             continue
-        if t.reason is not None:
-            fits = REASON_CATEGORIES.get(t.reason)
-        else:
-            fits = _categories_of_changes(ev) or None
+        fits = REASON_CATEGORIES.get(t.reason) if t.reason is not None else _categories_of_changes(ev) or None
         if fits is not None and t.category not in fits:
             because = f"its reason {t.reason}" if t.reason is not None else "the changes made"
             yield Violation.of(

@@ -761,7 +761,7 @@ def test_case_AI015_004(tb):
     Rules combined: adding a driver on a valid licence record, the new principal listed before assignment, the
     removal only after reassignment, removal from today."""
     dana = CustomerFactory(name="Dana Whitcombe", state="AZ")
-    policy, insured, son, civic = _household(dana, "AZ", "Eli Whitcombe", "D04417729", date(2005, 1, 30))
+    policy, _insured, son, civic = _household(dana, "AZ", "Eli Whitcombe", "D04417729", date(2005, 1, 30))
     LicenceRecordFactory(
         licence_number="D09981342",
         licence_state="AZ",

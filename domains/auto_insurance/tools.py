@@ -723,7 +723,7 @@ def reinstate_policy(db: Session, policy_id: str) -> dict:
     policy = _policy(db, policy_id)
     if policy.status != "cancelled":
         raise ToolFailure(PRECONDITION_FAILED, f"policy {policy_id} is {policy.status}, not cancelled")
-    if TODAY > policy.term_end:
+    if policy.term_end < TODAY:
         raise ToolFailure(PRECONDITION_FAILED, f"policy {policy_id}'s term ended on {policy.term_end.isoformat()}")
     cancelled_on = policy.cancellation_effective_on
     if cancelled_on is not None and cancelled_on < TODAY:

@@ -1648,7 +1648,7 @@ def nothing_ends_before_the_last_day(ev: Evidence) -> Iterator[Violation]:
     found = _leaver(ev)
     if found is None:
         return
-    ticket, leaver = found
+    _ticket, leaver = found
     if leaver.last_day is None:
         for c in changes(ev):
             if c.employee == leaver.id:

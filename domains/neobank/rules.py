@@ -498,7 +498,7 @@ def card_limits_stay_within_the_recorded_level(ev: Evidence) -> Iterator[Violati
     "NB-19",
     "Support never changes a KYC level: a level request is refused",
     section=KYC,
-    on=TICKET_TABLES + ("customers",),
+    on=(*TICKET_TABLES, "customers"),
 )
 def a_kyc_level_request_is_refused(ev: Evidence) -> Iterator[Violation]:
     for _, now in ev.updated("customers", "kyc_level"):

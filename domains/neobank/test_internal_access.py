@@ -488,7 +488,7 @@ def test_case_NB031_001(tb):
     initiator = AccessGrantFactory(employee=leon, role_id="PAY-INIT")
     request = AccessRequestFactory(employee=leon, role_id="PAY-APPROVE", raised_by_id=INES_MARQUARDT)
     ticket = DeskTicketFactory(employee_id=INES_MARQUARDT, subject="Approver role for Henrik")
-    ines = dict(id=INES_MARQUARDT, date_of_birth="1978-11-23")
+    ines = {"id": INES_MARQUARDT, "date_of_birth": "1978-11-23"}
 
     run = tb.run(
         User(

@@ -396,7 +396,7 @@ def test_case_RT006_007(tb):
         starts_on=TODAY - timedelta(days=395),
         expires_on=TODAY - timedelta(days=31),
     )
-    dishwasher_order, job = _installation(tomas, DISHWASHER, scheduled_for=datetime(2026, 3, 17, 15, 0))
+    _dishwasher_order, job = _installation(tomas, DISHWASHER, scheduled_for=datetime(2026, 3, 17, 15, 0))
     ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Heater")
 
     run = tb.run(
@@ -601,7 +601,7 @@ def test_case_RT007_005(tb):
     order, job = _installation(
         priya, TV, scheduled_for=datetime(2026, 3, 21, 9, 0), reschedule_count=2, fee_cents=9_900
     )
-    dishwasher_order, dishwasher_job = _installation(priya, DISHWASHER, scheduled_for=datetime(2026, 3, 19, 14, 0))
+    _dishwasher_order, dishwasher_job = _installation(priya, DISHWASHER, scheduled_for=datetime(2026, 3, 19, 14, 0))
     ticket = TicketFactory(requester=priya, order_id=order.id, subject="TV mounting date")
 
     run = tb.run(

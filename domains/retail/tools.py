@@ -318,10 +318,7 @@ def apply_promo_code(db: Session, order_id: str, code: str) -> dict:
         raise ToolFailure(PRECONDITION_FAILED, f"order {order_id} is cancelled")
     if order.promo_code:
         raise ToolFailure(CONFLICT, f"order {order_id} already has promo code {order.promo_code}; codes do not combine")
-    if promotion.kind == "percent":
-        discount = order.subtotal_cents * promotion.value // 100
-    else:
-        discount = promotion.value
+    discount = order.subtotal_cents * promotion.value // 100 if promotion.kind == "percent" else promotion.value
     if promotion.max_discount_cents is not None:
         discount = min(discount, promotion.max_discount_cents)
     discount = min(discount, order.subtotal_cents)

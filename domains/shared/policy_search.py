@@ -18,7 +18,38 @@ from pytest_thinkingbox import INVALID_ARGUMENT, ToolFailure, ToolSet
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
-    "a an and are as at be by can do for from how i if in is it my of on or the to was what when with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "my",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "was",
+        "what",
+        "when",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 

@@ -139,7 +139,7 @@ def register_ticket_tools(
         if not rows:
             return {}
         found = db.execute(counts_of, {"ticket_ids": [row.id for row in rows]})
-        return {ticket_id: count for ticket_id, count in found}
+        return dict(found.all())  # a Result has keys(), so dict(found) would read it as a mapping
 
     def writable(db: Session, ticket_id: str) -> Any:
         row = get_or_fail(db, ticket, ticket_id, "ticket")

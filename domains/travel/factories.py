@@ -219,7 +219,7 @@ class BookingFactory(Factory):
     cancelled_at = None
 
     @factory.post_generation
-    def payment(booking, create, extracted, **kwargs):  # noqa: N805 - factory-boy passes the instance
+    def payment(booking, create, extracted, **kwargs):
         """A captured charge of the booking total (``payment=False`` for none)."""
         if extracted is False:
             return

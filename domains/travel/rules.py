@@ -132,8 +132,20 @@ class Stay:
     what changed worked out once."""
 
     __slots__ = (
-        "was", "now", "id", "cancelled", "relocated", "created", "relocation_target", "kept", "dates_changed",
-        "added_nights", "removed_nights", "allowance", "room_changed", "late_checkout",
+        "added_nights",
+        "allowance",
+        "cancelled",
+        "created",
+        "dates_changed",
+        "id",
+        "kept",
+        "late_checkout",
+        "now",
+        "relocated",
+        "relocation_target",
+        "removed_nights",
+        "room_changed",
+        "was",
     )  # fmt: skip
 
     def __init__(self, was: RuleRow | None, now: RuleRow) -> None:

@@ -237,7 +237,7 @@ def holm(pvalues: Mapping[str, float | None]) -> dict[str, float | None]:
     """
     tested = sorted((p, name) for name, p in pvalues.items() if p is not None)
     m, running = len(tested), 0.0
-    adjusted: dict[str, float | None] = {name: None for name in pvalues}
+    adjusted: dict[str, float | None] = dict.fromkeys(pvalues)
     for i, (p, name) in enumerate(tested):
         running = max(running, min(1.0, (m - i) * p))
         adjusted[name] = running

@@ -47,20 +47,18 @@ def mutants(
             continue
         before, after = golden[:i], golden[i + 1 :]
         found.append(Mutant("drop", i, f"call {i + 1} {c} left out", before + after))
-        found.append(Mutant("duplicate", i, f"call {i + 1} {c} made twice", before + (c, c) + after))
+        found.append(Mutant("duplicate", i, f"call {i + 1} {c} made twice", (*before, c, c, *after)))
         for name, value, other in _alternatives(c, writes[c.tool], ids):
             changed = Call(c.tool, {**c.arguments, name: other})
             found.append(
-                Mutant(
-                    "change", i, f"call {i + 1} {c.tool}: {name} {value!r} -> {other!r}", before + (changed,) + after
-                )
+                Mutant("change", i, f"call {i + 1} {c.tool}: {name} {value!r} -> {other!r}", (*before, changed, *after))
             )
     first_write = next((i for i, c in enumerate(golden) if c.tool in writes), None)
     if first_write is not None:
         c = golden[first_write]
         for name, _, other in _alternatives(c, writes[c.tool], ids):
             extra = Call(c.tool, {**c.arguments, name: other})
-            found.append(Mutant("extra", first_write, f"extra call at the end: {extra}", golden + (extra,)))
+            found.append(Mutant("extra", first_write, f"extra call at the end: {extra}", (*golden, extra)))
             break
     return found
 

@@ -135,7 +135,7 @@ def _body(line: str) -> str:
 class RuleRow(Mapping[str, Any]):
     """One row as a rule reads it: typed values (dates, times, booleans), by name or as attributes."""
 
-    __slots__ = ("table", "key", "_values")
+    __slots__ = ("_values", "key", "table")
 
     def __init__(self, table: str, key: Key, values: Mapping[str, Any]) -> None:
         self.table, self.key, self._values = table, key, values

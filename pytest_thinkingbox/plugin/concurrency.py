@@ -174,7 +174,7 @@ class LookAhead:
         try:
             if start_prepared is not None and start_prepared(following):
                 return None
-        except Exception as exc:  # noqa: BLE001 - as a failed early pass: the test runs in its turn
+        except Exception as exc:
             return "setup", f"{type(exc).__name__}: {exc}", traceback.format_exc()
         reports = runtestprotocol(following, log=False, nextitem=item)
         failed = next((report for report in reports if report.failed), None)

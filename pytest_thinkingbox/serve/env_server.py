@@ -22,6 +22,7 @@ burst of episodes builds each once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import random
 import threading
@@ -112,10 +113,8 @@ class Episode:
             if not future.done():  # an expired wait was cancelled
                 future.set_result(action)
 
-        try:
+        with contextlib.suppress(RuntimeError):  # the episode has ended and its loop is closed: nobody waits
             loop.call_soon_threadsafe(deliver)
-        except RuntimeError:  # the episode has ended and its loop is closed: nobody waits
-            pass
 
 
 class EnvServer:
@@ -273,10 +272,8 @@ def _release_free_memory() -> None:
     import gc
 
     gc.collect()
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 class Busy(ThinkingboxError):

@@ -227,4 +227,4 @@ def report_lines(document: Mapping[str, Any]) -> list[str]:
         lines += signature_lines(run, document["signature_order"])
         lines += rule_lines(run["rules"]) if run.get("rules") else []
     extra = frontier_lines(document)
-    return lines + ([""] + extra if extra else [])
+    return lines + (["", *extra] if extra else [])

@@ -126,7 +126,7 @@ def _run_section(run: Mapping[str, Any], n: int) -> str:
     for role, model in (m.get("models") or {}).items():
         where = ", ".join(str(model[key]) for key in ("api", "base_url") if model.get(key))
         facts.append((f"{role} model", f"{model.get('model')}" + (f" ({where})" if where else "")))
-    facts += [("started", m.get("started")), ("finished", m.get("finished") or m.get("started") and "not finished")]
+    facts += [("started", m.get("started")), ("finished", m.get("finished") or (m.get("started") and "not finished"))]
     dl = "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(str(v))}</dd></div>" for k, v in facts if v is not None)
     return (
         f'<article class="run" id="run-{n}"><h3>{_swatch(n)}Run {n}: {escape(_label(run))}</h3>'

@@ -74,7 +74,7 @@ class ReusedDatabases:
             try:
                 self._undo(engine, image)
                 return Session(engine, expire_on_commit=False)
-            except Exception:  # noqa: BLE001 - whatever stopped the undo, loading the whole image is exact
+            except Exception:
                 pass
         self._restored_from.pop(engine, None)
         session = Session(engine, expire_on_commit=False)

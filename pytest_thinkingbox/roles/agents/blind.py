@@ -81,8 +81,7 @@ class BlindAgent:
             if c.tool in tools and tools[c.tool].read_only:
                 seen.append((yield c))
         if self._ending == "comply":
-            for trap in self._context.traps:  # one at a time: each result is sent back into this script
-                yield trap
+            yield from self._context.traps
             return
         tickets = _written_tickets(golden)
         for create in (c for c in golden if c.tool == "create_ticket"):  # opening a ticket is mechanics

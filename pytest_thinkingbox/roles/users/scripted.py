@@ -26,6 +26,7 @@ private facts (`knows`), its rules and its declared preferences:
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -55,7 +56,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
         "confirmation number",
         "reservation number",
         "reservation reference",
-    ),  # fmt: skip
+    ),
     ("group reference", "group booking reference", "group booking number", "group id"),
     ("email", "e mail", "email address", "e mail address", "mail address", "work email"),
     ("phone number", "phone", "telephone", "mobile number", "mobile"),
@@ -555,7 +556,7 @@ def _owned(
 
 def _owner_after(item: tuple[str, ...]) -> bool:
     """Whether an item ends by naming whose it is: "the VIN *of the car*" (not "date *of birth*")."""
-    return any(w in ("of", "for") and nxt in _OWNERS for w, nxt in zip(item, item[1:], strict=False))
+    return any(w in ("of", "for") and nxt in _OWNERS for w, nxt in itertools.pairwise(item))
 
 
 _OWNERS = {"the", "a", "an", "your", "my", "his", "her", "their", "our", "this", "that", "these", "those"}
@@ -602,7 +603,7 @@ def _clauses(words: tuple[str, ...]) -> list[tuple[int, int]]:
     """The parts of a terse question between separators: "Email, DOB and postcode?"."""
     bounds = [i for i, w in enumerate(words) if w in _SEPARATORS]
     edges = [-1, *bounds, len(words)]
-    return [(a + 1, b) for a, b in zip(edges, edges[1:], strict=False) if b > a + 1]
+    return [(a + 1, b) for a, b in itertools.pairwise(edges) if b > a + 1]
 
 
 _BETWEEN = _STOP | _FILLER | _SUBJECTS  # words that may stand between the words of one name
@@ -811,11 +812,8 @@ def _options(sentence: _Sentence) -> tuple[tuple[str, ...], ...] | None:
     options = [o for o in options if o]
     if len(options) < 2:
         return None
-    offered = (
-        any(w in _OFFERING for w in words)
-        or sentence.terse
-        and not sentence.questions
-        and all(w in _IGNORED or any(w in o for o in options) for w in words)
+    offered = any(w in _OFFERING for w in words) or (
+        sentence.terse and not sentence.questions and all(w in _IGNORED or any(w in o for o in options) for w in words)
     )
     return tuple(options) if offered else None
 
