@@ -10,6 +10,7 @@ thinkingbox serve-model [--script RESULTS.jsonl] [--port N] [--latency S]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -22,7 +23,6 @@ from .campaign.pools import EDGES, KEEP, MIN_MASS, NAMES, Probe, select_pool
 from .campaign.records import ReportError, read_records
 from .core.errors import ThinkingboxError
 from .core.values import at_least_one
-import contextlib
 
 
 class CliError(ThinkingboxError):

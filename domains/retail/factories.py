@@ -78,7 +78,7 @@ class OrderFactory(Factory):
     ship_postal_code = factory.SelfAttribute("customer.postal_code")
 
     @factory.post_generation
-    def lines(order, create, extracted, **kwargs):  # noqa: N805 - factory-boy passes the instance
+    def lines(order, create, extracted, **kwargs):
         """Add the line items at catalogue price and compute the order amounts."""
         if not extracted:
             return
@@ -96,7 +96,7 @@ class OrderFactory(Factory):
         order.total_cents = order.subtotal_cents + order.shipping_cents - order.discount_cents
 
     @factory.post_generation
-    def payment(order, create, extracted, **kwargs):  # noqa: N805
+    def payment(order, create, extracted, **kwargs):
         """A captured payment of the order total (``payment="gift_card"`` for another method, False for none)."""
         if extracted is False:
             return
