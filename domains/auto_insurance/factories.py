@@ -12,11 +12,12 @@ status in step with the bills a task adds.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox import Factory
+from pytest_thinkingbox.core.factories import Factory  # not the package's lazy export, which mypy sees as Any
 
 from .clock import TODAY, days_ago
 from .models import (
@@ -84,7 +85,13 @@ def vehicle_vin(n: int) -> str:
     return complete_vin(f"{wmi}{descriptor}0{year_code}{plant}{104220 + 313 * n:06d}")
 
 
-class CustomerFactory(Factory):
+def account_of(policy: Policy) -> BillingAccount:
+    """The billing account `PolicyFactory` gave the policy (it gives every policy one)."""
+    assert policy.account is not None, "the policy has no billing account: was it made by PolicyFactory?"
+    return policy.account
+
+
+class CustomerFactory(Factory[Customer]):
     class Meta:
         model = Customer
 
@@ -103,7 +110,7 @@ class CustomerFactory(Factory):
     customer_since = factory.LazyFunction(lambda: TODAY.replace(year=TODAY.year - 4))
 
 
-class PolicyFactory(Factory):
+class PolicyFactory(Factory[Policy]):
     """A six-month policy in the customer's state with a named-insured driver, one vehicle, coverages and billing."""
 
     class Meta:
@@ -123,7 +130,7 @@ class PolicyFactory(Factory):
     lapse_end = None
 
     @factory.post_generation
-    def named_driver(policy, create, extracted, **kwargs):
+    def named_driver(policy: Policy, create: bool, extracted: Any, **kwargs: Any) -> None:
         """The customer as the policy's named-insured driver (False for none)."""
         if extracted is False:
             return
@@ -136,14 +143,14 @@ class PolicyFactory(Factory):
         )
 
     @factory.post_generation
-    def vehicle(policy, create, extracted, **kwargs):
+    def vehicle(policy: Policy, create: bool, extracted: Any, **kwargs: Any) -> None:
         """One vehicle on the policy since before the term (False for none)."""
         if extracted is False:
             return
         VehicleFactory(policy=policy, **kwargs)
 
     @factory.post_generation
-    def coverages(policy, create, extracted, **kwargs):
+    def coverages(policy: Policy, create: bool, extracted: Any, **kwargs: Any) -> None:
         """The standard coverages (False for none)."""
         if extracted is False:
             return
@@ -158,12 +165,12 @@ class PolicyFactory(Factory):
             )
 
     @factory.post_generation
-    def account(policy, create, extracted, **kwargs):
+    def account(policy: Policy, create: bool, extracted: Any, **kwargs: Any) -> None:
         """The policy's billing account (monthly, nothing owed unless bills are added)."""
         BillingAccountFactory(policy=policy, **kwargs)
 
 
-class VehicleFactory(Factory):
+class VehicleFactory(Factory[Vehicle]):
     class Meta:
         model = Vehicle
 
@@ -184,7 +191,7 @@ class VehicleFactory(Factory):
     principal_driver_id = None
 
 
-class DriverFactory(Factory):
+class DriverFactory(Factory[Driver]):
     class Meta:
         model = Driver
 
@@ -201,7 +208,7 @@ class DriverFactory(Factory):
     removed_on = None
 
 
-class LicenceRecordFactory(Factory):
+class LicenceRecordFactory(Factory[LicenceRecord]):
     """The licensing state's record of a licence (what check_licence returns)."""
 
     class Meta:
@@ -219,7 +226,7 @@ class LicenceRecordFactory(Factory):
     violations_3y = 0
 
 
-class CoverageFactory(Factory):
+class CoverageFactory(Factory[Coverage]):
     class Meta:
         model = Coverage
 
@@ -235,7 +242,7 @@ class CoverageFactory(Factory):
     effective_on = None
 
 
-class BillingAccountFactory(Factory):
+class BillingAccountFactory(Factory[BillingAccount]):
     class Meta:
         model = BillingAccount
 
@@ -248,7 +255,7 @@ class BillingAccountFactory(Factory):
     autopay = False
 
 
-class BillFactory(Factory):
+class BillFactory(Factory[Bill]):
     """A bill; an unpaid one (open, missed, on_plan) adds to the account's balance, a missed one to its past due."""
 
     class Meta:
@@ -276,7 +283,7 @@ class BillFactory(Factory):
         return bill
 
 
-class PaymentFactory(Factory):
+class PaymentFactory(Factory[Payment]):
     """A payment received on `account` (required)."""
 
     class Meta:
@@ -294,7 +301,7 @@ class PaymentFactory(Factory):
     returned_on = None
 
 
-class PaymentExtensionFactory(Factory):
+class PaymentExtensionFactory(Factory[PaymentExtension]):
     """An extension granted on `bill` (required), by default a week past its original due date."""
 
     class Meta:
@@ -312,7 +319,7 @@ class PaymentExtensionFactory(Factory):
     granted_at = factory.LazyAttribute(lambda e: days_ago((TODAY - e.bill.original_due_on).days + 2))
 
 
-class ClaimFactory(Factory):
+class ClaimFactory(Factory[Claim]):
     class Meta:
         model = Claim
 
@@ -332,7 +339,7 @@ class ClaimFactory(Factory):
     description = "Rear bumper damaged in a low-speed collision."
 
 
-class ClaimPaymentFactory(Factory):
+class ClaimPaymentFactory(Factory[ClaimPayment]):
     """A payment already made on `claim` (required): by default four rental days."""
 
     class Meta:
@@ -349,7 +356,7 @@ class ClaimPaymentFactory(Factory):
     paid_at = factory.LazyFunction(lambda: days_ago(6))
 
 
-class PremiumAdjustmentFactory(Factory):
+class PremiumAdjustmentFactory(Factory[PremiumAdjustment]):
     """A credit already made on `policy` (required)."""
 
     class Meta:
@@ -370,7 +377,7 @@ class PremiumAdjustmentFactory(Factory):
     created_at = factory.LazyFunction(lambda: days_ago(30))
 
 
-class DocumentFactory(Factory):
+class DocumentFactory(Factory[Document]):
     """A document already sent about `policy` (required)."""
 
     class Meta:
@@ -389,7 +396,7 @@ class DocumentFactory(Factory):
     status = "sent"
 
 
-class TicketFactory(TicketFactoryBase):
+class TicketFactory(TicketFactoryBase, Factory[Ticket]):
     """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
@@ -402,7 +409,7 @@ class TicketFactory(TicketFactoryBase):
     created_at = factory.LazyFunction(lambda: days_ago(0, hour=9))
 
 
-class TicketCommentFactory(CommentFactoryBase):
+class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     class Meta:
         model = TicketComment
 

@@ -14,6 +14,7 @@ from domains.auto_insurance.factories import (
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
+    account_of,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -131,7 +132,7 @@ def test_case_AI004_002(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=rafael.id),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=6_000, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=6_000, method="card"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
         ],
         reply="I've taken $60.00 by card toward your May bill, so $109.00 is still due on 18 May. I can't move the "
@@ -144,7 +145,7 @@ def test_case_AI004_002(tb):
     assert (may.due_on, may.paid_cents, may.status) == (date(2026, 5, 18), 6_000, "open")  # one extension per term
     assert run.db.query(PaymentExtension).count() == 1
     assert run.db.query(Payment).filter_by(amount_cents=6_000, method="card").count() == 1  # the $60 she paid now
-    assert run.db.get(BillingAccount, policy.account.id).balance_cents == 10_900
+    assert run.db.get(BillingAccount, account_of(policy).id).balance_cents == 10_900
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", "not_eligible", None)
 
 
@@ -525,9 +526,9 @@ def test_case_AI011_001(tb):
             _verify(harper),
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
-            call("list_payments", billing_account_id=policy.account.id),
+            call("list_payments", billing_account_id=account_of(policy).id),
             call("list_tickets", requester_id=harper.id),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=16_900, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=16_900, method="card"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,
@@ -552,6 +553,6 @@ def test_case_AI011_001(tb):
     )
 
     run.expect_golden()
-    account = run.db.get(BillingAccount, policy.account.id)
+    account = run.db.get(BillingAccount, account_of(policy).id)
     assert (account.balance_cents, run.db.query(Payment).count()) == (0, 4)  # May paid; nothing else recorded
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "billing", "payment_dispute", "billing")

@@ -17,6 +17,7 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
+    account_of,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -90,7 +91,7 @@ def test_case_AI028_001(tb):
     term), the 10-day limit, documents."""
     elif_ = CustomerFactory(name="Elif Demir", state="IL")
     policy = _scheduled(elif_, effective_on=date(2026, 5, 15))
-    account = policy.account
+    account = account_of(policy)
     november = BillFactory(
         account=account,
         due_on=date(2025, 11, 27),
@@ -160,7 +161,7 @@ def test_case_AI028_002(tb):
         licence_number="29418830",
         relation_to_insured="child",
     )
-    account = policy.account
+    account = account_of(policy)
     _paid(account, date(2026, 2, 22), date(2026, 3, 22), amount_cents=14_880)
     BillFactory(account=account, due_on=date(2026, 4, 22), amount_cents=14_880, status="missed")
     may = BillFactory(account=account, due_on=date(2026, 5, 22), amount_cents=14_880)
@@ -237,7 +238,7 @@ def test_case_AI028_003(tb):
         acquired_on=date(2021, 6, 12),
         term_premium_cents=12_000,
     )
-    account = policy.account
+    account = account_of(policy)
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), date(2026, 4, 20), amount_cents=15_310)
     may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_310)
     ticket = TicketFactory(requester=june, policy_id=policy.id, subject="Last bill")
@@ -301,7 +302,7 @@ def test_case_AI008_004(tb):
     documents, ticket creation."""
     wade = CustomerFactory(name="Wade Thibodeaux", state="GA")
     policy = _scheduled(wade, effective_on=date(2026, 5, 18))
-    account = policy.account
+    account = account_of(policy)
     _paid(account, date(2026, 2, 20), amount_cents=15_210)
     BillFactory(account=account, due_on=date(2026, 3, 20), amount_cents=15_210, status="missed")
     BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=15_210, status="missed")
@@ -406,7 +407,7 @@ def test_case_AI004_006(tb):
     run.expect_golden()
     assert run.db.get(Bill, truck_may.id).due_on == date(2026, 5, 29)  # policy: the truck's term has no extension
     assert run.db.get(Bill, car_may.id).due_on == date(2026, 5, 15)
-    assert run.db.query(PaymentExtension).filter_by(billing_account_id=truck.account.id).count() == 1
+    assert run.db.query(PaymentExtension).filter_by(billing_account_id=account_of(truck).id).count() == 1
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "billing", None, None)
 
 
@@ -419,7 +420,7 @@ def test_case_AI005_005(tb):
     the customer makes now."""
     hugo = CustomerFactory(name="Hugo Lambert", state="AZ")
     policy = PolicyFactory(customer=hugo)
-    account = policy.account
+    account = account_of(policy)
     BillFactory(account=account, due_on=date(2025, 5, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
     _paid(account, date(2025, 12, 12), date(2026, 1, 12), amount_cents=16_100)
     BillFactory(account=account, due_on=date(2026, 2, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
@@ -465,7 +466,7 @@ def test_case_AI011_002(tb):
     the ticket rule for several requests (hold outlasts solved)."""
     priya = CustomerFactory(name="Priya Raman", state="CA")
     policy = PolicyFactory(customer=priya)
-    account = policy.account
+    account = account_of(policy)
     _paid(account, date(2026, 2, 18), date(2026, 3, 18), date(2026, 4, 18), amount_cents=16_900)
     PaymentFactory(account=account, amount_cents=16_900, received_at=datetime(2026, 4, 15, 9, 0))
     change = BillFactory(account=account, issued_on=date(2026, 5, 4), due_on=date(2026, 5, 28), amount_cents=38_400)
@@ -531,7 +532,7 @@ def test_case_AI030_001(tb):
         cancellation_effective_on=date(2026, 4, 26),
         cancellation_reason="non_payment",
     )
-    account = policy.account
+    account = account_of(policy)
     BillFactory(account=account, due_on=date(2026, 1, 28), amount_cents=15_940, paid_cents=15_940, status="paid_late")
     PaymentFactory(account=account, amount_cents=15_940, received_at=datetime(2026, 2, 6, 9, 0))
     _paid(account, date(2026, 2, 28), amount_cents=15_940)
@@ -583,7 +584,7 @@ def test_case_AI008_005(tb):
     documents."""
     nell = CustomerFactory(name="Nell Archer", state="CO")
     policy = _scheduled(nell, effective_on=date(2026, 5, 15))
-    account = policy.account
+    account = account_of(policy)
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), amount_cents=16_890)
     BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=16_890, status="missed")
     BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=16_890)

@@ -17,6 +17,7 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
+    account_of,
 )
 from domains.auto_insurance.models import (
     BillingAccount,
@@ -411,7 +412,7 @@ def test_case_AI006_006(tb):
                 category="reinstatement",
                 policy_id=policy.id,
             ),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=11_870, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=11_870, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
             call(
@@ -434,7 +435,7 @@ def test_case_AI006_006(tb):
     run.expect_golden()
     back = run.db.get(Policy, policy.id)
     assert (back.status, back.lapse_start, back.lapse_end) == ("active", date(2026, 4, 20), date(2026, 5, 11))
-    assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
+    assert run.db.get(BillingAccount, account_of(policy).id).past_due_cents == 0
     samuel = run.db.query(Driver).filter_by(licence_number="D22094417").one()
     assert (samuel.effective_on, samuel.relation_to_insured) == (date(2026, 5, 12), "other_household")
     assert run.db.query(Document).one().kind == "reinstatement_notice"

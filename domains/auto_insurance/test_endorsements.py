@@ -16,6 +16,7 @@ from domains.auto_insurance.factories import (
     CustomerFactory,
     PolicyFactory,
     TicketFactory,
+    account_of,
 )
 from domains.auto_insurance.models import BillingAccount, ClaimPayment, Coverage, Document, Policy, Ticket
 from domains.auto_insurance.vin import complete_vin
@@ -175,7 +176,7 @@ def test_case_AI020_003(tb):
             call("get_policy", policy_id=policy.id),
             call("get_billing_account", policy_id=policy.id),
             call("list_tickets", requester_id=sunil.id),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=17_340, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=7_500),
@@ -186,7 +187,7 @@ def test_case_AI020_003(tb):
     run.expect_golden()
     back = run.db.get(Policy, policy.id)
     assert (back.status, back.cancellation_effective_on) == ("active", None)  # policy: full past due paid
-    account = run.db.get(BillingAccount, policy.account.id)
+    account = run.db.get(BillingAccount, account_of(policy).id)
     assert (account.past_due_cents, account.balance_cents) == (0, 17_340)
     docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
     assert [d.kind for d in docs] == ["cancellation_rescission_notice"]

@@ -16,6 +16,7 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
+    account_of,
 )
 from domains.auto_insurance.models import Bill, BillingAccount, Claim, Document, Payment, Policy, Ticket, Vehicle
 from domains.auto_insurance.vin import complete_vin
@@ -111,7 +112,7 @@ def test_case_AI027_001(tb):
                 category="claim",
                 policy_id=policy.id,
             ),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=17_350, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_350, method="card"),
             call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
         ],
         reply="I've taken your card payment of $173.50 for May's bill. I'm sorry, I can't file the claim: your "
@@ -353,7 +354,7 @@ def test_case_AI027_004(tb):
                 estimated_damage_cents=190_000,
                 driver_id=policy.drivers[0].id,
             ),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=17_340, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
@@ -365,7 +366,7 @@ def test_case_AI027_004(tb):
     assert (claim.loss_type, claim.severity, claim.estimated_damage_cents) == ("animal", "minor", 190_000)
     kept = run.db.get(Policy, policy.id)
     assert (kept.status, kept.cancellation_effective_on) == ("active", None)
-    assert run.db.get(BillingAccount, policy.account.id).past_due_cents == 0
+    assert run.db.get(BillingAccount, account_of(policy).id).past_due_cents == 0
     assert run.db.query(Document).one().kind == "cancellation_rescission_notice"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "claim", None, None)
 
@@ -414,7 +415,7 @@ def test_case_AI027_005(tb):
             call("get_billing_account", policy_id=policy.id),
             call("list_policy_claims", policy_id=policy.id),
             call("list_tickets", requester_id=paloma.id),
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=27_960, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=27_960, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
             call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
@@ -757,7 +758,7 @@ def test_case_AI027_006(tb):
         "need a new policy from our sales team, and I haven't taken any payment. The hit-and-run on 2 April "
         "happened while the policy was still in force, so I've filed that claim for you.",
         traps=[
-            call("record_payment", billing_account_id=policy.account.id, amount_cents=16_220, method="card"),
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=16_220, method="card"),
             call("reinstate_policy", policy_id=policy.id),
         ],
     )

@@ -15,6 +15,7 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
+    account_of,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -121,7 +122,7 @@ def test_case_AI013_001(tb):
     assert _adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", rav4.id, date(2026, 5, 3), 19_093, 16_900, 2_193)
     ]  # policy: the quoted credit from the removal date, against the open bill first
-    assert run.db.get(BillingAccount, policy.account.id).balance_cents == 0
+    assert run.db.get(BillingAccount, account_of(policy).id).balance_cents == 0
     assert run.db.get(Bill, may.id).status == "paid"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
@@ -258,7 +259,7 @@ def test_case_AI013_003(tb):
     assert _adjustments(run.db, second.id) == [
         ("vehicle_removal_credit", old_camry.id, date(2026, 4, 24), 14_220, 14_220, 0)
     ]
-    account = run.db.get(BillingAccount, second.account.id)
+    account = run.db.get(BillingAccount, account_of(second).id)
     assert (account.past_due_cents, account.delinquency_status, account.balance_cents) == (0, "current", 14_180)
     assert run.db.get(Bill, june.id).paid_cents == 20
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)

@@ -99,6 +99,11 @@ def _policy(db: Session, policy_id: str) -> Policy:
     return get_or_fail(db, Policy, policy_id, "policy")
 
 
+def _state_of(db: Session, policy: Policy) -> StateRequirement:
+    """The legal requirements of the policy's state (reference data every state of a policy has)."""
+    return get_or_fail(db, StateRequirement, policy.state, "state")
+
+
 def _in_force(policy: Policy) -> Policy:
     if policy.status not in ("active", "cancellation_scheduled"):
         raise ToolFailure(
@@ -549,15 +554,18 @@ def update_coverage(
         raise ToolFailure(INVALID_ARGUMENT, f"{coverage} pays up to the vehicle's value; it has no limit to change")
     if any(v is not None and v <= 0 for v in (limit_cents, limit_per_accident_cents)):
         raise ToolFailure(INVALID_ARGUMENT, "limits must be positive amounts in cents")
-    state = db.get(StateRequirement, policy.state)
+    state = _state_of(db, policy)
     per_person = limit_cents if limit_cents is not None else row.limit_cents
     per_accident = limit_per_accident_cents if limit_per_accident_cents is not None else row.limit_per_accident_cents
-    if coverage == "bodily_injury_liability" and (
-        per_person < state.min_bi_per_person_cents or per_accident < state.min_bi_per_accident_cents
-    ):
-        raise ToolFailure(INVALID_ARGUMENT, f"bodily injury limits cannot go below {state.name}'s legal minimums")
-    if coverage == "property_damage_liability" and per_person < state.min_pd_cents:
-        raise ToolFailure(INVALID_ARGUMENT, f"property damage limit cannot go below {state.name}'s legal minimum")
+    if coverage == "bodily_injury_liability":
+        assert per_person is not None  # bodily injury always has both limits
+        assert per_accident is not None
+        if per_person < state.min_bi_per_person_cents or per_accident < state.min_bi_per_accident_cents:
+            raise ToolFailure(INVALID_ARGUMENT, f"bodily injury limits cannot go below {state.name}'s legal minimums")
+    if coverage == "property_damage_liability":
+        assert per_person is not None  # property damage always has its limit
+        if per_person < state.min_pd_cents:
+            raise ToolFailure(INVALID_ARGUMENT, f"property damage limit cannot go below {state.name}'s legal minimum")
     row.limit_cents, row.limit_per_accident_cents = per_person, per_accident
     if deductible_cents is not None:
         row.deductible_cents = deductible_cents
@@ -573,7 +581,7 @@ def remove_coverage(db: Session, policy_id: str, coverage: CoverageKind) -> dict
     row = _coverage(policy, coverage)
     if coverage in _LIABILITY:
         raise ToolFailure(PRECONDITION_FAILED, "liability coverage is required by law and cannot be removed")
-    if coverage == "uninsured_motorist" and db.get(StateRequirement, policy.state).uninsured_motorist_required:
+    if coverage == "uninsured_motorist" and _state_of(db, policy).uninsured_motorist_required:
         raise ToolFailure(PRECONDITION_FAILED, f"uninsured-motorist coverage is compulsory in {policy.state}")
     row.status, row.changed_on = "removed", TODAY
     return row_dict(row)
