@@ -1051,14 +1051,17 @@ def coverage_changes_stay_within_the_rules(ev: Evidence) -> Iterator[Violation]:
                         "limit_cents",
                     )
                 per_accident = c.limit_per_accident_cents
-                if c.coverage == "bodily_injury_liability" and per_accident is not None:
-                    if per_accident < state.min_bi_per_accident_cents:
-                        yield Violation.of(
-                            c,
-                            f"bodily injury limit per accident {_money(per_accident)} is below {state.code}'s "
-                            f"minimum {_money(state.min_bi_per_accident_cents)}",
-                            "limit_per_accident_cents",
-                        )
+                if (
+                    c.coverage == "bodily_injury_liability"
+                    and per_accident is not None
+                    and per_accident < state.min_bi_per_accident_cents
+                ):
+                    yield Violation.of(
+                        c,
+                        f"bodily injury limit per accident {_money(per_accident)} is below {state.code}'s "
+                        f"minimum {_money(state.min_bi_per_accident_cents)}",
+                        "limit_per_accident_cents",
+                    )
         if c.deductible_cents != was.deductible_cents and c.deductible_cents not in DEDUCTIBLES:
             yield Violation.of(
                 c, f"deductible {_money(c.deductible_cents)} is not one of the offered deductibles", "deductible_cents"
@@ -1079,13 +1082,16 @@ def coverage_changes_stay_within_the_rules(ev: Evidence) -> Iterator[Violation]:
 def _coverage_refused_as_not_eligible(ev: Evidence) -> Iterator[Violation]:
     """A coverage request the policy forbids is refused: solved, reason not_eligible."""
     ticket = _ticket(ev)
-    if ticket is not None and ticket.category == "coverage" and ticket.status == "solved":
-        if ticket.reason not in (None, "not_eligible", "not_policyholder"):
-            yield Violation.of(
-                ticket,
-                f"ticket {ticket.id} refuses a coverage request as {ticket.reason}; a forbidden change is not_eligible",
-                "reason",
-            )
+    if (
+        ticket is not None
+        and (ticket.category, ticket.status) == ("coverage", "solved")
+        and ticket.reason not in (None, "not_eligible", "not_policyholder")
+    ):
+        yield Violation.of(
+            ticket,
+            f"ticket {ticket.id} refuses a coverage request as {ticket.reason}; a forbidden change is not_eligible",
+            "reason",
+        )
 
 
 # --- Open major claims ------------------------------------------------------------------------------------------
@@ -1205,14 +1211,17 @@ def a_payment_is_taken_within_the_balance(ev: Evidence) -> Iterator[Violation]:
                 "amount_cents",
             )
     ticket = _ticket(ev)
-    if ticket is not None and ticket.reason == "payment_dispute":
-        if (ticket.status, ticket.priority, ticket.queue) != ("hold", "high", "billing"):
-            yield Violation.of(
-                ticket,
-                f"a disputed payment goes on hold, high, to billing; ticket {ticket.id} is {ticket.status}, "
-                f"{ticket.priority}, queue {ticket.queue}",
-                "status",
-            )
+    if (
+        ticket is not None
+        and ticket.reason == "payment_dispute"
+        and (ticket.status, ticket.priority, ticket.queue) != ("hold", "high", "billing")
+    ):
+        yield Violation.of(
+            ticket,
+            f"a disputed payment goes on hold, high, to billing; ticket {ticket.id} is {ticket.status}, "
+            f"{ticket.priority}, queue {ticket.queue}",
+            "status",
+        )
 
 
 # --- Payment extensions -----------------------------------------------------------------------------------------
