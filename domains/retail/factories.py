@@ -16,7 +16,8 @@ from datetime import datetime, time, timedelta
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox import Factory, current_session
+from pytest_thinkingbox import current_session
+from pytest_thinkingbox.core.factories import Factory  # not the package's lazy export, which mypy sees as Any
 
 from .clock import NOW, TODAY, days_ago
 from .models import (
@@ -41,7 +42,7 @@ _LAST = ["Martinez", "Okafor", "Nair", "Lindqvist", "Rossi", "Ferreira", "Chen",
 _CITIES = [("Portland", "97214"), ("Denver", "80205"), ("Austin", "78704"), ("Columbus", "43215"), ("Tucson", "85719")]
 
 
-class CustomerFactory(Factory):
+class CustomerFactory(Factory[Customer]):
     class Meta:
         model = Customer
 
@@ -60,7 +61,7 @@ class CustomerFactory(Factory):
     postal_code = factory.Sequence(lambda n: _CITIES[n % len(_CITIES)][1])
 
 
-class OrderFactory(Factory):
+class OrderFactory(Factory[Order]):
     class Meta:
         model = Order
 
@@ -103,7 +104,7 @@ class OrderFactory(Factory):
         PaymentFactory(order=order, method=extracted or "card", **kwargs)
 
 
-class OrderItemFactory(Factory):
+class OrderItemFactory(Factory[OrderItem]):
     class Meta:
         model = OrderItem
 
@@ -114,7 +115,7 @@ class OrderItemFactory(Factory):
     unit_price_cents = factory.SelfAttribute("product.price_cents")
 
 
-class PaymentFactory(Factory):
+class PaymentFactory(Factory[Payment]):
     class Meta:
         model = Payment
 
@@ -132,7 +133,7 @@ def _days_late(shipment) -> int:
     return max(0, (arrived - shipment.expected_delivery).days)
 
 
-class ShipmentFactory(Factory):
+class ShipmentFactory(Factory[Shipment]):
     """A shipment; ``days_late`` follows from the expected and actual delivery dates unless given."""
 
     class Meta:
@@ -153,7 +154,7 @@ class ShipmentFactory(Factory):
     exception_reason = None
 
 
-class RefundFactory(Factory):
+class RefundFactory(Factory[Refund]):
     class Meta:
         model = Refund
 
@@ -176,7 +177,7 @@ class RefundFactory(Factory):
         return refund
 
 
-class ReturnFactory(Factory):
+class ReturnFactory(Factory[Return]):
     class Meta:
         model = Return
 
@@ -194,7 +195,7 @@ class ReturnFactory(Factory):
     received_at = None
 
 
-class WarrantyFactory(Factory):
+class WarrantyFactory(Factory[Warranty]):
     """A warranty starting at purchase and running for the product's warranty months unless given."""
 
     class Meta:
@@ -211,7 +212,7 @@ class WarrantyFactory(Factory):
     void = False
 
 
-class WarrantyClaimFactory(Factory):
+class WarrantyClaimFactory(Factory[WarrantyClaim]):
     class Meta:
         model = WarrantyClaim
 
@@ -224,7 +225,7 @@ class WarrantyClaimFactory(Factory):
     description = "Earlier fault, repaired by the service centre."
 
 
-class InstallationJobFactory(Factory):
+class InstallationJobFactory(Factory[InstallationJob]):
     class Meta:
         model = InstallationJob
 
@@ -241,7 +242,7 @@ class InstallationJobFactory(Factory):
     cancellation_fee_cents = None
 
 
-class PointsAdjustmentFactory(Factory):
+class PointsAdjustmentFactory(Factory[PointsAdjustment]):
     class Meta:
         model = PointsAdjustment
 
@@ -254,7 +255,7 @@ class PointsAdjustmentFactory(Factory):
     note = "Courtesy for an earlier late delivery."
 
 
-class TicketFactory(TicketFactoryBase):
+class TicketFactory(TicketFactoryBase, Factory[Ticket]):
     """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
@@ -267,7 +268,7 @@ class TicketFactory(TicketFactoryBase):
     created_at = NOW
 
 
-class TicketCommentFactory(CommentFactoryBase):
+class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     class Meta:
         model = TicketComment
 

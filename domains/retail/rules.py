@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable, Iterator
+from typing import TypeGuard
 
 from domains.shared.rules import (
     COMMENTS,
@@ -116,7 +117,8 @@ def _tier(ev: Evidence, customer_id: str | None) -> str:
     return customer.tier if customer is not None else "standard"
 
 
-def _bad_standing(customer: RuleRow | None) -> bool:
+def _bad_standing(customer: RuleRow | None) -> TypeGuard[RuleRow]:
+    """True for a customer row with two chargebacks or an abuse flag (never for a missing customer)."""
     return customer is not None and (customer.chargebacks >= 2 or customer.abuse_flags >= 1)
 
 
@@ -437,6 +439,7 @@ def the_conversation_leaves_its_ticket_classified(ev: Evidence) -> Iterator[Viol
 def each_change_is_made_once(ev: Evidence) -> Iterator[Violation]:
     seen: dict[tuple[str, ...], RuleRow] = {}
     for refund in _by_number(ev.added("refunds")):
+        key: tuple[str, ...]
         if refund.reason in ("late_delivery", "lost_parcel", "returned_to_sender"):
             key = (refund.order_id, refund.reason)
         elif refund.reason == "damaged":

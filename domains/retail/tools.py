@@ -468,7 +468,9 @@ def create_replacement_order(
                 unit_price_cents=0,
             )
         )
-        db.get(Inventory, item.product_id).reserved += item.quantity
+        stock = db.get(Inventory, item.product_id)
+        assert stock is not None, "the stock check above found no inventory row"  # _available would have been 0
+        stock.reserved += item.quantity
         db.flush()
     return {
         "order_id": replacement.id,
@@ -501,11 +503,11 @@ def create_return(
     item = db.get(OrderItem, order_item_id)
     if item is None or item.order_id != order_id:
         raise ToolFailure(NOT_FOUND, f"order {order_id} has no item {order_item_id!r}")
-    open_quantity = db.scalar(
+    open_quantity = db.scalars(
         select(func.coalesce(func.sum(Return.quantity), 0)).where(
             Return.order_item_id == order_item_id, Return.status != "rejected"
         )
-    )
+    ).one()  # coalesce: always one row, never NULL
     if quantity < 1:
         raise ToolFailure(INVALID_ARGUMENT, "quantity must be at least 1")
     if quantity > item.quantity - open_quantity:
