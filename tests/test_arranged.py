@@ -163,8 +163,8 @@ def _toy_attempt(cache: WorkerCache, attempt: int, task: str = "test_case_TY900_
 
 
 def _toy_task(tb: Attempt, balance_cents: int = 500) -> tuple[str, str]:
-    account = toydomain.AccountFactory(balance_cents=balance_cents)
-    ticket = toydomain.TicketFactory(account_id=account.id)
+    account: toydomain.Account = toydomain.AccountFactory(balance_cents=balance_cents)
+    ticket: toydomain.Ticket = toydomain.TicketFactory(account_id=account.id)
     run = tb.run(
         User(says="Please put my ticket on hold.", knows={"ticket": ticket.id}),
         golden=[call("update_ticket", ticket_id=ticket.id, status="hold")],
@@ -217,6 +217,7 @@ def test_a_written_again_start_state_equals_the_flushed_one():
             attempt = _toy_attempt(cache, n)
             try:
                 _toy_task(attempt)
+                assert attempt.last_run is not None
                 states.append(attempt.last_run.start_state())
             finally:
                 attempt.close()

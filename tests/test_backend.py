@@ -49,9 +49,13 @@ def test_dump_copies_committed_state_into_an_independent_database():
     db = sqlite.restore(sqlite.build_image(toydomain.Base.metadata, toydomain.seed))
     db.add(toydomain.Account(id="A-5", owner="y"))
     copy = sqlite.restore(sqlite.dump(db))
-    copy.get(toydomain.Account, "A-5").owner = "changed"
+    copied = copy.get(toydomain.Account, "A-5")
+    assert copied is not None
+    copied.owner = "changed"
     copy.commit()
-    assert db.get(toydomain.Account, "A-5").owner == "y"
+    original = db.get(toydomain.Account, "A-5")
+    assert original is not None
+    assert original.owner == "y"
 
 
 def test_a_worker_alternating_between_schemas_reads_each_correctly():
@@ -59,15 +63,23 @@ def test_a_worker_alternating_between_schemas_reads_each_correctly():
     # shared ticket tables are): a connection reused across them would keep prepared statements, cached
     # by their SQL text, that read the other schema's pages ("database disk image is malformed").
     from sqlalchemy import Column, Integer, MetaData, String, Table, select
+    from sqlalchemy.orm import Session
 
     first, second = MetaData(), MetaData()
     items_1 = Table("items", first, Column("id", Integer, primary_key=True), Column("name", String))
     Table("zones", first, Column("id", Integer, primary_key=True))
     Table("aisles", second, Column("n", Integer, primary_key=True))  # created first: takes the first root page
     items_2 = Table("items", second, Column("id", Integer, primary_key=True), Column("name", String))
+
+    def seed_first(db: Session) -> None:
+        db.execute(items_1.insert().values(id=1, name="lamp"))
+
+    def seed_second(db: Session) -> None:
+        db.execute(items_2.insert().values(id=7, name="shelf"))
+
     sqlite = SQLiteBackend()
-    one = sqlite.build_image(first, lambda db: db.execute(items_1.insert().values(id=1, name="lamp")))
-    two = sqlite.build_image(second, lambda db: db.execute(items_2.insert().values(id=7, name="shelf")))
+    one = sqlite.build_image(first, seed_first)
+    two = sqlite.build_image(second, seed_second)
     for _ in range(3):
         for image, table, row in ((one, items_1, (1, "lamp")), (two, items_2, (7, "shelf"))):
             db = sqlite.restore(image)
@@ -98,7 +110,7 @@ def test_foreign_keys_are_checked_when_a_transaction_commits(databases):
         "child", schema, Column("id", Integer, primary_key=True), Column("parent_id", ForeignKey("parent.id"))
     )
     db = databases.restore(databases.build_image(schema))
-    assert [fk.constraint.deferrable for fk in child.c.parent_id.foreign_keys] == [None]  # the model is as declared
+    assert [fk.deferrable for fk in child.foreign_key_constraints] == [None]  # the model is as declared
     db.execute(insert(child).values(id=1, parent_id=5))  # a child before its parent, as an arrange step may
     db.execute(insert(parent).values(id=5))
     db.commit()  # checked here, and satisfied

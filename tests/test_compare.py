@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 from test_report_cli import manifest, record, write
 
 from pytest_thinkingbox.campaign.compare import compare, compare_lines
-from pytest_thinkingbox.campaign.records import ReportError, load
+from pytest_thinkingbox.campaign.records import ReportError, Run, load
 from pytest_thinkingbox.cli import main
 
 
-def run_file(path, run, outcomes, bundle="b1", k=2, domain="retail"):
+def run_file(
+    path: Path, run: str, outcomes: dict[str, list[str]], bundle: str = "b1", k: int = 2, domain: str = "retail"
+) -> Path:
     """A one-run results file; `outcomes` maps task -> outcome of attempts 1, 2, ... (task "d:t" sets its domain)."""
     recs = []
     for task, os in outcomes.items():
@@ -22,13 +25,19 @@ def run_file(path, run, outcomes, bundle="b1", k=2, domain="retail"):
     return write(path, manifest(run, bundle, k=k), *recs)
 
 
+def load_one(path: Path) -> Run:
+    """The one run in a results file."""
+    (run,) = load([path])
+    return run
+
+
 P, F, E = "passed", "failed", "error"
 
 
 def test_paired_comparison_by_hand(tmp_path):
     a = run_file(tmp_path / "a.jsonl", "ra", {"t1": [P, F], "t2": [P, P], "t3": [F, F], "t4": [P, P]})
     b = run_file(tmp_path / "b.jsonl", "rb", {"t1": [P, P], "t2": [P, F], "t3": [F, P], "t5": [F, F]})
-    result = compare(*load([a]), *load([b]))
+    result = compare(load_one(a), load_one(b))
     assert result["only_a"] == ["t4"]
     assert result["only_b"] == ["t5"]
     assert result["gained"] == ["t1"]
@@ -68,7 +77,7 @@ def test_paired_comparison_by_hand(tmp_path):
 def test_a_clear_gain_is_more_than_noise(tmp_path):
     a = run_file(tmp_path / "a.jsonl", "ra", {f"t{i}": [F, F] for i in range(4)})
     b = run_file(tmp_path / "b.jsonl", "rb", {"t0": [P, P], "t1": [P, P], "t2": [P, F], "t3": [P, P]})
-    result = compare(*load([a]), *load([b]))
+    result = compare(load_one(a), load_one(b))
     oracle = stats.ttest_rel([1.0, 1.0, 0.5, 1.0], [0.0] * 4)
     p1 = result["figures"]["pass@1"]
     assert p1["mean"] == pytest.approx(0.875)
@@ -82,7 +91,7 @@ def test_a_clear_gain_is_more_than_noise(tmp_path):
 def test_every_task_moving_alike_is_said_so_not_a_zero_width_interval(tmp_path):
     a = run_file(tmp_path / "a.jsonl", "ra", {f"t{i}": [F, F] for i in range(6)})
     b = run_file(tmp_path / "b.jsonl", "rb", {f"t{i}": [P, F] for i in range(6)})
-    result = compare(*load([a]), *load([b]))
+    result = compare(load_one(a), load_one(b))
     p1 = result["figures"]["pass@1"]
     # six differences of exactly +0.5: sd 0; the exact sign-flip test gives 2 / 2^6
     assert p1["every"] == 0.5
@@ -92,7 +101,7 @@ def test_every_task_moving_alike_is_said_so_not_a_zero_width_interval(tmp_path):
     text = "\n".join(compare_lines(result))
     assert "pass@1: every one of the 6 paired tasks moved by exactly +0.500; with no spread between tasks" in text
     assert "p = 0.031 (sign-flip test: 2 / 2^6)" in text
-    same = compare(*load([a]), *load([run_file(tmp_path / "c.jsonl", "rc", {f"t{i}": [F, F] for i in range(6)})]))
+    same = compare(load_one(a), load_one(run_file(tmp_path / "c.jsonl", "rc", {f"t{i}": [F, F] for i in range(6)})))
     assert same["figures"]["pass@1"]["every"] == 0
     assert same["figures"]["pass@1"]["p"] == 1.0
     assert "moved by exactly +0.000" in "\n".join(compare_lines(same))
@@ -103,7 +112,7 @@ def test_system_errors_are_left_out_of_both_rates_and_a_difference_in_them_is_lo
     a = run_file(tmp_path / "a.jsonl", "ra", {t: [P, F] for t in tasks})
     # the same agent, but every task's second attempt hit a system error: not the agent's failure
     b = run_file(tmp_path / "b.jsonl", "rb", {t: [P, E] for t in tasks})
-    result = compare(*load([a]), *load([b]))
+    result = compare(load_one(a), load_one(b))
     # b's pass@1 is 1/1 per task (the error is not graded): +0.5 everywhere; pass^2 cannot be paired (n = 1 < k)
     assert result["b"]["errors"] == 10
     assert result["b"]["error_share"] == 0.5
@@ -128,7 +137,7 @@ def test_per_domain_results_with_holms_correction(tmp_path):
     b_out = {f"retail:r{i}": [P, P] if i % 2 else [P, F] for i in range(5)}
     b_out |= {"travel:v0": [P, P], "travel:v1": [F, F], "travel:v2": [P, F], "travel:v3": [P, P], "travel:v4": [F, F]}
     result = compare(
-        *load([run_file(tmp_path / "a.jsonl", "ra", a_out)]), *load([run_file(tmp_path / "b.jsonl", "rb", b_out)])
+        load_one(run_file(tmp_path / "a.jsonl", "ra", a_out)), load_one(run_file(tmp_path / "b.jsonl", "rb", b_out))
     )
     retail_p = stats.ttest_rel([0.5, 1, 0.5, 1, 0.5], [0] * 5).pvalue
     travel_p = stats.ttest_rel([1, 0, 0.5, 1, 0], [0.5] * 5).pvalue
@@ -148,14 +157,14 @@ def test_per_domain_results_with_holms_correction(tmp_path):
 def test_runs_of_different_k_are_refused_unless_allowed(tmp_path, capsys):
     a = run_file(tmp_path / "a.jsonl", "ra", {"t1": [P, P, F], "t2": [P, F, F]}, k=3)
     b = run_file(tmp_path / "b.jsonl", "rb", {"t1": [P, P], "t2": [P, F]}, k=2)
-    with pytest.raises(ReportError, match="the runs have different k .* k = 3, .* k = 2"):
-        compare(*load([a]), *load([b]))
+    with pytest.raises(ReportError, match=r"the runs have different k .* k = 3, .* k = 2"):
+        compare(load_one(a), load_one(b))
     assert main(["compare", str(a), str(b)]) == 2
     assert "--allow-different-k" in capsys.readouterr().err
     assert main(["compare", str(a), str(b), "--allow-different-k"]) == 0
     out = capsys.readouterr().out
     assert "WARNING: different k (a 3, b 2; --allow-different-k): pass^k is compared at k = 2" in out
-    result = compare(*load([a]), *load([b]), allow_different_k=True)
+    result = compare(load_one(a), load_one(b), allow_different_k=True)
     # pass^2 of a at n = 3: C(2, 2) / C(3, 2) = 1/3 for t1, 0 for t2; of b: 1 and 0
     assert [t["pass^k"]["a"] for t in result["per_task"]] == pytest.approx([1 / 3, 0])
     assert [t["pass^k"]["delta"] for t in result["per_task"]] == pytest.approx([2 / 3, 0])
@@ -164,7 +173,7 @@ def test_runs_of_different_k_are_refused_unless_allowed(tmp_path, capsys):
 def test_one_common_task_gives_no_interval(tmp_path):
     a = run_file(tmp_path / "a.jsonl", "ra", {"t1": [F, F]})
     b = run_file(tmp_path / "b.jsonl", "rb", {"t1": [P, P]})
-    result = compare(*load([a]), *load([b]))
+    result = compare(load_one(a), load_one(b))
     assert result["figures"]["pass@1"]["ci95"] is None
     assert result["figures"]["pass@1"]["p"] is None
     assert "(one task: the spread between tasks is unknown, so no interval and no test)" in "\n".join(
@@ -176,7 +185,7 @@ def test_different_bundles_are_refused_unless_allowed(tmp_path, capsys):
     a = run_file(tmp_path / "a.jsonl", "ra", {"t1": [P, P]})
     b = run_file(tmp_path / "b.jsonl", "rb", {"t1": [P, F]}, bundle="b2")
     with pytest.raises(ReportError, match="runs of different bundles cannot be compared"):
-        compare(*load([a]), *load([b]))
+        compare(load_one(a), load_one(b))
     assert main(["compare", str(a), str(b)]) == 2
     assert "--allow-mixed-bundles" in capsys.readouterr().err
     assert main(["compare", str(a), str(b), "--allow-mixed-bundles"]) == 0

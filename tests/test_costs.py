@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 from test_report_cli import manifest, record, report, write
 
 from pytest_thinkingbox.campaign.costs import Prices, attempt_cost, frontier, load_prices, parse_prices

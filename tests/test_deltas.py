@@ -177,16 +177,14 @@ def test_deltas_explain_wrong_missing_and_extra_as_full_snapshots_do(backend, im
 def test_hashes_follow_state_equality_whatever_rows_were_written_on_the_way(backend, image):
     golden = _graded(backend, image, golden_calls)
     assert golden["delta"] == golden["full"] == []
+
     # The same end state reached with a detour (a value changed and written back) hashes the same.
-    detour = _graded(
-        backend,
-        image,
-        lambda db: (
-            _raw(db, "UPDATE accounts SET owner = 'q' WHERE id = 'A-00020'"),
-            _raw(db, "UPDATE accounts SET owner = 'o20' WHERE id = 'A-00020'"),
-            golden_calls(db),
-        ),
-    )
+    def detour_calls(db: Any) -> None:
+        _raw(db, "UPDATE accounts SET owner = 'q' WHERE id = 'A-00020'")
+        _raw(db, "UPDATE accounts SET owner = 'o20' WHERE id = 'A-00020'")
+        golden_calls(db)
+
+    detour = _graded(backend, image, detour_calls)
     assert detour["end"] == golden["end"] == golden["golden"] == detour["golden"]
     assert detour["start"] == golden["start"]
     noop = _graded(backend, image, lambda db: None)
@@ -247,7 +245,12 @@ def _spy_on_loads(backend: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The images the backend loads whole from now on (an undo loads none)."""
     loads: list[Any] = []
     load = backend._load
-    monkeypatch.setattr(backend, "_load", lambda session, image: loads.append(image) or load(session, image))
+
+    def spy(session: Any, image: Any) -> Any:
+        loads.append(image)
+        return load(session, image)
+
+    monkeypatch.setattr(backend, "_load", spy)
     return loads
 
 

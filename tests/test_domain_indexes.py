@@ -49,7 +49,7 @@ def _models(domain: str) -> type[DeclarativeBase]:
 
 def _leading_columns(table: Any) -> set[tuple[str, ...]]:
     """Every column list an index, the primary key or a unique constraint of `table` starts with."""
-    led = set()
+    led: set[tuple[str, ...]] = set()
     sequences = [list(table.primary_key.columns)]
     sequences += [list(index.columns) for index in table.indexes]
     sequences += [list(c.columns) for c in table.constraints if c.__class__.__name__ == "UniqueConstraint"]

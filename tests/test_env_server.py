@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_private_state_never_leaves_the_server(base_url):
 
 def test_twenty_concurrent_episodes_see_only_their_own_writes(base_url):
     def run(i: int) -> tuple[int, str, int]:
-        actions = (
+        actions: list[dict] = (
             [{"tool_calls": [REFUND]}, {"tool_calls": [SOLVE]}, {"end": True}]
             if i % 2
             else [{"tool_calls": [SOLVE]}, {"end": True}]
@@ -253,16 +254,18 @@ def test_openenv_validate_passes_every_criterion(base_url):
     )
     report = json.loads(done.stdout)
     failed = [c for c in report["criteria"] if not c["passed"]]
-    assert report["passed"] and not failed and len(report["criteria"]) >= 6, failed
+    assert report["passed"], failed
+    assert not failed
+    assert len(report["criteria"]) >= 6, failed
     assert report["mode"] == "simulation"
 
 
 def test_openenvs_own_client_resets_steps_and_reads_state_over_the_websocket(base_url):
     import asyncio
 
-    from openenv.core.generic_client import GenericEnvClient
+    from openenv.core.generic_client import GenericEnvClient  # type: ignore[import-untyped]  # openenv has no py.typed
 
-    async def episode(actions: list[dict]) -> tuple[object, list[object], dict]:
+    async def episode(actions: list[dict]) -> tuple[Any, list[Any], dict]:  # openenv's StepResult is untyped
         async with GenericEnvClient(base_url=base_url) as env:
             start = await env.reset(task_id=TASK)
             steps = [await env.step(action) for action in actions]
@@ -362,10 +365,13 @@ def test_a_twenty_megabyte_body_is_refused_within_a_second_without_being_read():
         size = 20 * 1024 * 1024
         declared = f"POST /step HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n".encode()
         answer, took, _ = _refused_while_sending(port, declared, b"x" * 65536, size)
-        assert answer.startswith(b"HTTP/1.1 413") and took < 1, (answer[:80], took)
+        assert answer.startswith(b"HTTP/1.1 413"), (answer[:80], took)
+        assert took < 1, (answer[:80], took)
         chunked = b"POST /reset HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         answer, took, sent = _refused_while_sending(port, chunked, b"10000\r\n" + b"x" * 65536 + b"\r\n", size)
-        assert answer.startswith(b"HTTP/1.1 413") and took < 1 and sent < size, (answer[:80], took, sent)
+        assert answer.startswith(b"HTTP/1.1 413"), (answer[:80], took, sent)
+        assert took < 1, (answer[:80], took, sent)
+        assert sent < size, (answer[:80], took, sent)
         assert b"this server reads at most" in answer or b"the most this server reads" in answer
         assert _rss_mb(server.pid) < idle + 50
     finally:

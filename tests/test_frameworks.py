@@ -39,7 +39,9 @@ def golden_scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Script
 
 def _page_code(page: str) -> str:
     text = (ROOT / "docs" / "agents" / f"{page}.md").read_text(encoding="utf-8")
-    return re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code is not None, f"docs/agents/{page}.md has no python block"
+    return code.group(1)
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 
 from pytest_thinkingbox.campaign.metrics import aggregate
 from pytest_thinkingbox.campaign.views.html import render_html

@@ -35,7 +35,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The package modules that `name` imports."""
     is_package = path.name == "__init__.py"
     here = name if is_package else name.rpartition(".")[0]
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.startswith(NAME))

@@ -6,6 +6,7 @@ Against the local scripted OpenAI-compatible server, which records every request
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from conftest import REFUND_TASK
@@ -51,7 +52,7 @@ def requests_of(server: ScriptedModelServer, role: str) -> list[dict]:
 
 
 @pytest.fixture
-def served(toy: pytest.Pytester) -> ScriptedModelServer:
+def served(toy: pytest.Pytester) -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer({OPENING: ASKS_THE_USER}, record=True) as server:
         toy.makepyfile(test_tasks=REFUND_TASK)
         config(toy, server.base_url, agent={"model": "a"}, user={"model": "u"})

@@ -439,8 +439,16 @@ def test_every_request_body_holds_the_prompt_the_conversation_and_the_tools_and_
     """The prompt and the tools are encoded once per endpoint and spliced into each body; the body the server
     reads is still the plain merge of the request and the config's ``extra_body``."""
     policy = "Refunds over 50 dollars need a manager (Rückerstattung)."
-    tools = [{"type": "function", "function": {"name": "get_order", "description": "An order, by id.",
-              "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}}]  # fmt: skip
+    tools: list[dict[str, Any]] = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_order",
+                "description": "An order, by id.",
+                "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+            },
+        }
+    ]
     turns = [
         [{"role": "user", "content": "Where is order O-1? Merci."}],
         [{"role": "user", "content": "Where is order O-2?"}, {"role": "assistant", "content": "Looking."}],
@@ -455,6 +463,7 @@ def test_every_request_body_holds_the_prompt_the_conversation_and_the_tools_and_
             bodies = []
             for messages in turns:  # the second request reuses the encoded prompt and tools
                 await endpoint.complete(policy, messages, Usage(), tools)
+                assert server.last_body is not None
                 bodies.append(server.last_body)
             await endpoint.aclose()
             return bodies

@@ -219,7 +219,8 @@ def test_the_tasks_ask_these_questions_and_no_others():
             for call in ast.walk(node):
                 if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "rubric":
                     question = call.args[0]
-                    assert isinstance(question, ast.Attribute) and isinstance(question.value, ast.Name), node.name
+                    assert isinstance(question, ast.Attribute), node.name
+                    assert isinstance(question.value, ast.Name), node.name
                     phrases = next(k.value for k in call.keywords if k.arg == "phrases")
                     assert ast.unparse(phrases) == f"{question.value.id}.phrases", node.name
                     asked.setdefault(node.name.removeprefix("test_case_"), []).append(question.value.id)

@@ -309,7 +309,8 @@ def test_every_rubric_question_is_one_of_the_tested_families():
         for c in calls:
             question = ast.unparse(c.args[0])
             phrases = next(ast.unparse(k.value) for k in c.keywords if k.arg == "phrases")
-            assert question.endswith(".text") and phrases == question.removesuffix(".text") + ".phrases", task
+            assert question.endswith(".text"), task
+            assert phrases == question.removesuffix(".text") + ".phrases", task
 
 
 def test_an_amount_is_never_a_bare_number():

@@ -127,6 +127,7 @@ def _rubrics() -> dict[str, list[tuple[str, str]]]:
             for c in ast.walk(node):
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "rubric":
                     phrases = next((k.value for k in c.keywords if k.arg == "phrases"), None)
+                    assert phrases is not None, f"{node.name}: a rubric without phrases="
                     found.setdefault(node.name, []).append((ast.unparse(c.args[0]), ast.unparse(phrases)))
     return found
 

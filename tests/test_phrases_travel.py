@@ -50,9 +50,9 @@ def _rubrics() -> list[Rubric]:
                     continue
                 question = ast.literal_eval(node.args[0])
                 given = next(k.value for k in node.keywords if k.arg == "phrases")
-                assert isinstance(given, ast.Call) and isinstance(given.func, ast.Name), (
-                    f"{fn.name}: phrases must come from a helper of domains/travel/phrases.py, not a list"
-                )
+                helper_only = f"{fn.name}: phrases must come from a helper of domains/travel/phrases.py, not a list"
+                assert isinstance(given, ast.Call), helper_only
+                assert isinstance(given.func, ast.Name), helper_only
                 args = tuple(ast.literal_eval(a) for a in given.args)
                 phrases = getattr(helpers, given.func.id)(*args)
                 found.append(Rubric(fn.name, question, given.func.id, args, phrases))
@@ -198,7 +198,8 @@ def test_refund_amount_families_have_ten_of_each():
     for rubric in _family("refund_amount"):
         right = [c for c in _refund_cases(True) if c.values[0] == rubric]
         wrong = [c for c in _refund_cases(False) if c.values[0] == rubric]
-        assert len(right) >= 10 and len(wrong) >= 10, rubric.task
+        assert len(right) >= 10, rubric.task
+        assert len(wrong) >= 10, rubric.task
 
 
 def test_refund_amount_forms():

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from inventory import DOMAINS, articles, declared_articles  # noqa: E402
+from inventory import DOMAINS, articles, declared_articles  # type: ignore[import-not-found]  # noqa: E402  (scripts/, on sys.path above)
 
 _BACKTICKED = re.compile(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`")
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 
 from pytest_thinkingbox.campaign.records import ReportError, load, read_records
 from pytest_thinkingbox.campaign.report import build_report, labels
 from pytest_thinkingbox.cli import main
 
 
-def manifest(run="r1", bundle="b1", k=2, **extra):
+def manifest(run: str = "r1", bundle: str = "b1", k: int = 2, **extra: Any) -> dict[str, Any]:
     """A manifest line as the plugin writes it at the start (and, with `finished`, at the end) of a session."""
     return {
         "manifest": {
@@ -32,7 +34,15 @@ def manifest(run="r1", bundle="b1", k=2, **extra):
     }
 
 
-def record(task, attempt, outcome="passed", run="r1", bundle="b1", domain="retail", **extra):
+def record(
+    task: str,
+    attempt: int,
+    outcome: str = "passed",
+    run: str | None = "r1",
+    bundle: str | None = "b1",
+    domain: str = "retail",
+    **extra: Any,
+) -> dict[str, Any]:
     """An attempt record with the fields the report reads."""
     failed = outcome == "failed"
     return {
@@ -52,13 +62,13 @@ def record(task, attempt, outcome="passed", run="r1", bundle="b1", domain="retai
     }
 
 
-def write(path, *lines, tail=""):
+def write(path: Path, *lines: object, tail: str = "") -> Path:
     """A results file: one JSON object per line, then `tail` (e.g. a cut-off line)."""
     path.write_text("".join(json.dumps(line) + "\n" for line in lines) + tail, encoding="utf-8")
     return path
 
 
-def report(capsys, *args):
+def report(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
     """Run `thinkingbox report ARGS` and return (exit code, stdout, stderr)."""
     code = main(["report", *map(str, args)])
     out, err = capsys.readouterr()
@@ -80,6 +90,7 @@ def test_two_shards_of_one_run_merge_into_one_complete_run(tmp_path, capsys):
     runs = load([a, b])
     assert [r.id for r in runs] == ["r1"]
     assert runs[0].files == [str(a), str(b)]
+    assert runs[0].manifest is not None
     assert runs[0].manifest["started"] == "2026-11-30T02:00:00+00:00"  # the earliest start
     assert runs[0].manifest["finished"] == "2026-11-30T04:00:00+00:00"  # from the last manifest line
     doc = build_report(runs)
@@ -136,12 +147,11 @@ def test_without_a_manifest_k_is_the_most_attempts_seen(tmp_path):
 
 def test_old_failed_records_get_their_signature_computed(tmp_path):
     bare = {"task": "t1", "attempt": 1, "domain": "retail", "outcome": "failed", "end_reason": "max_steps"}
-    old = {"run": None, "bundle": None}
     path = write(
         tmp_path / "old.jsonl",
         bare,
-        record("t1", 2, "failed", **old),
-        record("t2", 1, "failed", domain="travel", **old),
+        record("t1", 2, "failed", run=None, bundle=None),
+        record("t2", 1, "failed", domain="travel", run=None, bundle=None),
     )
     doc = build_report(load([path]))
     sig = doc["runs"][0]["signatures"]

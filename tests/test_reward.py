@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_thinkingbox import call
+from pytest_thinkingbox import Call, call
 from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.core.errors import HarnessError
 from pytest_thinkingbox.serve.reward import _worker, reward
@@ -17,7 +19,7 @@ from pytest_thinkingbox.serve.reward import _worker, reward
 DOMAINS = Path(__file__).resolve().parent.parent / "domains"
 
 #: What a good agent does in RT001_003 (an exception 8 days old counts as lost: refund in full, ticket solved).
-GOOD = [
+GOOD: list[Call | Mapping[str, Any]] = [
     call("find_customer_by_email", email="priya.nair@example.com"),
     call("issue_refund", order_id="O-5001", amount_cents=19_899, reason="lost_parcel", method="original"),
     {"name": "update_ticket", "arguments": {"ticket_id": "T-7001", "status": "solved", "category": "delivery"}},

@@ -65,7 +65,8 @@ def test_every_label_has_a_case_and_a_description():
     assert len(set(LABELS)) == 10
     for label in LABELS:
         text = describe(label)
-        assert text.endswith(".") and len(text) < 130, label
+        assert text.endswith("."), label
+        assert len(text) < 130, label
 
 
 @pytest.mark.parametrize("label", LABELS)

@@ -10,7 +10,7 @@ import random
 
 import pytest
 from conftest import REFUND_TASK
-from scipy import special, stats
+from scipy import special, stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 from test_report_cli import manifest, record, write
 
 from pytest_thinkingbox.campaign.compare import paired, paired_rows
@@ -70,6 +70,7 @@ def test_mean_estimate_is_the_t_interval_over_tasks():
     assert estimate.se == pytest.approx(se)
     assert estimate.interval == pytest.approx((max(0, low), min(1, high)))
     clamped = mean_estimate([1.0, 1.0, 0.75])  # the t interval passes 1: clamped
+    assert clamped.interval is not None
     assert clamped.interval[1] == 1.0
     assert clamped.interval[0] == pytest.approx(
         stats.t.interval(0.95, 2, loc=11 / 12, scale=stats.sem([1, 1, 0.75]))[0]
@@ -113,6 +114,8 @@ def test_the_minimum_detectable_difference_has_about_80_percent_power():
     test = paired_test(diffs)
     df, crit = 9, stats.t.ppf(0.975, 9)
     assert test.mdd == pytest.approx((crit + stats.t.ppf(0.8, df)) * stats.sem(diffs))
+    assert test.mdd is not None
+    assert test.se is not None
     # the exact power of the paired t-test at that true difference (noncentral t): close to 0.8
     power = stats.nct.sf(crit, df, test.mdd / test.se) + stats.nct.cdf(-crit, df, test.mdd / test.se)
     assert power == pytest.approx(0.8, abs=0.02)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from pytest_thinkingbox import AgentView, User, call
+from pytest_thinkingbox import AgentView, Call, User, call
+from pytest_thinkingbox.core.episode import InvalidCall
 from pytest_thinkingbox.core.tools import ToolSpec
 from pytest_thinkingbox.roles.agents import AgentContext, make_agent
 from pytest_thinkingbox.roles.users.scripted import AGREE, UNKNOWN, ScriptedUser
@@ -53,7 +54,7 @@ GOLDEN = (
 def _plan(name, attempt, seed=7):
     agent = make_agent(name, AgentContext("test_case_X", attempt, seed, GOLDEN))
     view = AgentView("policy", TOOLS, [])
-    calls = []
+    calls: list[Call | InvalidCall] = []
     while True:
         step = asyncio.run(agent.step(view))
         calls += step.tool_calls

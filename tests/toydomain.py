@@ -105,7 +105,7 @@ DOMAIN = Domain(
 )
 
 
-class AccountFactory(Factory):
+class AccountFactory(Factory[Account]):
     class Meta:
         model = Account
 
@@ -113,7 +113,7 @@ class AccountFactory(Factory):
     owner = factory.Sequence(lambda n: f"owner{n + 1}")
 
 
-class TicketFactory(Factory):
+class TicketFactory(Factory[Ticket]):
     class Meta:
         model = Ticket
 
