@@ -13,7 +13,7 @@ from datetime import timedelta
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox import Factory
+from pytest_thinkingbox.core.factories import Factory  # not the package's lazy export, which mypy sees as Any
 
 from .clock import NOW, TODAY, days_ago
 from .models import (
@@ -48,7 +48,7 @@ def _email(name: str) -> str:
     return name.lower().replace(" ", ".").replace("'", "") + "@haldenprice.com"
 
 
-class EmployeeFactory(Factory):
+class EmployeeFactory(Factory[Employee]):
     class Meta:
         model = Employee
 
@@ -65,7 +65,7 @@ class EmployeeFactory(Factory):
     last_day = None
 
 
-class EngagementFactory(Factory):
+class EngagementFactory(Factory[Engagement]):
     class Meta:
         model = Engagement
 
@@ -78,7 +78,7 @@ class EngagementFactory(Factory):
     end_date = factory.LazyFunction(lambda: TODAY + timedelta(days=120))
 
 
-class AssignmentFactory(Factory):
+class AssignmentFactory(Factory[Assignment]):
     class Meta:
         model = Assignment
 
@@ -90,7 +90,7 @@ class AssignmentFactory(Factory):
     end_date = factory.SelfAttribute("engagement.end_date")
 
 
-class ComplianceRecordFactory(Factory):
+class ComplianceRecordFactory(Factory[ComplianceRecord]):
     """A signed NDA for a client by default; pass ``kind="background_check"`` (and no client) for a check."""
 
     class Meta:
@@ -105,7 +105,9 @@ class ComplianceRecordFactory(Factory):
     expires_on = None
 
 
-def background_check(employee, status: str = "cleared", completed_days_ago: int = 400, valid_years: int = 3):
+def background_check(
+    employee: Employee, status: str = "cleared", completed_days_ago: int = 400, valid_years: int = 3
+) -> ComplianceRecord:
     """A background check on `employee`, valid for `valid_years` from completion when it was cleared."""
     completed = TODAY - timedelta(days=completed_days_ago) if status != "in_progress" else None
     expires = completed.replace(year=completed.year + valid_years) if completed else None
@@ -119,7 +121,7 @@ def background_check(employee, status: str = "cleared", completed_days_ago: int 
     )
 
 
-class AccessGrantFactory(Factory):
+class AccessGrantFactory(Factory[AccessGrant]):
     class Meta:
         model = AccessGrant
 
@@ -135,7 +137,7 @@ class AccessGrantFactory(Factory):
     revoke_reason = None
 
 
-class LicenceSeatFactory(Factory):
+class LicenceSeatFactory(Factory[LicenceSeat]):
     class Meta:
         model = LicenceSeat
 
@@ -149,7 +151,7 @@ class LicenceSeatFactory(Factory):
     released_on = None
 
 
-class HardwareRequestFactory(Factory):
+class HardwareRequestFactory(Factory[HardwareRequest]):
     class Meta:
         model = HardwareRequest
 
@@ -162,7 +164,7 @@ class HardwareRequestFactory(Factory):
     reason = "Laptop refresh"
 
 
-class ExpenseReportFactory(Factory):
+class ExpenseReportFactory(Factory[ExpenseReport]):
     class Meta:
         model = ExpenseReport
 
@@ -174,7 +176,7 @@ class ExpenseReportFactory(Factory):
     submitted_on = factory.LazyFunction(lambda: TODAY - timedelta(days=3))
 
 
-class ExpenseLineFactory(Factory):
+class ExpenseLineFactory(Factory[ExpenseLine]):
     """An expense line; ``reimbursable_cents`` is the amount capped at the limit unless given."""
 
     class Meta:
@@ -194,7 +196,7 @@ class ExpenseLineFactory(Factory):
     reimbursable_cents = factory.LazyAttribute(lambda line: min(line.amount_cents, line.limit_cents))
 
 
-class ApprovalRequestFactory(Factory):
+class ApprovalRequestFactory(Factory[ApprovalRequest]):
     """A pending approval request about an employee's request, raised from one of their tickets five days ago."""
 
     class Meta:
@@ -216,7 +218,7 @@ class ApprovalRequestFactory(Factory):
     note = None
 
 
-class TicketFactory(TicketFactoryBase):
+class TicketFactory(TicketFactoryBase, Factory[Ticket]):
     """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
@@ -229,7 +231,7 @@ class TicketFactory(TicketFactoryBase):
     created_at = NOW
 
 
-class TicketCommentFactory(CommentFactoryBase):
+class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     class Meta:
         model = TicketComment
 

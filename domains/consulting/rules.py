@@ -1104,14 +1104,14 @@ def client_access_only_during_an_assignment(ev: Evidence) -> Iterator[Violation]
     employee_id = about(ticket)
     clients = {res.client_id for res in resources_read(ev) if res.client_id}
     ended = {g.id for a, g in assignments(ev, employee_id) if has_ended(a, g)}
-    running = {g.id for a, g in assignments(ev, employee_id) if not has_ended(a, g)}
+    staffed = {g.id for a, g in assignments(ev, employee_id) if not has_ended(a, g)}
     for grant in ev.end.where(GRANTS, employee_id=employee_id):
-        res = resource(ev, grant.resource_id)
-        if grant.status != "active" or res is None or res.kind not in CLIENT_KINDS or res.client_id not in clients:
+        held = resource(ev, grant.resource_id)
+        if grant.status != "active" or held is None or held.kind not in CLIENT_KINDS or held.client_id not in clients:
             continue
-        if grant.engagement_id in ended and grant.engagement_id not in running:
+        if grant.engagement_id in ended and grant.engagement_id not in staffed:
             yield Violation.of(
-                grant, f"left active on {res.id} though its assignment on {grant.engagement_id} has ended", "status"
+                grant, f"left active on {held.id} though its assignment on {grant.engagement_id} has ended", "status"
             )
 
 

@@ -559,6 +559,7 @@ def create_approval_request(
         if hardware.status != "submitted":
             raise ToolFailure(PRECONDITION_FAILED, f"hardware request {hardware.id} is {hardware.status}")
     elif kind == "expense_override":
+        assert expense_line_id is not None  # checked above: an expense_override approval needs expense_line_id
         line = _requested_line(db, expense_line_id)
         if line.report.employee_id != employee_id:
             raise ToolFailure(INVALID_ARGUMENT, f"expense line {line.id} is not on one of {employee.name}'s reports")
