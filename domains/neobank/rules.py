@@ -655,7 +655,7 @@ def a_scheduled_payment_is_cancelled_only_before_the_cut_off(ev: Evidence) -> It
 
 def _unauthorised_cards(ev: Evidence) -> dict[str, RuleRow]:
     """The cards whose payments the conversation disputed as unauthorised, with one such dispute each."""
-    cards = {}
+    cards: dict[str, RuleRow] = {}
     for dispute in ev.added("disputes"):
         if dispute.reason == "unauthorised":
             tx = ev.start.get("transactions", dispute.transaction_id)

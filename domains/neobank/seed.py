@@ -194,16 +194,16 @@ def seed_internal(db: Session) -> None:
     for sys_id, name, risk, owner, queue in _SYSTEMS:
         db.add(InternalSystem(id=sys_id, name=name, risk=risk, owner_id=owner, owner_queue=queue))
     db.flush()
-    for role_id, system, name, description, read_only, privileged, department, conflicts in _ROLES:
+    for role_id, system, role_name, description, read_only, privileged, only_department, conflicts in _ROLES:
         db.add(
             SystemRole(
                 id=role_id,
                 system_id=system,
-                name=name,
+                name=role_name,
                 description=description,
                 read_only=read_only,
                 privileged=privileged,
-                department=department,
+                department=only_department,
                 conflicts_with_id=conflicts,
             )
         )

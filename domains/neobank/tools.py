@@ -379,6 +379,7 @@ def freeze_card(db: Session, card_id: str) -> dict:
     keeps its number. Returns the card."""
     card = _card(db, card_id)
     if card.status == "frozen":
+        assert card.frozen_at is not None, f"card {card_id} is frozen but has no frozen_at"
         raise ToolFailure(CONFLICT, f"card {card_id} is already frozen (since {card.frozen_at.isoformat()})")
     if card.status != "active":
         raise ToolFailure(PRECONDITION_FAILED, f"card {card_id} is {card.status}; only an active card can be frozen")
