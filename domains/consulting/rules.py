@@ -607,11 +607,11 @@ def changes_for_others_only_where_the_requester_may_ask(ev: Evidence) -> Iterato
     if asking is None:
         return
     asker = person(ev, asking)
-    if asker is not None and asker.status == "left" and ticket is not None:
-        if (ticket.status, ticket.reason) != ("solved", "not_eligible"):
-            yield Violation.of(
-                ticket, "the requester has left the firm: the ticket ends solved with reason not_eligible", "reason"
-            )
+    asker_left = asker is not None and asker.status == "left"
+    if asker_left and ticket is not None and (ticket.status, ticket.reason) != ("solved", "not_eligible"):
+        yield Violation.of(
+            ticket, "the requester has left the firm: the ticket ends solved with reason not_eligible", "reason"
+        )
     if ticket is None or ticket.category not in ("leaver", "joiner", "roll_off") or not ticket.subject_employee_id:
         return
     subject_id = str(ticket.subject_employee_id)
@@ -820,9 +820,9 @@ def _untrue_reason_for(ev: Evidence, ticket: RuleRow, employee_id: str) -> str |
             return f"{employee_id} has a current cleared background check"
         for a, g in assignments(ev, employee_id):
             client = _row(ev, "clients", g.client_id)
-            if runs_today(a, g) and client is not None and client.background_check_required:
-                if nda_current(ev, employee_id, g.client_id):
-                    return None
+            screened = client is not None and client.background_check_required
+            if runs_today(a, g) and screened and nda_current(ev, employee_id, g.client_id):
+                return None
         return f"{employee_id} is not staffed, with a signed NDA, on a client that requires a background check"
     if reason in ("awaiting_date", "date_unconfirmed", "security_review"):
         last_day, start = employee.last_day, employee.start_date
@@ -1057,9 +1057,9 @@ def client_environment_passes_every_gate(ev: Evidence) -> Iterator[Violation]:
         employee_id = row.employee_id
         client = _row(ev, "clients", res.client_id)
         why = not_cleared_for_client(ev, employee_id, res.client_id)
-        if why is None and client is not None and client.background_check_required:
-            if not check_current(ev, employee_id):
-                why = f"client {res.client_id} requires a background check and theirs is not cleared and current"
+        screened = client is not None and client.background_check_required
+        if why is None and screened and not check_current(ev, employee_id):
+            why = f"client {res.client_id} requires a background check and theirs is not cleared and current"
         if why is not None:
             yield Violation.of(row, f"{role} on {res.id} for {employee_id}, but {why}")
         elif row.table == APPROVAL_TABLE:
@@ -1642,9 +1642,13 @@ def nothing_ends_before_the_last_day(ev: Evidence) -> Iterator[Violation]:
         ending = ending or (c.kind == "release" and last_day is not None and not reclaimed(ev, c))
         if ending and (last_day is None or last_day > TODAY):
             yield Violation.of(c.row, f"{c.kind} for {c.employee} before their last day ({last_day})", "status")
-        elif c.kind == "expiry" and last_day is not None and last_day >= TODAY:
-            if c.row.expires_on is None or c.row.expires_on > last_day:
-                yield Violation.of(c.row, f"expiry {c.row.expires_on} runs past the last day {last_day}", "expires_on")
+        elif (
+            c.kind == "expiry"
+            and last_day is not None
+            and last_day >= TODAY
+            and (c.row.expires_on is None or c.row.expires_on > last_day)
+        ):
+            yield Violation.of(c.row, f"expiry {c.row.expires_on} runs past the last day {last_day}", "expires_on")
     found = _leaver(ev)
     if found is None:
         return
