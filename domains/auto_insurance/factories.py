@@ -3,10 +3,12 @@
 Ids come from sequences (reset before every attempt), dates from the domain
 clock, so the same task body always writes the same rows. `PolicyFactory`
 builds a six-month policy with its named-insured driver, one vehicle, the
-standard coverages (``coverages=False`` for none) and a billing account
-(``policy.account``; ``account__pay_plan="paid_in_full"`` to change it).
-`BillFactory` keeps the account's balance, past-due amount and delinquency
-status in step with the bills a task adds.
+standard coverages (``coverages=False`` for none, a tuple of kinds for only
+those) and a billing account (``account_of(policy)``;
+``account__pay_plan="paid_in_full"`` to change it). `BillFactory` keeps the
+account's balance, past-due amount and delinquency status in step with the
+bills a task adds. The helpers at the end arrange what many tasks share: a
+policyholder and their policy, the conversation's ticket, one more car.
 """
 
 from __future__ import annotations
@@ -151,10 +153,12 @@ class PolicyFactory(Factory[Policy]):
 
     @factory.post_generation
     def coverages(policy: Policy, create: bool, extracted: Any, **kwargs: Any) -> None:
-        """The standard coverages (False for none)."""
+        """The standard coverages (False for none, a collection of kinds for only those)."""
         if extracted is False:
             return
         for kind, limit, per_accident, deductible, premium in STANDARD_COVERAGES:
+            if extracted is not None and kind not in extracted:
+                continue
             CoverageFactory(
                 policy=policy,
                 coverage=kind,
@@ -416,3 +420,50 @@ class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     id = factory.Sequence(lambda n: f"TC-{9101 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Customer message."
+
+
+# --- Arrange helpers: the set-ups many tasks share ----------------------------------------------------------------
+
+
+def policyholder(name: str, state: str, **policy: Any) -> tuple[Customer, Policy]:
+    """A customer living in `state` and their standard policy there (`policy` overrides PolicyFactory's fields)."""
+    customer = CustomerFactory(name=name, state=state)
+    return customer, PolicyFactory(customer=customer, **policy)
+
+
+def cancelling(on: date, reason: str = "non_payment") -> dict[str, Any]:
+    """PolicyFactory fields of a policy whose cancellation is scheduled for `on`."""
+    return {"status": "cancellation_scheduled", "cancellation_effective_on": on, "cancellation_reason": reason}
+
+
+def cancelled(on: date, reason: str = "non_payment") -> dict[str, Any]:
+    """PolicyFactory fields of a policy cancelled from `on`."""
+    return {"status": "cancelled", "cancellation_effective_on": on, "cancellation_reason": reason}
+
+
+def ticket_about(policy: Policy, subject: str, **fields: Any) -> Ticket:
+    """A ticket the policyholder opened about `policy`: the conversation's, unless `fields` say otherwise."""
+    return TicketFactory(requester=policy.customer, policy_id=policy.id, subject=subject, **fields)
+
+
+def car_on(
+    policy: Policy,
+    vin: str,
+    year: int,
+    make: str,
+    model: str,
+    acquired_on: date,
+    premium: int = 0,
+    principal: str | None = None,
+) -> Vehicle:
+    """One more vehicle on `policy` (VIN completed with its check digit), with its term premium and principal driver."""
+    return VehicleFactory(
+        policy=policy,
+        vin=complete_vin(vin),
+        year=year,
+        make=make,
+        model=model,
+        acquired_on=acquired_on,
+        term_premium_cents=premium,
+        principal_driver_id=principal,
+    )

@@ -7,14 +7,16 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import billing_account, hold, opening, policyholder_facts, solved
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
     PaymentExtensionFactory,
     PaymentFactory,
     PolicyFactory,
-    TicketFactory,
     account_of,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -26,7 +28,6 @@ from domains.auto_insurance.models import (
     PaymentExtension,
     Ticket,
 )
-from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -38,15 +39,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
 
 
 def _monthly_history(account, *months):
@@ -62,25 +54,20 @@ def _monthly_history(account, *months):
 
 def test_case_AI004_001(tb):
     """Customer asks to pay on 1 June, 14 days late: the limit is 10 days after the due date, so 28 May."""
-    aisha = CustomerFactory(name="Aisha Pruitt", state="GA")
-    policy = PolicyFactory(customer=aisha)
+    aisha, policy = policyholder("Aisha Pruitt", "GA")
     _monthly_history(policy.account, (2026, 2), (2026, 3), (2026, 4))
     bill = BillFactory(account=policy.account, due_on=date(2026, 5, 18))
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Payment due date")
+    ticket = ticket_about(policy, "Payment due date")
 
     run = tb.run(
         User(
             says="My next insurance payment is due on the 18th, but with my new job I don't get paid until the end"
             " of the month. Can you move the due date to June 1st? That's the first day I'll actually have "
             "the money.",
-            knows=caller_facts(aisha, **{"policy number": policy.id}),
+            knows=policyholder_facts(aisha, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=aisha.id),
+            *opening(aisha, policy, billing_account(policy)),
             call(
                 "grant_payment_extension",
                 bill_id=bill.id,
@@ -90,7 +77,7 @@ def test_case_AI004_001(tb):
                     "asks for is 14 days after it",
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
         reply="I can't move it as far as 1 June: an extension can be at most 10 days past the original due date. "
         "I've moved your bill's due date to 28 May 2026, the latest date allowed.",
@@ -108,8 +95,7 @@ def test_case_AI004_001(tb):
 def test_case_AI004_002(tb):
     """$60 of May's bill paid now by card, and five more days for the rest refused: an extension was already granted
     in March, in the current term. The payment is taken; the ticket is solved with the refusal's reason."""
-    rafael = CustomerFactory(name="Rafael Whitfield", state="AZ")
-    policy = PolicyFactory(customer=rafael)
+    rafael, policy = policyholder("Rafael Whitfield", "AZ")
     _monthly_history(policy.account, (2026, 2), (2026, 4))
     march = BillFactory(
         account=policy.account, due_on=date(2026, 3, 25), original_due_on=date(2026, 3, 18), status="paid"
@@ -117,23 +103,19 @@ def test_case_AI004_002(tb):
     PaymentFactory(account=policy.account, received_at=datetime(2026, 3, 24, 17, 5))
     PaymentExtensionFactory(bill=march, new_due_on=date(2026, 3, 25))
     bill = BillFactory(account=policy.account, due_on=date(2026, 5, 18))
-    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Extra time to pay")
+    ticket = ticket_about(policy, "Extra time to pay")
 
     run = tb.run(
         User(
             says="Money is tight until my paycheck clears, and my car's in the shop too, so everything has landed at "
             "once. I can put $60 toward this month's bill on my card right now. Could I have five more days for "
             "the rest? I'll pay the moment it's in.",
-            knows=caller_facts(rafael, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(rafael, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=rafael.id),
+            *opening(rafael, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=6_000, method="card"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         reply="I've taken $60.00 by card toward your May bill, so $109.00 is still due on 18 May. I can't move the "
         "due date: you already had an extension in March, and only one is allowed per policy term.",
@@ -151,8 +133,7 @@ def test_case_AI004_002(tb):
 
 def test_case_AI004_003(tb):
     """The only earlier extension was in the previous term: it does not count, so grant the 7 days asked for."""
-    mei = CustomerFactory(name="Mei Brennan", state="CO")
-    policy = PolicyFactory(customer=mei)
+    mei, policy = policyholder("Mei Brennan", "CO")
     november = BillFactory(
         account=policy.account, due_on=date(2025, 11, 26), original_due_on=date(2025, 11, 18), status="paid"
     )
@@ -160,20 +141,16 @@ def test_case_AI004_003(tb):
     PaymentExtensionFactory(bill=november, term_start=date(2025, 8, 1), new_due_on=date(2025, 11, 26))
     _monthly_history(policy.account, (2026, 2), (2026, 3), (2026, 4))
     bill = BillFactory(account=policy.account, due_on=date(2026, 5, 18))
-    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="Due date")
+    ticket = ticket_about(policy, "Due date")
 
     run = tb.run(
         User(
             says="I had to push a payment back once last year, I know. Could you move this month's due date to the"
             " 25th? I'm waiting on a tax refund that should arrive the week before, so I'll be fine by then.",
-            knows=caller_facts(mei, **{"policy number": policy.id}),
+            knows=policyholder_facts(mei, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=mei.id),
+            *opening(mei, policy, billing_account(policy)),
             call(
                 "grant_payment_extension",
                 bill_id=bill.id,
@@ -183,7 +160,7 @@ def test_case_AI004_003(tb):
                     "after the original due date, inside the 10-day limit",
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
     )
 
@@ -209,14 +186,14 @@ def test_case_AI004_004(tb):
     PaymentFactory(account=account, amount_cents=8_400, received_at=datetime(2026, 3, 16, 18, 20))
     PaymentExtensionFactory(bill=change, new_due_on=date(2026, 3, 17))
     renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=118_500)
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Renewal payment")
+    ticket = ticket_about(policy, "Renewal payment")
 
     run = tb.run(
         User(
             says="My renewal bill is due on the 29th, but my commission check doesn't land until early June. Could "
             "you push the due date to June 8th? If you can't do that, could I split the renewal into three monthly "
             "payments instead?",
-            knows=caller_facts(luis, **{"policy number": policy.id}),
+            knows=policyholder_facts(luis, policy),
             persona="A self-employed customer whose income arrives in lumps.",
             rules=(
                 "Ask for the due date to move to 8 June first.",
@@ -224,15 +201,15 @@ def test_case_AI004_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_tickets", requester_id=luis.id),
+            *opening(
+                luis,
+                policy,
+                billing_account(policy),
+                call("list_bills", billing_account_id=account.id),
+                call("list_payments", billing_account_id=account.id),
+            ),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
     )
 
@@ -247,22 +224,21 @@ def test_case_AI004_004(tb):
 @pytest.mark.two_requests
 def test_case_AI004_005(tb):
     """Glass claim filed as minor; the week's extension refused: April's bill is missed, the account past due."""
-    dwayne = CustomerFactory(name="Dwayne Brennan", state="FL")
-    policy = PolicyFactory(customer=dwayne)
+    dwayne, policy = policyholder("Dwayne Brennan", "FL")
     _monthly_history(policy.account, (2026, 2), (2026, 3))
     BillFactory(account=policy.account, due_on=date(2026, 4, 18), status="missed")
     may = BillFactory(account=policy.account, due_on=date(2026, 5, 18))
-    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Windshield and bill")
+    ticket = ticket_about(policy, "Windshield and bill")
 
     run = tb.run(
         User(
             says="A gravel truck threw a stone at my windshield on the interstate yesterday and now there's a crack "
             "right across it, so I need to start a claim. And while I have you: money is tight, could I have until "
             "the 25th to pay this month's bill?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dwayne,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-11",
                     "injuries": "nobody was hurt",
                     "drivable": "yes, I can still see fine to drive",
@@ -273,11 +249,7 @@ def test_case_AI004_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=dwayne.id),
+            *opening(dwayne, policy, billing_account(policy)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -291,7 +263,7 @@ def test_case_AI004_005(tb):
                 estimated_damage_cents=48_000,
                 driver_id=policy.drivers[0].id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-25")],  # the week he asked for
     )
@@ -328,25 +300,25 @@ def test_case_AI005_001(tb):
     BillFactory(account=account, due_on=date(2025, 11, 29), amount_cents=110_400, status="paid_late")
     PaymentFactory(account=account, amount_cents=110_400, received_at=datetime(2025, 12, 6, 10, 20))
     renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=112_700)
-    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Split my renewal payment")
+    ticket = ticket_about(policy, "Split my renewal payment")
 
     run = tb.run(
         User(
             says="My renewal bill is over eleven hundred dollars, which is a lot to find in one go. Can I split it"
             " into three monthly payments? I know I've been late a couple of times before, but I've always "
             "paid in the end.",
-            knows=caller_facts(theo, **{"policy number": policy.id}),
+            knows=policyholder_facts(theo, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            _verify(theo),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_tickets", requester_id=theo.id),
+            *opening(
+                theo,
+                policy,
+                billing_account(policy),
+                call("list_bills", billing_account_id=account.id),
+                call("list_payments", billing_account_id=account.id),
+            ),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
     )
 
@@ -376,24 +348,19 @@ def test_case_AI005_002(tb):
     )
     PaymentFactory(account=account, amount_cents=101_200, received_at=datetime(2025, 11, 28, 15, 45))
     renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=104_800)
-    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Payment plan request")
+    ticket = ticket_about(policy, "Payment plan request")
 
     run = tb.run(
         User(
             says="I've never missed a payment with you in all the years I've been a customer. This year money is a"
             " bit tighter, so could I pay my renewal in four instalments instead of all at once? If you can't do "
             "that, then could the renewal be due on June 5th instead, when my bonus is paid?",
-            knows=caller_facts(harper, **{"policy number": policy.id, "new due date": "5 June 2026"}),
+            knows=policyholder_facts(harper, policy, **{"new due date": "5 June 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_tickets", requester_id=harper.id),
+            *opening(harper, policy, billing_account(policy), call("list_payments", billing_account_id=account.id)),
             call("grant_payment_extension", bill_id=renewal.id, new_due_on="2026-06-05"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
         reply="I can't split the renewal: a payment of yours was returned unpaid in November, and a returned payment "
         "in the last 12 months rules out an instalment plan. I have moved the renewal bill's due date to 5 June "
@@ -421,7 +388,7 @@ def test_case_AI005_003(tb):
         account=account, issued_on=date(2026, 4, 4), due_on=date(2026, 4, 25), amount_cents=8_400, status="missed"
     )
     renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=99_900)
-    ticket = TicketFactory(requester=connor, policy_id=policy.id, subject="Instalments for renewal")
+    ticket = ticket_about(policy, "Instalments for renewal")
 
     run = tb.run(
         User(
@@ -429,16 +396,12 @@ def test_case_AI005_003(tb):
             "basically spotless, so I don't see why that would be a problem. The full amount in one go is "
             "more than I have right now. Also, my new employer's parking office wants proof of insurance: could "
             "you email me a copy of my declarations page?",
-            knows=caller_facts(connor, **{"policy number": policy.id}),
+            knows=policyholder_facts(connor, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=connor.email),
-            _verify(connor),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=connor.id),
+            *opening(connor, policy, billing_account(policy)),
             call("send_document", policy_id=policy.id, kind="declarations_page"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         reply="I've emailed you a copy of your declarations page. I can't split the renewal, though: the $84 bill "
         "from April is still unpaid, and an account with a past-due bill can't have an instalment plan.",
@@ -470,25 +433,25 @@ def test_case_AI005_004(tb):
     BillFactory(account=account, due_on=date(2025, 11, 29), amount_cents=103_200, status="paid_late")
     PaymentFactory(account=account, amount_cents=103_200, received_at=datetime(2025, 12, 4, 12, 10))
     renewal = BillFactory(account=account, issued_on=date(2026, 5, 1), due_on=date(2026, 5, 29), amount_cents=104_800)
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Spread my renewal")
+    ticket = ticket_about(policy, "Spread my renewal")
 
     run = tb.run(
         User(
             says="Could I spread my renewal payment over six months? Full disclosure: a payment of mine bounced "
             "around this time last year and I paid one bill a few days late over the winter, so I'll understand "
             "if you say no.",
-            knows=caller_facts(aisha, **{"policy number": policy.id}),
+            knows=policyholder_facts(aisha, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_tickets", requester_id=aisha.id),
+            *opening(
+                aisha,
+                policy,
+                billing_account(policy),
+                call("list_bills", billing_account_id=account.id),
+                call("list_payments", billing_account_id=account.id),
+            ),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=4),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
     )
 
@@ -505,45 +468,29 @@ def test_case_AI005_004(tb):
 @pytest.mark.two_requests
 def test_case_AI011_001(tb):
     """Pay May's bill now, and a double charge disputed: take the payment, hold the dispute for billing."""
-    harper = CustomerFactory(name="Harper Brennan", state="TX")
-    policy = PolicyFactory(customer=harper)
+    harper, policy = policyholder("Harper Brennan", "TX")
     _monthly_history(policy.account, (2026, 2), (2026, 3), (2026, 4))
     BillFactory(account=policy.account, due_on=date(2026, 5, 18))
-    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Charged twice?")
+    ticket = ticket_about(policy, "Charged twice?")
 
     run = tb.run(
         User(
             says="Two things. First, my bank statement shows you took $169 from my card twice on April 15th, and I "
             "want the second one looked into. Second, I'd like to pay May's bill now with the same card so I don't "
             "forget.",
-            knows=caller_facts(
-                harper,
-                **{"policy number": policy.id, "payment method": "card", "charge date": "15 April 2026"},
-            ),
+            knows=policyholder_facts(harper, policy, **{"payment method": "card", "charge date": "15 April 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_payments", billing_account_id=account_of(policy).id),
-            call("list_tickets", requester_id=harper.id),
-            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=16_900, method="card"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="payment_dispute",
-                queue="billing",
+            *opening(
+                harper, policy, billing_account(policy), call("list_payments", billing_account_id=account_of(policy).id)
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Customer reports a second card charge of 16900 cents on 2026-04-15; only one April payment is "
+            call("record_payment", billing_account_id=account_of(policy).id, amount_cents=16_900, method="card"),
+            *hold(
+                ticket.id,
+                "billing",
+                "payment_dispute",
+                note="Customer reports a second card charge of 16900 cents on 2026-04-15; only one April payment is "
                 "on the account. Billing team to trace it. May's bill paid today.",
-                public=False,
             ),
         ],
         reply="I've taken your card payment of $169.00 for May's bill. Our records show only one $169 payment on "

@@ -8,16 +8,30 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    billing_account,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    removal_credit,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
-    CustomerFactory,
     DriverFactory,
     PaymentExtensionFactory,
     PaymentFactory,
     PolicyFactory,
-    TicketFactory,
-    VehicleFactory,
     account_of,
+    cancelled,
+    cancelling,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -53,15 +67,6 @@ ARTICLES = (
 )
 
 
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
 def _paid(account, *dues, amount_cents):
     """Bills due on `dues`, each paid three days before it was due."""
     for due in dues:
@@ -69,15 +74,6 @@ def _paid(account, *dues, amount_cents):
         PaymentFactory(
             account=account, amount_cents=amount_cents, received_at=datetime(due.year, due.month, due.day - 3, 9, 0)
         )
-
-
-def _scheduled(customer, *, effective_on, reason="non_payment"):
-    return PolicyFactory(
-        customer=customer,
-        status="cancellation_scheduled",
-        cancellation_effective_on=effective_on,
-        cancellation_reason=reason,
-    )
 
 
 # --------------------------------------------------------------------------- AI028: billing beside a cancellation
@@ -89,8 +85,7 @@ def test_case_AI028_001(tb):
     and current again and last term's extension not counting, May's bill is extended to the 10-day limit.
     Rules combined: stopping a scheduled cancellation, the extension conditions (status, delinquency, once per
     term), the 10-day limit, documents."""
-    elif_ = CustomerFactory(name="Elif Demir", state="IL")
-    policy = _scheduled(elif_, effective_on=date(2026, 5, 15))
+    elif_, policy = policyholder("Elif Demir", "IL", **cancelling(date(2026, 5, 15)))
     account = account_of(policy)
     november = BillFactory(
         account=account,
@@ -104,21 +99,17 @@ def test_case_AI028_001(tb):
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), amount_cents=16_450)
     BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=16_450, status="missed")
     may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=16_450)
-    ticket = TicketFactory(requester=elif_, policy_id=policy.id, subject="Cancellation letter")
+    ticket = ticket_about(policy, "Cancellation letter")
 
     run = tb.run(
         User(
             says="I got a letter that my policy will be cancelled on Friday because I missed April. I want to pay "
             "April's amount right now by card to stop that. Then, once the cancellation is off, could I have until "
             "June 1st for the May bill?",
-            knows=caller_facts(elif_, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(elif_, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=elif_.email),
-            _verify(elif_),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=elif_.id),
+            *opening(elif_, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account.id, amount_cents=16_450, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
@@ -129,7 +120,7 @@ def test_case_AI028_001(tb):
                     "2026-05-30", "May's original due date 2026-05-20 plus 10 days; 1 June is past that limit"
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         reply="Your payment of $164.50 has cleared the past-due amount, the cancellation is withdrawn and the notice "
         "is in your email. Your May bill is now due on 30 May 2026, the latest date an extension allows.",
@@ -152,8 +143,7 @@ def test_case_AI028_002(tb):
     daughter, who moved out, comes off the policy from today (no premium changes at the desk for that).
     Rules combined: scheduled cancellation, instalment-plan and extension conditions, a driver's removal from
     today, the category and reason of the request not granted."""
-    gus = CustomerFactory(name="Gus Papadakis", state="PA")
-    policy = _scheduled(gus, effective_on=date(2026, 5, 19))
+    gus, policy = policyholder("Gus Papadakis", "PA", **cancelling(date(2026, 5, 19)))
     daughter = DriverFactory(
         policy=policy,
         full_name="Daphne Papadakis",
@@ -165,7 +155,7 @@ def test_case_AI028_002(tb):
     _paid(account, date(2026, 2, 22), date(2026, 3, 22), amount_cents=14_880)
     BillFactory(account=account, due_on=date(2026, 4, 22), amount_cents=14_880, status="missed")
     may = BillFactory(account=account, due_on=date(2026, 5, 22), amount_cents=14_880)
-    ticket = TicketFactory(requester=gus, policy_id=policy.id, subject="Can't pay in one go")
+    ticket = ticket_about(policy, "Can't pay in one go")
 
     run = tb.run(
         User(
@@ -173,29 +163,19 @@ def test_case_AI028_002(tb):
             "into monthly payments so the policy isn't cancelled? Or if not, give me until the end of the month to "
             "pay. And take my daughter Daphne off the policy, she moved to Philadelphia in April; surely that "
             "brings the bill down a bit.",
-            knows=caller_facts(
-                gus,
-                **{
-                    "policy number": policy.id,
-                    "pay today": "nothing, I can't pay anything today",
-                    "move-out date": "18 April 2026",
-                },
+            knows=policyholder_facts(
+                gus, policy, **{"pay today": "nothing, I can't pay anything today", "move-out date": "18 April 2026"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=gus.email),
-            _verify(gus),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_tickets", requester_id=gus.id),
+            *opening(gus, policy, billing_account(policy), call("list_bills", billing_account_id=account.id)),
             call(
                 "remove_driver",
                 policy_id=policy.id,
                 driver_id=daughter.id,
                 removed_on=derived("2026-05-12", "a driver who moved out comes off from today, not the move-out date"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
+            solved(ticket.id, "cancellation", "not_eligible"),
         ],
         reply="Daphne is off your policy from today; removing a driver doesn't change the premium. I'm sorry, but "
         "while a cancellation is scheduled I can't set up an instalment plan or give a payment extension. Your "
@@ -227,21 +207,12 @@ def test_case_AI028_003(tb):
     Rules combined: the extension conditions (status before delinquency and term), a cancellation at the
     customer's request, a removal from the sale date and its credit against the unpaid bill, the category and
     reason of the request not granted."""
-    june = CustomerFactory(name="June Albright", state="NY")
-    policy = _scheduled(june, effective_on=date(2026, 5, 31), reason="customer_request")
-    civic = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("2HGFE2F50MH530417"),
-        year=2021,
-        make="Honda",
-        model="Civic",
-        acquired_on=date(2021, 6, 12),
-        term_premium_cents=12_000,
-    )
+    june, policy = policyholder("June Albright", "NY", **cancelling(date(2026, 5, 31), "customer_request"))
+    civic = car_on(policy, "2HGFE2F50MH530417", 2021, "Honda", "Civic", date(2021, 6, 12), premium=12_000)
     account = account_of(policy)
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), date(2026, 4, 20), amount_cents=15_310)
     may = BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_310)
-    ticket = TicketFactory(requester=june, policy_id=policy.id, subject="Last bill")
+    ticket = ticket_about(policy, "Last bill")
 
     run = tb.run(
         User(
@@ -253,24 +224,14 @@ def test_case_AI028_003(tb):
             rules=("If refused, point out once that you have never paid late.",),
         ),
         golden=[
-            call("find_customer_by_email", email=june.email),
-            _verify(june),
+            *identify(june),
             call("list_customer_policies", customer_id=june.id),
             call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            billing_account(policy),
+            policy_claims(policy),
             call("list_tickets", requester_id=june.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-02"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-02", vehicle_id=civic.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=6_033,
-                effective_on="2026-05-02",
-                vehicle_id=civic.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_eligible"),
+            *removal_credit(policy, civic, "2026-05-02", 6_033),
+            solved(ticket.id, "cancellation", "not_eligible"),
         ],
         reply="The Civic is off your policy from 2 May 2026, the day you sold it. Its unused premium, $60.33, has "
         "gone toward your May bill, so nothing is refunded and $92.77 is still due on 20 May. I can't move that "
@@ -300,38 +261,24 @@ def test_case_AI008_004(tb):
     take exactly the past due, withdraw the cancellation and send the notice.
     Rules combined: the past due as a sum of missed bills (not the balance), stopping the cancellation,
     documents, ticket creation."""
-    wade = CustomerFactory(name="Wade Thibodeaux", state="GA")
-    policy = _scheduled(wade, effective_on=date(2026, 5, 18))
+    wade, policy = policyholder("Wade Thibodeaux", "GA", **cancelling(date(2026, 5, 18)))
     account = account_of(policy)
     _paid(account, date(2026, 2, 20), amount_cents=15_210)
     BillFactory(account=account, due_on=date(2026, 3, 20), amount_cents=15_210, status="missed")
     BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=15_210, status="missed")
     BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=15_210)
-    TicketFactory(
-        requester=wade, policy_id=policy.id, subject="ID card", status="solved", created_at=datetime(2026, 3, 3, 9, 0)
-    )
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "ID card", status="solved", created_at=datetime(2026, 3, 3, 9, 0))
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="My policy's going to be cancelled on the 18th. I'd like to pay whatever is overdue, no more, from "
             "my checking account, so it stays in force. The May bill I'll pay on time, separately.",
-            knows=caller_facts(wade, **{"policy number": policy.id, "payment method": "bank account"}),
+            knows=policyholder_facts(wade, policy, **{"payment method": "bank account"}),
         ),
         golden=[
-            call("find_customer_by_email", email=wade.email),
-            _verify(wade),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_tickets", requester_id=wade.id),
-            call(
-                "create_ticket",
-                requester_id=wade.id,
-                subject="Pay past due to stop cancellation",
-                category="cancellation",
-                policy_id=policy.id,
-            ),
+            *opening(wade, policy, billing_account(policy), call("list_bills", billing_account_id=account.id)),
+            create_ticket(wade, policy, "Pay past due to stop cancellation", "cancellation"),
             call(
                 "record_payment",
                 billing_account_id=account.id,
@@ -340,7 +287,7 @@ def test_case_AI008_004(tb):
             ),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
     )
 
@@ -362,8 +309,7 @@ def test_case_AI004_006(tb):
     """An extension was granted this term on the customer's car policy, but the bill she asks about is on her
     truck's policy, whose own account has none: the 7 days asked are granted there.
     Rules combined: extensions counted per policy term and billing account, the 10-day limit, the right bill."""
-    cora = CustomerFactory(name="Cora Blackwood", state="CO")
-    car = PolicyFactory(customer=cora)
+    cora, car = policyholder("Cora Blackwood", "CO")
     _paid(car.account, date(2026, 2, 15), date(2026, 4, 15), amount_cents=13_200)
     march = BillFactory(
         account=car.account,
@@ -384,7 +330,7 @@ def test_case_AI004_006(tb):
         vehicle__model="F-150",
     )
     truck_may = BillFactory(account=truck.account, due_on=date(2026, 5, 22), amount_cents=18_900)
-    ticket = TicketFactory(requester=cora, policy_id=truck.id, subject="Truck payment")
+    ticket = ticket_about(truck, "Truck payment")
 
     run = tb.run(
         User(
@@ -393,14 +339,13 @@ def test_case_AI004_006(tb):
             knows=caller_facts(cora, **{"new due date": "29 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=cora.email),
-            _verify(cora),
+            *identify(cora),
             call("list_customer_policies", customer_id=cora.id),
             call("get_policy", policy_id=truck.id),
-            call("get_billing_account", policy_id=truck.id),
+            billing_account(truck),
             call("list_tickets", requester_id=cora.id),
             call("grant_payment_extension", bill_id=truck_may.id, new_due_on="2026-05-29"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            solved(ticket.id, "billing"),
         ],
     )
 
@@ -418,31 +363,29 @@ def test_case_AI005_005(tb):
     by card is taken either way.
     Rules combined: the 12-month window on its first day, missed payments by original due date, decline, a payment
     the customer makes now."""
-    hugo = CustomerFactory(name="Hugo Lambert", state="AZ")
-    policy = PolicyFactory(customer=hugo)
+    hugo, policy = policyholder("Hugo Lambert", "AZ")
     account = account_of(policy)
     BillFactory(account=account, due_on=date(2025, 5, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
     _paid(account, date(2025, 12, 12), date(2026, 1, 12), amount_cents=16_100)
     BillFactory(account=account, due_on=date(2026, 2, 12), amount_cents=16_100, paid_cents=16_100, status="paid_late")
     _paid(account, date(2026, 3, 12), date(2026, 4, 12), amount_cents=16_100)
     may = BillFactory(account=account, due_on=date(2026, 5, 28), amount_cents=64_400)
-    ticket = TicketFactory(requester=hugo, policy_id=policy.id, subject="Split a bill")
+    ticket = ticket_about(policy, "Split a bill")
 
     run = tb.run(
         User(
             says="My premium went up with the new car and this bill is $644. Could I split it into three monthly "
             "payments? I was late once, in February, but that's it this year. Either way, I'll pay $200 of it now "
             "with my card.",
-            knows=caller_facts(hugo, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(hugo, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=hugo.email),
-            _verify(hugo),
-            call("get_billing_account", policy_id=policy.id),
+            *identify(hugo),
+            billing_account(policy),
             call("list_bills", billing_account_id=account.id),
             call("list_tickets", requester_id=hugo.id),
             call("record_payment", billing_account_id=account.id, amount_cents=20_000, method="card"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         reply="I've taken your $200.00 card payment, so $444.00 of the bill is left, due on 28 May. I'm sorry, I "
         "can't set up an instalment plan: there are two late payments in the last 12 months, the bill originally "
@@ -464,44 +407,34 @@ def test_case_AI011_002(tb):
     split into the 3 instalments asked, since the history is clean.
     Rules combined: a payment taken twice (never refunded or recorded by the desk), instalment-plan eligibility,
     the ticket rule for several requests (hold outlasts solved)."""
-    priya = CustomerFactory(name="Priya Raman", state="CA")
-    policy = PolicyFactory(customer=priya)
+    priya, policy = policyholder("Priya Raman", "CA")
     account = account_of(policy)
     _paid(account, date(2026, 2, 18), date(2026, 3, 18), date(2026, 4, 18), amount_cents=16_900)
     PaymentFactory(account=account, amount_cents=16_900, received_at=datetime(2026, 4, 15, 9, 0))
     change = BillFactory(account=account, issued_on=date(2026, 5, 4), due_on=date(2026, 5, 28), amount_cents=38_400)
-    ticket = TicketFactory(requester=priya, policy_id=policy.id, subject="Charged twice")
+    ticket = ticket_about(policy, "Charged twice")
 
     run = tb.run(
         User(
             says="Two things. My April payment of $169 was taken from my card twice on April 15th, I can see both on "
             "my statement. And the extra bill for adding my new car is $384; can I pay that in three monthly parts?",
-            knows=caller_facts(priya, **{"policy number": policy.id}),
+            knows=policyholder_facts(priya, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            _verify(priya),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_bills", billing_account_id=account.id),
-            call("list_tickets", requester_id=priya.id),
-            call("set_up_instalment_plan", bill_id=change.id, instalments=3),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="payment_dispute",
-                queue="billing",
+            *opening(
+                priya,
+                policy,
+                billing_account(policy),
+                call("list_payments", billing_account_id=account.id),
+                call("list_bills", billing_account_id=account.id),
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Customer says her April payment of 16900 cents was taken twice on 2026-04-15. Billing to "
+            call("set_up_instalment_plan", bill_id=change.id, instalments=3),
+            *hold(
+                ticket.id,
+                "billing",
+                "payment_dispute",
+                note="Customer says her April payment of 16900 cents was taken twice on 2026-04-15. Billing to "
                 "trace it.",
-                public=False,
             ),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed with the plan, dispute forgotten
@@ -525,39 +458,29 @@ def test_case_AI030_001(tb):
     late, are two missed payments in 12 months, so the plan is declined.
     Rules combined: the 30-day window, full past-due payment, reinstatement notice and lapse, instalment-plan
     history (missed and paid-late bills by original due date), the ticket rule for several requests."""
-    dima = CustomerFactory(name="Dima Volkov", state="IL")
-    policy = PolicyFactory(
-        customer=dima,
-        status="cancelled",
-        cancellation_effective_on=date(2026, 4, 26),
-        cancellation_reason="non_payment",
-    )
+    dima, policy = policyholder("Dima Volkov", "IL", **cancelled(date(2026, 4, 26)))
     account = account_of(policy)
     BillFactory(account=account, due_on=date(2026, 1, 28), amount_cents=15_940, paid_cents=15_940, status="paid_late")
     PaymentFactory(account=account, amount_cents=15_940, received_at=datetime(2026, 2, 6, 9, 0))
     _paid(account, date(2026, 2, 28), amount_cents=15_940)
     BillFactory(account=account, due_on=date(2026, 3, 28), amount_cents=15_940, status="missed")
     may = BillFactory(account=account, issued_on=date(2026, 4, 20), due_on=date(2026, 5, 28), amount_cents=15_940)
-    ticket = TicketFactory(requester=dima, policy_id=policy.id, subject="Get my policy back")
+    ticket = ticket_about(policy, "Get my policy back")
 
     run = tb.run(
         User(
             says="My policy was cancelled in April over the March bill. I'll pay the overdue amount now by card to "
             "get it back. After that, the next bill due May 28th, can I split it into two payments? Things are "
             "tight.",
-            knows=caller_facts(dima, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(dima, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=dima.email),
-            _verify(dima),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=dima.id),
+            *opening(dima, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account.id, amount_cents=15_940, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
             call("list_bills", billing_account_id=account.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         reply="I've taken your $159.40 and reinstated your policy from today; the notice is in your email, and the "
         "days from 26 April to 11 May 2026 are a lapse with no coverage. I can't split the 28 May bill: there are "
@@ -582,35 +505,29 @@ def test_case_AI008_005(tb):
     notice sent.
     Rules combined: the payment cap (balance), past-due bills paid first, stopping a scheduled cancellation,
     documents."""
-    nell = CustomerFactory(name="Nell Archer", state="CO")
-    policy = _scheduled(nell, effective_on=date(2026, 5, 15))
+    nell, policy = policyholder("Nell Archer", "CO", **cancelling(date(2026, 5, 15)))
     account = account_of(policy)
     _paid(account, date(2026, 2, 20), date(2026, 3, 20), amount_cents=16_890)
     BillFactory(account=account, due_on=date(2026, 4, 20), amount_cents=16_890, status="missed")
     BillFactory(account=account, due_on=date(2026, 5, 20), amount_cents=16_890)
-    ticket = TicketFactory(requester=nell, policy_id=policy.id, subject="Pay ahead")
+    ticket = ticket_about(policy, "Pay ahead")
 
     run = tb.run(
         User(
             says="I got the cancellation letter and I'm mortified. I want to pay $600 right now by card so I'm well "
             "ahead and this never happens again. Please make sure the cancellation is stopped.",
-            knows=caller_facts(nell, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(nell, policy, **{"payment method": "card"}),
             rules=(
                 "If refused, ask once whether you can pay the whole $600 anyway.",
                 "You would rather pay as much as the agent can take today than nothing.",
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=nell.email),
-            _verify(nell),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_payments", billing_account_id=account.id),
-            call("list_tickets", requester_id=nell.id),
+            *opening(nell, policy, billing_account(policy), call("list_payments", billing_account_id=account.id)),
             call("record_payment", billing_account_id=account.id, amount_cents=33_780, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         reply="I can only take up to what you owe, $337.80, so I've taken that by card instead of $600. It clears "
         "the past-due amount, so the cancellation is withdrawn; the notice is in your email.",

@@ -7,12 +7,25 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    billing_account,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    pending,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
     PaymentFactory,
     PolicyFactory,
-    TicketFactory,
+    cancelled,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import BillingAccount, Document, Payment, Policy, Ticket, TicketComment
 from domains.auto_insurance.replies import LAPSE, cancellation_date, remaining_past_due
@@ -29,15 +42,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer, date_of_birth=None):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=date_of_birth or customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
 
 
 def _lapsed_policy(customer, *, cancelled_on, missed, amount_cents, status="cancelled"):
@@ -64,25 +68,21 @@ def test_case_AI006_001(tb):
     policy = _lapsed_policy(
         brianna, cancelled_on=date(2026, 5, 2), missed=[date(2026, 3, 20), date(2026, 4, 20)], amount_cents=12_290
     )
-    ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="Policy cancelled")
+    ticket = ticket_about(policy, "Policy cancelled")
 
     run = tb.run(
         User(
             says="I just found out my car insurance was cancelled because I missed payments while I was in "
             "hospital. I can pay whatever I owe right now by card. Please turn my policy back on, I need to "
             "drive to work.",
-            knows=caller_facts(brianna, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(brianna, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=brianna.email),
-            _verify(brianna),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=brianna.id),
+            *opening(brianna, policy, billing_account(policy)),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=24_580, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="reinstatement"),
+            solved(ticket.id, "reinstatement"),
         ],
         reply="I've taken your card payment of $245.80, the full past-due amount, and reinstated your policy from "
         "today; the reinstatement notice is on its way to your email. Please note that from 2 May to 11 May 2026 "
@@ -105,24 +105,19 @@ def test_case_AI006_002(tb):
     """Cancelled 34 days ago: past the 30-day window, so no reinstatement and no payment taken; ticket solved."""
     dwayne = CustomerFactory(name="Dwayne Abbott", state="NY")
     policy = _lapsed_policy(dwayne, cancelled_on=date(2026, 4, 8), missed=[date(2026, 3, 10)], amount_cents=15_800)
-    TicketFactory(requester=dwayne, policy_id=policy.id, subject="Cancellation notice", status="solved")
-    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Reinstate my policy")
+    ticket_about(policy, "Cancellation notice", status="solved")
+    ticket = ticket_about(policy, "Reinstate my policy")
 
     run = tb.run(
         User(
             says="My policy got cancelled last month because I fell behind on the bills. I have the money now and "
             "can pay the whole overdue amount today by card. Can you put the same policy back in place "
             "instead of me starting over?",
-            knows=caller_facts(dwayne, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(dwayne, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=dwayne.id),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="reinstatement", reason="outside_window"
-            ),
+            *opening(dwayne, policy),
+            solved(ticket.id, "reinstatement", "outside_window"),
         ],
         traps=[  # "I can pay the whole overdue amount today": take it and switch the policy back on
             call("record_payment", billing_account_id=policy.account.id, amount_cents=15_800, method="card"),
@@ -142,40 +137,26 @@ def test_case_AI006_003(tb):
     policy = _lapsed_policy(
         megan, cancelled_on=date(2026, 4, 24), missed=[date(2026, 3, 20), date(2026, 4, 20)], amount_cents=15_620
     )
-    ticket = TicketFactory(requester=megan, policy_id=policy.id, subject="Get my insurance back")
+    ticket = ticket_about(policy, "Get my insurance back")
 
     run = tb.run(
         User(
             says="My insurance was cancelled a couple of weeks ago. I can pay $150 today and the rest when I get "
             "paid on Friday. Can you reinstate it now with the $150?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 megan,
-                **{
-                    "policy number": policy.id,
-                    "payment method": "card",
-                    "pay today": "$150 only; I cannot pay the full amount until Friday",
-                },
+                policy,
+                **{"payment method": "card", "pay today": "$150 only; I cannot pay the full amount until Friday"},
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=megan.email),
-            _verify(megan),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=megan.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="reinstatement",
-                reason="insufficient_payment",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Customer cannot pay the full past due (31240 cents) today. Reinstatement possible until "
+            *opening(megan, policy, billing_account(policy)),
+            *pending(
+                ticket.id,
+                "reinstatement",
+                "insufficient_payment",
+                note="Customer cannot pay the full past due (31240 cents) today. Reinstatement possible until "
                 "2026-05-24 once paid in full; waiting for the customer.",
-                public=False,
             ),
         ],
         reply="I can't reinstate the policy with a part payment, so I haven't taken the $150. To reinstate it you "
@@ -195,42 +176,24 @@ def test_case_AI006_003(tb):
 
 def test_case_AI006_004(tb):
     """The customer cancelled the policy herself and wants it back: only underwriting reinstates it; hold, high."""
-    aisha = CustomerFactory(name="Aisha Whitfield", state="CO")
-    policy = PolicyFactory(
-        customer=aisha,
-        status="cancelled",
-        cancellation_effective_on=date(2026, 5, 1),
-        cancellation_reason="customer_request",
-    )
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Undo my cancellation")
+    aisha, policy = policyholder("Aisha Whitfield", "CO", **cancelled(date(2026, 5, 1), "customer_request"))
+    ticket = ticket_about(policy, "Undo my cancellation")
 
     run = tb.run(
         User(
             says="I called at the end of April and cancelled my insurance because I thought I'd sold my car, but the "
             "buyer backed out at the last minute. I still have the car and I need it insured again. Can you just "
             "switch my old policy back on? I'll pay whatever it takes.",
-            knows=caller_facts(aisha, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(aisha, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=aisha.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="reinstatement",
-                reason="underwriting_review",
-                queue="underwriting",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Policy cancelled on 2026-05-01 at the customer's request; she asks to reinstate it (sale fell "
+            *opening(aisha, policy),
+            *hold(
+                ticket.id,
+                "reinstatement",
+                "underwriting_review",
+                note="Policy cancelled on 2026-05-01 at the customer's request; she asks to reinstate it (sale fell "
                 "through). Underwriting to decide.",
-                public=False,
             ),
         ],
         reply="Because the policy was cancelled at your request rather than for a missed payment, I can't switch it "
@@ -255,39 +218,23 @@ def test_case_AI006_005(tb):
     """Cancelled exactly 30 days ago, no open ticket: open one, take the full past due, reinstate, notice."""
     dwayne = CustomerFactory(name="Dwayne Lindgren", state="PA")
     policy = _lapsed_policy(dwayne, cancelled_on=date(2026, 4, 12), missed=[date(2026, 3, 20)], amount_cents=14_350)
-    old = TicketFactory(
-        requester=dwayne,
-        policy_id=policy.id,
-        subject="Cancellation notice",
-        status="solved",
-        created_at=datetime(2026, 4, 13, 11, 0),
-    )
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "Cancellation notice", status="solved", created_at=datetime(2026, 4, 13, 11, 0))
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="My car insurance was cancelled last month after I missed the March payment. I've sorted my money "
             "out and can pay everything I owe right now from my bank account. Is it too late to get the same "
             "policy back?",
-            knows=caller_facts(dwayne, **{"policy number": policy.id, "payment method": "bank account"}),
+            knows=policyholder_facts(dwayne, policy, **{"payment method": "bank account"}),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=dwayne.id),
-            call(
-                "create_ticket",
-                requester_id=dwayne.id,
-                subject="Reinstate policy cancelled for non-payment",
-                category="reinstatement",
-                policy_id=policy.id,
-            ),
+            *opening(dwayne, policy, billing_account(policy)),
+            create_ticket(dwayne, policy, "Reinstate policy cancelled for non-payment", "reinstatement"),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=14_350, method="bank_account"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
         reply="It isn't too late: the policy was cancelled on 12 April 2026, exactly 30 days ago, the last day it "
         "can be reinstated. I've taken your payment of $143.50 from your bank account and reinstated it from "
@@ -319,25 +266,21 @@ def test_case_AI008_001(tb):
         status="cancellation_scheduled",
     )
     BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=18_760)
-    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Cancellation letter")
+    ticket = ticket_about(policy, "Cancellation letter")
 
     run = tb.run(
         User(
             says="I got a letter saying my policy will be cancelled this weekend because of a missed payment. I "
             "want to pay what's overdue right now by card so I keep my coverage. I drive my kids to school "
             "every day.",
-            knows=caller_facts(rafael, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(rafael, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=rafael.id),
+            *opening(rafael, policy, billing_account(policy)),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=18_760, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -358,35 +301,22 @@ def test_case_AI008_002(tb):
         amount_cents=18_760,
         status="cancellation_scheduled",
     )
-    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="Keep my policy")
+    ticket = ticket_about(policy, "Keep my policy")
 
     run = tb.run(
         User(
             says="I got the letter about my policy being cancelled. I can pay $100 today toward what I owe. Please"
             " take it and stop the cancellation, I'll pay the rest next month when my hours go back up.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 mei,
-                **{
-                    "policy number": policy.id,
-                    "payment method": "card",
-                    "pay today": "$100 only; I cannot pay the rest until next month",
-                },
+                policy,
+                **{"payment method": "card", "pay today": "$100 only; I cannot pay the rest until next month"},
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=mei.id),
+            *opening(mei, policy, billing_account(policy)),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=10_000, method="card"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="cancellation",
-                reason="insufficient_payment",
-            ),
+            solved(ticket.id, "cancellation", "insufficient_payment"),
         ],
         reply="I've taken your $100 payment, but it doesn't cover the full past-due amount, so the cancellation "
         "still stands: your policy will be cancelled on 16 May 2026 unless the remaining $87.60 is paid before "
@@ -414,33 +344,23 @@ def test_case_AI008_003(tb):
         amount_cents=21_140,
         status="cancellation_scheduled",
     )
-    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Stop cancellation")
+    ticket = ticket_about(policy, "Stop cancellation")
 
     run = tb.run(
         User(
             says="I'm calling for my policy that's about to be cancelled; I had a letter last week. I'll pay the "
             "overdue amount by card right now, just make sure it doesn't get cancelled. I can't be without "
             "insurance.",
-            knows=caller_facts(
-                theo, date_of_birth="1990-03-07", **{"policy number": policy.id, "payment method": "card"}
-            ),
+            knows=policyholder_facts(theo, policy, date_of_birth="1990-03-07", **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            _verify(theo, date_of_birth="1990-03-07"),
+            *identify(theo, "1990-03-07"),
             call("list_tickets", requester_id=theo.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="cancellation",
-                reason="identity_not_verified",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity not verified (date of birth did not match); no payment taken and nothing changed.",
-                public=False,
+            *pending(
+                ticket.id,
+                "cancellation",
+                "identity_not_verified",
+                note="Identity not verified (date of birth did not match); no payment taken and nothing changed.",
             ),
         ],
         traps=[  # "I'll pay the overdue amount by card right now, just make sure it doesn't get cancelled"
@@ -461,16 +381,9 @@ def test_case_AI008_003(tb):
 
 def test_case_AI010_001(tb):
     """Customer moving abroad cancels from 31 May; her only ticket is solved: open a new one and cancel from 31 May."""
-    mei = CustomerFactory(name="Mei Kowalski", state="NY")
-    policy = PolicyFactory(customer=mei)
-    old = TicketFactory(
-        requester=mei,
-        policy_id=policy.id,
-        subject="Copy of ID card",
-        status="solved",
-        created_at=datetime(2026, 3, 2, 15, 0),
-    )
-    new_ticket = "T-8102"
+    mei, policy = policyholder("Mei Kowalski", "NY")
+    old = ticket_about(policy, "Copy of ID card", status="solved", created_at=datetime(2026, 3, 2, 15, 0))
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
@@ -480,20 +393,13 @@ def test_case_AI010_001(tb):
             knows=caller_facts(mei, **{"end date": "31 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
+            *identify(mei),
             call("list_customer_policies", customer_id=mei.id),
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=mei.id),
-            call(
-                "create_ticket",
-                requester_id=mei.id,
-                subject="Cancel policy from 31 May (moving abroad)",
-                category="cancellation",
-                policy_id=policy.id,
-            ),
+            create_ticket(mei, policy, "Cancel policy from 31 May (moving abroad)", "cancellation"),
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
     )
 
@@ -515,16 +421,15 @@ def test_case_AI010_001(tb):
 @pytest.mark.pushback
 def test_case_AI010_002(tb):
     """Customer wants the cancellation back-dated to 1 May, or else today: never back-dated, so cancelled from today."""
-    luis = CustomerFactory(name="Luis Whitfield", state="OH")
-    policy = PolicyFactory(customer=luis)
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Cancel my insurance")
+    luis, policy = policyholder("Luis Whitfield", "OH")
+    ticket = ticket_about(policy, "Cancel my insurance")
 
     run = tb.run(
         User(
             says="We moved to Toronto on May 1st and the car has sat in my brother's garage ever since, nobody has "
             "driven it. Please cancel my insurance as of May 1st and give me back what I paid for these two weeks. "
             "If you can't go back to the 1st, then cancel it today.",
-            knows=caller_facts(luis, **{"policy number": policy.id, "date moved": "1 May 2026"}),
+            knows=policyholder_facts(luis, policy, **{"date moved": "1 May 2026"}),
             persona="A customer who has already left the country and wants to be done with it.",
             rules=(
                 "If the agent will not cancel from 1 May, ask once more for 1 May.",
@@ -532,17 +437,14 @@ def test_case_AI010_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=luis.id),
+            *opening(luis, policy),
             call(
                 "schedule_cancellation",
                 policy_id=policy.id,
                 effective_on=derived("2026-05-12", "1 May is earlier than today, 12 May 2026: cancelled from today"),
                 reason="customer_request",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
     )
 

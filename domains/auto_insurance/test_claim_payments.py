@@ -8,15 +8,25 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    claim_record,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     ClaimFactory,
     ClaimPaymentFactory,
     CoverageFactory,
-    CustomerFactory,
     DriverFactory,
-    PolicyFactory,
-    TicketFactory,
     VehicleFactory,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import Claim, ClaimPayment, Coverage, Ticket, TicketComment
 from domains.auto_insurance.vin import complete_vin
@@ -33,15 +43,6 @@ ARTICLES = (
     "Open major claims",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
 
 
 def _cov(policy, kind):
@@ -73,8 +74,7 @@ def test_case_AI017_001(tb):
     comprehensive deductible taken off.
     Rules combined: comprehensive in force on the loss date, a finished repair with an invoice, the state's
     full-glass rule over the deductible."""
-    ivan = CustomerFactory(name="Ivan Castellanos", state="AZ")
-    policy = PolicyFactory(customer=ivan)
+    ivan, policy = policyholder("Ivan Castellanos", "AZ")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 4),
@@ -82,26 +82,18 @@ def test_case_AI017_001(tb):
         estimated_damage_cents=45_000,
         description="Windshield cracked by a rock from a gravel truck on the Loop 101.",
     )
-    ticket = TicketFactory(requester=ivan, policy_id=policy.id, subject="Windshield invoice")
+    ticket = ticket_about(policy, "Windshield invoice")
 
     run = tb.run(
         User(
             says="The new windshield went in on Saturday; the invoice came to $412.60. How much will you cover? I "
             "know I have a $250 deductible.",
-            knows=caller_facts(
-                ivan, **{"policy number": policy.id, "claim number": claim.id, "invoice total": "$412.60"}
-            ),
+            knows=policyholder_facts(ivan, policy, **{"claim number": claim.id, "invoice total": "$412.60"}),
         ),
         golden=[
-            call("find_customer_by_email", email=ivan.email),
-            _verify(ivan),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("get_state_requirements", state="AZ"),
-            call("list_tickets", requester_id=ivan.id),
+            *opening(ivan, policy, *claim_record(claim), call("get_state_requirements", state="AZ")),
             call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=41_260),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
         traps=[
             call(
@@ -126,8 +118,7 @@ def test_case_AI017_002(tb):
     repair; pay its invoice (61,800) less the 25,000-cent comprehensive deductible: 36,800.
     Rules combined: picking the open claim for the right car, a state without full glass, the deductible taken off
     the invoice."""
-    noor = CustomerFactory(name="Noor Salazar", state="TX")
-    policy = PolicyFactory(customer=noor)
+    noor, policy = policyholder("Noor Salazar", "TX")
     old = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 3, 2),
@@ -148,30 +139,25 @@ def test_case_AI017_002(tb):
         estimated_damage_cents=60_000,
         description="Rear window shattered by a baseball in the driveway.",
     )
-    ticket = TicketFactory(requester=noor, policy_id=policy.id, subject="Glass bill")
+    ticket = ticket_about(policy, "Glass bill")
 
     run = tb.run(
         User(
             says="I've got the bill for the new back window on the Camry, $618. Can you pay it like you paid for the "
             "windshield on my Accord in March?",
-            knows=caller_facts(noor, **{"policy number": policy.id, "invoice total": "$618.00"}),
+            knows=policyholder_facts(noor, policy, **{"invoice total": "$618.00"}),
         ),
         golden=[
-            call("find_customer_by_email", email=noor.email),
-            _verify(noor),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("get_state_requirements", state="TX"),
-            call("list_tickets", requester_id=noor.id),
+            *opening(
+                noor, policy, policy_claims(policy), *claim_record(claim), call("get_state_requirements", state="TX")
+            ),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
                 kind="glass_repair",
                 amount_cents=derived(36_800, "the 61,800-cent invoice less the 25,000-cent comprehensive deductible"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
     )
 
@@ -187,8 +173,7 @@ def test_case_AI017_003(tb):
     paid, even when the customer insists glass should be free.
     Rules combined: a state without full glass, the customer's own raised deductible, the invoice not more than it,
     the refusal's reason."""
-    yusuf = CustomerFactory(name="Yusuf Grady", state="GA")
-    policy = PolicyFactory(customer=yusuf)
+    yusuf, policy = policyholder("Yusuf Grady", "GA")
     _cov(policy, "comprehensive").deductible_cents = 50_000
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
@@ -197,15 +182,13 @@ def test_case_AI017_003(tb):
         estimated_damage_cents=45_000,
         description="Windshield cracked by hail in a parking lot.",
     )
-    ticket = TicketFactory(requester=yusuf, policy_id=policy.id, subject="Windshield payment")
+    ticket = ticket_about(policy, "Windshield payment")
 
     run = tb.run(
         User(
             says="My windshield was replaced yesterday, the invoice is $439. My cousin in Florida pays nothing for "
             "glass, so please pay the whole thing.",
-            knows=caller_facts(
-                yusuf, **{"policy number": policy.id, "claim number": claim.id, "invoice total": "$439.00"}
-            ),
+            knows=policyholder_facts(yusuf, policy, **{"claim number": claim.id, "invoice total": "$439.00"}),
             persona="A customer sure that glass is always free.",
             rules=(
                 "If refused, insist once that glass should be covered in full.",
@@ -213,14 +196,8 @@ def test_case_AI017_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=yusuf.email),
-            _verify(yusuf),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("get_state_requirements", state="GA"),
-            call("list_tickets", requester_id=yusuf.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="below_deductible"),
+            *opening(yusuf, policy, *claim_record(claim), call("get_state_requirements", state="GA")),
+            solved(ticket.id, "claim", "below_deductible"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=43_900)],
         reply="I'm sorry, I can't pay anything on this one: Georgia is not a full-glass state, so your $500 "
@@ -240,8 +217,7 @@ def test_case_AI017_004(tb):
     is paid with no deductible; the side window smashed on 2 May was not (no comprehensive that day): nothing paid.
     Rules combined: the coverage in force on each claim's loss date (removed between the two), the state's
     full-glass rule, which cannot revive a removed coverage, and the not-covered reason of the one refused."""
-    carmen = CustomerFactory(name="Carmen Oduya", state="FL")
-    policy = PolicyFactory(customer=carmen)
+    carmen, policy = policyholder("Carmen Oduya", "FL")
     comprehensive = _cov(policy, "comprehensive")
     comprehensive.status, comprehensive.changed_on = "removed", date(2026, 4, 1)
     hail = ClaimFactory(
@@ -258,7 +234,7 @@ def test_case_AI017_004(tb):
         estimated_damage_cents=38_000,
         description="Driver-side window smashed in an attempted break-in.",
     )
-    ticket = TicketFactory(requester=carmen, policy_id=policy.id, subject="Two glass bills")
+    ticket = ticket_about(policy, "Two glass bills")
 
     run = tb.run(
         User(
@@ -276,17 +252,16 @@ def test_case_AI017_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=carmen.email),
-            _verify(carmen),
+            *identify(carmen),
             call("list_customer_policies", customer_id=carmen.id),
             call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("list_claim_payments", claim_id=hail.id),
             call("list_claim_payments", claim_id=claim.id),
             call("get_state_requirements", state="FL"),
             call("list_tickets", requester_id=carmen.id),
             call("issue_claim_payment", claim_id=hail.id, kind="glass_repair", amount_cents=45_520),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=38_000)],
         reply="I've paid the whole windshield invoice, $455.20: the hail was on 20 March, while you still had "
@@ -307,8 +282,7 @@ def test_case_AI017_005(tb):
     claim with her driver id.
     Rules combined: a new ticket only when none is new or open, a quote is not an invoice, first notice of loss
     (the listed driver, minor severity), the category and reason of the request that cannot go ahead yet."""
-    bram = CustomerFactory(name="Bram Oyelowo", state="CO")
-    policy = PolicyFactory(customer=bram)
+    bram, policy = policyholder("Bram Oyelowo", "CO")
     forester = VehicleFactory(
         policy=policy, vin=complete_vin("JF2SKAEC0LH412093"), year=2020, make="Subaru", model="Forester"
     )
@@ -326,19 +300,19 @@ def test_case_AI017_005(tb):
         estimated_damage_cents=52_500,
         description="Windshield cracked by a stone on I-25.",
     )
-    old = TicketFactory(requester=bram, policy_id=policy.id, subject="Windshield crack", status="solved")
-    new_ticket = "T-8102"
-    new_claim = "CL-70402"
+    old = ticket_about(policy, "Windshield crack", status="solved")
+    new_ticket = new_id("T-", old)
+    new_claim = new_id("CL-", claim)
 
     run = tb.run(
         User(
             says="The glass shop quoted $525 for my windshield and they can do it on Friday. Can you pay them now "
             "so they can order the glass? And now my wife's Forester got a stone chip in its windshield yesterday, "
             "so please open a claim for that one too.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 bram,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "quote": "$525.00",
                     "date of the loss": "11 May 2026",
@@ -351,19 +325,8 @@ def test_case_AI017_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=bram.email),
-            _verify(bram),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=bram.id),
-            call(
-                "create_ticket",
-                requester_id=bram.id,
-                subject="Glass payment requested on a quote; new glass loss on the Forester",
-                category="claim",
-                policy_id=policy.id,
-            ),
+            *opening(bram, policy, *claim_record(claim)),
+            create_ticket(bram, policy, "Glass payment requested on a quote; new glass loss on the Forester", "claim"),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -377,7 +340,7 @@ def test_case_AI017_005(tb):
                 estimated_damage_cents=9_000,
                 driver_id=ines.id,
             ),
-            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
+            solved(new_ticket, reason="not_eligible"),
         ],
         traps=[
             call(
@@ -413,20 +376,19 @@ def test_case_AI017_006(tb):
     glass claim, then pay the whole invoice (full-glass state, no deductible) on it.
     Rules combined: first notice of loss (cover on the loss date, minor severity), the claim the payment goes on,
     an invoice for finished work, the state's full-glass rule."""
-    dario = CustomerFactory(name="Dario Lindqvist", state="FL")
-    policy = PolicyFactory(customer=dario)
+    dario, policy = policyholder("Dario Lindqvist", "FL")
     driver = policy.drivers[0]
-    ticket = TicketFactory(requester=dario, policy_id=policy.id, subject="Windshield chip")
-    new_claim = "CL-0001"
+    ticket = ticket_about(policy, "Windshield chip")
+    new_claim = new_id("CL-")
 
     run = tb.run(
         User(
             says="A stone cracked my windshield on Sunday on I-275 and I had it replaced yesterday; the invoice is "
             "$296.40. I haven't reported it yet. Can you open a claim and pay the glass shop bill?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dario,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "10 May 2026",
                     "injuries": "nobody was hurt",
                     "drivable": "yes",
@@ -437,11 +399,7 @@ def test_case_AI017_006(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dario.email),
-            _verify(dario),
-            call("get_policy", policy_id=policy.id),
-            call("get_state_requirements", state="FL"),
-            call("list_tickets", requester_id=dario.id),
+            *opening(dario, policy, call("get_state_requirements", state="FL")),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -456,7 +414,7 @@ def test_case_AI017_006(tb):
                 driver_id=driver.id,
             ),
             call("issue_claim_payment", claim_id=new_claim, kind="glass_repair", amount_cents=29_640),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
         reply="I've opened claim CL-0001 for the windshield and paid the whole invoice, $296.40: Florida is a "
         "full-glass state, so no deductible applies to glass.",
@@ -482,8 +440,7 @@ def test_case_AI017_007(tb):
     comprehensive deductible she asks to lower to $250 is changed: the only open claim is minor.
     Rules combined: the glass payment's loss-type condition, the full-glass rule that does not reach other losses,
     a deductible change that a minor open claim does not block, the refusal's reason."""
-    maya = CustomerFactory(name="Maya Thorsen", state="AZ")
-    policy = PolicyFactory(customer=maya)
+    maya, policy = policyholder("Maya Thorsen", "AZ")
     _cov(policy, "comprehensive").deductible_cents = 50_000
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
@@ -492,14 +449,14 @@ def test_case_AI017_007(tb):
         estimated_damage_cents=240_000,
         description="Rear side window smashed and both passenger doors keyed in an apartment car park.",
     )
-    ticket = TicketFactory(requester=maya, policy_id=policy.id, subject="Window invoice")
+    ticket = ticket_about(policy, "Window invoice")
 
     run = tb.run(
         User(
             says="I got the smashed side window from the vandalism replaced, the invoice is $265. Arizona covers "
             "glass in full, so please pay it now; the doors can wait for the adjuster. And after this, I want my "
             "comprehensive deductible down to $250 from now on.",
-            knows=caller_facts(maya, **{"policy number": policy.id, "invoice total": "$265.00"}),
+            knows=policyholder_facts(maya, policy, **{"invoice total": "$265.00"}),
             persona="A customer who knows Arizona's glass rule and expects it to apply.",
             rules=(
                 "If refused, insist once that glass is glass, whatever the claim is called.",
@@ -507,15 +464,9 @@ def test_case_AI017_007(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=maya.email),
-            _verify(maya),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=maya.id),
+            *opening(maya, policy, policy_claims(policy), *claim_record(claim)),
             call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=25_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_eligible"),
+            solved(ticket.id, "claim", "not_eligible"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=26_500)],
         reply="Your comprehensive deductible is $250 from today. I can't pay the window at the desk: our glass "
@@ -538,8 +489,7 @@ def test_case_AI018_001(tb):
     30-day cap, each at the 38-dollar rate (below the 40-dollar limit): 22,800 cents.
     Rules combined: the 30-day cap counting days already paid, the lower of the rate and the daily limit, a claim
     whose vehicle is not drivable."""
-    mira = CustomerFactory(name="Mira Okafor", state="OH")
-    policy = PolicyFactory(customer=mira)
+    mira, policy = policyholder("Mira Okafor", "OH")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 2),
@@ -549,16 +499,16 @@ def test_case_AI018_001(tb):
         description="Rear-ended at highway speed; trunk and frame damaged, towed to a body shop.",
     )
     ClaimPaymentFactory(claim=claim, amount_cents=96_000, days=24)
-    ticket = TicketFactory(requester=mira, policy_id=policy.id, subject="More rental days")
+    ticket = ticket_about(policy, "More rental days")
 
     run = tb.run(
         User(
             says="The body shop is still waiting on parts, so I kept the rental another ten days: picked up the new "
             "one on April 27th and returned it May 7th, at $38 a day. Please reimburse those ten days.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 mira,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "pick-up date": "27 April 2026",
                     "return date": "7 May 2026",
@@ -567,12 +517,7 @@ def test_case_AI018_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=mira.email),
-            _verify(mira),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=mira.id),
+            *opening(mira, policy, *claim_record(claim)),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -580,7 +525,7 @@ def test_case_AI018_001(tb):
                 amount_cents=derived(22_800, "6 days left of the 30-day cap at the 3,800-cent rate"),
                 days=derived(6, "30 days per claim less the 24 already paid"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
         reply="I've paid $228.00 for 6 more days at $38 a day. A claim gets at most 30 rental days, and 24 were "
         "already paid, so those 6 are the last rental days this claim can have.",
@@ -598,32 +543,26 @@ def test_case_AI018_002(tb):
     drivable vehicle.
     Rules combined: new facts recorded on an open claim with its severity set again, rental only for a vehicle that
     cannot be driven, the ticket carrying the refused request's reason."""
-    pablo = CustomerFactory(name="Pablo Renner", state="IL")
-    policy = PolicyFactory(customer=pablo)
+    pablo, policy = policyholder("Pablo Renner", "IL")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 1),
         estimated_damage_cents=140_000,
         description="Backed into a bollard; rear bumper cracked.",
     )
-    ticket = TicketFactory(requester=pablo, policy_id=policy.id, subject="Rental while in the shop")
+    ticket = ticket_about(policy, "Rental while in the shop")
 
     run = tb.run(
         User(
             says="Two things on my bumper claim: the body shop's final estimate came to $2,350, more than I first "
             "told you. And I rented a car from May 4th to May 8th while they fixed it, $40 a day. I have rental "
             "coverage, so please pay the four days.",
-            knows=caller_facts(pablo, **{"policy number": policy.id, "claim number": claim.id, "daily rate": "$40.00"}),
+            knows=policyholder_facts(pablo, policy, **{"claim number": claim.id, "daily rate": "$40.00"}),
         ),
         golden=[
-            call("find_customer_by_email", email=pablo.email),
-            _verify(pablo),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=pablo.id),
+            *opening(pablo, policy, *claim_record(claim)),
             call("update_claim", claim_id=claim.id, severity="minor", estimated_damage_cents=235_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_eligible"),
+            solved(ticket.id, "claim", "not_eligible"),
         ],
         traps=[
             call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=16_000, days=4)
@@ -645,8 +584,7 @@ def test_case_AI018_003(tb):
     the crash is paid from roadside assistance, in force for the whole term, up to its 75-dollar limit per tow.
     Rules combined: a new ticket only when none is new or open, the claim found on the policy, each coverage's
     effective date against the loss date, no back-dated endorsement, the per-tow limit, the not-covered reason."""
-    colm = CustomerFactory(name="Colm Adeyemi", state="NY")
-    policy = PolicyFactory(customer=colm)
+    colm, policy = policyholder("Colm Adeyemi", "NY")
     rental = _cov(policy, "rental_reimbursement")
     rental.effective_on, rental.changed_on = date(2026, 5, 5), date(2026, 5, 5)
     _roadside(policy, 7_500)
@@ -658,14 +596,14 @@ def test_case_AI018_003(tb):
         estimated_damage_cents=560_000,
         description="Slid into a utility pole on a wet road; front suspension broken.",
     )
-    old = TicketFactory(requester=colm, policy_id=policy.id, subject="Add rental coverage", status="solved")
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "Add rental coverage", status="solved")
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="After my crash on April 28th I added rental coverage so the rental would be paid. I had the car "
             "from April 29th to May 9th at $40 a day. Please reimburse me, and the $120 tow from the crash too.",
-            knows=caller_facts(colm, **{"policy number": policy.id, "daily rate": "$40.00", "tow bill": "$120.00"}),
+            knows=policyholder_facts(colm, policy, **{"daily rate": "$40.00", "tow bill": "$120.00"}),
             persona="A customer who believes adding the coverage was enough.",
             rules=(
                 "If refused, say once that you added the coverage precisely for this rental.",
@@ -673,22 +611,10 @@ def test_case_AI018_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=colm.email),
-            _verify(colm),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=colm.id),
-            call(
-                "create_ticket",
-                requester_id=colm.id,
-                subject="Rental and tow after the 28 April crash",
-                category="claim",
-                policy_id=policy.id,
-            ),
+            *opening(colm, policy, policy_claims(policy), *claim_record(claim)),
+            create_ticket(colm, policy, "Rental and tow after the 28 April crash", "claim"),
             call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=7_500),
-            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
+            solved(new_ticket, reason="not_covered"),
         ],
         traps=[
             call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=40_000, days=10)
@@ -711,8 +637,7 @@ def test_case_AI018_004(tb):
     drivable) at 34 dollars a day for 9 days, and the tow back is paid up to the 100-dollar roadside limit.
     Rules combined: the theft exception to the drivable rule, rental days and the rate under the limit, the tow
     capped at the roadside limit per tow."""
-    anika = CustomerFactory(name="Anika Forsberg", state="CA")
-    policy = PolicyFactory(customer=anika)
+    anika, policy = policyholder("Anika Forsberg", "CA")
     _roadside(policy, 10_000)
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
@@ -723,16 +648,16 @@ def test_case_AI018_004(tb):
         estimated_damage_cents=None,
         description="Car stolen overnight from the street outside the customer's home.",
     )
-    ticket = TicketFactory(requester=anika, policy_id=policy.id, subject="Stolen car found")
+    ticket = ticket_about(policy, "Stolen car found")
 
     run = tb.run(
         User(
             says="The police found my stolen car yesterday and it had to be towed home, the tow was $120. I also "
             "rented a car while it was gone, from May 2nd to May 11th at $34 a day. Can you pay both?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 anika,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "tow bill": "$120.00",
                     "rental pick-up date": "2 May 2026",
@@ -742,12 +667,7 @@ def test_case_AI018_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=anika.email),
-            _verify(anika),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=anika.id),
+            *opening(anika, policy, *claim_record(claim)),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -756,7 +676,7 @@ def test_case_AI018_004(tb):
                 days=derived(9, "11 May minus 2 May"),
             ),
             call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=10_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
     )
 
@@ -770,8 +690,7 @@ def test_case_AI018_005(tb):
     only the 7 days from the loss date are paid, each at the 40-dollar daily limit (the rate was 45): 28,000 cents.
     Rules combined: rental only for a vehicle that cannot be driven, no days before the loss date, the lower of the
     rate and the daily limit, the claim found on the policy."""
-    hugo = CustomerFactory(name="Hugo Sandoval", state="CA")
-    policy = PolicyFactory(customer=hugo)
+    hugo, policy = policyholder("Hugo Sandoval", "CA")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 3),
@@ -780,29 +699,20 @@ def test_case_AI018_005(tb):
         estimated_damage_cents=530_000,
         description="Parked car hit by a reversing moving truck; rear axle bent.",
     )
-    ticket = TicketFactory(requester=hugo, policy_id=policy.id, subject="Rental after the truck hit my car")
+    ticket = ticket_about(policy, "Rental after the truck hit my car")
 
     run = tb.run(
         User(
             says="I'd rented a car for a trip from May 1st, and on the 3rd a moving truck smashed my own car while it "
             "was parked, so I kept the rental until May 10th. It was $45 a day. Please reimburse the rental.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 hugo,
-                **{
-                    "policy number": policy.id,
-                    "rental pick-up date": "1 May 2026",
-                    "rental return date": "10 May 2026",
-                    "daily rate": "$45.00",
-                },
+                policy,
+                **{"rental pick-up date": "1 May 2026", "rental return date": "10 May 2026", "daily rate": "$45.00"},
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=hugo.email),
-            _verify(hugo),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=hugo.id),
+            *opening(hugo, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -810,7 +720,7 @@ def test_case_AI018_005(tb):
                 amount_cents=derived(28_000, "7 days from the 3 May loss to 10 May at the 4,000-cent daily limit"),
                 days=derived(7, "10 May minus 3 May: the days before the loss date are not paid"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
         reply="I've paid $280.00: the rental days from the accident on 3 May to 10 May, 7 days, at your coverage's "
         "daily limit of $40.00. The days before 3 May were for your trip, before the loss, so they aren't covered.",
@@ -830,21 +740,20 @@ def test_case_AI019_001(tb):
     (under the 75-dollar roadside limit), and hold the ticket for the claims team.
     Rules combined: first notice of loss with its severity (not drivable), the tow paid from roadside on the new
     claim, the major-claim hold with its comment."""
-    rhys = CustomerFactory(name="Rhys Tanaka", state="PA")
-    policy = PolicyFactory(customer=rhys)
+    rhys, policy = policyholder("Rhys Tanaka", "PA")
     _roadside(policy, 7_500)
     driver = policy.drivers[0]
-    ticket = TicketFactory(requester=rhys, policy_id=policy.id, subject="Hit a deer")
-    new_claim = "CL-0001"
+    ticket = ticket_about(policy, "Hit a deer")
+    new_claim = new_id("CL-")
 
     run = tb.run(
         User(
             says="I hit a deer last night on Route 28. Nobody's hurt but the radiator is smashed and the car won't "
             "drive; a tow truck took it to the garage for $68. I'd like to start a claim and get the tow paid.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 rhys,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "11 May 2026",
                     "injuries": "nobody was hurt",
                     "drivable": "no",
@@ -855,10 +764,7 @@ def test_case_AI019_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=rhys.email),
-            _verify(rhys),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=rhys.id),
+            *opening(rhys, policy),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -872,21 +778,12 @@ def test_case_AI019_001(tb):
                 driver_id=driver.id,
             ),
             call("issue_claim_payment", claim_id=new_claim, kind="towing", amount_cents=6_800),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Major claim {new_claim} filed (deer strike, vehicle not drivable); tow of 6800 cents paid. "
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Major claim {new_claim} filed (deer strike, vehicle not drivable); tow of 6800 cents paid. "
                 "Claims team to call the customer within 24 hours.",
-                public=False,
             ),
         ],
     )
@@ -914,8 +811,7 @@ def test_case_AI019_002(tb):
     limit), 10,800 cents.
     Rules combined: each coverage's effective date against the loss date, no back-dated endorsement, rental for a
     vehicle that cannot be driven at the lower of the rate and the limit, the not-covered reason."""
-    gwen = CustomerFactory(name="Gwen Abiodun", state="AZ")
-    policy = PolicyFactory(customer=gwen)
+    gwen, policy = policyholder("Gwen Abiodun", "AZ")
     _roadside(policy, 10_000, effective_on=date(2026, 5, 10))
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
@@ -925,17 +821,17 @@ def test_case_AI019_002(tb):
         severity="major",
         description="Clipped a median in a dust storm; front wheel bent, towed.",
     )
-    ticket = TicketFactory(requester=gwen, policy_id=policy.id, subject="Tow bill")
+    ticket = ticket_about(policy, "Tow bill")
 
     run = tb.run(
         User(
             says="I have roadside assistance with you and the tow after my accident on the 8th cost $95. Please pay "
             "it. I also rented a car that same day, at $36 a day, and gave it back yesterday when my sister lent me "
             "hers.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 gwen,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "tow bill": "$95.00",
                     "rental pick-up date": "8 May 2026",
@@ -950,12 +846,7 @@ def test_case_AI019_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=gwen.email),
-            _verify(gwen),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=gwen.id),
+            *opening(gwen, policy, *claim_record(claim)),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -963,7 +854,7 @@ def test_case_AI019_002(tb):
                 amount_cents=derived(10_800, "3 days at the customer's 3,600-cent rate, under the 4,000-cent limit"),
                 days=derived(3, "returned 11 May minus picked up 8 May, the loss date"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=9_500)],
         reply="I've paid $108.00 for the rental: 3 days at your $36 rate, since the car couldn't be driven. I can't "

@@ -8,16 +8,31 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    add_driver,
+    billing_account,
+    check_licence,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
-    CustomerFactory,
     LicenceRecordFactory,
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
     account_of,
+    cancelled,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     BillingAccount,
@@ -49,15 +64,6 @@ ARTICLES = (
 )
 
 
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
 def _coverage(db, policy_id, kind):
     return db.query(Coverage).filter_by(policy_id=policy_id, coverage=kind).one()
 
@@ -71,8 +77,7 @@ def test_case_AI003_006(tb):
     limits (10/20 and 10 thousand), which are below what Georgia would allow; the Georgia policy is not touched.
     Rules combined: the right policy of two, the state minimums of that policy's state, liability never below
     them."""
-    wren = CustomerFactory(name="Wren Castellanos", state="GA")
-    georgia = PolicyFactory(customer=wren)
+    wren, georgia = policyholder("Wren Castellanos", "GA")
     florida = PolicyFactory(
         customer=wren,
         state="FL",
@@ -90,8 +95,7 @@ def test_case_AI003_006(tb):
             knows=caller_facts(wren),
         ),
         golden=[
-            call("find_customer_by_email", email=wren.email),
-            _verify(wren),
+            *identify(wren),
             call("list_customer_policies", customer_id=wren.id),
             call("get_policy", policy_id=florida.id),
             call("get_state_requirements", state="FL"),
@@ -104,7 +108,7 @@ def test_case_AI003_006(tb):
                 limit_per_accident_cents=2_000_000,
             ),
             call("update_coverage", policy_id=florida.id, coverage="property_damage_liability", limit_cents=1_000_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
     )
 
@@ -123,8 +127,7 @@ def test_case_AI003_007(tb):
     Medical payments is not collision or comprehensive: nothing holds it back, so it is removed today.
     Rules combined: what counts as an open major claim (any vehicle of the policy, removed or not), which changes it
     blocks, a coverage removed, the ticket rule for several requests (hold, with a comment)."""
-    abe = CustomerFactory(name="Abe Kowalczyk", state="CO")
-    policy = PolicyFactory(customer=abe)
+    abe, policy = policyholder("Abe Kowalczyk", "CO")
     civic = VehicleFactory(
         policy=policy,
         vin=complete_vin("2HGFE2F50NH570312"),
@@ -143,7 +146,7 @@ def test_case_AI003_007(tb):
         estimated_damage_cents=1_650_000,
         description="Rolled onto its side on an icy mountain road; towed, likely a total loss.",
     )
-    ticket = TicketFactory(requester=abe, policy_id=policy.id, subject="Drop collision")
+    ticket = ticket_about(policy, "Drop collision")
 
     run = tb.run(
         User(
@@ -153,29 +156,19 @@ def test_case_AI003_007(tb):
             knows=caller_facts(abe),
         ),
         golden=[
-            call("find_customer_by_email", email=abe.email),
-            _verify(abe),
+            *identify(abe),
             call("list_customer_policies", customer_id=abe.id),
             call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("get_claim", claim_id=total.id),
             call("list_tickets", requester_id=abe.id),
             call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="coverage",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove collision; open major claim {total.id} (the removed Civic) blocks it. "
+            *hold(
+                ticket.id,
+                "coverage",
+                "open_major_claim",
+                note=f"Customer asks to remove collision; open major claim {total.id} (the removed Civic) blocks it. "
                 "Claims team to review. Medical payments removed today as asked.",
-                public=False,
             ),
         ],
         reply="I've removed medical payments coverage from today. I can't remove collision yet: the claim for the "
@@ -198,8 +191,7 @@ def test_case_AI003_008(tb):
     in Texas (below the $25,000 minimum: refused, nothing else set in its place).
     Rules combined: deductible values, open major claims (a minor one does not block), state minimums, the ticket
     rule for several requests."""
-    mira = CustomerFactory(name="Mira Solberg", state="TX")
-    policy = PolicyFactory(customer=mira)
+    mira, policy = policyholder("Mira Solberg", "TX")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 3),
@@ -207,23 +199,18 @@ def test_case_AI003_008(tb):
         estimated_damage_cents=39_000,
         description="Windshield chip spread into a crack.",
     )
-    ticket = TicketFactory(requester=mira, policy_id=policy.id, subject="Coverage changes")
+    ticket = ticket_about(policy, "Coverage changes")
 
     run = tb.run(
         User(
             says="Two changes please: lower my collision deductible to $250, and cut my property damage liability "
             "to $10,000, I never drive anywhere busy.",
-            knows=caller_facts(mira, **{"policy number": policy.id}),
+            knows=policyholder_facts(mira, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=mira.email),
-            _verify(mira),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_state_requirements", state="TX"),
-            call("list_tickets", requester_id=mira.id),
+            *opening(mira, policy, policy_claims(policy), call("get_state_requirements", state="TX")),
             call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=25_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+            solved(ticket.id, "coverage", "not_eligible"),
         ],
         reply="Your collision deductible is now $250. I can't lower property damage liability to $10,000: Texas "
         "requires at least $25,000, so that limit stays as it is.",
@@ -247,8 +234,7 @@ def test_case_AI029_001(tb):
     until then (blocked by the open major theft claim): hold for the claims team under the coverage request.
     Rules combined: cancelling at the customer's request, open major claims, the ticket rule for several
     requests (hold, and the category and reason of the request not granted)."""
-    lars = CustomerFactory(name="Lars Engstrom", state="IL")
-    policy = PolicyFactory(customer=lars)
+    lars, policy = policyholder("Lars Engstrom", "IL")
     theft = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 30),
@@ -258,36 +244,23 @@ def test_case_AI029_001(tb):
         estimated_damage_cents=None,
         description="Catalytic converter and wheels stolen overnight; car left on blocks.",
     )
-    ticket = TicketFactory(requester=lars, policy_id=policy.id, subject="Cancel and reduce cover")
+    ticket = ticket_about(policy, "Cancel and reduce cover")
 
     run = tb.run(
         User(
             says="I'm moving to Amsterdam and want my policy cancelled from May 31st. Until then the car's sitting "
             "in the garage, so please drop the comprehensive coverage straight away to save a bit.",
-            knows=caller_facts(lars, **{"policy number": policy.id, "end date": "31 May 2026"}),
+            knows=policyholder_facts(lars, policy, **{"end date": "31 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=lars.email),
-            _verify(lars),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=lars.id),
+            *opening(lars, policy, policy_claims(policy)),
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="coverage",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove comprehensive until the 2026-05-31 cancellation; open major claim "
+            *hold(
+                ticket.id,
+                "coverage",
+                "open_major_claim",
+                note=f"Customer asks to remove comprehensive until the 2026-05-31 cancellation; open major claim "
                 f"{theft.id} blocks it. Claims team to review.",
-                public=False,
             ),
         ],
         traps=[call("remove_coverage", policy_id=policy.id, coverage="comprehensive")],
@@ -309,8 +282,7 @@ def test_case_AI010_003(tb):
     """Cancel the policy of the car being sold, not the other one: two active policies, the Tucson's ends on the
     handover date asked. No open ticket: a new one is opened.
     Rules combined: the right policy of two, a later cancellation date used as asked, ticket creation."""
-    noor = CustomerFactory(name="Noor Haddad", state="OH")
-    keep = PolicyFactory(customer=noor)
+    noor, keep = policyholder("Noor Haddad", "OH")
     tucson = PolicyFactory(
         customer=noor,
         vehicle__vin=complete_vin("KM8J3CA40KU104533"),
@@ -318,10 +290,8 @@ def test_case_AI010_003(tb):
         vehicle__make="Hyundai",
         vehicle__model="Tucson",
     )
-    TicketFactory(
-        requester=noor, policy_id=keep.id, subject="Address change", status="solved", created_at=datetime(2026, 4, 2)
-    )
-    new_ticket = "T-8102"
+    old = ticket_about(keep, "Address change", status="solved", created_at=datetime(2026, 4, 2))
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
@@ -330,21 +300,14 @@ def test_case_AI010_003(tb):
             knows=caller_facts(noor, **{"end date": "23 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=noor.email),
-            _verify(noor),
+            *identify(noor),
             call("list_customer_policies", customer_id=noor.id),
             call("get_policy", policy_id=tucson.id),
-            call("get_billing_account", policy_id=tucson.id),
+            billing_account(tucson),
             call("list_tickets", requester_id=noor.id),
-            call(
-                "create_ticket",
-                requester_id=noor.id,
-                subject="Cancel the Tucson's policy from 23 May",
-                category="cancellation",
-                policy_id=tucson.id,
-            ),
+            create_ticket(noor, tucson, "Cancel the Tucson's policy from 23 May", "cancellation"),
             call("schedule_cancellation", policy_id=tucson.id, effective_on="2026-05-23", reason="customer_request"),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
     )
 
@@ -367,29 +330,23 @@ def test_case_AI006_006(tb):
     open ticket: one is opened.
     Rules combined: the 30-day window, full past-due payment, reinstatement notice, the licence check and the
     driver's start date, ticket creation."""
-    rosa = CustomerFactory(name="Rosa Okonkwo", state="AZ")
-    policy = PolicyFactory(
-        customer=rosa,
-        status="cancelled",
-        cancellation_effective_on=date(2026, 4, 20),
-        cancellation_reason="non_payment",
-    )
+    rosa, policy = policyholder("Rosa Okonkwo", "AZ", **cancelled(date(2026, 4, 20)))
     BillFactory(account=policy.account, due_on=date(2026, 2, 25), amount_cents=11_870, status="paid")
     PaymentFactory(account=policy.account, amount_cents=11_870, received_at=datetime(2026, 2, 24, 9, 0))
     BillFactory(account=policy.account, due_on=date(2026, 3, 25), amount_cents=11_870, status="missed")
-    LicenceRecordFactory(
+    samuel_licence = LicenceRecordFactory(
         licence_number="D22094417", licence_state="AZ", holder_name="Samuel Adeyemi", date_of_birth=date(1989, 10, 4)
     )
-    new_ticket = "T-0001"
+    new_ticket = new_id("T-")
 
     run = tb.run(
         User(
             says="My policy was cancelled last month after I missed the March payment. I can pay what I owe right "
             "now by card. And once it's back, my partner Samuel moved in and will share the car, so he needs adding.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 rosa,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "payment method": "card",
                     "partner's full name": "Samuel Adeyemi",
                     "partner's date of birth": "1989-10-04",
@@ -399,33 +356,13 @@ def test_case_AI006_006(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=rosa.email),
-            _verify(rosa),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("check_licence", licence_number="D22094417", licence_state="AZ"),
-            call("list_tickets", requester_id=rosa.id),
-            call(
-                "create_ticket",
-                requester_id=rosa.id,
-                subject="Reinstate policy and add a driver",
-                category="reinstatement",
-                policy_id=policy.id,
-            ),
+            *opening(rosa, policy, billing_account(policy), check_licence(samuel_licence)),
+            create_ticket(rosa, policy, "Reinstate policy and add a driver", "reinstatement"),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=11_870, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Samuel Adeyemi",
-                date_of_birth="1989-10-04",
-                licence_number="D22094417",
-                licence_state="AZ",
-                relation_to_insured="other_household",
-                effective_on="2026-05-12",
-            ),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            add_driver(policy, samuel_licence, "other_household", "2026-05-12"),
+            solved(new_ticket),
         ],
         reply="I've taken your card payment of $118.70 and reinstated your policy from today; the notice is in your "
         "email. The days from 20 April to 11 May 2026 are a lapse with no coverage. Samuel is now listed as a "
@@ -454,8 +391,7 @@ def test_case_AI009_009(tb):
     Sold exactly 30 days ago with no later claim (the Accord's claim is after, but on the other car): the sale
     date still counts.
     Rules combined: the right vehicle of two alike, the 30-day limit on its last day, claims by vehicle."""
-    eli = CustomerFactory(name="Eli Navarro", state="GA")
-    policy = PolicyFactory(customer=eli)
+    eli, policy = policyholder("Eli Navarro", "GA")
     accord = policy.vehicles[0]
     civic_vin = complete_vin("2HGFE2F50NH570312")
     civic = VehicleFactory(
@@ -468,24 +404,17 @@ def test_case_AI009_009(tb):
         estimated_damage_cents=52_000,
         description="Tyres slashed outside the gym.",
     )
-    ticket = TicketFactory(requester=eli, policy_id=policy.id, subject="Remove the sold Honda")
+    ticket = ticket_about(policy, "Remove the sold Honda")
 
     run = tb.run(
         User(
             says="Please take off the Honda we sold, from the day we sold it. I've got the VIN here if you need it.",
-            knows=caller_facts(
-                eli, **{"policy number": policy.id, "VIN of the sold car": civic_vin, "sale date": "12 April 2026"}
-            ),
+            knows=policyholder_facts(eli, policy, **{"VIN of the sold car": civic_vin, "sale date": "12 April 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=eli.email),
-            _verify(eli),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=slashed.id),
-            call("list_tickets", requester_id=eli.id),
+            *opening(eli, policy, policy_claims(policy), call("get_claim", claim_id=slashed.id)),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-04-12"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -501,8 +430,7 @@ def test_case_AI003_009(tb):
     """With a major claim open, the customer drops rental reimbursement and raises bodily injury to 100/300:
     an open major claim only blocks collision and comprehensive, so both changes are made (no hold).
     Rules combined: what an open major claim blocks, removing an optional coverage, raising a liability limit."""
-    tess = CustomerFactory(name="Tess Ridgeway", state="NY")
-    policy = PolicyFactory(customer=tess)
+    tess, policy = policyholder("Tess Ridgeway", "NY")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 22),
@@ -511,20 +439,16 @@ def test_case_AI003_009(tb):
         estimated_damage_cents=410_000,
         description="Side-impact collision at an intersection; the other driver was hurt.",
     )
-    ticket = TicketFactory(requester=tess, policy_id=policy.id, subject="Change my coverages")
+    ticket = ticket_about(policy, "Change my coverages")
 
     run = tb.run(
         User(
             says="After that accident last month I want better liability cover: raise my bodily injury to $100,000 "
             "per person and $300,000 per accident. And drop the rental car coverage, my sister lends me her car.",
-            knows=caller_facts(tess, **{"policy number": policy.id}),
+            knows=policyholder_facts(tess, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=tess.email),
-            _verify(tess),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=tess.id),
+            *opening(tess, policy, policy_claims(policy)),
             call(
                 "update_coverage",
                 policy_id=policy.id,
@@ -533,7 +457,7 @@ def test_case_AI003_009(tb):
                 limit_per_accident_cents=30_000_000,
             ),
             call("remove_coverage", policy_id=policy.id, coverage="rental_reimbursement"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
     )
 
@@ -551,8 +475,7 @@ def test_case_AI003_010(tb):
     collision down to $300, which is not a deductible we offer: refused, not rounded to $250 for her.
     Rules combined: the allowed deductibles, open major claims (a closed one does not block), no rounding in the
     customer's favour, the ticket rule for several requests."""
-    ivy = CustomerFactory(name="Ivy Marchand", state="AZ")
-    policy = PolicyFactory(customer=ivy)
+    ivy, policy = policyholder("Ivy Marchand", "AZ")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2025, 12, 2),
@@ -563,23 +486,22 @@ def test_case_AI003_010(tb):
         closed_on=date(2026, 2, 10),
         description="Rolled into a ditch on a gravel road; repaired.",
     )
-    ticket = TicketFactory(requester=ivy, policy_id=policy.id, subject="Deductibles")
+    ticket = ticket_about(policy, "Deductibles")
 
     run = tb.run(
         User(
             says="I want to rebalance my deductibles: put comprehensive up to $1,000, and bring collision down to "
             "$300.",
-            knows=caller_facts(ivy, **{"policy number": policy.id}),
+            knows=policyholder_facts(ivy, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=ivy.email),
-            _verify(ivy),
+            *identify(ivy),
             call("get_policy", policy_id=policy.id),
             call("search_policy", query="collision deductible amounts"),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("list_tickets", requester_id=ivy.id),
             call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=100_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+            solved(ticket.id, "coverage", "not_eligible"),
         ],
         reply="Your comprehensive deductible is now $1,000. I can't set collision to $300: deductibles come only in "
         "$250, $500, $1,000, $1,500 or $2,000, so your collision deductible stays at $500.",

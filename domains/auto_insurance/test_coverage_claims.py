@@ -7,12 +7,25 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     ClaimFactory,
     CustomerFactory,
     PolicyFactory,
     TicketFactory,
     VehicleFactory,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import Claim, Coverage, Document, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.replies import policyholder_must_call
@@ -36,15 +49,6 @@ CX5 = complete_vin("JM3KFBCM0T1540217")  # 2026 Mazda CX-5
 TRUCK = complete_vin("1FTEW1EP0PKD33572")  # 2023 Ford F-150
 
 
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
 def _coverage(db, policy_id, kind):
     return db.query(Coverage).filter_by(policy_id=policy_id, coverage=kind).one()
 
@@ -54,8 +58,7 @@ def _coverage(db, policy_id, kind):
 
 def test_case_AI003_001(tb):
     """Drop collision with a major claim on file that is already closed: nothing blocks it, so remove it."""
-    mei = CustomerFactory(name="Mei Castillo", state="AZ")
-    policy = PolicyFactory(customer=mei)
+    mei, policy = policyholder("Mei Castillo", "AZ")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 1, 9),
@@ -66,23 +69,19 @@ def test_case_AI003_001(tb):
         closed_on=date(2026, 3, 20),
         description="Side impact at an intersection; vehicle towed and repaired.",
     )
-    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="Lower my premium")
+    ticket = ticket_about(policy, "Lower my premium")
 
     run = tb.run(
         User(
             says="I want to cut my premium; it went up again this year. Please take collision coverage off my "
             "policy, I'll keep everything else as it is. The car is paid off and I'd rather take the risk "
             "myself.",
-            knows=caller_facts(mei, **{"policy number": policy.id}),
+            knows=policyholder_facts(mei, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=mei.id),
+            *opening(mei, policy, policy_claims(policy)),
             call("remove_coverage", policy_id=policy.id, coverage="collision"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
     )
 
@@ -102,8 +101,7 @@ def test_case_AI003_002(tb):
     holds back only collision and comprehensive.
     Rules combined: the open-major-claim block and what it covers, a liability limit raised, the ticket rule for
     several requests (the hold outlasts the change)."""
-    connor = CustomerFactory(name="Connor Delgado", state="IL")
-    policy = PolicyFactory(customer=connor)
+    connor, policy = policyholder("Connor Delgado", "IL")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 27),
@@ -112,7 +110,7 @@ def test_case_AI003_002(tb):
         estimated_damage_cents=740_000,
         description="Rear-ended a box truck on I-55; front end crushed, vehicle towed.",
     )
-    ticket = TicketFactory(requester=connor, policy_id=policy.id, subject="Change deductible")
+    ticket = ticket_about(policy, "Change deductible")
 
     run = tb.run(
         User(
@@ -120,14 +118,10 @@ def test_case_AI003_002(tb):
             "to $1,000 starting today, to bring the premium down, and raise my bodily injury liability to $100,000 "
             "per person and $300,000 per accident. I know the car is in the shop, but that shouldn't matter for "
             "either, should it?",
-            knows=caller_facts(connor, **{"policy number": policy.id}),
+            knows=policyholder_facts(connor, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=connor.email),
-            _verify(connor),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=connor.id),
+            *opening(connor, policy, policy_claims(policy)),
             call(
                 "update_coverage",
                 policy_id=policy.id,
@@ -135,21 +129,12 @@ def test_case_AI003_002(tb):
                 limit_cents=10_000_000,
                 limit_per_accident_cents=30_000_000,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="coverage",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
+            *hold(
+                ticket.id,
+                "coverage",
+                "open_major_claim",
+                note=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
                 f"{claim.id}. Claims team to review. Bodily injury limits raised today as asked.",
-                public=False,
             ),
         ],
         reply="Your bodily injury limits are now $100,000 per person and $300,000 per accident, from today. The "
@@ -168,8 +153,7 @@ def test_case_AI003_002(tb):
 
 def test_case_AI003_003(tb):
     """Raise the comprehensive deductible with only a minor glass claim open: not a major claim, so change it."""
-    brianna = CustomerFactory(name="Brianna Osei", state="NY")
-    policy = PolicyFactory(customer=brianna)
+    brianna, policy = policyholder("Brianna Osei", "NY")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 3),
@@ -178,22 +162,18 @@ def test_case_AI003_003(tb):
         estimated_damage_cents=42_000,
         description="Windshield cracked by a stone on the Thruway.",
     )
-    ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="Comprehensive deductible")
+    ticket = ticket_about(policy, "Comprehensive deductible")
 
     run = tb.run(
         User(
             says="Can I raise my comprehensive deductible to $1,000? I'm trying to bring my premium down. I know I"
             " have a windshield claim going on at the moment, does that stop me from changing it?",
-            knows=caller_facts(brianna, **{"policy number": policy.id}),
+            knows=policyholder_facts(brianna, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=brianna.email),
-            _verify(brianna),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=brianna.id),
+            *opening(brianna, policy, policy_claims(policy)),
             call("update_coverage", policy_id=policy.id, coverage="comprehensive", deductible_cents=100_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
     )
 
@@ -205,23 +185,18 @@ def test_case_AI003_003(tb):
 
 def test_case_AI003_004(tb):
     """Liability to 'the legal minimum': Texas's recorded limits, not the customer's 25/50/25; med pay removed."""
-    theo = CustomerFactory(name="Theo Brennan", state="TX")
-    policy = PolicyFactory(customer=theo)
-    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Cheaper cover")
+    theo, policy = policyholder("Theo Brennan", "TX")
+    ticket = ticket_about(policy, "Cheaper cover")
 
     run = tb.run(
         User(
             says="I'm retired and barely drive any more. Please cut my liability cover down to the legal minimum "
             "for Texas, which I believe is 25/50/25, and take the medical payments coverage off completely. "
             "Leave everything else alone.",
-            knows=caller_facts(theo, **{"policy number": policy.id}),
+            knows=policyholder_facts(theo, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            _verify(theo),
-            call("get_policy", policy_id=policy.id),
-            call("get_state_requirements", state="TX"),
-            call("list_tickets", requester_id=theo.id),
+            *opening(theo, policy, call("get_state_requirements", state="TX")),
             call(
                 "update_coverage",
                 policy_id=policy.id,
@@ -231,7 +206,7 @@ def test_case_AI003_004(tb):
             ),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
             call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
         reply="Done. Texas's legal minimums are $30,000 per person and $60,000 per accident for bodily injury and "
         "$25,000 for property damage, so those are your new liability limits from today, and medical payments "
@@ -250,8 +225,7 @@ def test_case_AI003_004(tb):
 @pytest.mark.two_requests
 def test_case_AI003_005(tb):
     """Declarations page sent; comprehensive removal held for claims, a hail claim is open and major."""
-    rafael = CustomerFactory(name="Rafael Osei", state="CO")
-    policy = PolicyFactory(customer=rafael)
+    rafael, policy = policyholder("Rafael Osei", "CO")
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 29),
@@ -260,37 +234,24 @@ def test_case_AI003_005(tb):
         estimated_damage_cents=640_000,
         description="Hailstorm dented the roof, hood and trunk and broke the rear window.",
     )
-    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Dec page and comprehensive")
+    ticket = ticket_about(policy, "Dec page and comprehensive")
 
     run = tb.run(
         User(
             says="Could you email me a copy of my declarations page? My lender wants it. And since the car is sitting "
             "in the body shop after that hailstorm anyway, please take comprehensive off for now to save me some "
             "money.",
-            knows=caller_facts(rafael, **{"policy number": policy.id}),
+            knows=policyholder_facts(rafael, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=rafael.id),
+            *opening(rafael, policy, policy_claims(policy)),
             call("send_document", policy_id=policy.id, kind="declarations_page"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="coverage",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove comprehensive; blocked by open major hail claim {claim.id}. "
+            *hold(
+                ticket.id,
+                "coverage",
+                "open_major_claim",
+                note=f"Customer asks to remove comprehensive; blocked by open major hail claim {claim.id}. "
                 "Declarations page sent. Claims team to review.",
-                public=False,
             ),
         ],
         traps=[call("remove_coverage", policy_id=policy.id, coverage="comprehensive")],
@@ -307,20 +268,19 @@ def test_case_AI003_005(tb):
 
 def test_case_AI007_001(tb):
     """Parking-lot bump, drivable, no injuries, $1,450 estimate: a minor collision claim; ticket solved."""
-    luis = CustomerFactory(name="Luis Abbott", state="TX")
-    policy = PolicyFactory(customer=luis)
+    luis, policy = policyholder("Luis Abbott", "TX")
     vehicle, driver = policy.vehicles[0], policy.drivers[0]
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Report an accident")
+    ticket = ticket_about(policy, "Report an accident")
 
     run = tb.run(
         User(
             says="I backed into a concrete pole at the grocery store yesterday and dented my rear bumper and a "
             "taillight. Nobody else was involved, it was just me being careless. I need to open a claim for "
             "the repair.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 luis,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the accident": "2026-05-11",
                     "injuries": "nobody was hurt, I was alone",
                     "drivable": "yes, the car drives fine",
@@ -330,10 +290,7 @@ def test_case_AI007_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=luis.id),
+            *opening(luis, policy),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -347,7 +304,7 @@ def test_case_AI007_001(tb):
                 estimated_damage_cents=145_000,
                 driver_id=driver.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
     )
 
@@ -359,10 +316,9 @@ def test_case_AI007_001(tb):
 
 def test_case_AI007_002(tb):
     """'Just a small bump', but a passenger went to urgent care: injuries make it major; ticket on hold, high."""
-    harper = CustomerFactory(name="Harper Kowalski", state="OH")
-    policy = PolicyFactory(customer=harper)
+    harper, policy = policyholder("Harper Kowalski", "OH")
     vehicle, driver = policy.vehicles[0], policy.drivers[0]
-    ClaimFactory(
+    earlier = ClaimFactory(
         vehicle=vehicle,
         loss_date=date(2025, 9, 14),
         loss_type="glass",
@@ -371,17 +327,17 @@ def test_case_AI007_002(tb):
         closed_on=date(2025, 10, 2),
         description="Windshield chip repaired.",
     )
-    new_claim = "CL-70402"
-    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Minor accident")
+    new_claim = new_id("CL-", earlier)
+    ticket = ticket_about(policy, "Minor accident")
 
     run = tb.run(
         User(
             says="Someone tapped my back bumper at a red light on Sunday. It's just a small bump, really, hardly a"
             " scratch on the car, but the other driver gave me his details and I should probably report it.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 harper,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the accident": "2026-05-10",
                     "injuries": "my daughter was in the passenger seat and had neck pain, we took her to urgent "
                     "care that evening",
@@ -392,10 +348,7 @@ def test_case_AI007_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=harper.id),
+            *opening(harper, policy),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -408,21 +361,12 @@ def test_case_AI007_002(tb):
                 description="Rear-ended at a red light; passenger (daughter) treated at urgent care for neck pain.",
                 driver_id=driver.id,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Major claim {new_claim} filed (passenger injured). Claims team to call the customer within "
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Major claim {new_claim} filed (passenger injured). Claims team to call the customer within "
                 "24 hours.",
-                public=False,
             ),
         ],
         traps=[call("update_claim", claim_id=new_claim, severity="minor")],  # "just a small bump, really"
@@ -441,8 +385,7 @@ def test_case_AI007_003(tb):
     with no driver. Ticket solved with the refused report's reason.
     Rules combined: cover on the loss date (a vehicle's effective date), first notice of loss and severity, the
     ticket rule for several requests."""
-    dwayne = CustomerFactory(name="Dwayne Nakamura", state="TX")
-    policy = PolicyFactory(customer=dwayne)
+    dwayne, policy = policyholder("Dwayne Nakamura", "TX")
     accord = policy.vehicles[0]
     truck_vin = complete_vin("1FTEW1EP0NKD09318")
     truck = VehicleFactory(
@@ -454,8 +397,8 @@ def test_case_AI007_003(tb):
         acquired_on=date(2026, 4, 15),
         effective_on=date(2026, 5, 10),
     )
-    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Deer collision")
-    new_claim = "CL-0001"
+    ticket = ticket_about(policy, "Deer collision")
+    new_claim = new_id("CL-")
 
     run = tb.run(
         User(
@@ -463,10 +406,10 @@ def test_case_AI007_003(tb):
             "smashed. I added the truck to my policy, so please open a claim. And on Sunday a runaway shopping cart "
             "dented the Accord's passenger door while it was parked at the grocery store, so I need a claim for "
             "that too.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dwayne,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the deer accident": "2026-05-08",
                     "date of the Accord damage": "2026-05-10",
                     "injuries": "no one was hurt either time",
@@ -478,10 +421,7 @@ def test_case_AI007_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=dwayne.id),
+            *opening(dwayne, policy),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -494,7 +434,7 @@ def test_case_AI007_003(tb):
                 description="Runaway shopping cart dented the passenger door of the parked Accord.",
                 estimated_damage_cents=65_000,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         reply="I've opened claim CL-0001 for the dent in the Accord's door. I'm sorry, I can't open one for "
         "Friday's deer collision: your F-150 has been covered on your policy only from 10 May 2026, and the accident "
@@ -526,26 +466,26 @@ def test_case_AI007_003(tb):
 
 def test_case_AI007_004(tb):
     """Old car stolen, no open ticket: open one, file the theft as major, hold for the claims team."""
-    connor = CustomerFactory(name="Connor Whitfield", state="CO")
-    policy = PolicyFactory(
-        customer=connor,
+    connor, policy = policyholder(
+        "Connor Whitfield",
+        "CO",
         vehicle__vin=complete_vin("2HGFG3B50CH512644"),
         vehicle__year=2012,
         vehicle__make="Honda",
         vehicle__model="Civic",
     )
-    old = TicketFactory(requester=connor, policy_id=policy.id, subject="Address change", status="solved")
-    new_ticket, new_claim = "T-8102", "CL-0001"
+    old = ticket_about(policy, "Address change", status="solved")
+    new_ticket, new_claim = new_id("T-", old), new_id("CL-")
 
     run = tb.run(
         User(
             says="Someone stole my car from outside my house last night. It's only an old 2012 Civic, not worth "
             "much, so please don't make a big thing of it, I just need it on record for the police report and "
             "whatever you can do.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 connor,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "11 May 2026",
                     "injuries": "no one was hurt",
                     "drivable": "no, the car is gone",
@@ -555,17 +495,8 @@ def test_case_AI007_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=connor.email),
-            _verify(connor),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=connor.id),
-            call(
-                "create_ticket",
-                requester_id=connor.id,
-                subject="Stolen vehicle",
-                category="claim",
-                policy_id=policy.id,
-            ),
+            *opening(connor, policy),
+            create_ticket(connor, policy, "Stolen vehicle", "claim"),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -577,19 +508,11 @@ def test_case_AI007_004(tb):
                 severity="major",
                 description="2012 Honda Civic stolen overnight from outside the customer's home.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=new_ticket,
-                status="hold",
-                priority="high",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_ticket,
-                body=f"Theft claim {new_claim} filed (major). Claims team to call the customer within 24 hours.",
-                public=False,
+            *hold(
+                new_ticket,
+                None,
+                "major_claim",
+                note=f"Theft claim {new_claim} filed (major). Claims team to call the customer within 24 hours.",
             ),
         ],
         traps=[call("update_claim", claim_id=new_claim, severity="minor")],  # "please don't make a big thing of it"
@@ -605,20 +528,19 @@ def test_case_AI007_004(tb):
 
 def test_case_AI007_005(tb):
     """Car bought 8 days ago (CA), bumped 3 days ago: newly acquired, added from purchase, claim filed."""
-    megan = CustomerFactory(name="Megan Lindgren", state="CA")
-    policy = PolicyFactory(customer=megan)
-    new_vehicle, new_claim = "V-3002", "CL-0001"
-    ticket = TicketFactory(requester=megan, policy_id=policy.id, subject="New car and a dent")
+    megan, policy = policyholder("Megan Lindgren", "CA")
+    new_vehicle, new_claim = new_id("V-", *policy.vehicles), new_id("CL-")
+    ticket = ticket_about(policy, "New car and a dent")
 
     run = tb.run(
         User(
             says="I bought a Mazda CX-5 last Monday and haven't added it to my policy yet, so please add it. And "
             "the annoying part: someone backed into it in a parking garage on Saturday, so I need to report that "
             "too. Nobody was hurt and it drives fine.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 megan,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": CX5,
                     "purchase date": "4 May 2026",
                     "make": "Mazda",
@@ -632,11 +554,7 @@ def test_case_AI007_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=megan.email),
-            _verify(megan),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=CX5),
-            call("list_tickets", requester_id=megan.id),
+            *opening(megan, policy, call("decode_vin", vin=CX5)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -661,7 +579,7 @@ def test_case_AI007_005(tb):
                 estimated_damage_cents=230_000,
                 driver_id=policy.drivers[0].id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -674,20 +592,19 @@ def test_case_AI007_005(tb):
 
 def test_case_AI007_006(tb):
     """Truck bought 20 days ago (TX), crashed 6 days ago: added from today, so the crash is not covered."""
-    luis = CustomerFactory(name="Luis Delgado", state="TX")
-    policy = PolicyFactory(customer=luis)
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Truck and accident")
+    luis, policy = policyholder("Luis Delgado", "TX")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Truck and accident")
 
     run = tb.run(
         User(
             says="I got a used F-150 about three weeks ago and never got round to adding it to my insurance. Last "
             "Wednesday I scraped it along a concrete barrier in a car park. Can you add the truck and put a claim "
             "in for the damage at the same time?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 luis,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": TRUCK,
                     "purchase date": "22 April 2026",
                     "make": "Ford",
@@ -701,11 +618,7 @@ def test_case_AI007_006(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=TRUCK),
-            call("list_tickets", requester_id=luis.id),
+            *opening(luis, policy, call("decode_vin", vin=TRUCK)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -720,7 +633,7 @@ def test_case_AI007_006(tb):
                 ),
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         reply="I've added your F-150 to the policy, covered from today, 12 May 2026, and emailed its ID card. I "
         "can't file a claim for the barrier scrape on 6 May, though: the truck wasn't insured with us on that date.",
@@ -772,11 +685,10 @@ def test_case_AI007_007(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=gabriel.email),
-            _verify(gabriel),
+            *identify(gabriel),
             call("list_customer_policies", customer_id=gabriel.id),
             call("list_tickets", requester_id=gabriel.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_policyholder"),
+            solved(ticket.id, "claim", "not_policyholder"),
         ],
         reply="I'm sorry, I can't take the report on your wife's policy: only the policyholder can report a loss on "
         "it, so she will need to contact us herself. Nothing has been filed.",
@@ -808,17 +720,9 @@ def test_case_AI007_007(tb):
 @pytest.mark.distractors
 def test_case_AI012_001(tb):
     """New facts make the Tucson's open claim major (not the Accord's glass claim): update it, hold."""
-    aisha = CustomerFactory(name="Aisha Nakamura", state="NY")
-    policy = PolicyFactory(customer=aisha)
+    aisha, policy = policyholder("Aisha Nakamura", "NY")
     accord = policy.vehicles[0]
-    tucson = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("KM8J3CA40KU104533"),
-        year=2019,
-        make="Hyundai",
-        model="Tucson",
-        acquired_on=date(2023, 4, 1),
-    )
+    tucson = car_on(policy, "KM8J3CA40KU104533", 2019, "Hyundai", "Tucson", date(2023, 4, 1))
     glass = ClaimFactory(
         vehicle=accord,
         loss_date=date(2026, 5, 2),
@@ -832,17 +736,17 @@ def test_case_AI012_001(tb):
         estimated_damage_cents=210_000,
         description="Rear-ended in stop-and-go traffic; bumper and tailgate damaged.",
     )
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Update on my claim")
+    ticket = ticket_about(policy, "Update on my claim")
 
     run = tb.run(
         User(
             says="I'm calling about the claim for the Tucson, the one where I was rear-ended last week. The body "
             "shop took the bumper off and found the frame is bent. They now say it's about $6,200 and that it isn't "
             "safe to drive until it's fixed.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 aisha,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "new estimate": "$6,200",
                     "drivable": "no, the shop says it isn't safe",
                     "injuries": "no, nobody was hurt",
@@ -850,27 +754,14 @@ def test_case_AI012_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=aisha.id),
+            *opening(aisha, policy, policy_claims(policy)),
             call("update_claim", claim_id=bump.id, severity="major", drivable=False, estimated_damage_cents=620_000),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Claim {bump.id} updated: frame damage, not drivable, estimate 620000 cents; now major. Claims "
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Claim {bump.id} updated: frame damage, not drivable, estimate 620000 cents; now major. Claims "
                 "team to call the customer within 24 hours.",
-                public=False,
             ),
         ],
         traps=[  # the other open claim on the policy, the Accord's windshield
@@ -888,8 +779,7 @@ def test_case_AI012_001(tb):
 
 def test_case_AI012_002(tb):
     """New estimate of $4,950 on an open minor claim: record it; still under $5,000, so it stays minor; solved."""
-    mei = CustomerFactory(name="Mei Delgado", state="FL")
-    policy = PolicyFactory(customer=mei)
+    mei, policy = policyholder("Mei Delgado", "FL")
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2025, 8, 30),
@@ -906,23 +796,19 @@ def test_case_AI012_002(tb):
         estimated_damage_cents=180_000,
         description="Sideswiped while parked; driver-side doors scraped.",
     )
-    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="New estimate for my claim")
+    ticket = ticket_about(policy, "New estimate for my claim")
 
     run = tb.run(
         User(
             says="Quick update on my claim for the car that got sideswiped last week: the body shop found the "
             "mirror motor and a door panel need replacing too, so their estimate went up to $4,950. The car still "
             "drives fine. Can you put that on the claim?",
-            knows=caller_facts(mei, **{"policy number": policy.id, "new estimate": "$4,950"}),
+            knows=policyholder_facts(mei, policy, **{"new estimate": "$4,950"}),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=mei.id),
+            *opening(mei, policy, policy_claims(policy)),
             call("update_claim", claim_id=bump.id, estimated_damage_cents=495_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
         traps=[call("update_claim", claim_id=bump.id, severity="major")],  # 4,950 is under the 5,000 line
     )

@@ -6,11 +6,25 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    add_driver,
+    check_licence,
+    create_ticket,
+    driver_facts,
+    identify,
+    new_id,
+    opening,
+    pending,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     CustomerFactory,
     LicenceRecordFactory,
     PolicyFactory,
     TicketFactory,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import Coverage, Document, Driver, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.vin import complete_vin
@@ -32,59 +46,27 @@ ARTICLES = (
 CAMRY = complete_vin("4T1B11HK0KU716204")  # 2019 Toyota Camry
 
 
-def _verify(customer, date_of_birth=None):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=date_of_birth or customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
 # --------------------------------------------------------------------------- AI001: adding a driver
 
 
 def test_case_AI001_001(tb):
     """Spouse with a valid licence, customer wants her listed from 1 April: drivers are never back-dated."""
-    megan = CustomerFactory(name="Megan Whitfield", state="TX")
-    policy = PolicyFactory(customer=megan)
+    megan, policy = policyholder("Megan Whitfield", "TX")
     record = LicenceRecordFactory(
         licence_number="42197730", licence_state="TX", holder_name="Daniel Whitfield", date_of_birth=date(1983, 8, 2)
     )
-    ticket = TicketFactory(requester=megan, policy_id=policy.id, subject="Add my husband to the policy")
+    ticket = ticket_about(policy, "Add my husband to the policy")
 
     run = tb.run(
         User(
             says="Please add my husband Daniel to my car insurance. He's been driving my Accord since the first of "
             "April, so can you put him on from April 1st so he's covered for that too?",
-            knows=caller_facts(
-                megan,
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Daniel Whitfield",
-                    "driver's date of birth": "1983-08-02",
-                    "licence number": "42197730",
-                    "licence state": "TX",
-                },
-            ),
+            knows=policyholder_facts(megan, policy, **driver_facts(record)),
         ),
         golden=[
-            call("find_customer_by_email", email=megan.email),
-            _verify(megan),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number=record.licence_number, licence_state="TX"),
-            call("list_tickets", requester_id=megan.id),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Daniel Whitfield",
-                date_of_birth="1983-08-02",
-                licence_number="42197730",
-                licence_state="TX",
-                relation_to_insured="spouse",
-                effective_on="2026-05-12",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            *opening(megan, policy, check_licence(record)),
+            add_driver(policy, record, "spouse", "2026-05-12"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -96,8 +78,7 @@ def test_case_AI001_001(tb):
 
 def test_case_AI001_002(tb):
     """Son's licence is suspended until June: do not add him; send the excluded-driver form, ticket pending."""
-    luis = CustomerFactory(name="Luis Brennan", state="OH")
-    policy = PolicyFactory(customer=luis)
+    luis, policy = policyholder("Luis Brennan", "OH")
     record = LicenceRecordFactory(
         licence_number="TR418207",
         licence_state="OH",
@@ -107,50 +88,27 @@ def test_case_AI001_002(tb):
         suspended_until=date(2026, 6, 20),
         violations_3y=3,
     )
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Add my son as a driver")
+    ticket = ticket_about(policy, "Add my son as a driver")
 
     run = tb.run(
         User(
             says="My son Connor is 19 and needs to drive the family car to his summer job. He had a little trouble "
             "with his licence but he gets it back next month anyway, so please just add him now.",
-            knows=caller_facts(
-                luis,
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Connor Brennan",
-                    "driver's date of birth": "2006-11-19",
-                    "licence number": "TR418207",
-                    "licence state": "OH",
-                },
-            ),
+            knows=policyholder_facts(luis, policy, **driver_facts(record)),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number=record.licence_number, licence_state="OH"),
-            call("list_tickets", requester_id=luis.id),
+            *opening(luis, policy, check_licence(record)),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="TR418207"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Connor Brennan not added: OH licence suspended until 2026-06-20. Excluded-driver form sent; "
+            *pending(
+                ticket.id,
+                "driver",
+                "licence_not_valid",
+                note="Connor Brennan not added: OH licence suspended until 2026-06-20. Excluded-driver form sent; "
                 "waiting for it to come back signed.",
-                public=False,
             ),
         ],
         traps=[  # "he gets it back next month anyway, so please just add him now"
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Connor Brennan",
-                date_of_birth="2006-11-19",
-                licence_number="TR418207",
-                licence_state="OH",
-                relation_to_insured="child",
-                effective_on="2026-05-12",
-            )
+            add_driver(policy, record, "child", "2026-05-12")
         ],
     )
 
@@ -167,8 +125,7 @@ def test_case_AI001_003(tb):
     that day, with its ID card. Ticket solved with the refused request's category and reason.
     Rules combined: the licence check (expired: no form), a vehicle's VIN and model year, newly acquired cover,
     the ID card, the ticket rule for several requests."""
-    harper = CustomerFactory(name="Harper Osei", state="GA")
-    policy = PolicyFactory(customer=harper)
+    harper, policy = policyholder("Harper Osei", "GA")
     record = LicenceRecordFactory(
         licence_number="058337421",
         licence_state="GA",
@@ -177,23 +134,20 @@ def test_case_AI001_003(tb):
         status="expired",
         expires_on=date(2026, 2, 27),
     )
-    TicketFactory(requester=harper, policy_id=policy.id, subject="Proof of insurance", status="solved")
-    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Add a driver")
-    new_vehicle = "V-3002"
+    ticket_about(policy, "Proof of insurance", status="solved")
+    ticket = ticket_about(policy, "Add a driver")
+    new_vehicle = new_id("V-", *policy.vehicles)
 
     run = tb.run(
         User(
             says="My mother has moved in with us and will sometimes drive my car, mostly to the shops and her "
             "doctor. Her licence is all in order. Can you add her to my policy today so she's covered? She also "
             "signed her old Camry over to me, so please put that on my policy as well.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 harper,
+                policy,
                 **{
-                    "policy number": policy.id,
-                    "driver's full name": "Grace Osei",
-                    "driver's date of birth": "1956-02-27",
-                    "licence number": "058337421",
-                    "licence state": "GA",
+                    **driver_facts(record),
                     "VIN": CAMRY,
                     "make": "Toyota",
                     "model": "Camry",
@@ -202,12 +156,7 @@ def test_case_AI001_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number=record.licence_number, licence_state="GA"),
-            call("decode_vin", vin=CAMRY),
-            call("list_tickets", requester_id=harper.id),
+            *opening(harper, policy, check_licence(record), call("decode_vin", vin=CAMRY)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -219,23 +168,14 @@ def test_case_AI001_003(tb):
                 effective_on="2026-05-04",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="licence_not_valid"),
+            solved(ticket.id, "driver", "licence_not_valid"),
         ],
         reply="The Camry is on your policy, covered from 4 May 2026, the day it became yours; its ID card is in your "
         "email. I checked your mother's Georgia licence with the state, though: their record shows it expired on 27 "
         "February 2026, so I can't add her as a driver yet. Once she has renewed it and the record shows it as "
         "valid, call us and we'll add her straight away.",
         traps=[  # "her licence is all in order": added without reading the record's status
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Grace Osei",
-                date_of_birth="1956-02-27",
-                licence_number="058337421",
-                licence_state="GA",
-                relation_to_insured="parent",
-                effective_on="2026-05-12",
-            )
+            add_driver(policy, record, "parent", "2026-05-12")
         ],
     )
 
@@ -252,56 +192,29 @@ def test_case_AI001_004(tb):
     """Caller gives a date of birth that does not match: no driver added; ticket pending with an internal note."""
     dwayne = CustomerFactory(name="Dwayne Kowalski", state="CO", date_of_birth=date(1979, 4, 18))
     policy = PolicyFactory(customer=dwayne)
-    LicenceRecordFactory(
+    tanya_licence = LicenceRecordFactory(
         licence_number="19-442-8107", licence_state="CO", holder_name="Tanya Kowalski", date_of_birth=date(1981, 1, 5)
     )
-    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Add my wife")
+    ticket = ticket_about(policy, "Add my wife")
 
     run = tb.run(
         User(
             says="Hi, I need to add my wife Tanya as a driver on our policy. She has a valid Colorado licence and "
             "she'll be sharing the car with me from this week, so I'd like it done today.",
-            knows=caller_facts(
-                dwayne,
-                date_of_birth="1979-08-14",
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Tanya Kowalski",
-                    "driver's date of birth": "1981-01-05",
-                    "licence number": "19-442-8107",
-                    "licence state": "CO",
-                },
-            ),
+            knows=policyholder_facts(dwayne, policy, date_of_birth="1979-08-14", **driver_facts(tanya_licence)),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne, date_of_birth="1979-08-14"),
+            *identify(dwayne, "1979-08-14"),
             call("list_tickets", requester_id=dwayne.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="driver",
-                reason="identity_not_verified",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity not verified (date of birth did not match). No driver added; nothing changed.",
-                public=False,
+            *pending(
+                ticket.id,
+                "driver",
+                "identity_not_verified",
+                note="Identity not verified (date of birth did not match). No driver added; nothing changed.",
             ),
         ],
         traps=[  # Tanya added as asked although the caller failed verification
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Tanya Kowalski",
-                date_of_birth="1981-01-05",
-                licence_number="19-442-8107",
-                licence_state="CO",
-                relation_to_insured="spouse",
-                effective_on="2026-05-12",
-            )
+            add_driver(policy, tanya_licence, "spouse", "2026-05-12")
         ],
     )
 
@@ -314,12 +227,11 @@ def test_case_AI001_004(tb):
 @pytest.mark.two_requests
 def test_case_AI001_005(tb):
     """Wife and son to add: her licence is valid, his is suspended: add her, send his excluded-driver form; pending."""
-    dwayne = CustomerFactory(name="Dwayne Castillo", state="AZ")
-    policy = PolicyFactory(customer=dwayne)
-    LicenceRecordFactory(
+    dwayne, policy = policyholder("Dwayne Castillo", "AZ")
+    lena_licence = LicenceRecordFactory(
         licence_number="D08715533", licence_state="AZ", holder_name="Lena Castillo", date_of_birth=date(1982, 5, 17)
     )
-    LicenceRecordFactory(
+    marco_licence = LicenceRecordFactory(
         licence_number="D11402968",
         licence_state="AZ",
         holder_name="Marco Castillo",
@@ -328,17 +240,17 @@ def test_case_AI001_005(tb):
         suspended_until=date(2026, 9, 1),
         violations_3y=4,
     )
-    ticket = TicketFactory(requester=dwayne, policy_id=policy.id, subject="Add two drivers")
+    ticket = ticket_about(policy, "Add two drivers")
 
     run = tb.run(
         User(
             says="I'd like to add my wife Lena and my son Marco as drivers on my car insurance. Lena has had her "
             "licence for twenty years. Marco got a couple of speeding tickets recently but he's still a good "
             "driver, honestly.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dwayne,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "wife's licence number": "D08715533",
                     "wife's date of birth": "1982-05-17",
                     "son's licence number": "D11402968",
@@ -348,43 +260,19 @@ def test_case_AI001_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dwayne.email),
-            _verify(dwayne),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number="D08715533", licence_state="AZ"),
-            call("check_licence", licence_number="D11402968", licence_state="AZ"),
-            call("list_tickets", requester_id=dwayne.id),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Lena Castillo",
-                date_of_birth="1982-05-17",
-                licence_number="D08715533",
-                licence_state="AZ",
-                relation_to_insured="spouse",
-                effective_on="2026-05-12",
-            ),
+            *opening(dwayne, policy, check_licence(lena_licence), check_licence(marco_licence)),
+            add_driver(policy, lena_licence, "spouse", "2026-05-12"),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="D11402968"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Lena Castillo added. Marco Castillo not added: AZ licence suspended until 2026-09-01; "
+            *pending(
+                ticket.id,
+                "driver",
+                "licence_not_valid",
+                note="Lena Castillo added. Marco Castillo not added: AZ licence suspended until 2026-09-01; "
                 "excluded-driver form sent, waiting for it signed.",
-                public=False,
             ),
         ],
         traps=[  # "he's still a good driver, honestly"
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Marco Castillo",
-                date_of_birth="2005-09-08",
-                licence_number="D11402968",
-                licence_state="AZ",
-                relation_to_insured="child",
-                effective_on="2026-05-12",
-            )
+            add_driver(policy, marco_licence, "child", "2026-05-12")
         ],
     )
 
@@ -397,58 +285,28 @@ def test_case_AI001_005(tb):
 
 def test_case_AI001_006(tb):
     """Son with a valid licence from 1 June, no open ticket: open one, add him from the later date asked."""
-    brianna = CustomerFactory(name="Brianna Kowalski", state="NY")
-    policy = PolicyFactory(customer=brianna)
-    LicenceRecordFactory(
+    brianna, policy = policyholder("Brianna Kowalski", "NY")
+    owen_licence = LicenceRecordFactory(
         licence_number="738 204 119",
         licence_state="NY",
         holder_name="Owen Kowalski",
         date_of_birth=date(2006, 1, 23),
     )
-    old = TicketFactory(requester=brianna, policy_id=policy.id, subject="Declarations page", status="solved")
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "Declarations page", status="solved")
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="My son Owen comes home from college for the summer on June 1st and he'll be using my car until "
             "August. He doesn't need to be on the policy before he's home, but from the day he gets back he does. "
             "Can you set that up now so I don't forget?",
-            knows=caller_facts(
-                brianna,
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Owen Kowalski",
-                    "driver's date of birth": "2006-01-23",
-                    "licence number": "738 204 119",
-                    "licence state": "NY",
-                    "start date": "1 June 2026",
-                },
-            ),
+            knows=policyholder_facts(brianna, policy, **{**driver_facts(owen_licence), "start date": "1 June 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=brianna.email),
-            _verify(brianna),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number="738 204 119", licence_state="NY"),
-            call("list_tickets", requester_id=brianna.id),
-            call(
-                "create_ticket",
-                requester_id=brianna.id,
-                subject="Add son as a driver from 1 June",
-                category="driver",
-                policy_id=policy.id,
-            ),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Owen Kowalski",
-                date_of_birth="2006-01-23",
-                licence_number="738 204 119",
-                licence_state="NY",
-                relation_to_insured="child",
-                effective_on="2026-06-01",
-            ),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            *opening(brianna, policy, check_licence(owen_licence)),
+            create_ticket(brianna, policy, "Add son as a driver from 1 June", "driver"),
+            add_driver(policy, owen_licence, "child", "2026-06-01"),
+            solved(new_ticket),
         ],
     )
 
@@ -463,9 +321,8 @@ def test_case_AI001_006(tb):
 @pytest.mark.pushback
 def test_case_AI001_007(tb):
     """Wife's licence suspended; the fallback, adding her from the suspension's end, refused too: form, pending."""
-    luis = CustomerFactory(name="Luis Kowalski", state="GA")
-    policy = PolicyFactory(customer=luis)
-    LicenceRecordFactory(
+    luis, policy = policyholder("Luis Kowalski", "GA")
+    renee_licence = LicenceRecordFactory(
         licence_number="061928374",
         licence_state="GA",
         holder_name="Renee Kowalski",
@@ -474,23 +331,14 @@ def test_case_AI001_007(tb):
         suspended_until=date(2026, 6, 21),
         violations_3y=1,
     )
-    ticket = TicketFactory(requester=luis, policy_id=policy.id, subject="Add my wife")
+    ticket = ticket_about(policy, "Add my wife")
 
     run = tb.run(
         User(
             says="I need to get my wife Renee on my policy. Her licence is suspended right now, but only until June "
             "21st. If you can't add her today, then put her on starting June 21st, so she's covered the day she "
             "gets it back and I don't have to call again.",
-            knows=caller_facts(
-                luis,
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Renee Kowalski",
-                    "driver's date of birth": "1988-03-30",
-                    "licence number": "061928374",
-                    "licence state": "GA",
-                },
-            ),
+            knows=policyholder_facts(luis, policy, **driver_facts(renee_licence)),
             persona="A husband trying to save himself a second phone call.",
             rules=(
                 "If the agent will not add Renee today, ask for her to be added from 21 June instead.",
@@ -498,32 +346,18 @@ def test_case_AI001_007(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=luis.email),
-            _verify(luis),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number="061928374", licence_state="GA"),
-            call("list_tickets", requester_id=luis.id),
+            *opening(luis, policy, check_licence(renee_licence)),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="061928374"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Renee Kowalski not added (GA licence suspended until 2026-06-21), not even from that date. "
+            *pending(
+                ticket.id,
+                "driver",
+                "licence_not_valid",
+                note="Renee Kowalski not added (GA licence suspended until 2026-06-21), not even from that date. "
                 "Excluded-driver form sent; waiting for it signed.",
-                public=False,
             ),
         ],
         traps=[  # the fallback: a suspended driver listed from the day the suspension ends
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Renee Kowalski",
-                date_of_birth="1988-03-30",
-                licence_number="061928374",
-                licence_state="GA",
-                relation_to_insured="spouse",
-                effective_on="2026-06-21",
-            )
+            add_driver(policy, renee_licence, "spouse", "2026-06-21")
         ],
     )
 
@@ -542,26 +376,18 @@ CRV = complete_vin("5J6RW2H80PL034519")  # 2023 Honda CR-V
 
 def test_case_AI002_001(tb):
     """Texas truck bought 40 days ago, customer wants cover from the purchase date: same-day state, so today."""
-    rafael = CustomerFactory(name="Rafael Nakamura", state="TX")
-    policy = PolicyFactory(customer=rafael)
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Add a truck")
+    rafael, policy = policyholder("Rafael Nakamura", "TX")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Add a truck")
 
     run = tb.run(
         User(
             says="I bought a Ford F-150 back at the start of April and forgot to tell you. Please add it and make "
             "the coverage start from the day I bought it.",
-            knows=caller_facts(
-                rafael,
-                **{"policy number": policy.id, "VIN": F150, "purchase date": "2026-04-02", "model": "F-150"},
-            ),
+            knows=policyholder_facts(rafael, policy, **{"VIN": F150, "purchase date": "2026-04-02", "model": "F-150"}),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=F150),
-            call("list_tickets", requester_id=rafael.id),
+            *opening(rafael, policy, call("decode_vin", vin=F150)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -573,7 +399,7 @@ def test_case_AI002_001(tb):
                 effective_on="2026-05-12",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -586,32 +412,20 @@ def test_case_AI002_001(tb):
 
 def test_case_AI002_002(tb):
     """California SUV bought three weeks ago, customer wants it covered today: next-day state, so tomorrow."""
-    brianna = CustomerFactory(name="Brianna Pruitt", state="CA")
-    policy = PolicyFactory(customer=brianna)
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="New car")
+    brianna, policy = policyholder("Brianna Pruitt", "CA")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "New car")
 
     run = tb.run(
         User(
             says="I need to add my RAV4 to my policy; I bought it a few weeks ago and kept forgetting. I'm driving"
             " it to work this afternoon so it has to be covered as of right now, today.",
-            knows=caller_facts(
-                brianna,
-                **{
-                    "policy number": policy.id,
-                    "VIN": RAV4,
-                    "purchase date": "2026-04-21",
-                    "make": "Toyota",
-                    "model": "RAV4",
-                },
+            knows=policyholder_facts(
+                brianna, policy, **{"VIN": RAV4, "purchase date": "2026-04-21", "make": "Toyota", "model": "RAV4"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=brianna.email),
-            _verify(brianna),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=RAV4),
-            call("list_tickets", requester_id=brianna.id),
+            *opening(brianna, policy, call("decode_vin", vin=RAV4)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -627,7 +441,7 @@ def test_case_AI002_002(tb):
                 ),
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -638,26 +452,18 @@ def test_case_AI002_002(tb):
 
 def test_case_AI002_003(tb):
     """Florida car bought 6 days ago: newly acquired, so covered from the purchase date, not the next-day rule."""
-    theo = CustomerFactory(name="Theo Lindgren", state="FL")
-    policy = PolicyFactory(customer=theo)
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Add second car")
+    theo, policy = policyholder("Theo Lindgren", "FL")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Add second car")
 
     run = tb.run(
         User(
             says="We picked up a used Honda CR-V last week as a second car for my wife's commute. Could you add it"
             " to our policy? Starting tomorrow is fine, we haven't really driven it yet.",
-            knows=caller_facts(
-                theo,
-                **{"policy number": policy.id, "VIN": CRV, "purchase date": "2026-05-06", "model": "CR-V"},
-            ),
+            knows=policyholder_facts(theo, policy, **{"VIN": CRV, "purchase date": "2026-05-06", "model": "CR-V"}),
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            _verify(theo),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=CRV),
-            call("list_tickets", requester_id=theo.id),
+            *opening(theo, policy, call("decode_vin", vin=CRV)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -669,7 +475,7 @@ def test_case_AI002_003(tb):
                 effective_on="2026-05-06",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -685,36 +491,29 @@ def test_case_AI002_004(tb):
     active), whatever happens to the car.
     Rules combined: the VIN check (never corrected at the desk), an endorsement added, the ticket rule for several
     requests (pending outlasts solved)."""
-    aisha = CustomerFactory(name="Aisha Abbott", state="PA")
-    policy = PolicyFactory(customer=aisha)
+    aisha, policy = policyholder("Aisha Abbott", "PA")
     good = complete_vin("1G1ZD5ST0MF118204")
     misread = good[:8] + ("7" if good[8] != "7" else "3") + good[9:]
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Add a Malibu")
+    ticket = ticket_about(policy, "Add a Malibu")
 
     run = tb.run(
         User(
             says="I'd like to add my daughter's old Chevy Malibu to my policy. She's moved abroad and is leaving "
             "it with us, and I'll drive it now and then. I have the VIN right here from the paperwork. And with an "
             "old car in the family, please add roadside assistance, the $100-per-tow level.",
-            knows=caller_facts(
-                aisha,
-                **{"policy number": policy.id, "VIN": misread, "purchase date": "2026-03-15", "model": "Malibu"},
+            knows=policyholder_facts(
+                aisha, policy, **{"VIN": misread, "purchase date": "2026-03-15", "model": "Malibu"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=misread),
-            call("list_tickets", requester_id=aisha.id),
+            *opening(aisha, policy, call("decode_vin", vin=misread)),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=10_000),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="vehicle", reason="invalid_vin"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="VIN given fails the check digit; nothing added. Waiting for the customer to read the VIN again. "
+            *pending(
+                ticket.id,
+                "vehicle",
+                "invalid_vin",
+                note="VIN given fails the check digit; nothing added. Waiting for the customer to read the VIN again. "
                 "Roadside assistance added today.",
-                public=False,
             ),
         ],
         reply="Roadside assistance at $100 per tow is on your policy from today. I couldn't add the Malibu: the VIN "
@@ -748,10 +547,9 @@ PRIUS = complete_vin("JTDKARFU0P3091847")  # 2023 Toyota Prius
 @pytest.mark.distractors
 def test_case_AI002_005(tb):
     """Car added to the customer's California policy, not her Texas one: next-day state, so tomorrow."""
-    harper = CustomerFactory(name="Harper Abbott", state="TX")
-    texas = PolicyFactory(customer=harper)
+    harper, texas = policyholder("Harper Abbott", "TX")
     california = PolicyFactory(customer=harper, state="CA")
-    new_vehicle = "V-3003"
+    new_vehicle = new_id("V-", *texas.vehicles, *california.vehicles)
     ticket = TicketFactory(requester=harper, subject="Car for my daughter")
 
     run = tb.run(
@@ -771,8 +569,7 @@ def test_case_AI002_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
+            *identify(harper),
             call("list_customer_policies", customer_id=harper.id),
             call("get_policy", policy_id=california.id),
             call("decode_vin", vin=CIVIC),
@@ -791,7 +588,7 @@ def test_case_AI002_005(tb):
                 ),
             ),
             call("send_document", policy_id=california.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         traps=[  # the first policy on the list, her Texas one, where the car would be covered today
             call(
@@ -816,40 +613,22 @@ def test_case_AI002_005(tb):
 
 def test_case_AI002_006(tb):
     """Car collected on 20 May, no open ticket: open one, add it from 20 May, not today as asked."""
-    rafael = CustomerFactory(name="Rafael Pruitt", state="NY")
-    policy = PolicyFactory(customer=rafael)
-    old = TicketFactory(requester=rafael, policy_id=policy.id, subject="Payment question", status="solved")
-    new_ticket, new_vehicle = "T-8102", "V-3002"
+    rafael, policy = policyholder("Rafael Pruitt", "NY")
+    old = ticket_about(policy, "Payment question", status="solved")
+    new_ticket, new_vehicle = new_id("T-", old), new_id("V-", *policy.vehicles)
 
     run = tb.run(
         User(
             says="I've bought a Prius and I collect it from the dealer next Wednesday, the 20th. They want proof of "
             "insurance before I can drive it away, so could you add it to my policy and make it active from today, "
             "so it's all in place?",
-            knows=caller_facts(
-                rafael,
-                **{
-                    "policy number": policy.id,
-                    "VIN": PRIUS,
-                    "delivery date": "20 May 2026",
-                    "make": "Toyota",
-                    "model": "Prius",
-                },
+            knows=policyholder_facts(
+                rafael, policy, **{"VIN": PRIUS, "delivery date": "20 May 2026", "make": "Toyota", "model": "Prius"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=PRIUS),
-            call("list_tickets", requester_id=rafael.id),
-            call(
-                "create_ticket",
-                requester_id=rafael.id,
-                subject="Add a Prius collected on 20 May",
-                category="vehicle",
-                policy_id=policy.id,
-            ),
+            *opening(rafael, policy, call("decode_vin", vin=PRIUS)),
+            create_ticket(rafael, policy, "Add a Prius collected on 20 May", "vehicle"),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -861,7 +640,7 @@ def test_case_AI002_006(tb):
                 effective_on="2026-05-20",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
     )
 

@@ -8,15 +8,16 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import billing_account, identify, opening, policyholder_facts, solved
 from domains.auto_insurance.factories import (
-    STANDARD_COVERAGES,
     BillFactory,
     ClaimFactory,
-    CoverageFactory,
-    CustomerFactory,
     PolicyFactory,
     TicketFactory,
     account_of,
+    cancelling,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import BillingAccount, ClaimPayment, Coverage, Document, Policy, Ticket
 from domains.auto_insurance.vin import complete_vin
@@ -32,31 +33,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
-def _policy_with(customer, kinds, **kwargs):
-    """A policy with only the standard coverages named in `kinds`."""
-    policy = PolicyFactory(customer=customer, coverages=False, **kwargs)
-    for kind, limit, per_accident, deductible, premium in STANDARD_COVERAGES:
-        if kind in kinds:
-            CoverageFactory(
-                policy=policy,
-                coverage=kind,
-                limit_cents=limit,
-                limit_per_accident_cents=per_accident,
-                deductible_cents=deductible,
-                term_premium_cents=premium,
-            )
-    return policy
 
 
 def _added(db, policy_id, kind):
@@ -76,8 +52,7 @@ def test_case_AI020_001(tb):
     pay for last week's rental after the 3 May crash: the ticket carries the refused request's category and reason.
     Rules combined: the endorsement's conditions and start date, a coverage in force on the loss date, the
     classification of two requests with one refused."""
-    odile = CustomerFactory(name="Odile Brandvold", state="OH")
-    policy = _policy_with(odile, (*BASE, "collision", "comprehensive"))
+    odile, policy = policyholder("Odile Brandvold", "OH", coverages=(*BASE, "collision", "comprehensive"))
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 3),
@@ -86,22 +61,18 @@ def test_case_AI020_001(tb):
         estimated_damage_cents=610_000,
         description="Hit a pothole at speed; both front wheels and the steering rack damaged.",
     )
-    ticket = TicketFactory(requester=odile, policy_id=policy.id, subject="Rental coverage")
+    ticket = ticket_about(policy, "Rental coverage")
 
     run = tb.run(
         User(
             says="I'd like to add rental car coverage, the $50 a day option. And once it's on, can it pay for the "
             "rental I've had since my accident on May 3rd? It's $48 a day.",
-            knows=caller_facts(odile, **{"policy number": policy.id, "claim number": claim.id, "daily limit": "$50"}),
+            knows=policyholder_facts(odile, policy, **{"claim number": claim.id, "daily limit": "$50"}),
         ),
         golden=[
-            call("find_customer_by_email", email=odile.email),
-            _verify(odile),
-            call("get_policy", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_tickets", requester_id=odile.id),
+            *opening(odile, policy, call("get_claim", claim_id=claim.id)),
             call("add_coverage", policy_id=policy.id, coverage="rental_reimbursement", limit_cents=5_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         traps=[
             call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=43_200, days=9)
@@ -120,23 +91,19 @@ def test_case_AI020_002(tb):
     """No collision on the policy, so rental reimbursement cannot be added; the customer's fallback, roadside
     assistance at 100 dollars a tow, is added: granted as the fallback, so no reason.
     Rules combined: rental's precondition (collision and comprehensive), the fallback request, its category."""
-    ezra = CustomerFactory(name="Ezra Quintero", state="FL")
-    policy = _policy_with(ezra, (*BASE, "comprehensive"))
-    ticket = TicketFactory(requester=ezra, policy_id=policy.id, subject="Add coverage")
+    ezra, policy = policyholder("Ezra Quintero", "FL", coverages=(*BASE, "comprehensive"))
+    ticket = ticket_about(policy, "Add coverage")
 
     run = tb.run(
         User(
             says="I'd like to add rental reimbursement, $40 a day. If I can't get that, then add roadside assistance "
             "instead, the $100 per tow option.",
-            knows=caller_facts(ezra, **{"policy number": policy.id}),
+            knows=policyholder_facts(ezra, policy),
         ),
         golden=[
-            call("find_customer_by_email", email=ezra.email),
-            _verify(ezra),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=ezra.id),
+            *opening(ezra, policy),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=10_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
         traps=[call("add_coverage", policy_id=policy.id, coverage="rental_reimbursement", limit_cents=4_000)],
     )
@@ -153,34 +120,24 @@ def test_case_AI020_003(tb):
     (with its notice), and the policy, active again, gets the roadside assistance asked for.
     Rules combined: the full past-due payment stopping a scheduled cancellation, the rescission notice, the
     endorsement only on an active policy, the category of the first request."""
-    sunil = CustomerFactory(name="Sunil Haugen", state="CO")
-    policy = PolicyFactory(
-        customer=sunil,
-        status="cancellation_scheduled",
-        cancellation_effective_on=date(2026, 5, 16),
-        cancellation_reason="non_payment",
-    )
+    sunil, policy = policyholder("Sunil Haugen", "CO", **cancelling(date(2026, 5, 16)))
     BillFactory(account=policy.account, due_on=date(2026, 4, 20), amount_cents=17_340, status="missed")
     BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=17_340)
-    ticket = TicketFactory(requester=sunil, policy_id=policy.id, subject="Cancellation letter")
+    ticket = ticket_about(policy, "Cancellation letter")
 
     run = tb.run(
         User(
             says="I got a letter saying my policy will be cancelled on Saturday. I can pay what's overdue right now "
             "by card. And while I'm at it, I'd like to add roadside assistance, the $75 per tow option.",
-            knows=caller_facts(sunil, **{"policy number": policy.id, "payment method": "card"}),
+            knows=policyholder_facts(sunil, policy, **{"payment method": "card"}),
         ),
         golden=[
-            call("find_customer_by_email", email=sunil.email),
-            _verify(sunil),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=sunil.id),
+            *opening(sunil, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=7_500),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -202,17 +159,14 @@ def test_case_AI020_004(tb):
     Jeep's (no coverage is added to a policy that is not active).
     Rules combined: picking the policy each vehicle is on, the endorsement's active-status condition, its limit
     and start date, the refusal's reason."""
-    marta = CustomerFactory(name="Marta Eklund", state="TX")
-    active = PolicyFactory(customer=marta)
+    marta, active = policyholder("Marta Eklund", "TX")
     jeep_policy = PolicyFactory(
         customer=marta,
         vehicle__vin=complete_vin("1C4HJXDG0MW612034"),
         vehicle__year=2021,
         vehicle__make="Jeep",
         vehicle__model="Wrangler",
-        status="cancellation_scheduled",
-        cancellation_effective_on=date(2026, 5, 31),
-        cancellation_reason="customer_request",
+        **cancelling(date(2026, 5, 31), "customer_request"),
     )
     ticket = TicketFactory(requester=marta, subject="Roadside for the Jeep")
 
@@ -223,14 +177,13 @@ def test_case_AI020_004(tb):
             knows=caller_facts(marta),
         ),
         golden=[
-            call("find_customer_by_email", email=marta.email),
-            _verify(marta),
+            *identify(marta),
             call("list_customer_policies", customer_id=marta.id),
             call("get_policy", policy_id=jeep_policy.id),
             call("get_policy", policy_id=active.id),
             call("list_tickets", requester_id=marta.id),
             call("add_coverage", policy_id=active.id, coverage="roadside_assistance", limit_cents=15_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage", reason="not_eligible"),
+            solved(ticket.id, "coverage", "not_eligible"),
         ],
         traps=[
             call("add_coverage", policy_id=jeep_policy.id, coverage="roadside_assistance", limit_cents=15_000),

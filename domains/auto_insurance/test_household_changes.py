@@ -8,6 +8,19 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    add_driver,
+    billing_account,
+    check_licence,
+    driver_facts,
+    identify,
+    new_id,
+    opening,
+    pending,
+    policy_claims,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
@@ -17,7 +30,9 @@ from domains.auto_insurance.factories import (
     LicenceRecordFactory,
     PolicyFactory,
     TicketFactory,
-    VehicleFactory,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -54,21 +69,6 @@ CX5 = complete_vin("JM3KFBCM0T1540217")  # 2026 Mazda CX-5
 SORENTO = complete_vin("KNAPU4LC0S7204518")  # 2025 Kia Sorento
 
 
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
-def _second_car(policy, vin, year, make, model, acquired_on):
-    return VehicleFactory(
-        policy=policy, vin=complete_vin(vin), year=year, make=make, model=model, acquired_on=acquired_on
-    )
-
-
 # --------------------------------------------------------------------------- AI025: replacing a vehicle
 
 
@@ -78,9 +78,8 @@ def test_case_AI025_001(tb):
     next-day rule; the Civic has no claim after its sale, so it comes off from the sale date.
     Rules combined: newly acquired vehicle (14 days) over the state's next-day rule, the VIN check, removal from a
     sale date within 30 days with no later claim, ID card."""
-    grace = CustomerFactory(name="Grace Okafor", state="CA")
-    policy = PolicyFactory(customer=grace)
-    civic = _second_car(policy, "2HGFE2F50NH570312", 2022, "Honda", "Civic", date(2022, 3, 14))
+    grace, policy = policyholder("Grace Okafor", "CA")
+    civic = car_on(policy, "2HGFE2F50NH570312", 2022, "Honda", "Civic", date(2022, 3, 14))
     ClaimFactory(
         vehicle=civic,
         loss_date=date(2026, 2, 21),
@@ -90,17 +89,17 @@ def test_case_AI025_001(tb):
         closed_on=date(2026, 3, 9),
         description="Side mirror snapped off while parked on the street.",
     )
-    new_vehicle = "V-3003"
-    ticket = TicketFactory(requester=grace, policy_id=policy.id, subject="Swapping cars")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Swapping cars")
 
     run = tb.run(
         User(
             says="I traded my Civic for a RAV4 this month. The Civic went to a private buyer on the 3rd and I picked "
             "the RAV4 up from the dealer on the 7th. Please put the RAV4 on my policy and take the Civic off.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 grace,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": RAV4,
                     "make": "Toyota",
                     "model": "RAV4",
@@ -110,12 +109,7 @@ def test_case_AI025_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            _verify(grace),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("decode_vin", vin=RAV4),
-            call("list_tickets", requester_id=grace.id),
+            *opening(grace, policy, policy_claims(policy), call("decode_vin", vin=RAV4)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -128,7 +122,7 @@ def test_case_AI025_001(tb):
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-03"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         reply="Done: the 2025 Toyota RAV4 is covered from 7 May 2026, the day you bought it, as a newly acquired "
         "vehicle, and its ID card is in your email. The Civic is off your policy from its sale date, 3 May 2026.",
@@ -151,20 +145,19 @@ def test_case_AI025_002(tb):
     from its sale date.
     Rules combined: the 14-day newly-acquired limit, the same-day state rule, no back-dating, the last-vehicle rule
     (order of the two changes) and removal from a sale date."""
-    nolan = CustomerFactory(name="Nolan Fairbanks", state="OH")
-    policy = PolicyFactory(customer=nolan)
+    nolan, policy = policyholder("Nolan Fairbanks", "OH")
     accord = policy.vehicles[0]
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=nolan, policy_id=policy.id, subject="New truck")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "New truck")
 
     run = tb.run(
         User(
             says="I bought a used Tacoma on April 24th and I've been driving it since. I sold my Accord on Friday "
             "the 8th. Put the Tacoma on from April 24th please, since that's when I got it, and take the Accord off.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 nolan,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": TACOMA,
                     "make": "Toyota",
                     "model": "Tacoma",
@@ -179,12 +172,7 @@ def test_case_AI025_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=nolan.email),
-            _verify(nolan),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=TACOMA),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=nolan.id),
+            *opening(nolan, policy, call("decode_vin", vin=TACOMA), policy_claims(policy)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -199,7 +187,7 @@ def test_case_AI025_002(tb):
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-08"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -218,9 +206,8 @@ def test_case_AI025_003(tb):
     added from the delivery date, and the minor claim neither blocks the removal nor moves it off the sale date.
     Rules combined: later delivery date, open major claims (a minor one does not count), removal from a sale date
     when the only claim's loss date is before it."""
-    ines = CustomerFactory(name="Ines Marchetti", state="PA")
-    policy = PolicyFactory(customer=ines)
-    outback = _second_car(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
+    ines, policy = policyholder("Ines Marchetti", "PA")
+    outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
     glass = ClaimFactory(
         vehicle=outback,
         loss_date=date(2026, 4, 28),
@@ -228,18 +215,18 @@ def test_case_AI025_003(tb):
         estimated_damage_cents=61_000,
         description="Windshield cracked by a stone on the turnpike.",
     )
-    new_vehicle = "V-3003"
-    ticket = TicketFactory(requester=ines, policy_id=policy.id, subject="Outback sold, CX-5 coming")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Outback sold, CX-5 coming")
 
     run = tb.run(
         User(
             says="I sold the Outback on Sunday, the 10th, even though the windshield claim on it is still open. My "
             "new CX-5 is being delivered on May 20th. Can you take the Outback off and get the Mazda on today so "
             "it's done?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 ines,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": CX5,
                     "make": "Mazda",
                     "model": "CX-5",
@@ -249,11 +236,10 @@ def test_case_AI025_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ines.email),
-            _verify(ines),
+            *identify(ines),
             call("list_customer_policies", customer_id=ines.id),
             call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("decode_vin", vin=CX5),
             call("list_tickets", requester_id=ines.id),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-10"),
@@ -268,7 +254,7 @@ def test_case_AI025_003(tb):
                 effective_on="2026-05-20",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -287,27 +273,26 @@ def test_case_AI025_004(tb):
     """Jetta sold 9 May, but a parking-lot claim on it has a loss date of 9 May itself: on or after the sale date,
     so it comes off today; the Sorento bought 2 May (AZ) is newly acquired and covered from 2 May.
     Rules combined: a claim on the sale date keeps the vehicle on until today, newly acquired cover, the VIN."""
-    omar = CustomerFactory(name="Omar Haddad", state="AZ")
-    policy = PolicyFactory(customer=omar)
-    jetta = _second_car(policy, "3VW2B7AJ0HM230411", 2017, "Volkswagen", "Jetta", date(2019, 5, 30))
+    omar, policy = policyholder("Omar Haddad", "AZ")
+    jetta = car_on(policy, "3VW2B7AJ0HM230411", 2017, "Volkswagen", "Jetta", date(2019, 5, 30))
     ClaimFactory(
         vehicle=jetta,
         loss_date=date(2026, 5, 9),
         estimated_damage_cents=74_000,
         description="Rear quarter panel scraped in a supermarket car park the morning of the sale.",
     )
-    new_vehicle = "V-3003"
-    ticket = TicketFactory(requester=omar, policy_id=policy.id, subject="Replace Jetta with Sorento")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Replace Jetta with Sorento")
 
     run = tb.run(
         User(
             says="Two things happened: I bought a Kia Sorento on May 2nd, and I sold my Jetta on the 9th. Yes, that's "
             "the car that got scraped in the supermarket that same morning, the claim's already with you. Please "
             "add the Kia and remove the Jetta from the 9th.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 omar,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": SORENTO,
                     "make": "Kia",
                     "model": "Sorento",
@@ -317,11 +302,7 @@ def test_case_AI025_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=omar.email),
-            _verify(omar),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=SORENTO),
-            call("list_tickets", requester_id=omar.id),
+            *opening(omar, policy, call("decode_vin", vin=SORENTO)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -333,7 +314,7 @@ def test_case_AI025_004(tb):
                 effective_on="2026-05-02",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call(
                 "remove_vehicle",
                 policy_id=policy.id,
@@ -342,7 +323,7 @@ def test_case_AI025_004(tb):
                     "2026-05-12", "the Jetta's claim has a loss date of 9 May, on the sale date itself: from today"
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -362,27 +343,26 @@ def test_case_AI026_001(tb):
     """Son moved out (removed from today, not his move date) and daughter newly licensed (valid: added from today);
     the two children are both listed or named alike, so the right driver must be removed.
     Rules combined: licence check before adding, no back-dating of drivers, removal from today."""
-    hana = CustomerFactory(name="Hana Vasquez", state="TX")
-    policy = PolicyFactory(customer=hana)
+    hana, policy = policyholder("Hana Vasquez", "TX")
     DriverFactory(
         policy=policy, full_name="Marco Vasquez", date_of_birth=date(1979, 4, 2), relation_to_insured="spouse"
     )
     mateo = DriverFactory(
         policy=policy, full_name="Mateo Vasquez", date_of_birth=date(2004, 12, 1), relation_to_insured="child"
     )
-    LicenceRecordFactory(
+    lucia_licence = LicenceRecordFactory(
         licence_number="47720915", licence_state="TX", holder_name="Lucia Vasquez", date_of_birth=date(2009, 3, 18)
     )
-    ticket = TicketFactory(requester=hana, policy_id=policy.id, subject="Kids and the car")
+    ticket = ticket_about(policy, "Kids and the car")
 
     run = tb.run(
         User(
             says="Our son Mateo moved out to Houston on April 20th, so please take him off the policy from then. And "
             "our daughter Lucia just passed her driving test, so she needs to go on it.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 hana,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "daughter's full name": "Lucia Vasquez",
                     "daughter's date of birth": "2009-03-18",
                     "daughter's licence number": "47720915",
@@ -392,23 +372,10 @@ def test_case_AI026_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=hana.email),
-            _verify(hana),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number="47720915", licence_state="TX"),
-            call("list_tickets", requester_id=hana.id),
+            *opening(hana, policy, check_licence(lucia_licence)),
             call("remove_driver", policy_id=policy.id, driver_id=mateo.id, removed_on="2026-05-12"),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Lucia Vasquez",
-                date_of_birth="2009-03-18",
-                licence_number="47720915",
-                licence_state="TX",
-                relation_to_insured="child",
-                effective_on="2026-05-12",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            add_driver(policy, lucia_licence, "child", "2026-05-12"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -427,12 +394,11 @@ def test_case_AI026_002(tb):
     and nothing is sent; ticket solved with licence_not_valid, the request that was not granted.
     Rules combined: removal from today, the expired-licence rule (no form, unlike a suspension), the ticket rule
     for several requests."""
-    felix = CustomerFactory(name="Felix Amari", state="NY")
-    policy = PolicyFactory(customer=felix)
+    felix, policy = policyholder("Felix Amari", "NY")
     roommate = DriverFactory(
         policy=policy, full_name="Sam Okoro", date_of_birth=date(1993, 9, 9), relation_to_insured="other_household"
     )
-    LicenceRecordFactory(
+    talia_licence = LicenceRecordFactory(
         licence_number="512 338 907",
         licence_state="NY",
         holder_name="Talia Brooks",
@@ -440,16 +406,16 @@ def test_case_AI026_002(tb):
         status="expired",
         expires_on=date(2026, 4, 30),
     )
-    ticket = TicketFactory(requester=felix, policy_id=policy.id, subject="Household change")
+    ticket = ticket_about(policy, "Household change")
 
     run = tb.run(
         User(
             says="My roommate Sam moved out last weekend, so he shouldn't be on my car insurance any more. My partner "
             "Talia moved in instead and she'll be driving the Accord, so please add her. Her licence is all fine.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 felix,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "partner's full name": "Talia Brooks",
                     "partner's date of birth": "1995-06-27",
                     "partner's licence number": "512 338 907",
@@ -458,27 +424,15 @@ def test_case_AI026_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            _verify(felix),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=felix.id),
+            *opening(felix, policy),
             call("remove_driver", policy_id=policy.id, driver_id=roommate.id, removed_on="2026-05-12"),
-            call("check_licence", licence_number="512 338 907", licence_state="NY"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="licence_not_valid"),
+            check_licence(talia_licence),
+            solved(ticket.id, "driver", "licence_not_valid"),
         ],
         reply="Sam is off your policy from today. I couldn't add Talia: the New York record shows her licence "
         "expired on 30 April 2026. Once she has renewed it and the record shows it valid, call us and we'll add her.",
         traps=[
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Talia Brooks",
-                date_of_birth="1995-06-27",
-                licence_number="512 338 907",
-                licence_state="NY",
-                relation_to_insured="other_household",
-                effective_on="2026-05-12",
-            ),
+            add_driver(policy, talia_licence, "other_household", "2026-05-12"),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="512 338 907"),
         ],
     )
@@ -506,7 +460,7 @@ def test_case_AI001_008(tb):
         vehicle__make="Subaru",
         vehicle__model="Forester",
     )
-    LicenceRecordFactory(
+    jonah_licence = LicenceRecordFactory(
         licence_number="21-884-3170", licence_state="CO", holder_name="Jonah Calloway", date_of_birth=date(2005, 2, 8)
     )
     ticket = TicketFactory(requester=ruth, subject="Add my son", created_at=datetime(2026, 5, 12, 8, 40))
@@ -517,33 +471,17 @@ def test_case_AI001_008(tb):
             "him as a driver from May 18th, his first day?",
             knows=caller_facts(
                 ruth,
-                **{
-                    "driver's full name": "Jonah Calloway",
-                    "driver's date of birth": "2005-02-08",
-                    "licence number": "21-884-3170",
-                    "licence state": "CO",
-                    "start date": "18 May 2026",
-                },
+                **{**driver_facts(jonah_licence), "start date": "18 May 2026"},
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ruth.email),
-            _verify(ruth),
+            *identify(ruth),
             call("list_customer_policies", customer_id=ruth.id),
             call("get_policy", policy_id=colorado.id),
-            call("check_licence", licence_number="21-884-3170", licence_state="CO"),
+            check_licence(jonah_licence),
             call("list_tickets", requester_id=ruth.id),
-            call(
-                "add_driver",
-                policy_id=colorado.id,
-                full_name="Jonah Calloway",
-                date_of_birth="2005-02-08",
-                licence_number="21-884-3170",
-                licence_state="CO",
-                relation_to_insured="child",
-                effective_on="2026-05-18",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            add_driver(colorado, jonah_licence, "child", "2026-05-18"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -564,10 +502,9 @@ def test_case_AI009_010(tb):
     does not block this removal (a careless desk holds everything while a major claim is open).
     Rules combined: open major claims block only the vehicle involved, the sale date within 30 days, claims by
     vehicle."""
-    ada = CustomerFactory(name="Ada Whitcombe", state="GA")
-    policy = PolicyFactory(customer=ada)
+    ada, policy = policyholder("Ada Whitcombe", "GA")
     accord = policy.vehicles[0]
-    camry = _second_car(policy, "4T1B11HK0NU104533", 2022, "Toyota", "Camry", date(2022, 2, 11))
+    camry = car_on(policy, "4T1B11HK0NU104533", 2022, "Toyota", "Camry", date(2022, 2, 11))
     crash = ClaimFactory(
         vehicle=accord,
         loss_date=date(2026, 4, 27),
@@ -576,7 +513,7 @@ def test_case_AI009_010(tb):
         estimated_damage_cents=880_000,
         description="Front-end collision on the interstate; towed to the body shop.",
     )
-    ticket = TicketFactory(requester=ada, policy_id=policy.id, subject="Sold the Camry")
+    ticket = ticket_about(policy, "Sold the Camry")
 
     run = tb.run(
         User(
@@ -585,14 +522,13 @@ def test_case_AI009_010(tb):
             knows=caller_facts(ada, **{"sale date": "8 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=ada.email),
-            _verify(ada),
+            *identify(ada),
             call("list_customer_policies", customer_id=ada.id),
             call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("list_tickets", requester_id=ada.id),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-05-08"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -615,19 +551,18 @@ def test_case_AI002_007(tb):
     O: nothing is added and nothing guessed; pending for a corrected VIN.
     Rules combined: removal from a sale date with no later claim, the VIN check (never corrected by the desk),
     the ticket rule for several requests (pending outlasts solved)."""
-    bea = CustomerFactory(name="Bea Lindholm", state="CO")
-    policy = PolicyFactory(customer=bea)
-    outback = _second_car(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
-    ticket = TicketFactory(requester=bea, policy_id=policy.id, subject="Outback out, Accord in")
+    bea, policy = policyholder("Bea Lindholm", "CO")
+    outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
+    ticket = ticket_about(policy, "Outback out, Accord in")
 
     run = tb.run(
         User(
             says="We sold the Outback on May 6th and bought a 2023 Accord yesterday. Please take the Outback off and "
             "add the Accord. I'll read you the VIN from the bill of sale.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 bea,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": ACCORD_23_MISREAD,
                     "make": "Honda",
                     "model": "Accord",
@@ -637,20 +572,15 @@ def test_case_AI002_007(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=bea.email),
-            _verify(bea),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=bea.id),
+            *opening(bea, policy, policy_claims(policy)),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-06"),
             call("decode_vin", vin=ACCORD_23_MISREAD),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="vehicle", reason="invalid_vin"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Outback removed from 2026-05-06. The Accord's VIN as given is invalid (letter O); waiting for "
+            *pending(
+                ticket.id,
+                "vehicle",
+                "invalid_vin",
+                note="Outback removed from 2026-05-06. The Accord's VIN as given is invalid (letter O); waiting for "
                 "the customer to read it again from the registration card or dashboard.",
-                public=False,
             ),
         ],
         reply="The Outback is off your policy from 6 May 2026. I couldn't add the Accord: the VIN you read has a "
@@ -686,9 +616,8 @@ def test_case_AI001_009(tb):
     excluded-driver form sent in March never came back signed, so it changes nothing.
     Rules combined: the licence status on the record today (not its history), an unsigned exclusion form, no
     back-dating of drivers."""
-    cal = CustomerFactory(name="Cal Brennan", state="OH")
-    policy = PolicyFactory(customer=cal)
-    LicenceRecordFactory(
+    cal, policy = policyholder("Cal Brennan", "OH")
+    maeve_licence = LicenceRecordFactory(
         licence_number="SR204418",
         licence_state="OH",
         holder_name="Maeve Brennan",
@@ -700,22 +629,13 @@ def test_case_AI001_009(tb):
     DocumentFactory(
         policy=policy, kind="excluded_driver_form", licence_number="SR204418", sent_at=datetime(2026, 3, 9, 11, 0)
     )
-    ticket = TicketFactory(requester=cal, policy_id=policy.id, subject="Add my wife back")
+    ticket = ticket_about(policy, "Add my wife back")
 
     run = tb.run(
         User(
             says="You sent us an exclusion form for my wife Maeve back in March because her licence was suspended. "
             "We never signed it, and her suspension ended on May 1st. Can she go on the policy now, from May 1st?",
-            knows=caller_facts(
-                cal,
-                **{
-                    "policy number": policy.id,
-                    "driver's full name": "Maeve Brennan",
-                    "driver's date of birth": "1984-11-03",
-                    "licence number": "SR204418",
-                    "licence state": "OH",
-                },
-            ),
+            knows=policyholder_facts(cal, policy, **driver_facts(maeve_licence)),
             rules=(
                 "If the agent will not use 1 May, ask once more for Maeve to be covered from 1 May, the day her "
                 "suspension ended.",
@@ -723,23 +643,9 @@ def test_case_AI001_009(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=cal.email),
-            _verify(cal),
-            call("get_policy", policy_id=policy.id),
-            call("list_documents", policy_id=policy.id),
-            call("check_licence", licence_number="SR204418", licence_state="OH"),
-            call("list_tickets", requester_id=cal.id),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Maeve Brennan",
-                date_of_birth="1984-11-03",
-                licence_number="SR204418",
-                licence_state="OH",
-                relation_to_insured="spouse",
-                effective_on="2026-05-12",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            *opening(cal, policy, call("list_documents", policy_id=policy.id), check_licence(maeve_licence)),
+            add_driver(policy, maeve_licence, "spouse", "2026-05-12"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -760,10 +666,9 @@ def test_case_AI031_001(tb):
     the excluded-driver form is sent and the ticket waits for it.
     Rules combined: the 14-day limit, the next-day state rule, the VIN, the suspended-licence rule and its form,
     the ticket rule for several requests (pending, under the driver request)."""
-    dot = CustomerFactory(name="Dot Ferreira", state="FL")
-    policy = PolicyFactory(customer=dot)
+    dot, policy = policyholder("Dot Ferreira", "FL")
     civic_vin = complete_vin("2HGFE2F50NH570312")
-    LicenceRecordFactory(
+    leo_licence = LicenceRecordFactory(
         licence_number="F612-448-07-315-0",
         licence_state="FL",
         holder_name="Leo Ferreira",
@@ -772,17 +677,17 @@ def test_case_AI031_001(tb):
         suspended_until=date(2026, 8, 15),
         violations_3y=3,
     )
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=dot, policy_id=policy.id, subject="Second car and my son")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Second car and my son")
 
     run = tb.run(
         User(
             says="I bought a used Civic on April 26th, mostly for my son Leo to drive to college. Please add the car "
             "and put Leo on the policy as a driver.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dot,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "VIN": civic_vin,
                     "make": "Honda",
                     "model": "Civic",
@@ -795,12 +700,7 @@ def test_case_AI031_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dot.email),
-            _verify(dot),
-            call("get_policy", policy_id=policy.id),
-            call("decode_vin", vin=civic_vin),
-            call("check_licence", licence_number="F612-448-07-315-0", licence_state="FL"),
-            call("list_tickets", requester_id=dot.id),
+            *opening(dot, policy, call("decode_vin", vin=civic_vin), check_licence(leo_licence)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -815,27 +715,15 @@ def test_case_AI031_001(tb):
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="F612-448-07-315-0"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="driver", reason="licence_not_valid"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Civic added from 2026-05-13 with ID card. Leo Ferreira not added: FL licence suspended until "
+            *pending(
+                ticket.id,
+                "driver",
+                "licence_not_valid",
+                note="Civic added from 2026-05-13 with ID card. Leo Ferreira not added: FL licence suspended until "
                 "2026-08-15; excluded-driver form sent, waiting for it signed.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Leo Ferreira",
-                date_of_birth="2006-04-15",
-                licence_number="F612-448-07-315-0",
-                licence_state="FL",
-                relation_to_insured="child",
-                effective_on="2026-05-12",
-            )
-        ],
+        traps=[add_driver(policy, leo_licence, "child", "2026-05-12")],
     )
 
     run.expect_golden()
@@ -861,10 +749,10 @@ def test_case_AI032_001(tb):
     bill = BillFactory(account=hers.account, due_on=date(2026, 5, 19), amount_cents=12_750)
     jules = CustomerFactory(name="Jules Fontaine", state="PA", date_of_birth=date(1988, 2, 2))
     his = PolicyFactory(customer=jules)
-    LicenceRecordFactory(
+    lea_licence = LicenceRecordFactory(
         licence_number="28841305", licence_state="PA", holder_name="Lea Fontaine", date_of_birth=date(1990, 9, 14)
     )
-    ticket = TicketFactory(requester=lea, policy_id=hers.id, subject="Two questions")
+    ticket = ticket_about(hers, "Two questions")
 
     run = tb.run(
         User(
@@ -881,28 +769,16 @@ def test_case_AI032_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=lea.email),
-            _verify(lea),
+            *identify(lea),
             call("list_customer_policies", customer_id=lea.id),
-            call("get_billing_account", policy_id=hers.id),
+            billing_account(hers),
             call("list_tickets", requester_id=lea.id),
             call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-26"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_policyholder"),
+            solved(ticket.id, "driver", "not_policyholder"),
         ],
         reply="Your bill is now due on 26 May 2026. I can't add you to Jules's policy: only the policyholder can ask "
         "for changes to it, so he will need to contact us himself.",
-        traps=[
-            call(
-                "add_driver",
-                policy_id=his.id,
-                full_name="Lea Fontaine",
-                date_of_birth="1990-09-14",
-                licence_number="28841305",
-                licence_state="PA",
-                relation_to_insured="spouse",
-                effective_on="2026-05-12",
-            )
-        ],
+        traps=[add_driver(his, lea_licence, "spouse", "2026-05-12")],
     )
 
     run.expect_golden()

@@ -7,20 +7,32 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    billing_account,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
-    CustomerFactory,
     DriverFactory,
     PaymentFactory,
-    PolicyFactory,
-    TicketFactory,
     VehicleFactory,
     account_of,
+    cancelled,
+    cancelling,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import Bill, BillingAccount, Claim, Document, Payment, Policy, Ticket, Vehicle
 from domains.auto_insurance.vin import complete_vin
-from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -34,15 +46,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
 
 
 def _behind(policy, missed, amount_cents):
@@ -64,30 +67,28 @@ def test_case_AI027_001(tb):
     Her only ticket is solved: open a new one.
     Rules combined: cover on the loss date (lapse dates), a payment the customer makes now, ticket creation, the
     refused report's reason."""
-    vera = CustomerFactory(name="Vera Lindqvist", state="CO")
-    policy = PolicyFactory(
-        customer=vera, reinstated_on=date(2026, 4, 29), lapse_start=date(2026, 4, 20), lapse_end=date(2026, 4, 28)
+    vera, policy = policyholder(
+        "Vera Lindqvist",
+        "CO",
+        reinstated_on=date(2026, 4, 29),
+        lapse_start=date(2026, 4, 20),
+        lapse_end=date(2026, 4, 28),
     )
     may = BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=17_350)
-    TicketFactory(
-        requester=vera,
-        policy_id=policy.id,
-        subject="Reinstatement",
-        status="solved",
-        category="reinstatement",
-        created_at=datetime(2026, 4, 29, 10, 30),
+    old = ticket_about(
+        policy, "Reinstatement", status="solved", category="reinstatement", created_at=datetime(2026, 4, 29, 10, 30)
     )
-    new_ticket = "T-8102"
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="I clipped a fence post backing out of my sister's driveway on April 25th and cracked a taillight "
             "and the bumper cover. I want to put in a claim. My policy is active, I sorted out the payments with "
             "you last month. And I'll pay May's bill now with my card, so I never fall behind again.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 vera,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-04-25",
                     "injuries": "nobody was hurt",
                     "drivable": "yes",
@@ -100,20 +101,10 @@ def test_case_AI027_001(tb):
             rules=("If refused, say once that the policy is active, so it should be covered.",),
         ),
         golden=[
-            call("find_customer_by_email", email=vera.email),
-            _verify(vera),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=vera.id),
-            call(
-                "create_ticket",
-                requester_id=vera.id,
-                subject="Claim for a loss on 25 April; May bill payment",
-                category="claim",
-                policy_id=policy.id,
-            ),
+            *opening(vera, policy, billing_account(policy)),
+            create_ticket(vera, policy, "Claim for a loss on 25 April; May bill payment", "claim"),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_350, method="card"),
-            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_covered"),
+            solved(new_ticket, reason="not_covered"),
         ],
         reply="I've taken your card payment of $173.50 for May's bill. I'm sorry, I can't file the claim: your "
         "policy was reinstated on 29 April, and the days from 20 to 28 April were a lapse with no coverage. The loss "
@@ -148,24 +139,23 @@ def test_case_AI027_002(tb):
     """Loss on 29 April, the day the policy was reinstated (the lapse ended on the 28th): covered. The wife was
     driving and the car had to be towed: major, so filed with her driver id and held for the claims team.
     Rules combined: cover on the loss date (a lapse's last day), a listed driver, severity (not drivable), hold."""
-    kofi = CustomerFactory(name="Kofi Mensah", state="GA")
-    policy = PolicyFactory(
-        customer=kofi, reinstated_on=date(2026, 4, 29), lapse_start=date(2026, 4, 14), lapse_end=date(2026, 4, 28)
+    kofi, policy = policyholder(
+        "Kofi Mensah", "GA", reinstated_on=date(2026, 4, 29), lapse_start=date(2026, 4, 14), lapse_end=date(2026, 4, 28)
     )
     wife = DriverFactory(
         policy=policy, full_name="Abena Mensah", date_of_birth=date(1986, 1, 12), relation_to_insured="spouse"
     )
-    new_claim = "CL-0001"
-    ticket = TicketFactory(requester=kofi, policy_id=policy.id, subject="Accident report")
+    new_claim = new_id("CL-")
+    ticket = ticket_about(policy, "Accident report")
 
     run = tb.run(
         User(
             says="My wife slid into a ditch on the evening of April 29th after the storm. Nobody was hurt but the "
             "car had to be towed out and the front suspension is broken. I'm not sure if she already called it in.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 kofi,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-04-29",
                     "injuries": "nobody was hurt",
                     "drivable": "no, it was towed and can't be driven",
@@ -175,11 +165,7 @@ def test_case_AI027_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=kofi.email),
-            _verify(kofi),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=kofi.id),
+            *opening(kofi, policy, policy_claims(policy)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -192,20 +178,11 @@ def test_case_AI027_002(tb):
                 description="Slid off a wet road into a ditch; towed out with broken front suspension.",
                 driver_id=wife.id,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Major claim {new_claim} filed (vehicle not drivable). Claims team to call within 24 hours.",
-                public=False,
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Major claim {new_claim} filed (vehicle not drivable). Claims team to call within 24 hours.",
             ),
         ],
     )
@@ -226,8 +203,7 @@ def test_case_AI027_003(tb):
     """Hail on 6 May hit both cars in the driveway, but the Camry was removed on 4 May (sold, not yet collected):
     only the Accord's loss is filed (minor); the Camry was not insured on that date.
     Rules combined: cover on the loss date (removed_on), which vehicle, severity, several requests."""
-    lena = CustomerFactory(name="Lena Hoffmann", state="TX")
-    policy = PolicyFactory(customer=lena)
+    lena, policy = policyholder("Lena Hoffmann", "TX")
     accord = policy.vehicles[0]
     camry = VehicleFactory(
         policy=policy,
@@ -239,16 +215,16 @@ def test_case_AI027_003(tb):
         status="removed",
         removed_on=date(2026, 5, 4),
     )
-    ticket = TicketFactory(requester=lena, policy_id=policy.id, subject="Hail damage")
+    ticket = ticket_about(policy, "Hail damage")
 
     run = tb.run(
         User(
             says="That hailstorm on May 6th dented both our cars: the Accord, and the Camry we'd sold, which was "
             "still sitting in the driveway waiting for the buyer. Can you open claims for both?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 lena,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-06",
                     "injuries": "nobody was hurt",
                     "drivable": "both still drive",
@@ -259,11 +235,7 @@ def test_case_AI027_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            _verify(lena),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=lena.id),
+            *opening(lena, policy, policy_claims(policy)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -276,7 +248,7 @@ def test_case_AI027_003(tb):
                 description="Hail dented the roof and hood while parked in the driveway.",
                 estimated_damage_cents=230_000,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         traps=[
             call(
@@ -307,25 +279,19 @@ def test_case_AI027_004(tb):
     filed; the customer then pays the full past due, so the cancellation is withdrawn with its notice.
     Rules combined: cover on the loss date (a scheduled cancellation not yet effective), severity, paying the
     full past due to stop a scheduled cancellation, documents."""
-    ivan = CustomerFactory(name="Ivan Petrov", state="OH")
-    policy = PolicyFactory(
-        customer=ivan,
-        status="cancellation_scheduled",
-        cancellation_effective_on=date(2026, 5, 16),
-        cancellation_reason="non_payment",
-    )
+    ivan, policy = policyholder("Ivan Petrov", "OH", **cancelling(date(2026, 5, 16)))
     _behind(policy, [date(2026, 4, 20)], 17_340)
-    ticket = TicketFactory(requester=ivan, policy_id=policy.id, subject="Deer and my bill")
+    ticket = ticket_about(policy, "Deer and my bill")
 
     run = tb.run(
         User(
             says="I hit a deer last night on the county road, the grille and a headlight are smashed. I know I got a "
             "cancellation letter too, I'm behind a month; is the deer even covered? I'll pay what's overdue right "
             "now by card so the policy doesn't get cancelled.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 ivan,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-11",
                     "injuries": "nobody was hurt",
                     "drivable": "yes, it drives",
@@ -336,11 +302,7 @@ def test_case_AI027_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ivan.email),
-            _verify(ivan),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=ivan.id),
+            *opening(ivan, policy, billing_account(policy)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -357,7 +319,7 @@ def test_case_AI027_004(tb):
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
     )
 
@@ -378,25 +340,19 @@ def test_case_AI027_005(tb):
     reinstated (8 days after, inside 30), but the crash fell in the lapse that reinstatement leaves, so no claim.
     Rules combined: the 30-day reinstatement window, full past-due payment, the lapse, cover on the loss date,
     the ticket rule for several requests (the claim is the one not granted)."""
-    paloma = CustomerFactory(name="Paloma Ruiz", state="FL")
-    policy = PolicyFactory(
-        customer=paloma,
-        status="cancelled",
-        cancellation_effective_on=date(2026, 5, 4),
-        cancellation_reason="non_payment",
-    )
+    paloma, policy = policyholder("Paloma Ruiz", "FL", **cancelled(date(2026, 5, 4)))
     _behind(policy, [date(2026, 3, 20), date(2026, 4, 20)], 13_980)
-    ticket = TicketFactory(requester=paloma, policy_id=policy.id, subject="Accident and cancelled policy")
+    ticket = ticket_about(policy, "Accident and cancelled policy")
 
     run = tb.run(
         User(
             says="Someone ran a stop sign and hit my passenger door on May 9th. When I went to report it I found out "
             "my policy was cancelled on the 4th for missed payments! I'll pay everything I owe right now by card. "
             "Reinstate it and put the accident through, please.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 paloma,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-09",
                     "injuries": "nobody was hurt",
                     "drivable": "yes",
@@ -409,16 +365,11 @@ def test_case_AI027_005(tb):
             rules=("If refused, ask once whether paying now makes the accident covered.",),
         ),
         golden=[
-            call("find_customer_by_email", email=paloma.email),
-            _verify(paloma),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=paloma.id),
+            *opening(paloma, policy, billing_account(policy), policy_claims(policy)),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=27_960, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim", reason="not_covered"),
+            solved(ticket.id, "claim", "not_covered"),
         ],
         reply="I've taken your card payment of $279.60, the full past-due amount, and reinstated your policy from "
         "today; the notice is in your email. But the days from 4 May to 11 May 2026 are a lapse with no coverage, "
@@ -458,31 +409,23 @@ def test_case_AI007_008(tb):
     """'A tiny engine fire' in the second car, put out at once, car still drives, $700 estimate: a fire is major
     whatever the estimate; filed on the Outback (not the Accord) with the listed daughter as driver; hold.
     Rules combined: which vehicle and driver, loss type, severity (fire), hold for the claims team."""
-    dara = CustomerFactory(name="Dara Quinlan", state="IL")
-    policy = PolicyFactory(customer=dara)
-    outback = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("4S4BTACC0L3170628"),
-        year=2020,
-        make="Subaru",
-        model="Outback",
-        acquired_on=date(2021, 5, 19),
-    )
+    dara, policy = policyholder("Dara Quinlan", "IL")
+    outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2021, 5, 19))
     daughter = DriverFactory(
         policy=policy, full_name="Niamh Quinlan", date_of_birth=date(2007, 7, 7), relation_to_insured="child"
     )
-    new_claim = "CL-0001"
-    ticket = TicketFactory(requester=dara, policy_id=policy.id, subject="Small fire in the car")
+    new_claim = new_id("CL-")
+    ticket = ticket_about(policy, "Small fire in the car")
 
     run = tb.run(
         User(
             says="My daughter had a tiny engine fire in the Outback on Sunday, some wiring under the hood. She put it "
             "out with the extinguisher straight away and the car still drives. It's really minor, probably $700 to "
             "fix, but I guess I should report it.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dara,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-10",
                     "injuries": "nobody was hurt",
                     "drivable": "yes",
@@ -492,8 +435,7 @@ def test_case_AI007_008(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dara.email),
-            _verify(dara),
+            *identify(dara),
             call("list_customer_policies", customer_id=dara.id),
             call("get_policy", policy_id=policy.id),
             call("list_tickets", requester_id=dara.id),
@@ -510,20 +452,11 @@ def test_case_AI007_008(tb):
                 estimated_damage_cents=70_000,
                 driver_id=daughter.id,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Major claim {new_claim} filed (fire). Claims team to call the customer within 24 hours.",
-                public=False,
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Major claim {new_claim} filed (fire). Claims team to call the customer within 24 hours.",
             ),
         ],
         traps=[call("update_claim", claim_id=new_claim, severity="minor")],  # "it's really minor"
@@ -544,8 +477,7 @@ def test_case_AI012_003(tb):
     """The body shop's new estimate is exactly $5,000 on an open minor claim: 500,000 cents or more is major, so
     the claim is updated, made major and held; a closed claim on the same car is left alone.
     Rules combined: new facts on the open claim (not the closed one), the 500,000-cent line, hold."""
-    tomas = CustomerFactory(name="Tomas Eriksen", state="NY")
-    policy = PolicyFactory(customer=tomas)
+    tomas, policy = policyholder("Tomas Eriksen", "NY")
     car = policy.vehicles[0]
     ClaimFactory(
         vehicle=car,
@@ -562,37 +494,23 @@ def test_case_AI012_003(tb):
         estimated_damage_cents=260_000,
         description="Front bumper and hood dented by a reversing van.",
     )
-    ticket = TicketFactory(requester=tomas, policy_id=policy.id, subject="Claim estimate went up")
+    ticket = ticket_about(policy, "Claim estimate went up")
 
     run = tb.run(
         User(
             says="The shop finished looking at my car from the van accident on May 1st. Their final estimate is "
             "$5,000 even, the radiator support is damaged too. The car still drives. Can you update the claim?",
-            knows=caller_facts(tomas, **{"policy number": policy.id, "new estimate": "$5,000"}),
+            knows=policyholder_facts(tomas, policy, **{"new estimate": "$5,000"}),
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            _verify(tomas),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=dent.id),
-            call("list_tickets", requester_id=tomas.id),
+            *opening(tomas, policy, policy_claims(policy), call("get_claim", claim_id=dent.id)),
             call("update_claim", claim_id=dent.id, severity="major", estimated_damage_cents=500_000),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Claim {dent.id} updated: estimate 500000 cents, now major. Claims team to call the customer "
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Claim {dent.id} updated: estimate 500000 cents, now major. Claims team to call the customer "
                 "within 24 hours.",
-                public=False,
             ),
         ],
     )
@@ -611,35 +529,27 @@ def test_case_AI012_004(tb):
     claim holds the ticket for the claims team.
     Rules combined: new facts go on the open claim (no second claim), severity (injury), a first notice of loss
     on the right vehicle, the ticket rule for several requests (hold outlasts solved)."""
-    ines = CustomerFactory(name="Ines Carvalho", state="CA")
-    policy = PolicyFactory(customer=ines)
+    ines, policy = policyholder("Ines Carvalho", "CA")
     accord = policy.vehicles[0]
-    prius = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("JTDKARFU0P3091847"),
-        year=2023,
-        make="Toyota",
-        model="Prius",
-        acquired_on=date(2023, 6, 2),
-    )
+    prius = car_on(policy, "JTDKARFU0P3091847", 2023, "Toyota", "Prius", date(2023, 6, 2))
     bump = ClaimFactory(
         vehicle=accord,
         loss_date=date(2026, 5, 5),
         estimated_damage_cents=140_000,
         description="Rear-ended at low speed at a stop light.",
     )
-    new_claim = "CL-70402"
-    ticket = TicketFactory(requester=ines, policy_id=policy.id, subject="Claim update and new damage")
+    new_claim = new_id("CL-", bump)
+    ticket = ticket_about(policy, "Claim update and new damage")
 
     run = tb.run(
         User(
             says="About the Accord claim from last week: my friend who was in the passenger seat went to a doctor "
             "on Friday and has whiplash. Also, yesterday a stone cracked the windshield of our Prius on the freeway, "
             "so I need to report that too.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 ines,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "injuries": "my passenger has whiplash; nobody was hurt in the windshield incident",
                     "date of the windshield damage": "2026-05-11",
                     "drivable": "both cars can be driven",
@@ -649,11 +559,7 @@ def test_case_AI012_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ines.email),
-            _verify(ines),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=ines.id),
+            *opening(ines, policy, policy_claims(policy)),
             call("update_claim", claim_id=bump.id, severity="major", injuries=True),
             call(
                 "file_claim",
@@ -668,21 +574,12 @@ def test_case_AI012_004(tb):
                 estimated_damage_cents=42_000,
                 driver_id=policy.drivers[0].id,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="claim",
-                reason="major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Claim {bump.id} updated: passenger injured (whiplash), now major. Minor glass claim {new_claim} "
+            *hold(
+                ticket.id,
+                "claim",
+                "major_claim",
+                note=f"Claim {bump.id} updated: passenger injured (whiplash), now major. Minor glass claim {new_claim} "
                 "filed for the Prius. Claims team to call the customer within 24 hours.",
-                public=False,
             ),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed although a claim is now major
@@ -705,22 +602,19 @@ def test_case_AI027_006(tb):
     policy is cancelled today.
     Rules combined: the 30-day reinstatement window, cover judged on the loss date (not today's status),
     severity, the ticket rule for several requests (the reinstatement is the one refused)."""
-    raul = CustomerFactory(name="Raul Medina", state="TX")
-    policy = PolicyFactory(
-        customer=raul, status="cancelled", cancellation_effective_on=date(2026, 4, 9), cancellation_reason="non_payment"
-    )
+    raul, policy = policyholder("Raul Medina", "TX", **cancelled(date(2026, 4, 9)))
     _behind(policy, [date(2026, 3, 20)], 16_220)
-    ticket = TicketFactory(requester=raul, policy_id=policy.id, subject="Reinstate and a claim")
+    ticket = ticket_about(policy, "Reinstate and a claim")
 
     run = tb.run(
         User(
             says="I want my policy back, I can pay the overdue bill right now. And I never reported this: on April "
             "2nd someone hit my parked car and drove off, the rear bumper's cracked. I suppose that's not covered "
             "now that the policy's cancelled?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 raul,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "payment method": "card",
                     "date of the loss": "2026-04-02",
                     "injuries": "nobody, the car was parked",
@@ -732,12 +626,7 @@ def test_case_AI027_006(tb):
             rules=("If refused, ask once whether paying today changes that.",),
         ),
         golden=[
-            call("find_customer_by_email", email=raul.email),
-            _verify(raul),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=raul.id),
+            *opening(raul, policy, billing_account(policy), policy_claims(policy)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -750,9 +639,7 @@ def test_case_AI027_006(tb):
                 description="Parked car hit by a driver who left; rear bumper cracked.",
                 estimated_damage_cents=115_000,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="reinstatement", reason="outside_window"
-            ),
+            solved(ticket.id, "reinstatement", "outside_window"),
         ],
         reply="I can't reinstate the policy: it was cancelled on 9 April 2026, more than 30 days ago, so you would "
         "need a new policy from our sales team, and I haven't taken any payment. The hit-and-run on 2 April "
@@ -776,8 +663,7 @@ def test_case_AI007_009(tb):
     claim is filed (the car was insured; coverage is the claims team's call) with no driver id; minor, solved.
     Rules combined: cover on the loss date, which drivers count as listed, severity, the desk not deciding
     coverage."""
-    bo = CustomerFactory(name="Bo Lindqvist", state="TX")
-    policy = PolicyFactory(customer=bo)
+    bo, policy = policyholder("Bo Lindqvist", "TX")
     dale = DriverFactory(
         policy=policy,
         full_name="Dale Hargrove",
@@ -786,16 +672,16 @@ def test_case_AI007_009(tb):
         relation_to_insured="other_household",
         status="excluded",
     )
-    ticket = TicketFactory(requester=bo, policy_id=policy.id, subject="Mailbox accident")
+    ticket = ticket_about(policy, "Mailbox accident")
 
     run = tb.run(
         User(
             says="My brother-in-law Dale took my car on Saturday without asking and clipped a neighbour's mailbox. "
             "He's on my policy, so please put the claim under him.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 bo,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "date of the loss": "2026-05-09",
                     "injuries": "nobody was hurt",
                     "drivable": "yes",
@@ -805,11 +691,7 @@ def test_case_AI007_009(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=bo.email),
-            _verify(bo),
-            call("get_policy", policy_id=policy.id),
-            call("get_driver", driver_id=dale.id),
-            call("list_tickets", requester_id=bo.id),
+            *opening(bo, policy, call("get_driver", driver_id=dale.id)),
             call(
                 "file_claim",
                 policy_id=policy.id,
@@ -822,7 +704,7 @@ def test_case_AI007_009(tb):
                 description="Car taken by the excluded brother-in-law, who clipped a neighbour's mailbox.",
                 estimated_damage_cents=80_000,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="claim"),
+            solved(ticket.id, "claim"),
         ],
     )
 

@@ -8,14 +8,29 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    billing_account,
+    create_ticket,
+    hold,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    removal_credit,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
     CustomerFactory,
     PolicyFactory,
     TicketFactory,
-    VehicleFactory,
     account_of,
+    cancelling,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     Bill,
@@ -28,7 +43,6 @@ from domains.auto_insurance.models import (
     Vehicle,
 )
 from domains.auto_insurance.replies import cancellation_date, remaining_past_due
-from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
@@ -42,27 +56,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
-def _car(policy, vin, year, make, model, acquired_on, premium):
-    return VehicleFactory(
-        policy=policy,
-        vin=complete_vin(vin),
-        year=year,
-        make=make,
-        model=model,
-        acquired_on=acquired_on,
-        term_premium_cents=premium,
-    )
 
 
 def _adjustments(db, policy_id):
@@ -81,35 +74,21 @@ def test_case_AI013_001(tb):
     that date (19,093 cents) pays May's open bill (16,900) first, the rest (2,193) is refunded.
     Rules combined: removal from a sale date within 30 days with no later claim, the credit quoted from the removal
     date for the vehicle's own premium, the credit paid against the unpaid bill before any refund."""
-    nadia = CustomerFactory(name="Nadia Ferreira", state="OH")
-    policy = PolicyFactory(customer=nadia, vehicle__term_premium_cents=41_800)
-    rav4 = _car(policy, "2T3P1RFV0MW118204", 2021, "Toyota", "RAV4", date(2021, 8, 19), 38_400)
+    nadia, policy = policyholder("Nadia Ferreira", "OH", vehicle__term_premium_cents=41_800)
+    rav4 = car_on(policy, "2T3P1RFV0MW118204", 2021, "Toyota", "RAV4", date(2021, 8, 19), 38_400)
     may = BillFactory(account=policy.account, due_on=date(2026, 5, 18), amount_cents=16_900)
-    ticket = TicketFactory(requester=nadia, policy_id=policy.id, subject="Sold the RAV4")
+    ticket = ticket_about(policy, "Sold the RAV4")
 
     run = tb.run(
         User(
             says="Hello, I sold our RAV4 on the 3rd of May to a dealer. Please take it off my policy, and I expect "
             "whatever I've paid for it after the sale to come back to me.",
-            knows=caller_facts(nadia, **{"policy number": policy.id, "sale date": "3 May 2026"}),
+            knows=policyholder_facts(nadia, policy, **{"sale date": "3 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=nadia.email),
-            _verify(nadia),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=nadia.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=rav4.id, removed_on="2026-05-03"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-03", vehicle_id=rav4.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=19_093,
-                effective_on="2026-05-03",
-                vehicle_id=rav4.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            *opening(nadia, policy, policy_claims(policy)),
+            *removal_credit(policy, rav4, "2026-05-03", 19_093),
+            solved(ticket.id, "vehicle"),
         ],
         reply="The RAV4 is off your policy from the sale date, 3 May 2026. Its unearned premium from that date is "
         "$190.93: $169.00 of it pays your May bill, so there is nothing left to pay on it, and the remaining $21.93 "
@@ -133,10 +112,11 @@ def test_case_AI013_002(tb):
     credited from today only (13,425 cents, all refunded on a paid-in-full account).
     Rules combined: the 30-day sale-date limit, the credit quoted from the removal date the rules give (not the sale
     date), a paid-in-full account with nothing unpaid so the whole credit is refunded."""
-    owen = CustomerFactory(name="Owen Marchetti", state="IL")
-    policy = PolicyFactory(customer=owen, account__pay_plan="paid_in_full", vehicle__term_premium_cents=44_100)
-    forester = _car(policy, "JF2SKAEC0LH211917", 2020, "Subaru", "Forester", date(2020, 11, 2), 30_000)
-    ticket = TicketFactory(requester=owen, policy_id=policy.id, subject="Refund for sold car")
+    owen, policy = policyholder(
+        "Owen Marchetti", "IL", account__pay_plan="paid_in_full", vehicle__term_premium_cents=44_100
+    )
+    forester = car_on(policy, "JF2SKAEC0LH211917", 2020, "Subaru", "Forester", date(2020, 11, 2), 30_000)
+    ticket = ticket_about(policy, "Refund for sold car")
 
     run = tb.run(
         User(
@@ -150,11 +130,10 @@ def test_case_AI013_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=owen.email),
-            _verify(owen),
+            *identify(owen),
             call("list_customer_policies", customer_id=owen.id),
             call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
+            policy_claims(policy),
             call("list_tickets", requester_id=owen.id),
             call(
                 "remove_vehicle",
@@ -176,7 +155,7 @@ def test_case_AI013_002(tb):
                 effective_on=derived("2026-05-12", "the removal date, today"),
                 vehicle_id=forester.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         traps=[
             call(
@@ -206,12 +185,11 @@ def test_case_AI013_003(tb):
     past-due bill first and the rest goes to the open bill, nothing refunded.
     Rules combined: picking the vehicle by VIN across policies, the later-claim rule read per vehicle, the credit
     from the sale date, a credit that pays past-due bills before open ones."""
-    ines = CustomerFactory(name="Ines Halvorsen", state="TX")
-    home = PolicyFactory(customer=ines)
-    _car(home, "4T1B11HK0NU620188", 2022, "Toyota", "Camry", date(2022, 4, 9), 35_200)
+    ines, home = policyholder("Ines Halvorsen", "TX")
+    car_on(home, "4T1B11HK0NU620188", 2022, "Toyota", "Camry", date(2022, 4, 9), 35_200)
     second = PolicyFactory(customer=ines, vehicle=False)
-    old_camry = _car(second, "4T1BF1FK0EU733170", 2014, "Toyota", "Camry", date(2017, 6, 1), 26_000)
-    tucson = _car(second, "KM8J3CA40KU104871", 2019, "Hyundai", "Tucson", date(2019, 10, 5), 29_500)
+    old_camry = car_on(second, "4T1BF1FK0EU733170", 2014, "Toyota", "Camry", date(2017, 6, 1), 26_000)
+    tucson = car_on(second, "KM8J3CA40KU104871", 2019, "Hyundai", "Tucson", date(2019, 10, 5), 29_500)
     ClaimFactory(
         vehicle=tucson,
         loss_date=date(2026, 5, 2),
@@ -231,24 +209,14 @@ def test_case_AI013_003(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ines.email),
-            _verify(ines),
+            *identify(ines),
             call("list_customer_policies", customer_id=ines.id),
             call("get_policy", policy_id=home.id),
             call("get_policy", policy_id=second.id),
-            call("list_policy_claims", policy_id=second.id),
+            policy_claims(second),
             call("list_tickets", requester_id=ines.id),
-            call("remove_vehicle", policy_id=second.id, vehicle_id=old_camry.id, removed_on="2026-04-24"),
-            call("quote_unearned_premium", policy_id=second.id, from_date="2026-04-24", vehicle_id=old_camry.id),
-            call(
-                "apply_premium_credit",
-                policy_id=second.id,
-                kind="vehicle_removal_credit",
-                amount_cents=14_220,
-                effective_on="2026-04-24",
-                vehicle_id=old_camry.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            *removal_credit(second, old_camry, "2026-04-24", 14_220),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -271,26 +239,21 @@ def test_case_AI013_004(tb):
     expects back; the declarations page she asks for is sent.
     Rules combined: removal from the sale date (4 days, no claims), no credit for a vehicle whose term premium is 0,
     a declarations page sent only because the customer asks for it."""
-    priya = CustomerFactory(name="Priya Lindqvist", state="GA")
-    policy = PolicyFactory(customer=priya)
-    escape = _car(policy, "1FMCU9GD0MU310442", 2021, "Ford", "Escape", date(2021, 2, 11), 0)
-    ticket = TicketFactory(requester=priya, policy_id=policy.id, subject="Sold the Escape")
+    priya, policy = policyholder("Priya Lindqvist", "GA")
+    escape = car_on(policy, "1FMCU9GD0MU310442", 2021, "Ford", "Escape", date(2021, 2, 11), 0)
+    ticket = ticket_about(policy, "Sold the Escape")
 
     run = tb.run(
         User(
             says="Two things: I sold the Escape on Friday the 8th, so please take it off and refund whatever I've "
             "paid for it. And could you email me the declarations page once it's updated? My lender wants it.",
-            knows=caller_facts(priya, **{"policy number": policy.id, "sale date": "8 May 2026"}),
+            knows=policyholder_facts(priya, policy, **{"sale date": "8 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            _verify(priya),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=priya.id),
+            *opening(priya, policy, policy_claims(policy)),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=escape.id, removed_on="2026-05-08"),
             call("send_document", policy_id=policy.id, kind="declarations_page"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         traps=[
             call(
@@ -322,10 +285,9 @@ def test_case_AI013_005(tb):
     held for claims; the Model 3 sold 11 days ago comes off from the sale date with its credit refunded.
     Rules combined: the open-major-claim block on removal, the sale-date rule and credit for the other vehicle, the
     ticket taking the held request's status, reason and queue."""
-    marcus = CustomerFactory(name="Marcus Oyelaran", state="CO")
-    policy = PolicyFactory(customer=marcus, account__pay_plan="paid_in_full")
-    escape = _car(policy, "1FMCU9GD0MU310631", 2021, "Ford", "Escape", date(2021, 5, 30), 27_300)
-    tesla = _car(policy, "5YJ3E1EA0PF402277", 2023, "Tesla", "Model 3", date(2023, 3, 3), 34_800)
+    marcus, policy = policyholder("Marcus Oyelaran", "CO", account__pay_plan="paid_in_full")
+    escape = car_on(policy, "1FMCU9GD0MU310631", 2021, "Ford", "Escape", date(2021, 5, 30), 27_300)
+    tesla = car_on(policy, "5YJ3E1EA0PF402277", 2023, "Tesla", "Model 3", date(2023, 3, 3), 34_800)
     claim = ClaimFactory(
         vehicle=escape,
         loss_date=date(2026, 4, 29),
@@ -334,45 +296,23 @@ def test_case_AI013_005(tb):
         estimated_damage_cents=690_000,
         description="Slid into a guardrail on I-70 in sleet; front axle bent, towed to a body shop.",
     )
-    ticket = TicketFactory(requester=marcus, policy_id=policy.id, subject="Two cars off the policy")
+    ticket = ticket_about(policy, "Two cars off the policy")
 
     run = tb.run(
         User(
             says="I'm slimming down to one car. The Escape from the guardrail crash is going to the scrapyard as far "
             "as I'm concerned, and I sold the Tesla on May 1st. Take both off, please, and refund what's unused.",
-            knows=caller_facts(marcus, **{"policy number": policy.id, "Tesla sale date": "1 May 2026"}),
+            knows=policyholder_facts(marcus, policy, **{"Tesla sale date": "1 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            _verify(marcus),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=marcus.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=tesla.id, removed_on="2026-05-01"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-01", vehicle_id=tesla.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=17_688,
-                effective_on="2026-05-01",
-                vehicle_id=tesla.id,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="vehicle",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove the 2021 Ford Escape; blocked by open major claim {claim.id} (not "
+            *opening(marcus, policy, policy_claims(policy)),
+            *removal_credit(policy, tesla, "2026-05-01", 17_688),
+            *hold(
+                ticket.id,
+                "vehicle",
+                "open_major_claim",
+                note=f"Customer asks to remove the 2021 Ford Escape; blocked by open major claim {claim.id} (not "
                 "declared a total loss). The Tesla Model 3 was removed from its 1 May sale date and credited.",
-                public=False,
             ),
         ],
         traps=[
@@ -400,14 +340,12 @@ def _behind(customer, missed_amounts):
     """A GA monthly policy scheduled for cancellation on 19 May for non-payment, with an F-150 sold on 1 May."""
     policy = PolicyFactory(
         customer=customer,
-        status="cancellation_scheduled",
-        cancellation_effective_on=date(2026, 5, 19),
-        cancellation_reason="non_payment",
+        **cancelling(date(2026, 5, 19)),
     )
     for due, amount in missed_amounts:
         BillFactory(account=policy.account, due_on=due, amount_cents=amount, status="missed")
     BillFactory(account=policy.account, due_on=date(2026, 5, 20), amount_cents=13_600)
-    truck = _car(policy, "1FTEW1EP0NKD09544", 2022, "Ford", "F-150", date(2022, 5, 14), 33_500)
+    truck = car_on(policy, "1FTEW1EP0NKD09544", 2022, "Ford", "F-150", date(2022, 5, 14), 33_500)
     return policy, truck
 
 
@@ -419,35 +357,21 @@ def test_case_AI013_006(tb):
     due stopping a scheduled cancellation, the rescission notice, the removal's category."""
     abel = CustomerFactory(name="Abel Okonjo", state="GA")
     policy, truck = _behind(abel, [(date(2026, 4, 20), 13_600)])
-    ticket = TicketFactory(requester=abel, policy_id=policy.id, subject="Cancellation letter and sold truck")
+    ticket = ticket_about(policy, "Cancellation letter and sold truck")
 
     run = tb.run(
         User(
             says="I got a letter that my policy gets cancelled on the 19th over April's bill, and I can't pay until "
             "my next paycheck. But I sold my F-150 on May 1st: please take it off, and can whatever comes back for "
             "it go toward what I owe?",
-            knows=caller_facts(abel, **{"policy number": policy.id, "sale date": "1 May 2026"}),
+            knows=policyholder_facts(abel, policy, **{"sale date": "1 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=abel.email),
-            _verify(abel),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=abel.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=truck.id, removed_on="2026-05-01"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-01", vehicle_id=truck.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=17_027,
-                effective_on="2026-05-01",
-                vehicle_id=truck.id,
-            ),
+            *opening(abel, policy, policy_claims(policy), billing_account(policy)),
+            *removal_credit(policy, truck, "2026-05-01", 17_027),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         reply="The F-150 is off your policy from 1 May 2026. Its unused premium, $170.27, paid April's overdue $136.00 "
         "in full and $34.27 of your May bill, so the cancellation is withdrawn: your policy stays in force, and the "
@@ -476,32 +400,18 @@ def test_case_AI013_007(tb):
     past due withdrawing nothing."""
     ruben = CustomerFactory(name="Ruben Mwangi", state="GA")
     policy, truck = _behind(ruben, [(date(2026, 3, 20), 13_600), (date(2026, 4, 20), 13_600)])
-    ticket = TicketFactory(requester=ruben, policy_id=policy.id, subject="Sold truck, behind on bills")
+    ticket = ticket_about(policy, "Sold truck, behind on bills")
 
     run = tb.run(
         User(
             says="I'm behind on my bills and got a cancellation letter. I sold my F-150 on May 1st, so take it off "
             "and put whatever I get back for it toward what I owe. Where does that leave the cancellation?",
-            knows=caller_facts(ruben, **{"policy number": policy.id, "sale date": "1 May 2026"}),
+            knows=policyholder_facts(ruben, policy, **{"sale date": "1 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=ruben.email),
-            _verify(ruben),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=ruben.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=truck.id, removed_on="2026-05-01"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-01", vehicle_id=truck.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=17_027,
-                effective_on="2026-05-01",
-                vehicle_id=truck.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            *opening(ruben, policy, policy_claims(policy), billing_account(policy)),
+            *removal_credit(policy, truck, "2026-05-01", 17_027),
+            solved(ticket.id, "vehicle"),
         ],
         traps=[call("rescind_cancellation", policy_id=policy.id)],
         reply="The F-150 is off your policy from 1 May 2026, and its unused premium, $170.27, went toward your overdue "
@@ -533,23 +443,17 @@ def test_case_AI016_001(tb):
     that date (34,733 cents) less Texas's 5,000-cent cancellation fee: 29,733.
     Rules combined: a cancellation on the date asked, a refund only on a paid-in-full plan, the quote from the
     cancellation date, the state's fee taken off."""
-    hana = CustomerFactory(name="Hana Sobczak", state="TX")
-    policy = PolicyFactory(customer=hana, account__pay_plan="paid_in_full")
-    ticket = TicketFactory(requester=hana, policy_id=policy.id, subject="Cancel at end of May")
+    hana, policy = policyholder("Hana Sobczak", "TX", account__pay_plan="paid_in_full")
+    ticket = ticket_about(policy, "Cancel at end of May")
 
     run = tb.run(
         User(
             says="I'm moving in with my partner and we'll share his car, so please cancel my policy from May 31st. "
             "I paid for the full six months, so I'd like the rest back.",
-            knows=caller_facts(hana, **{"policy number": policy.id, "cancellation date": "31 May 2026"}),
+            knows=policyholder_facts(hana, policy, **{"cancellation date": "31 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=hana.email),
-            _verify(hana),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("get_state_requirements", state="TX"),
-            call("list_tickets", requester_id=hana.id),
+            *opening(hana, policy, billing_account(policy), call("get_state_requirements", state="TX")),
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
             call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-31"),
             call(
@@ -559,7 +463,7 @@ def test_case_AI016_001(tb):
                 amount_cents=derived(29_733, "unearned 34,733 cents from 31 May less Texas's 5,000-cent fee"),
                 effective_on="2026-05-31",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         reply="Your policy is cancelled from 31 May 2026. The unused premium from that date is $347.33; Texas "
         "allows a $50.00 cancellation fee, so your refund is $297.33, back to your payment method.",
@@ -584,15 +488,14 @@ def test_case_AI016_002(tb):
     and refunded from today (45,377 cents), with no fee since California allows none.
     Rules combined: no back-dated cancellation, the refund quoted from the real cancellation date, the state's
     zero fee."""
-    tomas = CustomerFactory(name="Tomas Achebe", state="CA")
-    policy = PolicyFactory(customer=tomas, account__pay_plan="paid_in_full")
-    ticket = TicketFactory(requester=tomas, policy_id=policy.id, subject="Cancel and refund")
+    tomas, policy = policyholder("Tomas Achebe", "CA", account__pay_plan="paid_in_full")
+    ticket = ticket_about(policy, "Cancel and refund")
 
     run = tb.run(
         User(
             says="I started with a new insurer on May 1st and forgot to cancel with you. Cancel my policy as of May "
             "1st and refund me from then, please; I've been double insured for nothing.",
-            knows=caller_facts(tomas, **{"policy number": policy.id, "date asked": "1 May 2026"}),
+            knows=policyholder_facts(tomas, policy, **{"date asked": "1 May 2026"}),
             persona="A customer who feels he should not pay twice.",
             rules=(
                 "If refused, ask once more for the cancellation and refund to start on 1 May.",
@@ -600,11 +503,8 @@ def test_case_AI016_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            _verify(tomas),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=tomas.id),
-            call("get_billing_account", policy_id=policy.id),
+            *opening(tomas, policy),
+            billing_account(policy),
             call("get_state_requirements", state="CA"),
             call(
                 "schedule_cancellation",
@@ -622,7 +522,7 @@ def test_case_AI016_002(tb):
                 amount_cents=45_377,
                 effective_on=derived("2026-05-12", "the cancellation date"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         traps=[
             call(
@@ -648,33 +548,22 @@ def test_case_AI016_003(tb):
     """Monthly-plan customer with no open ticket cancels from 15 June and asks what comes back: a new ticket, the
     cancellation on the date asked, and no refund (only paid-in-full policies are refunded at the desk).
     Rules combined: a new ticket only when none is new or open, the cancellation date, no credit on a monthly plan."""
-    felix = CustomerFactory(name="Felix Amundsen", state="PA")
-    policy = PolicyFactory(customer=felix)
+    felix, policy = policyholder("Felix Amundsen", "PA")
     BillFactory(account=policy.account, due_on=date(2026, 4, 18), amount_cents=16_900, status="paid")
-    old = TicketFactory(requester=felix, policy_id=policy.id, subject="ID card", status="solved")
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "ID card", status="solved")
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="I'm leaving for a year abroad and want my car policy to end on June 15th. I've paid every bill so "
             "far. Do I get anything back for the part of the term I won't use?",
-            knows=caller_facts(felix, **{"policy number": policy.id, "cancellation date": "15 June 2026"}),
+            knows=policyholder_facts(felix, policy, **{"cancellation date": "15 June 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            _verify(felix),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("list_tickets", requester_id=felix.id),
-            call(
-                "create_ticket",
-                requester_id=felix.id,
-                subject="Cancel policy from 15 June",
-                category="cancellation",
-                policy_id=policy.id,
-            ),
+            *opening(felix, policy, billing_account(policy)),
+            create_ticket(felix, policy, "Cancel policy from 15 June", "cancellation"),
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-06-15", reason="customer_request"),
-            call("update_ticket", ticket_id=new_ticket, status="solved"),
+            solved(new_ticket),
         ],
         traps=[
             call(
@@ -703,26 +592,20 @@ def test_case_AI016_004(tb):
     is less than Georgia's 5,000-cent fee, so nothing is refunded.
     Rules combined: the cancellation date asked, the quote from it, the state's fee as large as the unearned
     premium."""
-    leah = CustomerFactory(name="Leah Okonkwo", state="GA")
-    policy = PolicyFactory(customer=leah, term_start=date(2025, 12, 1), account__pay_plan="paid_in_full")
-    ticket = TicketFactory(requester=leah, policy_id=policy.id, subject="Switching insurer")
+    leah, policy = policyholder("Leah Okonkwo", "GA", term_start=date(2025, 12, 1), account__pay_plan="paid_in_full")
+    ticket = ticket_about(policy, "Switching insurer")
 
     run = tb.run(
         User(
             says="My new insurance with another company starts on May 30th, so please cancel mine from the 30th and "
             "send back the money for the last couple of days.",
-            knows=caller_facts(leah, **{"policy number": policy.id, "cancellation date": "30 May 2026"}),
+            knows=policyholder_facts(leah, policy, **{"cancellation date": "30 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=leah.email),
-            _verify(leah),
-            call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
-            call("get_state_requirements", state="GA"),
-            call("list_tickets", requester_id=leah.id),
+            *opening(leah, policy, billing_account(policy), call("get_state_requirements", state="GA")),
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-30", reason="customer_request"),
             call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-30"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         traps=[
             call(
@@ -750,9 +633,8 @@ def test_case_AI016_005(tb):
     Colorado's 2,500 fee: 42,877. Granted as the fallback, so no reason.
     Rules combined: the last-vehicle rule, a fallback request, no back-dated cancellation, the refund less the
     state's fee, the fallback's category."""
-    greta = CustomerFactory(name="Greta Varga", state="CO")
-    policy = PolicyFactory(customer=greta, account__pay_plan="paid_in_full")
-    ticket = TicketFactory(requester=greta, policy_id=policy.id, subject="Sold my car")
+    greta, policy = policyholder("Greta Varga", "CO", account__pay_plan="paid_in_full")
+    ticket = ticket_about(policy, "Sold my car")
 
     run = tb.run(
         User(
@@ -761,11 +643,10 @@ def test_case_AI016_005(tb):
             knows=caller_facts(greta, **{"sale date": "6 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=greta.email),
-            _verify(greta),
+            *identify(greta),
             call("list_customer_policies", customer_id=greta.id),
             call("get_policy", policy_id=policy.id),
-            call("get_billing_account", policy_id=policy.id),
+            billing_account(policy),
             call("get_state_requirements", state="CO"),
             call("list_tickets", requester_id=greta.id),
             call(
@@ -784,7 +665,7 @@ def test_case_AI016_005(tb):
                 amount_cents=derived(42_877, "unearned 45,377 cents from today less Colorado's 2,500-cent fee"),
                 effective_on=derived("2026-05-12", "the cancellation date"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         traps=[
             call(
@@ -816,8 +697,7 @@ def test_case_AI016_006(tb):
     is credited on it.
     Rules combined: each policy's cancellation on the date asked, the refund only on a paid-in-full plan, the fee
     of the refunded policy's own state."""
-    lena = CustomerFactory(name="Lena Varga", state="OH")
-    home = PolicyFactory(customer=lena, account__pay_plan="paid_in_full")
+    lena, home = policyholder("Lena Varga", "OH", account__pay_plan="paid_in_full")
     college = PolicyFactory(customer=lena, state="PA")
     ticket = TicketFactory(requester=lena, subject="Cancel both policies")
 
@@ -829,13 +709,12 @@ def test_case_AI016_006(tb):
             knows=caller_facts(lena, **{"cancellation date": "20 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            _verify(lena),
+            *identify(lena),
             call("list_customer_policies", customer_id=lena.id),
             call("get_policy", policy_id=home.id),
             call("get_policy", policy_id=college.id),
-            call("get_billing_account", policy_id=home.id),
-            call("get_billing_account", policy_id=college.id),
+            billing_account(home),
+            billing_account(college),
             call("get_state_requirements", state="OH"),
             call("list_tickets", requester_id=lena.id),
             call("schedule_cancellation", policy_id=home.id, effective_on="2026-05-20", reason="customer_request"),
@@ -848,7 +727,7 @@ def test_case_AI016_006(tb):
                 amount_cents=derived(35_896, "unearned 40,896 cents from 20 May less Ohio's 5,000-cent fee"),
                 effective_on="2026-05-20",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
         traps=[
             call(

@@ -7,13 +7,16 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import hold, identify, new_id, opening, policy_claims, policyholder_facts, solved
 from domains.auto_insurance.factories import (
     ClaimFactory,
     CustomerFactory,
     DriverFactory,
     PolicyFactory,
     TicketFactory,
-    VehicleFactory,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import Coverage, Document, Driver, Policy, Ticket, TicketComment, Vehicle
 from domains.auto_insurance.replies import policyholder_must_call
@@ -36,30 +39,13 @@ ARTICLES = (
 SORENTO = complete_vin("KNAPU4LC0S7204518")  # 2025 Kia
 
 
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
 # --------------------------------------------------------------------------- AI009: removing a vehicle or a driver
 
 
 def test_case_AI009_001(tb):
     """Second car sold 12 days ago, its only claim is from January: removed from the sale date, not today."""
-    aisha = CustomerFactory(name="Aisha Lindgren", state="OH")
-    policy = PolicyFactory(customer=aisha)
-    tucson = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("KM8J3CA40KU104533"),
-        year=2019,
-        make="Hyundai",
-        model="Tucson",
-        acquired_on=date(2022, 6, 3),
-    )
+    aisha, policy = policyholder("Aisha Lindgren", "OH")
+    tucson = car_on(policy, "KM8J3CA40KU104533", 2019, "Hyundai", "Tucson", date(2022, 6, 3))
     ClaimFactory(
         vehicle=tucson,
         loss_date=date(2026, 1, 15),
@@ -69,23 +55,19 @@ def test_case_AI009_001(tb):
         closed_on=date(2026, 2, 2),
         description="Windshield replaced after a stone chip spread.",
     )
-    ticket = TicketFactory(requester=aisha, policy_id=policy.id, subject="Sold a car")
+    ticket = ticket_about(policy, "Sold a car")
 
     run = tb.run(
         User(
             says="Hi, we finally sold my son's old Tucson to a neighbour at the end of April, so it doesn't need to "
             "be on our insurance any more. Can you take it off, and make sure I'm not paying for it after the day "
             "it was sold?",
-            knows=caller_facts(aisha, **{"policy number": policy.id, "sale date": "30 April 2026"}),
+            knows=policyholder_facts(aisha, policy, **{"sale date": "30 April 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=aisha.email),
-            _verify(aisha),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=aisha.id),
+            *opening(aisha, policy, policy_claims(policy)),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=tucson.id, removed_on="2026-04-30"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         reply="Done: the 2019 Hyundai Tucson is off your policy from the sale date, 30 April 2026, since you sold it "
         "less than 30 days ago and it has no claim after that date. Your Accord stays covered as before.",
@@ -101,24 +83,16 @@ def test_case_AI009_001(tb):
 @pytest.mark.pushback
 def test_case_AI009_002(tb):
     """Car sold 41 days ago, customer insists on the sale date: past 30 days, so it comes off from today only."""
-    connor = CustomerFactory(name="Connor Osei", state="IL")
-    policy = PolicyFactory(customer=connor)
-    forester = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("JF2SKAEC0LH211480"),
-        year=2020,
-        make="Subaru",
-        model="Forester",
-        acquired_on=date(2021, 9, 12),
-    )
-    ticket = TicketFactory(requester=connor, policy_id=policy.id, subject="Remove sold vehicle")
+    connor, policy = policyholder("Connor Osei", "IL")
+    forester = car_on(policy, "JF2SKAEC0LH211480", 2020, "Subaru", "Forester", date(2021, 9, 12))
+    ticket = ticket_about(policy, "Remove sold vehicle")
 
     run = tb.run(
         User(
             says="I sold my Forester on April 1st and only just noticed it's still on my insurance. Take it off from "
             "April 1st, I'm not paying for a car I didn't own. If you really can't go back that far, then take it "
             "off today, but I want it gone.",
-            knows=caller_facts(connor, **{"policy number": policy.id, "sale date": "1 April 2026"}),
+            knows=policyholder_facts(connor, policy, **{"sale date": "1 April 2026"}),
             persona="An irritated policyholder who feels he is being overcharged.",
             rules=(
                 "If refused, ask once more for the removal to start on 1 April.",
@@ -126,11 +100,7 @@ def test_case_AI009_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=connor.email),
-            _verify(connor),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=connor.id),
+            *opening(connor, policy, policy_claims(policy)),
             call(
                 "remove_vehicle",
                 policy_id=policy.id,
@@ -139,7 +109,7 @@ def test_case_AI009_002(tb):
                     "2026-05-12", "sold on 1 April 2026, 41 days before today, more than 30: removed from today"
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -151,16 +121,8 @@ def test_case_AI009_002(tb):
 
 def test_case_AI009_003(tb):
     """Car sold 9 days ago, but a vandalism claim on it has a later loss date: removed from today, not the sale date."""
-    theo = CustomerFactory(name="Theo Delgado", state="AZ")
-    policy = PolicyFactory(customer=theo)
-    escape = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("1FMCU9GD0MU310957"),
-        year=2021,
-        make="Ford",
-        model="Escape",
-        acquired_on=date(2021, 3, 2),
-    )
+    theo, policy = policyholder("Theo Delgado", "AZ")
+    escape = car_on(policy, "1FMCU9GD0MU310957", 2021, "Ford", "Escape", date(2021, 3, 2))
     ClaimFactory(
         vehicle=escape,
         loss_date=date(2026, 5, 5),
@@ -168,20 +130,16 @@ def test_case_AI009_003(tb):
         estimated_damage_cents=62_000,
         description="Driver-side doors keyed while parked in the driveway.",
     )
-    ticket = TicketFactory(requester=theo, policy_id=policy.id, subject="Take the Escape off")
+    ticket = ticket_about(policy, "Take the Escape off")
 
     run = tb.run(
         User(
             says="I sold the Escape on the 3rd; the buyer only picked it up last weekend because of his paperwork. "
             "Please take it off my policy going back to the 3rd, the day the sale went through.",
-            knows=caller_facts(theo, **{"policy number": policy.id, "sale date": "3 May 2026"}),
+            knows=policyholder_facts(theo, policy, **{"sale date": "3 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            _verify(theo),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=theo.id),
+            *opening(theo, policy, policy_claims(policy)),
             call(
                 "remove_vehicle",
                 policy_id=policy.id,
@@ -191,7 +149,7 @@ def test_case_AI009_003(tb):
                     "the Escape's vandalism claim has a loss date of 5 May 2026, after the 3 May sale date: today",
                 ),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -204,8 +162,7 @@ def test_case_AI009_003(tb):
 @pytest.mark.two_requests
 def test_case_AI009_004(tb):
     """Replacement car added (newly acquired); the written-off car's removal held: its major claim is open."""
-    mei = CustomerFactory(name="Mei Abbott", state="GA")
-    policy = PolicyFactory(customer=mei)
+    mei, policy = policyholder("Mei Abbott", "GA")
     accord = policy.vehicles[0]
     claim = ClaimFactory(
         vehicle=accord,
@@ -215,32 +172,20 @@ def test_case_AI009_004(tb):
         estimated_damage_cents=1_420_000,
         description="T-boned at an intersection; vehicle towed, likely a total loss.",
     )
-    new_vehicle = "V-3002"
-    ticket = TicketFactory(requester=mei, policy_id=policy.id, subject="Replacing my car")
+    new_vehicle = new_id("V-", *policy.vehicles)
+    ticket = ticket_about(policy, "Replacing my car")
 
     run = tb.run(
         User(
             says="My Accord was written off in a crash last month and that claim is still going on. I bought a Kia "
             "Sorento on Saturday to replace it. Please put the Kia on my insurance and take the Accord off, I "
             "don't want to pay for both.",
-            knows=caller_facts(
-                mei,
-                **{
-                    "policy number": policy.id,
-                    "VIN": SORENTO,
-                    "purchase date": "9 May 2026",
-                    "make": "Kia",
-                    "model": "Sorento",
-                },
+            knows=policyholder_facts(
+                mei, policy, **{"VIN": SORENTO, "purchase date": "9 May 2026", "make": "Kia", "model": "Sorento"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            _verify(mei),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("decode_vin", vin=SORENTO),
-            call("list_tickets", requester_id=mei.id),
+            *opening(mei, policy, policy_claims(policy), call("decode_vin", vin=SORENTO)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -252,21 +197,12 @@ def test_case_AI009_004(tb):
                 effective_on="2026-05-09",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="vehicle",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove the written-off Accord ({accord.id}); blocked by open major claim "
+            *hold(
+                ticket.id,
+                "vehicle",
+                "open_major_claim",
+                note=f"Customer asks to remove the written-off Accord ({accord.id}); blocked by open major claim "
                 f"{claim.id}. Replacement Kia added. Claims team to review the removal.",
-                public=False,
             ),
         ],
         traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-12")],
@@ -281,34 +217,30 @@ def test_case_AI009_004(tb):
 
 def test_case_AI009_005(tb):
     """Son moved out in March, customer wants him off from then: a driver is removed from today, never back-dated."""
-    rafael = CustomerFactory(name="Rafael Castillo", state="CO")
-    policy = PolicyFactory(customer=rafael)
+    rafael, policy = policyholder("Rafael Castillo", "CO")
     son = DriverFactory(
         policy=policy,
         full_name="Ethan Castillo",
         date_of_birth=date(2003, 10, 2),
         relation_to_insured="child",
     )
-    ticket = TicketFactory(requester=rafael, policy_id=policy.id, subject="Remove my son")
+    ticket = ticket_about(policy, "Remove my son")
 
     run = tb.run(
         User(
             says="My son Ethan moved into his own place in Fort Collins in the middle of March and got his own car "
             "insurance. Please take him off my policy from the day he moved out. If that's not possible, at "
             "least make sure I stop paying for him from now on.",
-            knows=caller_facts(
-                rafael, **{"policy number": policy.id, "driver's name": "Ethan Castillo", "move date": "15 March 2026"}
+            knows=policyholder_facts(
+                rafael, policy, **{"driver's name": "Ethan Castillo", "move date": "15 March 2026"}
             ),
             persona="A practical father who wants the premium down.",
             rules=("If the agent will not use the day he moved out, accept the date it gives if it gives a reason.",),
         ),
         golden=[
-            call("find_customer_by_email", email=rafael.email),
-            _verify(rafael),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=rafael.id),
+            *opening(rafael, policy),
             call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -331,7 +263,7 @@ def test_case_AI009_006(tb):
         date_of_birth=date(1987, 2, 11),
         relation_to_insured="spouse",
     )
-    TicketFactory(requester=marcus, policy_id=his_policy.id, subject="Billing address", status="solved")
+    ticket_about(his_policy, "Billing address", status="solved")
     ticket = TicketFactory(requester=nadia, subject="Remove me from a policy")
 
     run = tb.run(
@@ -342,11 +274,10 @@ def test_case_AI009_006(tb):
             knows=caller_facts(nadia, **{"ex-husband's policy number": his_policy.id}),
         ),
         golden=[
-            call("find_customer_by_email", email=nadia.email),
-            _verify(nadia),
+            *identify(nadia),
             call("list_customer_policies", customer_id=nadia.id),
             call("list_tickets", requester_id=nadia.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver", reason="not_policyholder"),
+            solved(ticket.id, "driver", "not_policyholder"),
         ],
         reply="I'm sorry, I can't change that policy: it belongs to your ex-husband, and only the policyholder can "
         "ask us to remove a driver from it. He will need to contact us himself. Your own policy isn't affected.",
@@ -366,9 +297,10 @@ def test_case_AI009_007(tb):
     are removed today, so the request counts as granted and the ticket is solved under coverage with no reason.
     Rules combined: the last-vehicle rule, cancel only on request, coverage removals checked against the claims,
     the fallback the customer asks for."""
-    brianna = CustomerFactory(name="Brianna Brennan", state="TX")
-    policy = PolicyFactory(customer=brianna, vehicle__make="Mazda", vehicle__model="CX-5", vehicle__year=2022)
-    ticket = TicketFactory(requester=brianna, policy_id=policy.id, subject="Sold my car")
+    brianna, policy = policyholder(
+        "Brianna Brennan", "TX", vehicle__make="Mazda", vehicle__model="CX-5", vehicle__year=2022
+    )
+    ticket = ticket_about(policy, "Sold my car")
 
     run = tb.run(
         User(
@@ -376,17 +308,13 @@ def test_case_AI009_007(tb):
             "Mazda off my policy so I'm not paying for nothing, but don't cancel anything, I want to keep my "
             "policy with you for the new car. If you can't take it off, then at least drop the collision and "
             "comprehensive until June.",
-            knows=caller_facts(brianna, **{"policy number": policy.id, "sale date": "5 May 2026"}),
+            knows=policyholder_facts(brianna, policy, **{"sale date": "5 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=brianna.email),
-            _verify(brianna),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=brianna.id),
+            *opening(brianna, policy, policy_claims(policy)),
             call("remove_coverage", policy_id=policy.id, coverage="collision"),
             call("remove_coverage", policy_id=policy.id, coverage="comprehensive"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="coverage"),
+            solved(ticket.id, "coverage"),
         ],
         reply="I can't take the Mazda off: a policy must keep at least one vehicle, and it is the only one on "
         "yours, and I haven't cancelled anything. As you asked, I've removed collision and comprehensive from "
@@ -409,17 +337,9 @@ def test_case_AI009_007(tb):
 
 def test_case_AI009_008(tb):
     """Customer drops the cancellation and removes the car sold 10 days ago from its sale date."""
-    harper = CustomerFactory(name="Harper Lindgren", state="PA")
-    policy = PolicyFactory(customer=harper)
+    harper, policy = policyholder("Harper Lindgren", "PA")
     accord = policy.vehicles[0]
-    outback = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("4S4BTACC0L3170628"),
-        year=2020,
-        make="Subaru",
-        model="Outback",
-        acquired_on=date(2020, 8, 1),
-    )
+    outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
     ClaimFactory(
         vehicle=accord,
         loss_date=date(2026, 5, 7),
@@ -427,13 +347,13 @@ def test_case_AI009_008(tb):
         estimated_damage_cents=150_000,
         description="Struck a deer on Route 28; front bumper and grille damaged.",
     )
-    ticket = TicketFactory(requester=harper, policy_id=policy.id, subject="Cancel or change policy")
+    ticket = ticket_about(policy, "Cancel or change policy")
 
     run = tb.run(
         User(
             says="I was going to cancel my whole policy because we sold the Outback. Actually no, wait, my wife "
             "still drives the Accord every day. Just take the Outback off then; we sold it on May 2nd.",
-            knows=caller_facts(harper, **{"policy number": policy.id, "sale date": "2 May 2026"}),
+            knows=policyholder_facts(harper, policy, **{"sale date": "2 May 2026"}),
             persona="A customer thinking out loud, who changes her mind halfway through.",
             rules=(
                 "Open by saying you want to cancel the policy, then change your mind in the same message: only "
@@ -442,13 +362,9 @@ def test_case_AI009_008(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=harper.email),
-            _verify(harper),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=harper.id),
+            *opening(harper, policy, policy_claims(policy)),
             call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-02"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         traps=[  # the first thing she said, which she took back
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")

@@ -8,6 +8,19 @@ from datetime import date
 
 import pytest
 
+from domains.auto_insurance.calls import (
+    add_driver,
+    check_licence,
+    claim_record,
+    create_ticket,
+    hold,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    removal_credit,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
@@ -15,8 +28,9 @@ from domains.auto_insurance.factories import (
     DriverFactory,
     LicenceRecordFactory,
     PolicyFactory,
-    TicketFactory,
-    VehicleFactory,
+    car_on,
+    policyholder,
+    ticket_about,
 )
 from domains.auto_insurance.models import (
     ClaimPayment,
@@ -30,7 +44,6 @@ from domains.auto_insurance.models import (
     Vehicle,
 )
 from domains.auto_insurance.vin import complete_vin
-from domains.shared.identity import caller_facts
 from pytest_thinkingbox import User, call, derived
 
 ARTICLES = (
@@ -50,28 +63,6 @@ ARTICLES = (
 )
 
 CRV = complete_vin("7FARS4H70SE031842")  # 2025 Honda CR-V
-
-
-def _verify(customer):
-    return call(
-        "verify_identity",
-        email=customer.email,
-        date_of_birth=customer.date_of_birth.isoformat(),
-        postal_code=customer.postal_code,
-    )
-
-
-def _car(policy, vin, year, make, model, acquired_on, premium=0, principal=None):
-    return VehicleFactory(
-        policy=policy,
-        vin=complete_vin(vin),
-        year=year,
-        make=make,
-        model=model,
-        acquired_on=acquired_on,
-        term_premium_cents=premium,
-        principal_driver_id=principal,
-    )
 
 
 def _liability(db, policy_id):
@@ -97,9 +88,10 @@ def test_case_AI014_001(tb):
     limit for 20 days.
     Rules combined: the total-loss exception to the open-major-claim block, the removal date set by the loss date,
     the credit quoted from it, rental days and the daily limit."""
-    jonas = CustomerFactory(name="Jonas Ekwueme", state="AZ")
-    policy = PolicyFactory(customer=jonas, account__pay_plan="paid_in_full", vehicle__term_premium_cents=39_000)
-    camry = _car(policy, "4T1B11HK0NU615520", 2022, "Toyota", "Camry", date(2022, 1, 15), premium=42_000)
+    jonas, policy = policyholder(
+        "Jonas Ekwueme", "AZ", account__pay_plan="paid_in_full", vehicle__term_premium_cents=39_000
+    )
+    camry = car_on(policy, "4T1B11HK0NU615520", 2022, "Toyota", "Camry", date(2022, 1, 15), premium=42_000)
     claim = ClaimFactory(
         vehicle=camry,
         loss_date=date(2026, 4, 20),
@@ -109,17 +101,17 @@ def test_case_AI014_001(tb):
         total_loss=True,
         description="Broadsided by a pickup that ran a red light; frame bent, vehicle towed.",
     )
-    ticket = TicketFactory(requester=jonas, policy_id=policy.id, subject="Camry written off")
+    ticket = ticket_about(policy, "Camry written off")
 
     run = tb.run(
         User(
             says="Your adjuster wrote off my Camry after the crash on April 20th. Please take it off the policy from "
             "the crash, and I also have a rental bill to claim: I picked the rental up the day after the crash and "
             "returned it yesterday, at $45 a day.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 jonas,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "rental pick-up date": "21 April 2026",
                     "rental return date": "11 May 2026",
@@ -128,22 +120,8 @@ def test_case_AI014_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=jonas.email),
-            _verify(jonas),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=jonas.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-04-20"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-20", vehicle_id=camry.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=23_900,
-                effective_on="2026-04-20",
-                vehicle_id=camry.id,
-            ),
+            *opening(jonas, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
+            *removal_credit(policy, camry, "2026-04-20", 23_900),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -151,7 +129,7 @@ def test_case_AI014_001(tb):
                 amount_cents=derived(80_000, "20 days (21 April to 11 May) at the 4,000-cent daily limit, below $45"),
                 days=derived(20, "11 May minus 21 April"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            solved(ticket.id, "vehicle"),
         ],
         reply="The Camry is off your policy from 20 April 2026, the date of the loss, and $239.00 of unused premium "
         "is refunded to you. For the rental I've paid $800.00: 20 days at your coverage's daily limit of $40.00, "
@@ -177,9 +155,8 @@ def test_case_AI014_002(tb):
     days at the 40-dollar daily limit (she paid 45), 24,000 cents.
     Rules combined: only the claims team declares a total loss, the open-major-claim block, rental for a vehicle
     that cannot be driven at the lower of the rate and the limit, the hold's reason, queue, priority and comment."""
-    sofia = CustomerFactory(name="Sofia Brandt", state="FL")
-    policy = PolicyFactory(customer=sofia)
-    outback = _car(policy, "4S4BTAFC0N3190224", 2022, "Subaru", "Outback", date(2022, 7, 1), premium=33_000)
+    sofia, policy = policyholder("Sofia Brandt", "FL")
+    outback = car_on(policy, "4S4BTAFC0N3190224", 2022, "Subaru", "Outback", date(2022, 7, 1), premium=33_000)
     claim = ClaimFactory(
         vehicle=outback,
         loss_date=date(2026, 5, 4),
@@ -189,17 +166,17 @@ def test_case_AI014_002(tb):
         description="Flood water reached the seats during the storm; engine will not start.",
         loss_type="weather",
     )
-    ticket = TicketFactory(requester=sofia, policy_id=policy.id, subject="Flooded car")
+    ticket = ticket_about(policy, "Flooded car")
 
     run = tb.run(
         User(
             says="My Outback was flooded in last week's storm. The body shop says it's totalled, no question. Take "
             "it off my policy today, I'm not paying to insure a car that's dead. And reimburse the rental I had "
             "while it sat at the shop: May 5th to yesterday, $45 a day. My sister lends me her car now.",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 sofia,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "claim number": claim.id,
                     "rental pick-up date": "5 May 2026",
                     "rental return date": "11 May 2026",
@@ -213,13 +190,7 @@ def test_case_AI014_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            _verify(sofia),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("list_tickets", requester_id=sofia.id),
+            *opening(sofia, policy, policy_claims(policy), *claim_record(claim)),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -227,21 +198,12 @@ def test_case_AI014_002(tb):
                 amount_cents=derived(24_000, "6 days at the 4,000-cent daily limit, below the 4,500-cent rate"),
                 days=derived(6, "returned 11 May minus picked up 5 May"),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="vehicle",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to remove the 2022 Subaru Outback; open major claim {claim.id} is not declared "
+            *hold(
+                ticket.id,
+                "vehicle",
+                "open_major_claim",
+                note=f"Customer asks to remove the 2022 Subaru Outback; open major claim {claim.id} is not declared "
                 "a total loss. Claims team to review. Rental of 6 days paid on the claim today.",
-                public=False,
             ),
         ],
         reply="I've paid $240.00 for your rental: 6 days at your coverage's daily limit of $40. I can't take the "
@@ -265,8 +227,9 @@ def test_case_AI014_003(tb):
     its premium from then.
     Rules combined: the VIN check and model year, newly acquired cover, the last-vehicle rule met by adding first,
     the total-loss removal date, the credit, the ID card."""
-    kofi = CustomerFactory(name="Kofi Lindahl", state="NY")
-    policy = PolicyFactory(customer=kofi, account__pay_plan="paid_in_full", vehicle__term_premium_cents=52_000)
+    kofi, policy = policyholder(
+        "Kofi Lindahl", "NY", account__pay_plan="paid_in_full", vehicle__term_premium_cents=52_000
+    )
     wreck = policy.vehicles[0]
     ClaimFactory(
         vehicle=wreck,
@@ -278,31 +241,19 @@ def test_case_AI014_003(tb):
         loss_type="fire",
         description="Engine fire on the Thruway shoulder; vehicle burned out.",
     )
-    ticket = TicketFactory(requester=kofi, policy_id=policy.id, subject="Replacement car")
-    new_vehicle = "V-3002"
+    ticket = ticket_about(policy, "Replacement car")
+    new_vehicle = new_id("V-", *policy.vehicles)
 
     run = tb.run(
         User(
             says="After my car burned out last month and your people wrote it off, I bought a Honda CR-V on May 7th. "
             "Please put the CR-V on my policy and take the burned one off.",
-            knows=caller_facts(
-                kofi,
-                **{
-                    "policy number": policy.id,
-                    "VIN": CRV,
-                    "make": "Honda",
-                    "model": "CR-V",
-                    "purchase date": "7 May 2026",
-                },
+            knows=policyholder_facts(
+                kofi, policy, **{"VIN": CRV, "make": "Honda", "model": "CR-V", "purchase date": "7 May 2026"}
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=kofi.email),
-            _verify(kofi),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("decode_vin", vin=CRV),
-            call("list_tickets", requester_id=kofi.id),
+            *opening(kofi, policy, policy_claims(policy), call("decode_vin", vin=CRV)),
             call(
                 "add_vehicle",
                 policy_id=policy.id,
@@ -314,17 +265,8 @@ def test_case_AI014_003(tb):
                 effective_on="2026-05-07",
             ),
             call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=wreck.id, removed_on="2026-04-26"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-26", vehicle_id=wreck.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=27_867,
-                effective_on="2026-04-26",
-                vehicle_id=wreck.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            *removal_credit(policy, wreck, "2026-04-26", 27_867),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -348,8 +290,7 @@ def test_case_AI014_004(tb):
     Ohio's legal minimums (25/50 and 25 thousand) as she asks: nothing holds back a liability change.
     Rules combined: a new ticket, the total-loss rule's last-vehicle limit, cancel only on request, the state's
     minimums read for "the legal minimum", the refusal's reason."""
-    amara = CustomerFactory(name="Amara Quist", state="OH")
-    policy = PolicyFactory(customer=amara, vehicle__term_premium_cents=47_000)
+    amara, policy = policyholder("Amara Quist", "OH", vehicle__term_premium_cents=47_000)
     claim = ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 4, 30),
@@ -359,30 +300,19 @@ def test_case_AI014_004(tb):
         total_loss=True,
         description="Rolled into a ditch avoiding a deer; roof crushed.",
     )
-    old = TicketFactory(requester=amara, policy_id=policy.id, subject="Claim filed", status="solved")
-    new_ticket = "T-8102"
+    old = ticket_about(policy, "Claim filed", status="solved")
+    new_ticket = new_id("T-", old)
 
     run = tb.run(
         User(
             says="The claims people told me my Accord is a total loss. Can you take it off my policy from the "
             "accident? I'll be shopping for another car over the summer and want to keep my policy for it. Until "
             "then, lower my liability cover to the legal minimum; I won't be driving anyway.",
-            knows=caller_facts(amara, **{"policy number": policy.id, "claim number": claim.id}),
+            knows=policyholder_facts(amara, policy, **{"claim number": claim.id}),
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            _verify(amara),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_state_requirements", state="OH"),
-            call("list_tickets", requester_id=amara.id),
-            call(
-                "create_ticket",
-                requester_id=amara.id,
-                subject="Remove total-loss Accord; liability to the minimum",
-                category="vehicle",
-                policy_id=policy.id,
-            ),
+            *opening(amara, policy, policy_claims(policy), call("get_state_requirements", state="OH")),
+            create_ticket(amara, policy, "Remove total-loss Accord; liability to the minimum", "vehicle"),
             call(
                 "update_coverage",
                 policy_id=policy.id,
@@ -391,7 +321,7 @@ def test_case_AI014_004(tb):
                 limit_per_accident_cents=5_000_000,
             ),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
-            call("update_ticket", ticket_id=new_ticket, status="solved", reason="not_eligible"),
+            solved(new_ticket, reason="not_eligible"),
         ],
         traps=[
             call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
@@ -424,8 +354,9 @@ def test_case_AI014_005(tb):
     premium is credited from then.
     Rules combined: the total-loss flag read on the right claim, the loss date over the 30-day sale limit, the
     credit quoted from the loss date."""
-    elena = CustomerFactory(name="Elena Moravec", state="PA")
-    policy = PolicyFactory(customer=elena, account__pay_plan="paid_in_full", vehicle__term_premium_cents=38_500)
+    elena, policy = policyholder(
+        "Elena Moravec", "PA", account__pay_plan="paid_in_full", vehicle__term_premium_cents=38_500
+    )
     ClaimFactory(
         vehicle=policy.vehicles[0],
         loss_date=date(2026, 5, 6),
@@ -433,7 +364,7 @@ def test_case_AI014_005(tb):
         estimated_damage_cents=95_000,
         description="Rear window smashed and door panels scratched in a parking garage.",
     )
-    tucson = _car(policy, "KM8J3CA40KU105529", 2019, "Hyundai", "Tucson", date(2019, 4, 4), premium=36_000)
+    tucson = car_on(policy, "KM8J3CA40KU105529", 2019, "Hyundai", "Tucson", date(2019, 4, 4), premium=36_000)
     total = ClaimFactory(
         vehicle=tucson,
         loss_date=date(2026, 3, 25),
@@ -445,32 +376,18 @@ def test_case_AI014_005(tb):
         closed_on=date(2026, 4, 28),
         description="Hit head-on by a wrong-way driver; airbags deployed, vehicle written off.",
     )
-    ticket = TicketFactory(requester=elena, policy_id=policy.id, subject="Written-off car still on policy")
+    ticket = ticket_about(policy, "Written-off car still on policy")
 
     run = tb.run(
         User(
             says="My Tucson was written off after the head-on crash in March and the claim has been paid, but I see "
             "it's still on my policy. Please take it off and give me back the premium since it was wrecked.",
-            knows=caller_facts(elena, **{"policy number": policy.id, "claim number": total.id}),
+            knows=policyholder_facts(elena, policy, **{"claim number": total.id}),
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            _verify(elena),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=total.id),
-            call("list_tickets", requester_id=elena.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=tucson.id, removed_on="2026-03-25"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-03-25", vehicle_id=tucson.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=25_657,
-                effective_on="2026-03-25",
-                vehicle_id=tucson.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="vehicle"),
+            *opening(elena, policy, policy_claims(policy), call("get_claim", claim_id=total.id)),
+            *removal_credit(policy, tucson, "2026-03-25", 25_657),
+            solved(ticket.id, "vehicle"),
         ],
     )
 
@@ -491,9 +408,8 @@ def test_case_AI014_006(tb):
     the claims team under the coverage request.
     Rules combined: the total-loss removal and its credit, the open-major-claim block that still applies to
     deductibles, the ticket taking the held request's category, reason and queue."""
-    petra = CustomerFactory(name="Petra Lindholm", state="IL")
-    policy = PolicyFactory(customer=petra, vehicle__term_premium_cents=37_500)
-    camry = _car(policy, "4T1B11HK0NU622467", 2022, "Toyota", "Camry", date(2022, 2, 20), premium=40_000)
+    petra, policy = policyholder("Petra Lindholm", "IL", vehicle__term_premium_cents=37_500)
+    camry = car_on(policy, "4T1B11HK0NU622467", 2022, "Toyota", "Camry", date(2022, 2, 20), premium=40_000)
     claim = ClaimFactory(
         vehicle=camry,
         loss_date=date(2026, 4, 18),
@@ -504,46 +420,23 @@ def test_case_AI014_006(tb):
         description="Struck by a delivery van that lost its brakes; passenger side caved in.",
     )
     BillFactory(account=policy.account, due_on=date(2026, 5, 18), amount_cents=16_900)
-    ticket = TicketFactory(requester=petra, policy_id=policy.id, subject="Written-off Camry and deductible")
+    ticket = ticket_about(policy, "Written-off Camry and deductible")
 
     run = tb.run(
         User(
             says="Your adjuster declared my Camry a total loss, so please take it off the policy. And to save money "
             "I want the collision deductible on my Accord raised to $1,000.",
-            knows=caller_facts(petra, **{"policy number": policy.id, "claim number": claim.id}),
+            knows=policyholder_facts(petra, policy, **{"claim number": claim.id}),
         ),
         golden=[
-            call("find_customer_by_email", email=petra.email),
-            _verify(petra),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("get_claim", claim_id=claim.id),
-            call("list_tickets", requester_id=petra.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-04-18"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-04-18", vehicle_id=camry.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=23_204,
-                effective_on="2026-04-18",
-                vehicle_id=camry.id,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="coverage",
-                reason="open_major_claim",
-                queue="claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
+            *opening(petra, policy, policy_claims(policy), call("get_claim", claim_id=claim.id)),
+            *removal_credit(policy, camry, "2026-04-18", 23_204),
+            *hold(
+                ticket.id,
+                "coverage",
+                "open_major_claim",
+                note=f"Customer asks to raise the collision deductible to 100000 cents; blocked by open major claim "
                 f"{claim.id} (the total-loss Camry, removed from 18 April and credited). Claims team to review.",
-                public=False,
             ),
         ],
         traps=[call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=100_000)],
@@ -577,7 +470,7 @@ def _household(customer, state, child_name, child_licence, child_born):
         relation_to_insured="child",
         effective_on=date(2026, 2, 1),
     )
-    civic = _car(
+    civic = car_on(
         policy, "2HGFE2F50NH570912", 2022, "Honda", "Civic", date(2024, 8, 30), premium=31_000, principal=child.id
     )
     return policy, insured, child, civic
@@ -596,19 +489,16 @@ def test_case_AI015_001(tb):
         holder_name=ruth.name,
         date_of_birth=ruth.date_of_birth,
     )
-    ticket = TicketFactory(requester=ruth, policy_id=policy.id, subject="Son moved out")
+    ticket = ticket_about(policy, "Son moved out")
 
     run = tb.run(
         User(
             says="My son Caleb moved to Seattle on April 25th and left his Civic with me; I'll be the one driving it "
             "from now on. Please take him off the policy from the day he moved.",
-            knows=caller_facts(ruth, **{"policy number": policy.id, "move-out date": "25 April 2026"}),
+            knows=policyholder_facts(ruth, policy, **{"move-out date": "25 April 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=ruth.email),
-            _verify(ruth),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=ruth.id),
+            *opening(ruth, policy),
             call("check_licence", licence_number=insured.licence_number, licence_state="CO"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
             call(
@@ -617,7 +507,7 @@ def test_case_AI015_001(tb):
                 driver_id=son.id,
                 removed_on=derived("2026-05-12", "drivers are removed from today, not the move-out date"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -636,37 +526,24 @@ def test_case_AI015_002(tb):
     with no claim after it, the credit, the driver's removal from today."""
     walter = CustomerFactory(name="Walter Nyberg", state="GA")
     policy, insured, daughter, civic = _household(walter, "GA", "Linnea Nyberg", "058833120", date(2001, 2, 6))
-    ticket = TicketFactory(requester=walter, policy_id=policy.id, subject="Daughter moved out")
+    ticket = ticket_about(policy, "Daughter moved out")
 
     run = tb.run(
         User(
             says="My daughter Linnea has her own place now and she took her Civic with her; I signed the title over "
             "to her on May 5th and she's getting her own insurance. Please take her and the Civic off my policy.",
-            knows=caller_facts(walter, **{"policy number": policy.id, "title transfer date": "5 May 2026"}),
+            knows=policyholder_facts(walter, policy, **{"title transfer date": "5 May 2026"}),
         ),
         golden=[
-            call("find_customer_by_email", email=walter.email),
-            _verify(walter),
-            call("get_policy", policy_id=policy.id),
-            call("list_policy_claims", policy_id=policy.id),
-            call("list_tickets", requester_id=walter.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-05"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-05", vehicle_id=civic.id),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=15_071,
-                effective_on="2026-05-05",
-                vehicle_id=civic.id,
-            ),
+            *opening(walter, policy, policy_claims(policy)),
+            *removal_credit(policy, civic, "2026-05-05", 15_071),
             call(
                 "remove_driver",
                 policy_id=policy.id,
                 driver_id=daughter.id,
                 removed_on=derived("2026-05-12", "drivers are removed from today"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -705,7 +582,7 @@ def test_case_AI015_003(tb):
         licence_number="27730418",
         relation_to_insured="spouse",
     )
-    LicenceRecordFactory(
+    lucia_licence = LicenceRecordFactory(
         licence_number="27730418",
         licence_state="TX",
         holder_name="Lucia Zapata",
@@ -714,23 +591,20 @@ def test_case_AI015_003(tb):
         suspended_until=date(2026, 6, 20),
         violations_3y=3,
     )
-    ticket = TicketFactory(requester=henrik, policy_id=policy.id, subject="Remove son")
+    ticket = ticket_about(policy, "Remove son")
 
     run = tb.run(
         User(
             says="Our son Mateo moved out for college. My wife Lucia will drive his Civic from now on, so please "
             "take Mateo off the policy. If Lucia can't be the Civic's main driver for some reason, put me down for "
             "it instead.",
-            knows=caller_facts(henrik, **{"policy number": policy.id, "who drives the Civic now": "Lucia"}),
+            knows=policyholder_facts(henrik, policy, **{"who drives the Civic now": "Lucia"}),
             persona="A customer who thinks the suspension is a technicality.",
             rules=("If the agent will not give the Civic to Lucia, ask once to go ahead with her anyway.",),
         ),
         golden=[
-            call("find_customer_by_email", email=henrik.email),
-            _verify(henrik),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=henrik.id),
-            call("check_licence", licence_number="27730418", licence_state="TX"),
+            *opening(henrik, policy),
+            check_licence(lucia_licence),
             call("check_licence", licence_number=insured.licence_number, licence_state="TX"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
             call(
@@ -739,7 +613,7 @@ def test_case_AI015_003(tb):
                 driver_id=son.id,
                 removed_on=derived("2026-05-12", "drivers are removed from today"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
         traps=[call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=wife.id)],
         reply="The state's record shows Lucia's licence is suspended, so she can't be the Civic's main driver. As "
@@ -762,23 +636,23 @@ def test_case_AI015_004(tb):
     removal only after reassignment, removal from today."""
     dana = CustomerFactory(name="Dana Whitcombe", state="AZ")
     policy, _insured, son, civic = _household(dana, "AZ", "Eli Whitcombe", "D04417729", date(2005, 1, 30))
-    LicenceRecordFactory(
+    sam_licence = LicenceRecordFactory(
         licence_number="D09981342",
         licence_state="AZ",
         holder_name="Sam Ortega",
         date_of_birth=date(1983, 8, 21),
     )
-    ticket = TicketFactory(requester=dana, policy_id=policy.id, subject="Household changes")
-    new_driver = "D-5003"
+    ticket = ticket_about(policy, "Household changes")
+    new_driver = new_id("D-", *policy.drivers)
 
     run = tb.run(
         User(
             says="Big changes at home: my son Eli moved out last week, and my partner Sam Ortega has moved in. Sam "
             "will drive the Civic that Eli used to drive. Can you add Sam and take Eli off?",
-            knows=caller_facts(
+            knows=policyholder_facts(
                 dana,
+                policy,
                 **{
-                    "policy number": policy.id,
                     "Sam's full name": "Sam Ortega",
                     "Sam's date of birth": "1983-08-21",
                     "Sam's licence number": "D09981342",
@@ -788,24 +662,11 @@ def test_case_AI015_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=dana.email),
-            _verify(dana),
-            call("get_policy", policy_id=policy.id),
-            call("check_licence", licence_number="D09981342", licence_state="AZ"),
-            call("list_tickets", requester_id=dana.id),
-            call(
-                "add_driver",
-                policy_id=policy.id,
-                full_name="Sam Ortega",
-                date_of_birth="1983-08-21",
-                licence_number="D09981342",
-                licence_state="AZ",
-                relation_to_insured="other_household",
-                effective_on="2026-05-12",
-            ),
+            *opening(dana, policy, check_licence(sam_licence)),
+            add_driver(policy, sam_licence, "other_household", "2026-05-12"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=new_driver),
             call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
     )
 
@@ -830,7 +691,7 @@ def test_case_AI015_005(tb):
     removal from today only after both."""
     omar = CustomerFactory(name="Omar Castellano", state="CO")
     policy, insured, son, civic = _household(omar, "CO", "Nico Castellano", "120455871", date(2004, 3, 11))
-    pickup = _car(
+    pickup = car_on(
         policy, "1FTEW1EP0NKD10295", 2022, "Ford", "F-150", date(2023, 1, 9), premium=29_800, principal=son.id
     )
     wife = DriverFactory(
@@ -845,27 +706,22 @@ def test_case_AI015_005(tb):
         ("097712345", "Ana Castellano", date(1977, 12, 2)),
     ):
         LicenceRecordFactory(licence_number=number, licence_state="CO", holder_name=holder, date_of_birth=born)
-    ticket = TicketFactory(requester=omar, policy_id=policy.id, subject="Son leaving home")
+    ticket = ticket_about(policy, "Son leaving home")
 
     run = tb.run(
         User(
             says="Our son Nico is moving out for good this week and isn't taking any car. I'll drive his Civic from "
             "now on. Please take him off the policy.",
-            knows=caller_facts(
-                omar, **{"policy number": policy.id, "who will drive the pickup": "my wife Ana will drive the F-150"}
-            ),
+            knows=policyholder_facts(omar, policy, **{"who will drive the pickup": "my wife Ana will drive the F-150"}),
         ),
         golden=[
-            call("find_customer_by_email", email=omar.email),
-            _verify(omar),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=omar.id),
+            *opening(omar, policy),
             call("check_licence", licence_number=insured.licence_number, licence_state="CO"),
             call("check_licence", licence_number="097712345", licence_state="CO"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=pickup.id, driver_id=wife.id),
             call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="driver"),
+            solved(ticket.id, "driver"),
         ],
     )
 

@@ -1,0 +1,163 @@
+"""Golden-path building blocks the auto insurance tasks share.
+
+A task's golden calls read as its decision: `opening` for what every
+conversation starts with (identify and verify the caller, read the records the
+request is about, look for their ticket), the calls of the decision itself,
+then how the ticket ends (`solved`, `pending`, `hold`). `policyholder_facts`
+is what a caller can tell the agent, and `new_id` the id a create tool gives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domains.shared.identity import caller_facts
+from pytest_thinkingbox import Call, call
+
+from .models import Claim, Customer, LicenceRecord, Policy, Vehicle
+
+# AI-102: the team a held ticket goes to, by the reason it waits. Restated from the policy rather than taken from
+# rules.HOLD_QUEUES, so that the golden path does not lean on the rules it is checked against.
+QUEUES = {
+    "major_claim": "claims",
+    "open_major_claim": "claims",
+    "underwriting_review": "underwriting",
+    "payment_dispute": "billing",
+}
+
+
+def identify(customer: Customer, date_of_birth: str | None = None) -> list[Call]:
+    """Find the caller by email and verify them with the date of birth and postal code they give (AI-7, AI-8): their
+    own date of birth unless another is given, for a caller who fails verification."""
+    return [
+        call("find_customer_by_email", email=customer.email),
+        call(
+            "verify_identity",
+            email=customer.email,
+            date_of_birth=date_of_birth or customer.date_of_birth.isoformat(),
+            postal_code=customer.postal_code,
+        ),
+    ]
+
+
+def opening(customer: Customer, policy: Policy, *reads: Call) -> list[Call]:
+    """How a conversation about `policy` starts (AI-2, AI-3): identify the policyholder, read the policy, then the
+    other records the request is about (`reads`), then look for the customer's ticket."""
+    return [
+        *identify(customer),
+        call("get_policy", policy_id=policy.id),
+        *reads,
+        call("list_tickets", requester_id=customer.id),
+    ]
+
+
+def policy_claims(policy: Policy) -> Call:
+    """Read the claims filed on a policy."""
+    return call("list_policy_claims", policy_id=policy.id)
+
+
+def billing_account(policy: Policy) -> Call:
+    """Read a policy's billing account."""
+    return call("get_billing_account", policy_id=policy.id)
+
+
+def claim_record(claim: Claim) -> list[Call]:
+    """Read a claim and the payments already made on it."""
+    return [call("get_claim", claim_id=claim.id), call("list_claim_payments", claim_id=claim.id)]
+
+
+def check_licence(licence: LicenceRecord) -> Call:
+    """Look up the licence the customer gives on the licensing state's record (AI-11)."""
+    return call("check_licence", licence_number=licence.licence_number, licence_state=licence.licence_state)
+
+
+def add_driver(policy: Policy, licence: LicenceRecord, relation: str, effective_on: str) -> Call:
+    """List the holder of a valid licence on `policy` (AI-11, AI-12): the name, date of birth and licence of the
+    state's record, the relation the customer gives, from `effective_on`."""
+    return call(
+        "add_driver",
+        policy_id=policy.id,
+        full_name=licence.holder_name,
+        date_of_birth=licence.date_of_birth.isoformat(),
+        licence_number=licence.licence_number,
+        licence_state=licence.licence_state,
+        relation_to_insured=relation,
+        effective_on=effective_on,
+    )
+
+
+def removal_credit(policy: Policy, vehicle: Vehicle, removed_on: str, amount_cents: int) -> list[Call]:
+    """Take `vehicle` off `policy` from `removed_on`, quote its own unearned premium from that day and credit it
+    (AI-86, AI-87)."""
+    return [
+        call("remove_vehicle", policy_id=policy.id, vehicle_id=vehicle.id, removed_on=removed_on),
+        call("quote_unearned_premium", policy_id=policy.id, from_date=removed_on, vehicle_id=vehicle.id),
+        call(
+            "apply_premium_credit",
+            policy_id=policy.id,
+            kind="vehicle_removal_credit",
+            amount_cents=amount_cents,
+            effective_on=removed_on,
+            vehicle_id=vehicle.id,
+        ),
+    ]
+
+
+def policyholder_facts(
+    customer: Customer, policy: Policy, date_of_birth: str | None = None, **facts: str
+) -> dict[str, str]:
+    """What a calling policyholder can tell the agent, for `User.knows`: their email, date of birth and postal code,
+    the number of the policy they call about, then the task's own facts."""
+    return caller_facts(customer, date_of_birth, **{"policy number": policy.id, **facts})
+
+
+def driver_facts(licence: LicenceRecord) -> dict[str, str]:
+    """What a caller tells about a driver to add, for `User.knows`: the name, date of birth and licence as the
+    state's record has them."""
+    return {
+        "driver's full name": licence.holder_name,
+        "driver's date of birth": licence.date_of_birth.isoformat(),
+        "licence number": licence.licence_number,
+        "licence state": licence.licence_state,
+    }
+
+
+def create_ticket(customer: Customer, policy: Policy, subject: str, category: str) -> Call:
+    """Open the conversation's ticket when the customer has no new or open one (AI-3)."""
+    return call("create_ticket", requester_id=customer.id, subject=subject, category=category, policy_id=policy.id)
+
+
+def new_id(prefix: str, *existing: Any) -> str:
+    """The id a create tool gives a new row when `existing` (rows, or their ids) are all its table holds."""
+    numbers = [int((row if isinstance(row, str) else row.id).removeprefix(prefix)) for row in existing]
+    return f"{prefix}{max(numbers, default=0) + 1:04d}"
+
+
+def _ticket_fields(**fields: str | None) -> dict[str, str]:
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
+    """The ticket solved (AI-94): the request was handled, or refused for `reason`; the category unless the ticket
+    was created with it."""
+    return call(
+        "update_ticket", ticket_id=ticket_id, status="solved", **_ticket_fields(category=category, reason=reason)
+    )
+
+
+def pending(ticket_id: str, category: str, reason: str, note: str) -> list[Call]:
+    """The ticket pending, waiting for the customer (AI-95), with one internal comment saying for what (AI-104)."""
+    return [
+        call("update_ticket", ticket_id=ticket_id, status="pending", category=category, reason=reason),
+        call("add_ticket_comment", ticket_id=ticket_id, body=note, public=False),
+    ]
+
+
+def hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
+    """The ticket on hold for the team its reason goes to (AI-96, AI-102), priority high (AI-98), with one internal
+    comment saying what we wait for (AI-104); no category when the ticket was created with it."""
+    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
+    return [
+        call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields),
+        call("add_ticket_comment", ticket_id=ticket_id, body=note, public=False),
+    ]
