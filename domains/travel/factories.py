@@ -13,11 +13,15 @@ nightly rate cap in a city.
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
-from pytest_thinkingbox import Factory, current_session
+
+# Not the package's lazy exports, which mypy sees as Any.
+from pytest_thinkingbox.core.backends.base import current_session
+from pytest_thinkingbox.core.factories import Factory
 
 from .clock import NOW, TODAY, days_ago
 from .models import (
@@ -59,10 +63,11 @@ def cancellation_deadline(hotel_id: str, check_in: date) -> datetime:
 def set_available_rooms(room_type_id: str, night: date, available: int) -> None:
     """Sell a room type down so that exactly `available` rooms are left for the night of `night`."""
     row = current_session().get(RoomNight, (room_type_id, night))
+    assert row is not None, f"the seed has no inventory of {room_type_id} for the night of {night}"
     row.booked_rooms = row.total_rooms - available
 
 
-class CorporateAccountFactory(Factory):
+class CorporateAccountFactory(Factory[CorporateAccount]):
     class Meta:
         model = CorporateAccount
 
@@ -80,7 +85,7 @@ class CorporateAccountFactory(Factory):
     home_city = factory.Sequence(lambda n: ["Stavanger", "Hamburg", "Southampton"][n % 3])
 
 
-class NegotiatedRateFactory(Factory):
+class NegotiatedRateFactory(Factory[NegotiatedRate]):
     """A task's own contracted rate (the seed's rates are NR-0001 .. NR-0017)."""
 
     class Meta:
@@ -95,7 +100,7 @@ class NegotiatedRateFactory(Factory):
     valid_until = date(2026, 12, 31)
 
 
-class InvoiceFactory(Factory):
+class InvoiceFactory(Factory[Invoice]):
     class Meta:
         model = Invoice
 
@@ -108,7 +113,7 @@ class InvoiceFactory(Factory):
     paid_on = None
 
 
-class TravellerFactory(Factory):
+class TravellerFactory(Factory[Traveller]):
     class Meta:
         model = Traveller
 
@@ -122,7 +127,7 @@ class TravellerFactory(Factory):
     card_last4 = factory.Sequence(lambda n: f"{4417 + 263 * n:04d}"[-4:])
 
 
-class LoyaltyProfileFactory(Factory):
+class LoyaltyProfileFactory(Factory[LoyaltyProfile]):
     class Meta:
         model = LoyaltyProfile
 
@@ -134,7 +139,7 @@ class LoyaltyProfileFactory(Factory):
     points = 48_250
 
 
-class GroupBookingFactory(Factory):
+class GroupBookingFactory(Factory[GroupBooking]):
     class Meta:
         model = GroupBooking
 
@@ -152,7 +157,7 @@ class GroupBookingFactory(Factory):
     created_at = factory.LazyFunction(lambda: days_ago(40))
 
 
-class TripFactory(Factory):
+class TripFactory(Factory[Trip]):
     """A traveller's itinerary; its segments are bookings seeded with ``trip=``."""
 
     class Meta:
@@ -165,7 +170,7 @@ class TripFactory(Factory):
     created_at = factory.LazyFunction(lambda: days_ago(25, hour=10))
 
 
-class HotelDisruptionFactory(Factory):
+class HotelDisruptionFactory(Factory[HotelDisruption]):
     """A disruption a hotel reported: a closure of the whole hotel unless ``room_type_id`` names one room type."""
 
     class Meta:
@@ -181,7 +186,7 @@ class HotelDisruptionFactory(Factory):
     description = "Water damage after a burst pipe; the hotel is closed to guests while repairs are made."
 
 
-class CityRateCapFactory(Factory):
+class CityRateCapFactory(Factory[CityRateCap]):
     """A corporate account's cap on the nightly rate its travellers may book in one city."""
 
     class Meta:
@@ -193,7 +198,7 @@ class CityRateCapFactory(Factory):
     max_nightly_rate_cents = 20_000
 
 
-class BookingFactory(Factory):
+class BookingFactory(Factory[Booking]):
     class Meta:
         model = Booking
 
@@ -219,14 +224,14 @@ class BookingFactory(Factory):
     cancelled_at = None
 
     @factory.post_generation
-    def payment(booking, create, extracted, **kwargs):
+    def payment(booking: Booking, create: bool, extracted: Any, **kwargs: Any) -> None:
         """A captured charge of the booking total (``payment=False`` for none)."""
         if extracted is False:
             return
         PaymentFactory(booking=booking, **kwargs)
 
 
-class PaymentFactory(Factory):
+class PaymentFactory(Factory[Payment]):
     class Meta:
         model = Payment
 
@@ -241,7 +246,7 @@ class PaymentFactory(Factory):
     note = None
 
 
-class PartnerEscalationFactory(Factory):
+class PartnerEscalationFactory(Factory[PartnerEscalation]):
     class Meta:
         model = PartnerEscalation
 
@@ -256,7 +261,7 @@ class PartnerEscalationFactory(Factory):
     description = "Traveller reports the hotel charged the stay twice at the property."
 
 
-class ApprovalRequestFactory(Factory):
+class ApprovalRequestFactory(Factory[ApprovalRequest]):
     class Meta:
         model = ApprovalRequest
 
@@ -273,7 +278,7 @@ class ApprovalRequestFactory(Factory):
     justification = "Traveller asked to move to a cheaper room type."
 
 
-class TicketFactory(TicketFactoryBase):
+class TicketFactory(TicketFactoryBase, Factory[Ticket]):
     """The ticket of the conversation (open, created now) unless told otherwise."""
 
     class Meta:
@@ -286,7 +291,7 @@ class TicketFactory(TicketFactoryBase):
     created_at = NOW
 
 
-class TicketCommentFactory(CommentFactoryBase):
+class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     class Meta:
         model = TicketComment
 

@@ -744,8 +744,10 @@ def moves_money_once_and_only_as_priced(ev: Evidence) -> Iterator[Violation]:
                 yield Violation.of(
                     row, f"{count} {reason} {kind}s on booking {booking_id} ({amounts}): one change, one movement"
                 )
-        stay = _stays(ev).get(booking_id)
-        added, removed = (len(stay.added_nights), len(stay.removed_nights)) if stay is not None else (0, 0)
+        paid_stay = _stays(ev).get(booking_id)
+        added, removed = (
+            (len(paid_stay.added_nights), len(paid_stay.removed_nights)) if paid_stay is not None else (0, 0)
+        )
         mixed = added and removed and added != removed  # nights both added and removed: each side is priced
         for p in lines:
             if p.kind not in ("refund", "charge") or p.reason in ("duplicate_charge", "booking"):
@@ -1161,10 +1163,14 @@ def refunds_the_hotels_fault_in_full(ev: Evidence) -> Iterator[Violation]:
         for p in lines:
             if p.kind != "refund" or p.reason != "hotel_fault":
                 continue
-            stay = stays.get(booking_id)
-            fault = stay is not None and (
-                stay.relocation_target
-                or (stay.cancelled and stay.was is not None and stay.was.hotel_confirmation == "cannot_honour")
+            paid_stay = stays.get(booking_id)
+            fault = paid_stay is not None and (
+                paid_stay.relocation_target
+                or (
+                    paid_stay.cancelled
+                    and paid_stay.was is not None
+                    and paid_stay.was.hotel_confirmation == "cannot_honour"
+                )
             )
             if not fault:
                 booking = _booking(ev, booking_id)
@@ -1321,8 +1327,8 @@ def downgrades_only_with_approval(ev: Evidence) -> Iterator[Violation]:
         booking = ev.start.get("bookings", request.booking_id)
         if booking is None:
             continue
-        stay = stays.get(str(booking.id))
-        if stay is not None and stay.room_changed:
+        requested_stay = stays.get(str(booking.id))
+        if requested_stay is not None and requested_stay.room_changed:
             yield Violation.of(request, f"request {request.id} is created, yet booking {booking.id} was changed too")
         target = request.requested_room_type_id or booking.room_type_id
         if request.kind == "room_downgrade" and _rank(ev, target) >= _rank(ev, booking.room_type_id):
@@ -1431,9 +1437,9 @@ def treats_each_group_room_on_its_own(ev: Evidence) -> Iterator[Violation]:
                     "nightly_rate_cents",
                 )
     for booking_id, lines in _paid(ev).items():
-        stay = stays.get(booking_id)
+        paid_stay = stays.get(booking_id)
         for p in lines:
-            if p.kind == "charge" and p.reason == "room_upgrade" and (stay is None or not stay.room_changed):
+            if p.kind == "charge" and p.reason == "room_upgrade" and (paid_stay is None or not paid_stay.room_changed):
                 booking = _booking(ev, booking_id)
                 if booking is not None and booking.group_id:
                     yield Violation.of(
