@@ -1756,15 +1756,18 @@ def relocates_by_rank_with_rate_protection(ev: Evidence) -> Iterator[Violation]:
                 new, f"{room_type} at {new.hotel_id} is itself disrupted on a night of the stay", "room_type_id"
             )
         for candidate in ev.start.where("room_types", hotel_id=new.hotel_id):
-            if old_rank <= candidate.rank < rank and not _disrupted(ev, new.hotel_id, candidate.id, nights):
-                if _inventory_left(ev, candidate.id, nights) >= rooms:
-                    yield Violation.of(
-                        new,
-                        f"{candidate.id} (rank {candidate.rank}) qualifies for {rooms} room(s) every night; "
-                        f"{room_type} (rank {rank}) is not the lowest qualifying rank",
-                        "room_type_id",
-                    )
-                    break
+            if (
+                old_rank <= candidate.rank < rank
+                and not _disrupted(ev, new.hotel_id, candidate.id, nights)
+                and _inventory_left(ev, candidate.id, nights) >= rooms
+            ):
+                yield Violation.of(
+                    new,
+                    f"{candidate.id} (rank {candidate.rank}) qualifies for {rooms} room(s) every night; "
+                    f"{room_type} (rank {rank}) is not the lowest qualifying rank",
+                    "room_type_id",
+                )
+                break
         if old.group_id and len({(str(n.hotel_id), _relocated_room_type(ev, n)) for _, n in together}) > 1:
             yield Violation.of(
                 new, f"the rooms of group {old.group_id} move to one hotel and one room type", "room_type_id"
@@ -2099,11 +2102,9 @@ def the_category_is_what_was_asked(ev: Evidence) -> Iterator[Violation]:
             )
         rooms = [(s.was, s.cancelled) for s in _stays(ev).values() if s.was is not None]
         trip_cancelled = any(cancelled and was.trip_id for was, cancelled in rooms)  # a trip's is a cancellation
-        if rooms and all(was.group_id for was, _ in rooms) and not trip_cancelled:
-            if ticket.category != "group_booking":
-                yield Violation.of(
-                    ticket, "every booking changed is a room of a group: category group_booking", "category"
-                )
+        all_group_rooms = rooms and all(was.group_id for was, _ in rooms) and not trip_cancelled
+        if all_group_rooms and ticket.category != "group_booking":
+            yield Violation.of(ticket, "every booking changed is a room of a group: category group_booking", "category")
 
 
 @RULES.rule(
@@ -2168,16 +2169,14 @@ def _reason_holds(ev: Evidence, ticket: RuleRow) -> str | None:
             if any(n > 1 and amount > LIMIT for amount, n in amounts.items()):
                 return None
         return "no refund the policy calls for is above 100,000 cents"
-    if reason == "credit_hold":
-        if account is not None and _standing(ev, account.id) is None:
-            return f"account {account.id} is in good standing"
-    if reason == "awaiting_hotel":
-        if not any(
-            x.status in OPEN_ESCALATION and x.kind != "relocation"
-            for b in _managed(ev, who)
-            for x in ev.end.where("partner_escalations", booking_id=b)
-        ):
-            return "no escalation to a hotel is open on the traveller's bookings"
+    if reason == "credit_hold" and account is not None and _standing(ev, account.id) is None:
+        return f"account {account.id} is in good standing"
+    if reason == "awaiting_hotel" and not any(
+        x.status in OPEN_ESCALATION and x.kind != "relocation"
+        for b in _managed(ev, who)
+        for x in ev.end.where("partner_escalations", booking_id=b)
+    ):
+        return "no escalation to a hotel is open on the traveller's bookings"
     if reason == "identity_not_verified":
         cancelled = [s.id for s in _stays(ev).values() if s.cancelled]
         if cancelled:
