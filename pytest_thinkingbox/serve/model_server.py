@@ -41,54 +41,15 @@ import random
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any
 
 from jiter import from_json
 
-END_TOOL = "end_conversation"
-CLOSING = "Your request has been handled. Goodbye."
-USER_STOP = "Thank you, that's all. ###STOP###"
+from .model_requests import Conversation, _read_chat, _read_responses, _tokens, role_of
+from .model_scripts import END_TOOL, USER_STOP, Fault, Script, scripted_verdict, scripts_from_results
 
-
-@dataclass
-class Script:
-    """What the scripted agent does for one opening message: these calls in order, then this reply."""
-
-    calls: list[dict[str, Any]]  # {"tool": name, "arguments": {...}}
-    reply: str = CLOSING
-    end: bool = True  # False: the reply goes to the user, who answers
-
-
-@dataclass
-class Fault:
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-    malformed_arguments: bool = False
-    garbage: bool = False
-    not_json: bool = False
-    text: str | None = None  # the reply's text, instead of the script's
-    role: str | None = None  # only a request of this role (agent, user, judge) takes it
-
-
-@dataclass
-class Conversation:
-    """What the server reads from a request, whichever API style it came in."""
-
-    system: str
-    opening: str
-    tool_results: int  # results that are not errors: the script's calls made so far
-    has_tools: bool
-    offers_end: bool  # the request offers the end tool (the plugin's own agent does; frameworks do not)
-    size: int  # characters in the request's body, for token estimates
-
-    @property
-    def tokens(self) -> int:
-        """The request's tokens, estimated from its size (read, not encoded again: a request is 40 KB)."""
-        return _tokens(self.size)
+__all__ = ["Fault", "Script", "ScriptedModelServer", "scripts_from_results"]
 
 
 class ScriptedModelServer:
@@ -240,82 +201,6 @@ class ScriptedModelServer:
         rate = self.sloppy.get(model, 0.0)
         with self._lock:
             return rate > 0 and self._rng.random() < rate
-
-
-def role_of(conversation: Conversation) -> str:
-    """Which role sent a request: the agent offers tools, the judge is asked to grade, the rest is the user."""
-    if conversation.has_tools:
-        return "agent"
-    return "judge" if "grade" in conversation.system else "user"
-
-
-def scripted_verdict(prompt: str) -> str:
-    """The scripted judge's answer to a judge prompt: yes when an accepted wording it lists is in an agent line."""
-    wordings_line = next((line for line in prompt.splitlines() if line.startswith("Accepted wordings")), None)
-    if wordings_line is None:
-        return json.dumps({"reason": "scripted judge: no wordings to look for", "answer": "yes"})
-    wordings = [w.strip().strip("'\"").lower() for w in wordings_line.split(":", 1)[1].split(";")]
-    said = " ".join(line for line in prompt.splitlines() if line.startswith("Agent: ")).lower()
-    found = next((w for w in wordings if w and w in said), None)
-    reason = f"the agent said {found!r}" if found else "the agent said none of the accepted wordings"
-    return json.dumps({"reason": reason, "answer": "yes" if found else "no"})
-
-
-def scripts_from_results(path: str | Path) -> dict[str, Script]:
-    """Opening message -> the calls and last reply of a passed attempt, from a --tb-results file (a golden run)."""
-    from ..campaign.records import read_records
-
-    scripts: dict[str, Script] = {}
-    for record in read_records([Path(path)]):
-        if record["outcome"] != "passed" or not record.get("transcript"):
-            continue
-        messages = record["transcript"]
-        calls = [{"tool": c["tool"], "arguments": c["arguments"]} for m in messages for c in m.get("tool_calls") or []]
-        said = [m["content"] for m in messages if m["role"] == "assistant" and m.get("content")]
-        scripts.setdefault(messages[0]["content"], Script(calls, said[-1] if said else CLOSING))
-    return scripts
-
-
-def _read_chat(body: dict[str, Any], size: int) -> Conversation:
-    messages = body.get("messages", [])
-    system = next((_text(m["content"]) for m in messages if m["role"] in ("system", "developer")), "")
-    opening = next((_text(m["content"]) for m in messages if m["role"] == "user"), "")
-    results = sum(m["role"] == "tool" and not _is_error(_text(m["content"])) for m in messages)
-    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), size)
-
-
-def _read_responses(body: dict[str, Any], size: int) -> Conversation:
-    items = body.get("input", [])
-    items = [{"role": "user", "content": items}] if isinstance(items, str) else items
-    opening = next((_text(i["content"]) for i in items if i.get("role") == "user"), "")
-    results = sum(i.get("type") == "function_call_output" and not _is_error(_text(i["output"])) for i in items)
-    system = body.get("instructions") or ""
-    return Conversation(system, opening, results, bool(body.get("tools")), _offers_end(body), size)
-
-
-def _text(content: Any) -> str:
-    """A message's text, whether plain or a list of content parts (as agent frameworks send it)."""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content or ""
-
-
-def _offers_end(body: dict[str, Any]) -> bool:
-    """Whether the request's tools include the end tool (chat: under "function"; responses: flat)."""
-    return any(END_TOOL in (t.get("name"), (t.get("function") or {}).get("name")) for t in body.get("tools") or [])
-
-
-def _is_error(content: str) -> bool:
-    """Whether a tool result is an error result (the plugin's `{"error": {...}}` payload)."""
-    try:
-        value = json.loads(content)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "error" in value
-
-
-def _tokens(characters: int) -> int:
-    return max(1, characters // 4)  # about four characters per token
 
 
 def _chat_body(server: ScriptedModelServer, model: str, c: Conversation, text: str | None, calls: list) -> dict:
