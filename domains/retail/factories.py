@@ -11,7 +11,8 @@ amounts and a captured payment (``payment="gift_card"`` to change the method,
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import factory
 
@@ -275,3 +276,80 @@ class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     id = factory.Sequence(lambda n: f"TC-{9001 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Customer message."
+
+
+# --- Arrange helpers: the set-ups many tasks share ----------------------------------------------------------------
+
+
+def _parcel_dates(expected_delivery: date | None, delivered_at: datetime | None) -> dict[str, Any]:
+    given = {"expected_delivery": expected_delivery, "delivered_at": delivered_at}
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def delivered_order(
+    customer: Customer,
+    lines: list[Any],
+    *,
+    placed_days_ago: int,
+    expected_delivery: date | None = None,
+    delivered_at: datetime | None = None,
+    **order: Any,
+) -> Order:
+    """An order placed `placed_days_ago` days ago and delivered: on time, four days after it shipped, unless the
+    expected date or the delivery time is given (`lines` and `order` as OrderFactory takes them, e.g. a unit price
+    paid before the catalogue price changed)."""
+    delivered = OrderFactory(customer=customer, placed_at=days_ago(placed_days_ago), lines=lines, **order)
+    ShipmentFactory(order=delivered, **_parcel_dates(expected_delivery, delivered_at))
+    return delivered
+
+
+def shipped_order(
+    customer: Customer,
+    lines: list[Any],
+    *,
+    placed_days_ago: int,
+    parcel: str = "in_transit",
+    expected_delivery: date | None = None,
+    **order: Any,
+) -> Order:
+    """An order placed `placed_days_ago` days ago, shipped and not delivered: its parcel `in_transit` (on time unless
+    the expected date is given), `lost` or `returned_to_sender`."""
+    shipped = OrderFactory(
+        customer=customer, status="shipped", placed_at=days_ago(placed_days_ago), lines=lines, **order
+    )
+    ShipmentFactory(order=shipped, status=parcel, **_parcel_dates(expected_delivery, None))
+    return shipped
+
+
+def carrier_exception(order: Order, opened_at: datetime, reason: str, carrier: str = "UPS") -> Shipment:
+    """The order's parcel held by a carrier exception (an investigation) opened at `opened_at`."""
+    return ShipmentFactory(
+        order=order, carrier=carrier, status="exception", exception_opened_at=opened_at, exception_reason=reason
+    )
+
+
+def received_return(
+    item: OrderItem, declared: str, inspected: str, created_at: datetime, received_at: datetime
+) -> Return:
+    """A return of one order line that the warehouse has received and inspected, waiting for its refund."""
+    return ReturnFactory(
+        item=item,
+        declared_condition=declared,
+        inspected_condition=inspected,
+        status="received",
+        created_at=created_at,
+        received_at=received_at,
+    )
+
+
+def warranty_on(order: Order, product_id: str, starts_on: date, **warranty: Any) -> Warranty:
+    """The warranty of a product bought on `order`, from `starts_on` (for a year, as WarrantyFactory gives it, unless
+    `warranty` says otherwise)."""
+    return WarrantyFactory(
+        customer=order.customer, product_id=product_id, order_id=order.id, starts_on=starts_on, **warranty
+    )
+
+
+def ticket_about(order: Order, subject: str, **fields: Any) -> Ticket:
+    """A ticket the order's customer opened about it: the conversation's, unless `fields` say otherwise."""
+    return TicketFactory(requester=order.customer, order_id=order.id, subject=subject, **fields)

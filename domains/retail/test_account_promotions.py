@@ -6,6 +6,25 @@ from datetime import date, timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    address_facts,
+    courtesy_points,
+    get_customer,
+    get_order,
+    get_product,
+    get_promotion,
+    issue_refund,
+    list_orders,
+    new_id,
+    new_ticket,
+    opening,
+    parcel,
+    pending,
+    pending_update,
+    price_adjustment,
+    ship_to,
+    solved,
+)
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
@@ -15,6 +34,9 @@ from domains.retail.factories import (
     RefundFactory,
     ShipmentFactory,
     TicketFactory,
+    delivered_order,
+    shipped_order,
+    ticket_about,
 )
 from domains.retail.models import (
     Customer,
@@ -51,11 +73,13 @@ def _late_free_shipping_order(customer, product, *, days_late, paid=None):
     """An order with free shipping, delivered yesterday, `days_late` days after its expected date (`paid`: the unit
     price paid, when the catalogue price has changed since)."""
     line = (product, 1, paid) if paid is not None else product
-    order = OrderFactory(customer=customer, placed_at=days_ago(6 + days_late), lines=[line])
-    ShipmentFactory(
-        order=order, expected_delivery=TODAY - timedelta(days=1 + days_late), delivered_at=days_ago(1, hour=15)
+    return delivered_order(
+        customer,
+        [line],
+        placed_days_ago=6 + days_late,
+        expected_delivery=TODAY - timedelta(days=1 + days_late),
+        delivered_at=days_ago(1, hour=15),
     )
-    return order
 
 
 # --------------------------------------------------------------------------- courtesy points
@@ -66,7 +90,7 @@ def test_case_RT008_001(tb):
     elena = CustomerFactory(name="Elena Chen", tier="plus", member_since=date(2019, 5, 1))
     PointsAdjustmentFactory(customer=elena, points=1_000, created_at=days_ago(150))
     order = _late_free_shipping_order(elena, DUVET, days_late=4)
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Late delivery", category="delivery")
+    ticket = ticket_about(order, "Late delivery", category="delivery")
 
     run = tb.run(
         User(
@@ -75,13 +99,9 @@ def test_case_RT008_001(tb):
             knows={"email": elena.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_customer", customer_id=elena.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=elena.id),
-            call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+            *opening(elena, get_customer(elena), *parcel(order)),
+            courtesy_points(elena, 1_500, order),
+            solved(ticket.id, "loyalty"),
         ],
     )
 
@@ -100,7 +120,7 @@ def test_case_RT008_002(tb):
     PointsAdjustmentFactory(customer=daniel, points=1_000, created_at=days_ago(40))
     order = _late_free_shipping_order(daniel, HEADPHONES, days_late=5, paid=27_900)
     TicketFactory(requester=daniel, status="solved", subject="Late delivery", created_at=days_ago(40))
-    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Late again")
+    ticket = ticket_about(order, "Late again")
 
     run = tb.run(
         User(
@@ -110,22 +130,12 @@ def test_case_RT008_002(tb):
             knows={"email": daniel.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_customer", customer_id=daniel.id),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=daniel.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
+            *opening(daniel, get_customer(daniel), get_order(order), get_product(HEADPHONES)),
+            price_adjustment(order.items[0], derived(3_000, "27,900 paid minus today's 24,900")),
+            solved(ticket.id, "loyalty", "not_eligible"),
         ],
         traps=[  # the points he asks for at the plus rate, though his last courtesy was 40 days ago
-            call("adjust_points", customer_id=daniel.id, points=1_000, reason="courtesy", order_id=order.id)
+            courtesy_points(daniel, 1_000, order)
         ],
     )
 
@@ -144,7 +154,7 @@ def test_case_RT008_003(tb):
     the PREMIUM50 code she forgot fits her 12-day-old $449 order and is applied ($50)."""
     amara = CustomerFactory(name="Amara Ferreira", tier="premium", chargebacks=1)
     order = _late_free_shipping_order(amara, ESPRESSO, days_late=6)
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Delivery very late")
+    ticket = ticket_about(order, "Delivery very late")
 
     run = tb.run(
         User(
@@ -154,15 +164,12 @@ def test_case_RT008_003(tb):
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="PREMIUM50"),
-            call("list_tickets", requester_id=amara.id),
+            *opening(amara, get_order(order), get_promotion("PREMIUM50")),
             call("apply_promo_code", order_id=order.id, code="PREMIUM50"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty", reason="not_eligible"),
+            solved(ticket.id, "loyalty", "not_eligible"),
         ],
         traps=[  # "premium is supposed to mean something": the premium courtesy of 2,000 points despite the chargeback
-            call("adjust_points", customer_id=amara.id, points=2_000, reason="courtesy", order_id=order.id)
+            courtesy_points(amara, 2_000, order)
         ],
     )
 
@@ -181,7 +188,7 @@ def test_case_RT008_004(tb):
     kenji = CustomerFactory(name="Kenji Novak")
     PointsAdjustmentFactory(customer=kenji, points=500, created_at=days_ago(91))
     order = _late_free_shipping_order(kenji, DESK_CHAIR, days_late=3)
-    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Chair delivered late")
+    ticket = ticket_about(order, "Chair delivered late")
 
     run = tb.run(
         User(
@@ -190,12 +197,9 @@ def test_case_RT008_004(tb):
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("get_customer", customer_id=kenji.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=kenji.id),
-            call("adjust_points", customer_id=kenji.id, points=500, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+            *opening(kenji, get_customer(kenji), get_order(order)),
+            courtesy_points(kenji, 500, order),
+            solved(ticket.id, "loyalty"),
         ],
     )
 
@@ -208,18 +212,17 @@ def test_case_RT008_004(tb):
 
 
 def _recent_order(customer, products, *, placed_days_ago):
-    order = OrderFactory(customer=customer, placed_at=days_ago(placed_days_ago), lines=products)
-    ShipmentFactory(order=order, status="delivered" if placed_days_ago >= 6 else "in_transit")
-    if placed_days_ago < 6:
-        order.status = "shipped"
-    return order
+    """An order placed `placed_days_ago` days ago: delivered from its sixth day, on its way before."""
+    if placed_days_ago >= 6:
+        return delivered_order(customer, products, placed_days_ago=placed_days_ago)
+    return shipped_order(customer, products, placed_days_ago=placed_days_ago)
 
 
 def test_case_RT009_001(tb):
     """Forgotten SPRING15 on an order 6 days old that meets the minimum: apply it (15% of $449 = $67.35)."""
     sarah = CustomerFactory(name="Sarah Novak")
     order = _recent_order(sarah, [ESPRESSO], placed_days_ago=6)
-    ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Promo code", status="new")
+    ticket = ticket_about(order, "Promo code", status="new")
 
     run = tb.run(
         User(
@@ -228,12 +231,9 @@ def test_case_RT009_001(tb):
             knows={"email": sarah.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=sarah.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="SPRING15"),
-            call("list_tickets", requester_id=sarah.id),
+            *opening(sarah, get_order(order), get_promotion("SPRING15")),
             call("apply_promo_code", order_id=order.id, code="SPRING15"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
+            solved(ticket.id, "promotion"),
         ],
     )
 
@@ -248,7 +248,7 @@ def test_case_RT009_002(tb):
     plus member's $249 order placed 14 days ago (the last day), so it is applied."""
     oliver = CustomerFactory(name="Oliver Lindqvist", tier="plus")
     order = _recent_order(oliver, [HEADPHONES], placed_days_ago=14)
-    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="Discount code")
+    ticket = ticket_about(order, "Discount code")
 
     run = tb.run(
         User(
@@ -258,16 +258,12 @@ def test_case_RT009_002(tb):
             rules=("If WINTER20 cannot be used, ask whether your PLUS25 member code works instead.",),
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="WINTER20"),
-            call("get_promotion", code="PLUS25"),
-            call("list_tickets", requester_id=oliver.id),
+            *opening(oliver, get_order(order), get_promotion("WINTER20"), get_promotion("PLUS25")),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
+            solved(ticket.id, "promotion"),
         ],
         traps=[  # the order read as past the 14-day limit (it is on its last day): refused for the deadline
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window")
+            solved(ticket.id, "promotion", "outside_window")
         ],
     )
 
@@ -290,7 +286,7 @@ def test_case_RT009_003(tb):
     """PREMIUM50 is for premium members only; a plus member does not qualify, so nothing is applied."""
     grace = CustomerFactory(name="Grace Ferreira", tier="plus")
     order = _recent_order(grace, [DESK_CHAIR, ESPRESSO], placed_days_ago=3)
-    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Missed promo")
+    ticket = ticket_about(order, "Missed promo")
 
     run = tb.run(
         User(
@@ -299,11 +295,8 @@ def test_case_RT009_003(tb):
             knows={"email": grace.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="PREMIUM50"),
-            call("list_tickets", requester_id=grace.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="not_eligible"),
+            *opening(grace, get_order(order), get_promotion("PREMIUM50")),
+            solved(ticket.id, "promotion", "not_eligible"),
         ],
         traps=[call("apply_promo_code", order_id=order.id, code="PREMIUM50")],  # her friend's premium-only code
     )
@@ -318,7 +311,7 @@ def test_case_RT009_004(tb):
     """PLUS25 also serves premium members: apply the $25 to a premium member's 10-day-old $279 order."""
     tomas = CustomerFactory(name="Tomas Lindqvist", tier="premium")
     order = _recent_order(tomas, [DESK_CHAIR], placed_days_ago=10)
-    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="PLUS25 code")
+    ticket = ticket_about(order, "PLUS25 code")
 
     run = tb.run(
         User(
@@ -327,12 +320,9 @@ def test_case_RT009_004(tb):
             knows={"email": tomas.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="PLUS25"),
-            call("list_tickets", requester_id=tomas.id),
+            *opening(tomas, get_order(order), get_promotion("PLUS25")),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
+            solved(ticket.id, "promotion"),
         ],
     )
 
@@ -350,7 +340,7 @@ def test_case_RT009_005(tb):
     priya = CustomerFactory(name="Priya Walsh", tier="plus")
     order = _recent_order(priya, [(HEADPHONES, 1, 27_900)], placed_days_ago=15)
     recent = _recent_order(priya, [DUVET], placed_days_ago=3)  # inside 14 days, but not the order she asks about
-    ticket = TicketFactory(requester=priya, order_id=order.id, subject="Spring promo")
+    ticket = ticket_about(order, "Spring promo")
 
     run = tb.run(
         User(
@@ -360,20 +350,9 @@ def test_case_RT009_005(tb):
             knows={"email": priya.email},
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("list_customer_orders", customer_id=priya.id),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="SPRING15"),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=priya.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window"),
+            *opening(priya, list_orders(priya), get_order(order), get_promotion("SPRING15"), get_product(HEADPHONES)),
+            price_adjustment(order.items[0], derived(3_000, "27,900 paid minus today's 24,900")),
+            solved(ticket.id, "promotion", "outside_window"),
         ],
         traps=[call("apply_promo_code", order_id=order.id, code="SPRING15")],  # running then, but 15 days ago
     )
@@ -395,45 +374,23 @@ def test_case_RT010_001(tb):
     """Customer moving house wants both open orders redirected: only the unshipped one may change (not premium)."""
     marcus = CustomerFactory(name="Marcus Okafor", postal_code="80205", city="Denver")
     sofa_order = OrderFactory(customer=marcus, status="processing", placed_at=days_ago(1), lines=[SOFA])
-    headphones_order = OrderFactory(customer=marcus, status="shipped", placed_at=days_ago(3), lines=[HEADPHONES])
-    ShipmentFactory(order=headphones_order, status="in_transit")
+    headphones_order = shipped_order(marcus, [HEADPHONES], placed_days_ago=3)
     ticket = TicketFactory(requester=marcus, subject="Change delivery address")
+    new_address = ("48 Larkspur Lane", "Boulder", "80302")
 
     run = tb.run(
         User(
             says="We're moving to Boulder this week. Please send everything I still have on order to the new "
             "place instead.",
-            knows={
-                "email": marcus.email,
-                "postal code": "80205",
-                "new street address": "48 Larkspur Lane",
-                "new city": "Boulder",
-                "new postal code": "80302",
-            },
+            knows={"email": marcus.email, "postal code": "80205", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("list_customer_orders", customer_id=marcus.id),
-            call("get_order", order_id=sofa_order.id),
-            call("get_order", order_id=headphones_order.id),
-            call("list_tickets", requester_id=marcus.id),
-            call(
-                "update_shipping_address",
-                order_id=sofa_order.id,
-                address_line="48 Larkspur Lane",
-                city="Boulder",
-                postal_code="80302",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+            *opening(marcus, list_orders(marcus), get_order(sofa_order), get_order(headphones_order)),
+            ship_to(sofa_order, new_address),
+            solved(ticket.id, "order_change", "not_eligible"),
         ],
         traps=[  # "everything I still have on order": the shipped headphones redirected too (he is not premium)
-            call(
-                "update_shipping_address",
-                order_id=headphones_order.id,
-                address_line="48 Larkspur Lane",
-                city="Boulder",
-                postal_code="80302",
-            )
+            ship_to(headphones_order, new_address)
         ],
     )
 
@@ -450,40 +407,23 @@ def test_case_RT010_002(tb):
     """Plus member wants a shipped parcel redirected: only premium members get redirects, so refuse; the PLUS25 code
     she forgot on the same 2-day-old laptop order is applied ($25)."""
     elena = CustomerFactory(name="Elena Novak", tier="plus", postal_code="78704", city="Austin")
-    order = OrderFactory(customer=elena, status="shipped", placed_at=days_ago(2), lines=[LAPTOP])
-    ShipmentFactory(order=order, status="in_transit")
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Redirect parcel")
+    order = shipped_order(elena, [LAPTOP], placed_days_ago=2)
+    ticket = ticket_about(order, "Redirect parcel")
+    new_address = ("600 Congress Avenue, Floor 4", "Austin", "78701")
 
     run = tb.run(
         User(
             says="I won't be home when my laptop arrives. Can you have it delivered to my office instead? And I "
             "forgot to put my PLUS25 code in when I ordered it.",
-            knows={
-                "email": elena.email,
-                "order id": order.id,
-                "postal code": "78704",
-                "new street address": "600 Congress Avenue, Floor 4",
-                "new city": "Austin",
-                "new postal code": "78701",
-            },
+            knows={"email": elena.email, "order id": order.id, "postal code": "78704", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_promotion", code="PLUS25"),
-            call("list_tickets", requester_id=elena.id),
+            *opening(elena, *parcel(order), get_promotion("PLUS25")),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+            solved(ticket.id, "order_change", "not_eligible"),
         ],
         traps=[  # the redirect to her office she asks for
-            call(
-                "update_shipping_address",
-                order_id=order.id,
-                address_line="600 Congress Avenue, Floor 4",
-                city="Austin",
-                postal_code="78701",
-            )
+            ship_to(order, new_address)
         ],
     )
 
@@ -510,43 +450,22 @@ def test_case_RT010_003(tb):
         ship_city="Columbus",
         ship_postal_code="43219",
     )
-    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Address change")
+    ticket = ticket_about(order, "Address change")
+    new_address = ("7 Birch Hollow Road", "Logan", "43138")
 
     run = tb.run(
         User(
             says="Please change the delivery address on my tent order. I had it going to my office, but it needs "
             "to go to my cabin now.",
-            knows={
-                "email": daniel.email,
-                "order id": order.id,
-                "postal code": "43215",
-                "new street address": "7 Birch Hollow Road",
-                "new city": "Logan",
-                "new postal code": "43138",
-            },
+            knows={"email": daniel.email, "order id": order.id, "postal code": "43215", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_customer", customer_id=daniel.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=daniel.id),
-            call(
-                "update_shipping_address",
-                order_id=order.id,
-                address_line="7 Birch Hollow Road",
-                city="Logan",
-                postal_code="43138",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
+            *opening(daniel, get_customer(daniel), get_order(order)),
+            ship_to(order, new_address),
+            solved(ticket.id, "order_change"),
         ],
         traps=[  # his postal code checked against the office the order ships to, not his profile: "failed"
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="order_change",
-                reason="identity_failed",
-            )
+            pending_update(ticket.id, "order_change", "identity_failed")
         ],
     )
 
@@ -571,20 +490,12 @@ def test_case_RT010_004(tb):
             knows={"email": amara.email, "order id": order.id, "postal code": "85719"},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=amara.id),
+            *opening(amara, get_order(order)),
             call("cancel_order", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
+            solved(ticket.id, "order_change"),
         ],
         traps=[  # "my husband ordered": taken as another customer's order without reading whose it is
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="order_change",
-                reason="identity_failed",
-            )
+            pending_update(ticket.id, "order_change", "identity_failed")
         ],
     )
 
@@ -605,35 +516,19 @@ def test_case_RT010_005(tb):
         city="Portland",
         member_since=TODAY - timedelta(days=900),
     )
-    order = OrderFactory(customer=kenji, status="shipped", placed_at=days_ago(2), lines=[HEADPHONES])
-    ShipmentFactory(order=order, status="in_transit")
-    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Redirect headphones")
+    order = shipped_order(kenji, [HEADPHONES], placed_days_ago=2)
+    ticket = ticket_about(order, "Redirect headphones")
+    new_address = ("2210 Orchard Street", "Salem", "97301")
 
     run = tb.run(
         User(
             says="My headphones shipped already but I'll be at my parents' place all week. Can they go there?",
-            knows={
-                "email": kenji.email,
-                "order id": order.id,
-                "postal code": "97214",
-                "new street address": "2210 Orchard Street",
-                "new city": "Salem",
-                "new postal code": "97301",
-            },
+            knows={"email": kenji.email, "order id": order.id, "postal code": "97214", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=kenji.id),
-            call(
-                "update_shipping_address",
-                order_id=order.id,
-                address_line="2210 Orchard Street",
-                city="Salem",
-                postal_code="97301",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change"),
+            *opening(kenji, *parcel(order)),
+            ship_to(order, new_address),
+            solved(ticket.id, "order_change"),
         ],
     )
 
@@ -650,7 +545,7 @@ def test_case_RT008_005(tb):
         customer=ivan, points=2_000, reason="promotion", created_at=days_ago(20), note="Spring double-points event."
     )
     order = _late_free_shipping_order(ivan, SOFA, days_late=4)
-    ticket = TicketFactory(requester=ivan, order_id=order.id, subject="Sofa delivered late")
+    ticket = ticket_about(order, "Sofa delivered late")
 
     run = tb.run(
         User(
@@ -660,16 +555,12 @@ def test_case_RT008_005(tb):
             knows={"email": ivan.email, "order number": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=ivan.email),
-            call("get_customer", customer_id=ivan.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=ivan.id),
-            call("adjust_points", customer_id=ivan.id, points=2_000, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+            *opening(ivan, get_customer(ivan), *parcel(order)),
+            courtesy_points(ivan, 2_000, order),
+            solved(ticket.id, "loyalty"),
         ],
         traps=[  # the spring promotion's points read as a recent courtesy: refused for nothing
-            call("update_ticket", ticket_id=ticket.id, status="solved", reason="not_eligible")
+            solved(ticket.id, reason="not_eligible")
         ],
     )
 
@@ -699,13 +590,9 @@ def test_case_RT009_006(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=leah.email),
-            call("get_order", order_id=chair_order.id),
-            call("get_order", order_id=espresso_order.id),
-            call("get_promotion", code="PLUS25"),
-            call("list_tickets", requester_id=leah.id),
+            *opening(leah, get_order(chair_order), get_order(espresso_order), get_promotion("PLUS25")),
             call("apply_promo_code", order_id=chair_order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion", reason="outside_window"),
+            solved(ticket.id, "promotion", "outside_window"),
         ],
         reply="I've applied PLUS25 to your desk chair order, so $25.00 goes back to your card. I can't add it to "
         "the espresso machine order: a code can only be added within 14 days of ordering, and that order is 20 "
@@ -729,9 +616,9 @@ def test_case_RT012_001(tb):
     """Verified customer: cancel the unshipped duvet order; refuse to redirect the shipped heater (not premium)."""
     paolo = CustomerFactory(name="Paolo Bianchi", postal_code="43215", city="Columbus")
     duvet_order = OrderFactory(customer=paolo, status="processing", placed_at=days_ago(1), lines=[DUVET])
-    heater_order = OrderFactory(customer=paolo, status="shipped", placed_at=days_ago(3), lines=[HEATER])
-    ShipmentFactory(order=heater_order, status="in_transit")
+    heater_order = shipped_order(paolo, [HEATER], placed_days_ago=3)
     ticket = TicketFactory(requester=paolo, subject="Two orders")
+    office = ("75 East State Street, Suite 300", "Columbus", "43215")
 
     run = tb.run(
         User(
@@ -743,28 +630,16 @@ def test_case_RT012_001(tb):
                 "postal code": "43215",
                 "duvet order number": duvet_order.id,
                 "heater order number": heater_order.id,
-                "office street address": "75 East State Street, Suite 300",
-                "office city": "Columbus",
-                "office postal code": "43215",
+                **address_facts(office, "office"),
             },
         ),
         golden=[
-            call("find_customer_by_email", email=paolo.email),
-            call("get_order", order_id=duvet_order.id),
-            call("get_order", order_id=heater_order.id),
-            call("get_shipment_tracking", order_id=heater_order.id),
-            call("list_tickets", requester_id=paolo.id),
+            *opening(paolo, get_order(duvet_order), *parcel(heater_order)),
             call("cancel_order", order_id=duvet_order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+            solved(ticket.id, "order_change", "not_eligible"),
         ],
         traps=[  # his second request: a shipped parcel redirected for a standard member
-            call(
-                "update_shipping_address",
-                order_id=heater_order.id,
-                address_line="75 East State Street, Suite 300",
-                city="Columbus",
-                postal_code="43215",
-            )
+            ship_to(heater_order, office)
         ],
     )
 
@@ -782,6 +657,7 @@ def test_case_RT012_002(tb):
         customer=greta, status="placed", placed_at=days_ago(0, hour=7), shipping_cents=1_499, lines=[ESPRESSO, BLENDER]
     )
     closed = TicketFactory(requester=greta, status="closed", subject="Warranty question", created_at=days_ago(40))
+    new_ticket_id = new_id("T-", closed)
 
     run = tb.run(
         User(
@@ -791,18 +667,10 @@ def test_case_RT012_002(tb):
             knows={"email": greta.email, "order number": order.id, "postal code": "97214"},
         ),
         golden=[
-            call("find_customer_by_email", email=greta.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=greta.id),
-            call(
-                "create_ticket",
-                requester_id=greta.id,
-                subject="Cancel order before shipping",
-                category="order_change",
-                order_id=order.id,
-            ),
+            *opening(greta, get_order(order)),
+            new_ticket(greta, "Cancel order before shipping", "order_change", order),
             call("cancel_order", order_id=order.id),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            solved(new_ticket_id),
         ],
     )
 
@@ -811,9 +679,9 @@ def test_case_RT012_002(tb):
     assert cancelled.status == "cancelled"
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (55_299, "order_cancelled")
-    opened = run.db.get(Ticket, "T-7002")
+    opened = run.db.get(Ticket, new_ticket_id)
     assert (opened.requester_id, opened.order_id) == (greta.id, order.id)
-    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "order_change", None, None)
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("solved", "normal", "order_change", None, None)
     assert run.db.get(Ticket, closed.id).status == "closed"
 
 
@@ -825,7 +693,8 @@ def test_case_RT008_006(tb):
         customer=lotte, points=300, reason="correction", created_at=days_ago(30), note="Points missing from an order."
     )
     order = _late_free_shipping_order(lotte, HEATER, days_late=3)
-    TicketFactory(requester=lotte, status="solved", subject="Missing points", created_at=days_ago(30))
+    earlier = TicketFactory(requester=lotte, status="solved", subject="Missing points", created_at=days_ago(30))
+    new_ticket_id = new_id("T-", earlier)
 
     run = tb.run(
         User(
@@ -834,25 +703,12 @@ def test_case_RT008_006(tb):
             knows={"email": lotte.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=lotte.email),
-            call("get_customer", customer_id=lotte.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=lotte.id),
-            call(
-                "create_ticket",
-                requester_id=lotte.id,
-                subject="Late heater delivery",
-                category="loyalty",
-                order_id=order.id,
+            *opening(lotte, get_customer(lotte), get_order(order)),
+            new_ticket(lotte, "Late heater delivery", "loyalty", order),
+            courtesy_points(
+                lotte, derived(1_500, "plus tier 1,000 plus 500 for 5 years of membership (since 16 March 2021)"), order
             ),
-            call(
-                "adjust_points",
-                customer_id=lotte.id,
-                points=derived(1_500, "plus tier 1,000 plus 500 for 5 years of membership (since 16 March 2021)"),
-                reason="courtesy",
-                order_id=order.id,
-            ),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            solved(new_ticket_id),
         ],
     )
 
@@ -860,14 +716,14 @@ def test_case_RT008_006(tb):
     award = run.db.query(PointsAdjustment).filter(PointsAdjustment.reason == "courtesy").one()
     assert (award.points, award.order_id) == (1_500, order.id)
     assert run.db.get(Customer, lotte.id).points_balance == 1_200 + 1_500
-    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "loyalty", None, None)
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("solved", "normal", "loyalty", None, None)
 
 
 def test_case_RT009_007(tb):
     """SPRING15 needs a $100 subtotal and the blender order is $89: her fallback, HOME10, is applied ($8.90)."""
     wren = CustomerFactory(name="Wren Calloway")
     order = _recent_order(wren, [BLENDER], placed_days_ago=5)
-    ticket = TicketFactory(requester=wren, order_id=order.id, subject="Discount code")
+    ticket = ticket_about(order, "Discount code")
 
     run = tb.run(
         User(
@@ -876,13 +732,9 @@ def test_case_RT009_007(tb):
             rules=("If SPRING15 cannot be used, ask whether the HOME10 code from the newsletter works instead.",),
         ),
         golden=[
-            call("find_customer_by_email", email=wren.email),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="SPRING15"),
-            call("get_promotion", code="HOME10"),
-            call("list_tickets", requester_id=wren.id),
+            *opening(wren, get_order(order), get_promotion("SPRING15"), get_promotion("HOME10")),
             call("apply_promo_code", order_id=order.id, code="HOME10"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="promotion"),
+            solved(ticket.id, "promotion"),
         ],
     )
 
@@ -898,41 +750,20 @@ def test_case_RT010_006(tb):
     """Order not yet shipped, postal code verified, his first ticket ever: open it and change the address."""
     theo = CustomerFactory(name="Theo Marchand", postal_code="80205", city="Denver")
     order = OrderFactory(customer=theo, status="placed", placed_at=days_ago(0, hour=8), lines=[SOFA])
-    shipped = OrderFactory(customer=theo, status="shipped", placed_at=days_ago(4), lines=[HEATER])
-    ShipmentFactory(order=shipped, status="in_transit")
+    shipped = shipped_order(theo, [HEATER], placed_days_ago=4)
+    new_address = ("48 Larimer Street, Apt 5", "Denver", "80202")
 
     run = tb.run(
         User(
             says="I ordered a sofa this morning and only then realised it will go to my old flat. Can you send it "
             "to my new place instead?",
-            knows={
-                "email": theo.email,
-                "order id": order.id,
-                "postal code": "80205",
-                "new street address": "48 Larimer Street, Apt 5",
-                "new city": "Denver",
-                "new postal code": "80202",
-            },
+            knows={"email": theo.email, "order id": order.id, "postal code": "80205", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=theo.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=theo.id),
-            call(
-                "create_ticket",
-                requester_id=theo.id,
-                subject="Change delivery address for sofa",
-                category="order_change",
-                order_id=order.id,
-            ),
-            call(
-                "update_shipping_address",
-                order_id=order.id,
-                address_line="48 Larimer Street, Apt 5",
-                city="Denver",
-                postal_code="80202",
-            ),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            *opening(theo, get_order(order)),
+            new_ticket(theo, "Change delivery address for sofa", "order_change", order),
+            ship_to(order, new_address),
+            solved("T-0001"),
         ],
     )
 
@@ -964,13 +795,9 @@ def test_case_RT012_003(tb):
             knows={"email": iris.email, "postal code": "78704"},
         ),
         golden=[
-            call("find_customer_by_email", email=iris.email),
-            call("list_customer_orders", customer_id=iris.id),
-            call("get_order", order_id=espresso_order.id),
-            call("get_order", order_id=blender_order.id),
-            call("list_tickets", requester_id=iris.id),
+            *opening(iris, list_orders(iris), get_order(espresso_order), get_order(blender_order)),
             call("cancel_order", order_id=espresso_order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+            solved(ticket.id, "order_change", "not_eligible"),
         ],
         reply="I've cancelled the espresso machine order and refunded the $381.65 still on your card. The blender "
         "has already shipped, so it can't be cancelled; you can return it once it arrives.",
@@ -1007,22 +834,12 @@ def test_case_RT012_004(tb):
             knows={"email": june.email, "postal code": "97204"},
         ),
         golden=[
-            call("find_customer_by_email", email=june.email),
-            call("list_customer_orders", customer_id=june.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=june.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="order_change",
-                reason="identity_failed",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity not verified: postal code given is the order's delivery code, not the profile's.",
-                public=False,
+            *opening(june, list_orders(june), get_order(order)),
+            *pending(
+                ticket.id,
+                "order_change",
+                "identity_failed",
+                "Identity not verified: postal code given is the order's delivery code, not the profile's.",
             ),
         ],
         traps=[  # the cancellation, checked against the order's delivery postal code instead of the profile's
@@ -1042,8 +859,7 @@ def test_case_RT008_007(tb):
     """Parcel still in transit 4 days late, free shipping: no refund of the goods; 500 + 500 (6 years) points."""
     basil = CustomerFactory(name="Basil Okonjo", member_since=date(2020, 1, 20))
     OrderFactory(customer=basil, placed_at=days_ago(30), lines=[HEATER])  # delivered on time last month
-    order = OrderFactory(customer=basil, status="shipped", placed_at=days_ago(9), lines=[DUVET])
-    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=4))
+    order = shipped_order(basil, [DUVET], placed_days_ago=9, expected_delivery=TODAY - timedelta(days=4))
     ticket = TicketFactory(requester=basil, subject="Where is my duvet?")
 
     run = tb.run(
@@ -1054,23 +870,14 @@ def test_case_RT008_007(tb):
             rules=("If a refund is refused, accept whatever compensation the agent can give.",),
         ),
         golden=[
-            call("find_customer_by_email", email=basil.email),
-            call("get_customer", customer_id=basil.id),
-            call("list_customer_orders", customer_id=basil.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=basil.id),
-            call(
-                "adjust_points",
-                customer_id=basil.id,
-                points=derived(1_000, "standard 500 plus 500 for more than 5 years of membership (since 2020)"),
-                reason="courtesy",
-                order_id=order.id,
+            *opening(basil, get_customer(basil), list_orders(basil), *parcel(order)),
+            courtesy_points(
+                basil, derived(1_000, "standard 500 plus 500 for more than 5 years of membership (since 2020)"), order
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty"),
+            solved(ticket.id, "loyalty"),
         ],
         traps=[  # the refund of the goods he asks for first, for a parcel that is late but not lost
-            call("issue_refund", order_id=order.id, amount_cents=12_900, reason="late_delivery", method="original")
+            issue_refund(order, 12_900, "late_delivery")
         ],
     )
 

@@ -6,6 +6,30 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    carrier_hold,
+    check_inventory,
+    courtesy_points,
+    file_claim,
+    get_customer,
+    get_job,
+    get_order,
+    get_product,
+    get_return,
+    get_warranty,
+    hold,
+    hold_update,
+    issue_refund,
+    list_orders,
+    new_id,
+    new_ticket,
+    opening,
+    parcel,
+    price_adjustment,
+    refund_return,
+    ship_to,
+    solved,
+)
 from domains.retail.checks import CARRIER_DAYS, CARRIER_DAYS_PHRASES, internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
@@ -13,10 +37,14 @@ from domains.retail.factories import (
     InstallationJobFactory,
     OrderFactory,
     RefundFactory,
-    ReturnFactory,
     ShipmentFactory,
     TicketFactory,
-    WarrantyFactory,
+    carrier_exception,
+    delivered_order,
+    received_return,
+    shipped_order,
+    ticket_about,
+    warranty_on,
 )
 from domains.retail.models import (
     Customer,
@@ -71,18 +99,17 @@ def test_case_RT001_001(tb):
     order = OrderFactory(
         customer=sarah, status="shipped", placed_at=days_ago(10), shipping_cents=1_999, lines=[DESK_CHAIR, ESPRESSO]
     )
-    ShipmentFactory(
-        order=order,
-        status="exception",
-        exception_opened_at=days_ago(3),
-        exception_reason="Package damaged at sort facility; under review",
-    )
-    blender_order = OrderFactory(customer=sarah, placed_at=days_ago(30), shipping_cents=999, lines=[BLENDER])
-    ShipmentFactory(
-        order=blender_order, expected_delivery=TODAY - timedelta(days=24), delivered_at=days_ago(20, hour=13)
+    carrier_exception(order, days_ago(3), "Package damaged at sort facility; under review")
+    blender_order = delivered_order(
+        sarah,
+        [BLENDER],
+        placed_days_ago=30,
+        shipping_cents=999,
+        expected_delivery=TODAY - timedelta(days=24),
+        delivered_at=days_ago(20, hour=13),
     )
     TicketFactory(requester=sarah, status="solved", subject="Invoice copy", created_at=days_ago(30))
-    ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Where is my order?")
+    ticket = ticket_about(order, "Where is my order?")
 
     run = tb.run(
         User(
@@ -92,29 +119,10 @@ def test_case_RT001_001(tb):
             knows={"email": sarah.email, "order id": order.id, "blender order id": blender_order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=sarah.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_order", order_id=blender_order.id),
-            call("get_shipment_tracking", order_id=blender_order.id),
-            call("list_tickets", requester_id=sarah.id),
-            call(
-                "issue_refund", order_id=blender_order.id, amount_cents=999, reason="late_delivery", method="original"
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Carrier exception opened 3 days ago; awaiting the carrier investigation before any refund.",
-                public=False,
+            *opening(sarah, *parcel(order), *parcel(blender_order)),
+            issue_refund(blender_order, 999, "late_delivery"),
+            *carrier_hold(
+                ticket.id, "Carrier exception opened 3 days ago; awaiting the carrier investigation before any refund."
             ),
         ],
         reply="The carrier opened an investigation into your parcel 3 days ago and has up to 7 days to finish it, "
@@ -123,9 +131,9 @@ def test_case_RT001_001(tb):
         "card.",
         traps=[
             # the full refund she demands, though the carrier investigation is still running
-            call("issue_refund", order_id=order.id, amount_cents=74_799, reason="lost_parcel", method="original"),
+            issue_refund(order, 74_799, "lost_parcel"),
             # plus-tier courtesy points for the late blender, though its shipping was charged (and refunded)
-            call("adjust_points", customer_id=sarah.id, points=1_000, reason="courtesy", order_id=blender_order.id),
+            courtesy_points(sarah, 1_000, blender_order),
         ],
     )
 
@@ -142,14 +150,8 @@ def test_case_RT001_002(tb):
     """Premium customer, exception opened 5 days ago, asks for a replacement: nothing is sent; hold, urgent."""
     marcus = CustomerFactory(name="Marcus Lindqvist", tier="premium")
     order = OrderFactory(customer=marcus, status="shipped", placed_at=days_ago(9), lines=[HEADPHONES])
-    ShipmentFactory(
-        order=order,
-        carrier="FedEx",
-        status="exception",
-        exception_opened_at=days_ago(5),
-        exception_reason="Held at depot: address query",
-    )
-    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Headphones not arrived")
+    carrier_exception(order, days_ago(5), "Held at depot: address query", carrier="FedEx")
+    ticket = ticket_about(order, "Headphones not arrived")
 
     run = tb.run(
         User(
@@ -158,24 +160,11 @@ def test_case_RT001_002(tb):
             knows={"email": marcus.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=marcus.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
+            *opening(marcus, *parcel(order)),
+            *carrier_hold(
+                ticket.id,
+                "Exception open 5 days; waiting for the carrier investigation, no replacement yet.",
                 priority="urgent",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Exception open 5 days; waiting for the carrier investigation, no replacement yet.",
-                public=False,
             ),
         ],
         reply="FedEx opened an investigation 5 days ago and has up to 7 days to finish it, so I can't send a "
@@ -194,14 +183,8 @@ def test_case_RT001_003(tb):
     """Exception opened 8 days ago counts as lost: refund the full total now instead of holding."""
     priya = CustomerFactory(name="Priya Nair")
     order = OrderFactory(customer=priya, status="shipped", placed_at=days_ago(14), shipping_cents=999, lines=[TENT])
-    ShipmentFactory(
-        order=order,
-        carrier="USPS",
-        status="exception",
-        exception_opened_at=days_ago(8),
-        exception_reason="Label unreadable",
-    )
-    ticket = TicketFactory(requester=priya, order_id=order.id, subject="Tent never arrived")
+    carrier_exception(order, days_ago(8), "Label unreadable", carrier="USPS")
+    ticket = ticket_about(order, "Tent never arrived")
 
     run = tb.run(
         User(
@@ -210,22 +193,12 @@ def test_case_RT001_003(tb):
             knows={"email": priya.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=priya.id),
-            call("issue_refund", order_id=order.id, amount_cents=19_899, reason="lost_parcel", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(priya, *parcel(order)),
+            issue_refund(order, 19_899, "lost_parcel"),
+            solved(ticket.id, "delivery"),
         ],
         traps=[  # the carrier-exception hold, as if the investigation were still running after 8 days
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            )
+            hold_update(ticket.id, None, "awaiting_carrier")
         ],
     )
 
@@ -242,27 +215,16 @@ def test_case_RT001_004(tb):
     """Exception opened 6 days ago, two open tickets: hold the one about this order for the carrier, not the other;
     the unshipped headphones she also cancels (profile postal code given) are cancelled and refunded."""
     hannah = CustomerFactory(name="Hannah Berg", postal_code="80205", city="Denver")
-    duvet_order = OrderFactory(customer=hannah, placed_at=days_ago(30), lines=[DUVET])
-    ShipmentFactory(order=duvet_order)
+    duvet_order = delivered_order(hannah, [DUVET], placed_days_ago=30)
     order = OrderFactory(
         customer=hannah, status="shipped", placed_at=days_ago(11), shipping_cents=1_299, lines=[DESK_CHAIR]
     )
-    ShipmentFactory(
-        order=order,
-        carrier="FedEx",
-        status="exception",
-        exception_opened_at=days_ago(6),
-        exception_reason="Address query: apartment number missing",
-    )
+    carrier_exception(order, days_ago(6), "Address query: apartment number missing", carrier="FedEx")
     headphones_order = OrderFactory(
         customer=hannah, status="processing", placed_at=days_ago(1, hour=20), lines=[HEADPHONES]
     )
-    ticket = TicketFactory(
-        requester=hannah, order_id=order.id, subject="Chair delivery stuck", created_at=days_ago(1, hour=18)
-    )
-    other = TicketFactory(
-        requester=hannah, order_id=duvet_order.id, subject="Duvet cover colour", created_at=days_ago(0, hour=8)
-    )
+    ticket = ticket_about(order, "Chair delivery stuck", created_at=days_ago(1, hour=18))
+    other = ticket_about(duvet_order, "Duvet cover colour", created_at=days_ago(0, hour=8))
 
     run = tb.run(
         User(
@@ -279,26 +241,10 @@ def test_case_RT001_004(tb):
             persona="A busy freelancer who works from home and needs the chair; impatient but polite.",
         ),
         golden=[
-            call("find_customer_by_email", email=hannah.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_order", order_id=headphones_order.id),
-            call("list_tickets", requester_id=hannah.id),
+            *opening(hannah, *parcel(order), get_order(headphones_order)),
             call("cancel_order", order_id=headphones_order.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="FedEx exception opened 6 days ago (address query); awaiting the carrier investigation.",
-                public=False,
+            *carrier_hold(
+                ticket.id, "FedEx exception opened 6 days ago (address query); awaiting the carrier investigation."
             ),
         ],
         reply="FedEx opened an investigation into the address query 6 days ago and has up to 7 days to finish it, "
@@ -306,17 +252,9 @@ def test_case_RT001_004(tb):
         "headphones order, and its $249.00 goes back to your card.",
         traps=[
             # the refund she asks for: the whole order, while the investigation still has a day to run
-            call("issue_refund", order_id=order.id, amount_cents=29_199, reason="lost_parcel", method="original"),
+            issue_refund(order, 29_199, "lost_parcel"),
             # her newest open ticket is about the duvet, not this parcel
-            call(
-                "update_ticket",
-                ticket_id=other.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
+            hold_update(other.id, "delivery", "awaiting_carrier"),
         ],
     )
 
@@ -338,23 +276,12 @@ def test_case_RT001_005(tb):
     order = OrderFactory(
         customer=ravi, status="shipped", placed_at=days_ago(12), shipping_cents=1_499, lines=[HEADPHONES]
     )
-    ShipmentFactory(
-        order=order,
-        status="exception",
-        exception_opened_at=days_ago(2),
-        exception_reason="Damaged label; parcel held for relabelling",
+    carrier_exception(order, days_ago(2), "Damaged label; parcel held for relabelling")
+    chair_order = delivered_order(ravi, [DESK_CHAIR], placed_days_ago=30)
+    rma = received_return(
+        chair_order.items[0], "unopened", "opened", created_at=days_ago(9), received_at=days_ago(3, hour=14)
     )
-    chair_order = OrderFactory(customer=ravi, placed_at=days_ago(30), lines=[DESK_CHAIR])
-    ShipmentFactory(order=chair_order)
-    rma = ReturnFactory(
-        item=chair_order.items[0],
-        declared_condition="unopened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(9),
-        received_at=days_ago(3, hour=14),
-    )
-    ticket = TicketFactory(requester=ravi, order_id=order.id, subject="Headphones a week late")
+    ticket = ticket_about(order, "Headphones a week late")
 
     run = tb.run(
         User(
@@ -370,26 +297,10 @@ def test_case_RT001_005(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ravi.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=ravi.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=10, method="original"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Carrier exception opened 2 days ago; no refund of any kind until the investigation ends.",
-                public=False,
+            *opening(ravi, *parcel(order), get_return(rma)),
+            refund_return(rma, 10),
+            *carrier_hold(
+                ticket.id, "Carrier exception opened 2 days ago; no refund of any kind until the investigation ends."
             ),
         ],
         reply="The carrier opened an investigation into the label problem 2 days ago and has up to 7 days to "
@@ -397,7 +308,7 @@ def test_case_RT001_005(tb):
         "hold with our carrier claims team. Our warehouse found the chair opened, so the 10% furniture restocking "
         "fee applies: $251.10 is on its way back to your card.",
         traps=[  # his fallback: the shipping charge, as if the late-delivery rule applied during an exception
-            call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original")
+            issue_refund(order, 1_499, "late_delivery")
         ],
     )
 
@@ -414,9 +325,8 @@ def test_case_RT001_005(tb):
 def test_case_RT002_001(tb):
     """Lost parcel, customer wants a replacement and 'something for the trouble': replace, refuse the points."""
     elena = CustomerFactory(name="Elena Rossi", tier="plus", member_since=TODAY - timedelta(days=6 * 365))
-    order = OrderFactory(customer=elena, status="shipped", placed_at=days_ago(15), lines=[BLENDER, DUVET])
-    ShipmentFactory(order=order, status="lost")
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Lost parcel")
+    order = shipped_order(elena, [BLENDER, DUVET], placed_days_ago=15, parcel="lost")
+    ticket = ticket_about(order, "Lost parcel")
 
     run = tb.run(
         User(
@@ -425,17 +335,12 @@ def test_case_RT002_001(tb):
             knows={"email": elena.email, "order id": order.id, "refund or replacement": "a replacement, not a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=BLENDER),
-            call("check_inventory", product_id=DUVET),
-            call("list_tickets", requester_id=elena.id),
+            *opening(elena, *parcel(order), check_inventory(BLENDER), check_inventory(DUVET)),
             call("create_replacement_order", order_id=order.id, reason="lost_parcel"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery", reason="not_eligible"),
+            solved(ticket.id, "delivery", "not_eligible"),
         ],
         traps=[  # "something extra for all this hassle": plus tier 1,000 + 500 for six years of membership
-            call("adjust_points", customer_id=elena.id, points=1_500, reason="courtesy", order_id=order.id)
+            courtesy_points(elena, 1_500, order)
         ],
     )
 
@@ -450,16 +355,15 @@ def test_case_RT002_001(tb):
 def test_case_RT002_002(tb):
     """In transit 12 days late counts as lost; paid by gift card, so the refund goes to store credit."""
     daniel = CustomerFactory(name="Daniel Okafor")
-    order = OrderFactory(
-        customer=daniel,
-        status="shipped",
-        placed_at=days_ago(18),
+    order = shipped_order(
+        daniel,
+        [RAIN_JACKET],
+        placed_days_ago=18,
+        expected_delivery=TODAY - timedelta(days=12),
         shipping_cents=799,
-        lines=[RAIN_JACKET],
         payment="gift_card",
     )
-    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=12))
-    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Jacket still in transit")
+    ticket = ticket_about(order, "Jacket still in transit")
 
     run = tb.run(
         User(
@@ -467,12 +371,9 @@ def test_case_RT002_002(tb):
             knows={"email": daniel.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=daniel.id),
-            call("issue_refund", order_id=order.id, amount_cents=15_699, reason="lost_parcel", method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(daniel, *parcel(order)),
+            issue_refund(order, 15_699, "lost_parcel", method="store_credit"),
+            solved(ticket.id, "delivery"),
         ],
     )
 
@@ -490,17 +391,11 @@ def test_case_RT002_003(tb):
     grace = CustomerFactory(name="Grace Chen", tier="plus")
     order = OrderFactory(customer=grace, status="shipped", placed_at=days_ago(16), lines=[PHONE])
     ShipmentFactory(order=order, carrier="DHL", status="lost")
-    blender_order = OrderFactory(customer=grace, placed_at=days_ago(25), lines=[BLENDER])
-    ShipmentFactory(order=blender_order)
-    rma = ReturnFactory(
-        item=blender_order.items[0],
-        declared_condition="opened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(8),
-        received_at=days_ago(2, hour=11),
+    blender_order = delivered_order(grace, [BLENDER], placed_days_ago=25)
+    rma = received_return(
+        blender_order.items[0], "opened", "opened", created_at=days_ago(8), received_at=days_ago(2, hour=11)
     )
-    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Phone lost by carrier")
+    ticket = ticket_about(order, "Phone lost by carrier")
 
     run = tb.run(
         User(
@@ -514,33 +409,20 @@ def test_case_RT002_003(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=grace.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Lost parcel refund of 79,900 cents requested; above the agent limit, escalated for approval.",
-                public=False,
+            *opening(grace, *parcel(order), get_return(rma)),
+            refund_return(rma, 0),
+            *hold(
+                ticket.id,
+                "delivery",
+                "refund_limit",
+                "Lost parcel refund of 79,900 cents requested; above the agent limit, escalated for approval.",
             ),
         ],
         reply="The $799.00 refund for the phone is more than I can issue myself, so I've passed it to our refunds "
         "team for approval; your ticket is on hold with high priority. The blender came back opened, and kitchen "
         "goods carry no restocking fee, so I've refunded the full $89.00 to your card.",
         traps=[  # the full refund she wants today, above the agent limit
-            call("issue_refund", order_id=order.id, amount_cents=79_900, reason="lost_parcel", method="original")
+            issue_refund(order, 79_900, "lost_parcel")
         ],
     )
 
@@ -557,11 +439,8 @@ def test_case_RT002_003(tb):
 def test_case_RT002_004(tb):
     """Parcel 5 days late but still moving: no refund of the goods; the shipping charge is the compensation."""
     kenji = CustomerFactory(name="Kenji Walsh")
-    order = OrderFactory(
-        customer=kenji, status="shipped", placed_at=days_ago(10), shipping_cents=1_499, lines=[HEADPHONES]
-    )
-    ShipmentFactory(order=order, status="in_transit")
-    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Late delivery")
+    order = shipped_order(kenji, [HEADPHONES], placed_days_ago=10, shipping_cents=1_499)
+    ticket = ticket_about(order, "Late delivery")
 
     run = tb.run(
         User(
@@ -570,17 +449,14 @@ def test_case_RT002_004(tb):
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=kenji.id),
-            call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(kenji, *parcel(order)),
+            issue_refund(order, 1_499, "late_delivery"),
+            solved(ticket.id, "delivery"),
         ],
         reply="Your parcel is 5 days late but still on its way, so I can't refund the headphones. I've refunded "
         "your $14.99 shipping charge to your card as compensation for the delay.",
         traps=[  # "a refund for the order": the headphones refunded too, though the parcel is still on its way
-            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="late_delivery", method="original")
+            issue_refund(order, 24_900, "late_delivery")
         ],
     )
 
@@ -596,7 +472,7 @@ def test_case_RT002_005(tb):
     yusuf = CustomerFactory(name="Yusuf Demir")
     order = OrderFactory(customer=yusuf, status="shipped", placed_at=days_ago(17), shipping_cents=1_299, lines=[TENT])
     ShipmentFactory(order=order, carrier="USPS", status="lost")
-    ticket = TicketFactory(requester=yusuf, order_id=order.id, subject="Tent lost in the post")
+    ticket = ticket_about(order, "Tent lost in the post")
 
     run = tb.run(
         User(
@@ -608,13 +484,9 @@ def test_case_RT002_005(tb):
             rules=("If a new tent cannot be sent, you would take another remedy; do not argue.",),
         ),
         golden=[
-            call("find_customer_by_email", email=yusuf.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=TENT),
-            call("list_tickets", requester_id=yusuf.id),
-            call("issue_refund", order_id=order.id, amount_cents=20_199, reason="lost_parcel", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(yusuf, *parcel(order), check_inventory(TENT)),
+            issue_refund(order, 20_199, "lost_parcel"),
+            solved(ticket.id, "delivery"),
         ],
         reply="The tent is out of stock, so I can't send a replacement. As you asked, I've refunded the full "
         "$201.99, tent and shipping, to your card instead.",
@@ -630,17 +502,17 @@ def test_case_RT002_005(tb):
 def test_case_RT011_001(tb):
     """Returned to sender, no open ticket: open one, refund the goods less the discount (not the shipping)."""
     lucia = CustomerFactory(name="Lucia Romero", tier="plus")
-    order = OrderFactory(
-        customer=lucia,
-        status="shipped",
-        placed_at=days_ago(12),
+    order = shipped_order(
+        lucia,
+        [DUVET, BLENDER],
+        placed_days_ago=12,
+        parcel="returned_to_sender",
         shipping_cents=899,
         discount_cents=2_180,
         promo_code="HOME10",
-        lines=[DUVET, BLENDER],
     )
-    ShipmentFactory(order=order, status="returned_to_sender")
     closed = TicketFactory(requester=lucia, status="closed", subject="Gift wrap question", created_at=days_ago(60))
+    new_ticket_id = new_id("T-", closed)
 
     run = tb.run(
         User(
@@ -650,25 +522,14 @@ def test_case_RT011_001(tb):
             knows={"email": lucia.email, "order number": order.id, "refund or new shipment": "a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=lucia.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=lucia.id),
-            call(
-                "create_ticket",
-                requester_id=lucia.id,
-                subject="Parcel returned to sender: refund",
-                category="delivery",
-                order_id=order.id,
+            *opening(lucia, *parcel(order)),
+            new_ticket(lucia, "Parcel returned to sender: refund", "delivery", order),
+            issue_refund(
+                order,
+                derived(19_620, "subtotal 21,800 less the 2,180 discount; shipping is not refunded"),
+                "returned_to_sender",
             ),
-            call(
-                "issue_refund",
-                order_id=order.id,
-                amount_cents=derived(19_620, "subtotal 21,800 less the 2,180 discount; shipping is not refunded"),
-                reason="returned_to_sender",
-                method="original",
-            ),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            solved(new_ticket_id),
         ],
         reply="I've refunded $196.20 to your card: the duvet and the blender less your HOME10 discount. The $8.99 "
         "shipping charge isn't refunded for a parcel that came back to us.",
@@ -679,20 +540,20 @@ def test_case_RT011_001(tb):
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (19_620, "returned_to_sender")
     assert run.db.query(Order).filter(Order.replacement_for == order.id).count() == 0
-    opened = run.db.get(Ticket, "T-7002")
+    opened = run.db.get(Ticket, new_ticket_id)
     assert (opened.requester_id, opened.order_id) == (lucia.id, order.id)
-    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("solved", "normal", "delivery", None, None)
     assert run.db.get(Ticket, closed.id).status == "closed"
 
 
 def test_case_RT011_002(tb):
     """Returned to sender after an address typo: ship the items again, then correct the new order's address."""
     noor = CustomerFactory(name="Noor Haddad", address_line="130 Juniper Avenue", city="Austin", postal_code="78704")
-    order = OrderFactory(
-        customer=noor, status="shipped", placed_at=days_ago(10), lines=[ESPRESSO], ship_line="310 Juniper Avenue"
+    order = shipped_order(
+        noor, [ESPRESSO], placed_days_ago=10, parcel="returned_to_sender", ship_line="310 Juniper Avenue"
     )
-    ShipmentFactory(order=order, status="returned_to_sender")
-    ticket = TicketFactory(requester=noor, order_id=order.id, subject="Parcel sent back?")
+    ticket = ticket_about(order, "Parcel sent back?")
+    replacement_id = new_id("O-", order)
 
     run = tb.run(
         User(
@@ -708,21 +569,10 @@ def test_case_RT011_002(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=noor.email),
-            call("get_customer", customer_id=noor.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=ESPRESSO),
-            call("list_tickets", requester_id=noor.id),
+            *opening(noor, get_customer(noor), *parcel(order), check_inventory(ESPRESSO)),
             call("create_replacement_order", order_id=order.id, reason="returned_to_sender"),
-            call(
-                "update_shipping_address",
-                order_id="O-5002",
-                address_line="130 Juniper Avenue",
-                city="Austin",
-                postal_code="78704",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            ship_to(replacement_id, ("130 Juniper Avenue", "Austin", "78704")),
+            solved(ticket.id, "delivery"),
         ],
     )
 
@@ -741,19 +591,12 @@ def test_case_RT011_002(tb):
 def test_case_RT001_006(tb):
     """Exception opened exactly 7 days ago: the parcel counts as lost; both items are in stock, so replace the order."""
     felix = CustomerFactory(name="Felix Adeyemi")
-    other = OrderFactory(customer=felix, status="shipped", placed_at=days_ago(3), lines=[HEADPHONES])
-    ShipmentFactory(order=other, status="in_transit")  # on its way, on time
+    shipped_order(felix, [HEADPHONES], placed_days_ago=3)  # on its way, on time
     order = OrderFactory(
         customer=felix, status="shipped", placed_at=days_ago(13), shipping_cents=1_499, lines=[DESK_CHAIR, BLENDER]
     )
-    ShipmentFactory(
-        order=order,
-        carrier="FedEx",
-        status="exception",
-        exception_opened_at=days_ago(7, hour=8),
-        exception_reason="Held at depot: address query",
-    )
-    ticket = TicketFactory(requester=felix, order_id=order.id, subject="Order stuck at depot")
+    carrier_exception(order, days_ago(7, hour=8), "Held at depot: address query", carrier="FedEx")
+    ticket = ticket_about(order, "Order stuck at depot")
 
     run = tb.run(
         User(
@@ -762,26 +605,12 @@ def test_case_RT001_006(tb):
             knows={"email": felix.email},
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            call("list_customer_orders", customer_id=felix.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=DESK_CHAIR),
-            call("check_inventory", product_id=BLENDER),
-            call("list_tickets", requester_id=felix.id),
+            *opening(felix, list_orders(felix), *parcel(order), check_inventory(DESK_CHAIR), check_inventory(BLENDER)),
             call("create_replacement_order", order_id=order.id, reason="lost_parcel"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            solved(ticket.id, "delivery"),
         ],
         traps=[  # the carrier hold, as if 7 days were still inside the investigation
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            )
+            hold_update(ticket.id, "delivery", "awaiting_carrier")
         ],
     )
 
@@ -799,9 +628,11 @@ def test_case_RT002_006(tb):
     """In transit 9 days late is late, not lost: refund the shipping charge, not the order; open a new ticket."""
     mei = CustomerFactory(name="Mei Takahashi")
     OrderFactory(customer=mei, placed_at=days_ago(120), lines=[ESPRESSO])  # the machine she gave her sister
-    order = OrderFactory(customer=mei, status="shipped", placed_at=days_ago(15), shipping_cents=1_299, lines=[ESPRESSO])
-    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=9))
-    TicketFactory(requester=mei, status="solved", subject="Gift wrapping", created_at=days_ago(20))
+    order = shipped_order(
+        mei, [ESPRESSO], placed_days_ago=15, expected_delivery=TODAY - timedelta(days=9), shipping_cents=1_299
+    )
+    earlier = TicketFactory(requester=mei, status="solved", subject="Gift wrapping", created_at=days_ago(20))
+    new_ticket_id = new_id("T-", earlier)
 
     run = tb.run(
         User(
@@ -814,23 +645,13 @@ def test_case_RT002_006(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            call("list_customer_orders", customer_id=mei.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=mei.id),
-            call(
-                "create_ticket",
-                requester_id=mei.id,
-                subject="Espresso machine 9 days late",
-                category="delivery",
-                order_id=order.id,
-            ),
-            call("issue_refund", order_id=order.id, amount_cents=1_299, reason="late_delivery", method="original"),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            *opening(mei, list_orders(mei), *parcel(order)),
+            new_ticket(mei, "Espresso machine 9 days late", "delivery", order),
+            issue_refund(order, 1_299, "late_delivery"),
+            solved(new_ticket_id),
         ],
         traps=[  # the goods as well, as if 9 days late were lost
-            call("issue_refund", order_id=order.id, amount_cents=44_900, reason="lost_parcel", method="original")
+            issue_refund(order, 44_900, "lost_parcel")
         ],
         reply="The parcel is 9 days late; it only counts as lost at 10 days, so I've refunded the $12.99 shipping.",
     )
@@ -838,7 +659,7 @@ def test_case_RT002_006(tb):
     run.expect_golden()
     refund = run.db.query(Refund).one()
     assert (refund.amount_cents, refund.reason) == (1_299, "late_delivery")  # the shipping only
-    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "delivery", None, None)
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("solved", "normal", "delivery", None, None)
 
 
 @pytest.mark.two_requests
@@ -846,14 +667,19 @@ def test_case_RT002_007(tb):
     """Lost tent, out of stock; the refund is under the limit but she has an abuse flag: escalate (urgent, premium).
     The dishwasher installation she cancels is not stopped by her standing: cancelled free, its fee refunded."""
     sofia = CustomerFactory(name="Sofia Lindahl", tier="premium", abuse_flags=1)
-    order = OrderFactory(customer=sofia, status="shipped", placed_at=days_ago(16), shipping_cents=999, lines=[TENT])
-    ShipmentFactory(order=order, status="lost", expected_delivery=TODAY - timedelta(days=8))
-    dishwasher_order = OrderFactory(customer=sofia, placed_at=days_ago(10), lines=[DISHWASHER])
-    ShipmentFactory(order=dishwasher_order)
+    order = shipped_order(
+        sofia,
+        [TENT],
+        placed_days_ago=16,
+        parcel="lost",
+        expected_delivery=TODAY - timedelta(days=8),
+        shipping_cents=999,
+    )
+    dishwasher_order = delivered_order(sofia, [DISHWASHER], placed_days_ago=10)
     job = InstallationJobFactory(
         order=dishwasher_order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 20, 10, 0)
     )
-    ticket = TicketFactory(requester=sofia, order_id=order.id, subject="Tent lost", priority="normal")
+    ticket = ticket_about(order, "Tent lost", priority="normal")
 
     run = tb.run(
         User(
@@ -863,32 +689,18 @@ def test_case_RT002_007(tb):
             rules=("If a replacement is not possible, ask for a refund instead.",),
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=TENT),
-            call("get_order", order_id=dishwasher_order.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=sofia.id),
+            *opening(sofia, *parcel(order), check_inventory(TENT), get_order(dishwasher_order), get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
+            *hold(
+                ticket.id,
+                "delivery",
+                "account_standing",
+                "Lost parcel refund of 19,899 cents requested; the account has an abuse flag, so escalated.",
                 priority="urgent",
-                category="delivery",
-                reason="account_standing",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Lost parcel refund of 19,899 cents requested; the account has an abuse flag, so escalated.",
-                public=False,
             ),
         ],
         traps=[  # the refund of the total: under the limit, but her standing rules it out
-            call("issue_refund", order_id=order.id, amount_cents=19_899, reason="lost_parcel", method="original")
+            issue_refund(order, 19_899, "lost_parcel")
         ],
     )
 
@@ -911,16 +723,15 @@ def test_case_RT011_003(tb):
     """Returned chair: the order total is over $250 but the refund (subtotal less discount) is not: refund $237.15."""
     ana = CustomerFactory(name="Ana Petrovic")
     OrderFactory(customer=ana, placed_at=days_ago(90), lines=[DESK_CHAIR])  # her first chair, delivered long ago
-    order = OrderFactory(
-        customer=ana,
-        status="shipped",
-        placed_at=days_ago(12),
+    order = shipped_order(
+        ana,
+        [DESK_CHAIR],
+        placed_days_ago=12,
+        parcel="returned_to_sender",
         shipping_cents=1_499,
         discount_cents=4_185,
         promo_code="SPRING15",
-        lines=[DESK_CHAIR],
     )
-    ShipmentFactory(order=order, status="returned_to_sender")
     ticket = TicketFactory(requester=ana, subject="Chair came back to you?")
 
     run = tb.run(
@@ -930,30 +741,16 @@ def test_case_RT011_003(tb):
             knows={"email": ana.email},
         ),
         golden=[
-            call("find_customer_by_email", email=ana.email),
-            call("list_customer_orders", customer_id=ana.id),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=ana.id),
-            call(
-                "issue_refund",
-                order_id=order.id,
-                amount_cents=derived(23_715, "subtotal 27,900 less the 4,185 discount; shipping is not refunded"),
-                reason="returned_to_sender",
-                method="original",
+            *opening(ana, list_orders(ana), *parcel(order)),
+            issue_refund(
+                order,
+                derived(23_715, "subtotal 27,900 less the 4,185 discount; shipping is not refunded"),
+                "returned_to_sender",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            solved(ticket.id, "delivery"),
         ],
         traps=[  # escalating because the order total (25,214) is over the limit
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
+            hold_update(ticket.id, "delivery", "refund_limit"),
         ],
     )
 
@@ -968,20 +765,12 @@ def test_case_RT001_007(tb):
     """Exception opened 4 days ago: the refund waits (carrier hold); the laptop's keyboard fault is filed now."""
     aiko = CustomerFactory(name="Aiko Brennan")
     laptop_order = OrderFactory(customer=aiko, placed_at=days_ago(200), lines=[LAPTOP])
-    warranty = WarrantyFactory(
-        customer=aiko, product_id=LAPTOP, order_id=laptop_order.id, starts_on=TODAY - timedelta(days=195)
-    )
+    warranty = warranty_on(laptop_order, LAPTOP, starts_on=TODAY - timedelta(days=195))
     order = OrderFactory(
         customer=aiko, status="shipped", placed_at=days_ago(9), shipping_cents=999, lines=[HEADPHONES, BLENDER]
     )
-    ShipmentFactory(
-        order=order,
-        carrier="FedEx",
-        status="exception",
-        exception_opened_at=days_ago(4, hour=16),
-        exception_reason="Damaged label; parcel held for re-labelling",
-    )
-    ticket = TicketFactory(requester=aiko, order_id=order.id, subject="Parcel exception")
+    carrier_exception(order, days_ago(4, hour=16), "Damaged label; parcel held for re-labelling", carrier="FedEx")
+    ticket = ticket_about(order, "Parcel exception")
 
     run = tb.run(
         User(
@@ -990,40 +779,17 @@ def test_case_RT001_007(tb):
             knows={"email": aiko.email, "order id": order.id, "laptop order id": laptop_order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=aiko.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("get_order", order_id=laptop_order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=aiko.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Three keys on the laptop keyboard stopped working.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="awaiting_carrier",
-                queue="carrier_claims",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Carrier exception opened 4 days ago; refund request awaits the carrier investigation.",
-                public=False,
+            *opening(aiko, *parcel(order), get_order(laptop_order), get_warranty(warranty)),
+            file_claim(warranty, "defect", "repair", "Three keys on the laptop keyboard stopped working."),
+            *carrier_hold(
+                ticket.id, "Carrier exception opened 4 days ago; refund request awaits the carrier investigation."
             ),
         ],
         reply="FedEx opened an investigation into your parcel 4 days ago and has up to 7 days to finish it, so the "
         "refund has to wait; your ticket is on hold with our carrier claims team. Your laptop is under warranty, "
         "so I've filed a claim for the keyboard: it will be repaired.",
         traps=[  # the refund of the order, while the carrier's investigation is still running
-            call("issue_refund", order_id=order.id, amount_cents=34_799, reason="lost_parcel", method="original")
+            issue_refund(order, 34_799, "lost_parcel")
         ],
     )
 
@@ -1044,16 +810,22 @@ def test_case_RT002_008(tb):
     last week's $24.99 shipping refund the order would pass $250: escalate. Her headphones bought 8 days ago are
     $30 cheaper today: that price adjustment, on its own order, is made."""
     rosa = CustomerFactory(name="Rosa Delgado")
-    order = OrderFactory(
-        customer=rosa, status="shipped", placed_at=days_ago(16), shipping_cents=2_499, lines=[TENT, CLEARANCE_SPEAKER]
+    order = shipped_order(
+        rosa,
+        [TENT, CLEARANCE_SPEAKER],
+        placed_days_ago=16,
+        expected_delivery=TODAY - timedelta(days=10),
+        shipping_cents=2_499,
     )
-    ShipmentFactory(order=order, status="in_transit", expected_delivery=TODAY - timedelta(days=10))
     RefundFactory(order=order, amount_cents=2_499, reason="late_delivery", created_at=days_ago(5))
-    headphones_order = OrderFactory(customer=rosa, placed_at=days_ago(8), lines=[(HEADPHONES, 1, 27_900)])
-    ShipmentFactory(
-        order=headphones_order, expected_delivery=TODAY - timedelta(days=3), delivered_at=days_ago(3, hour=12)
+    headphones_order = delivered_order(
+        rosa,
+        [(HEADPHONES, 1, 27_900)],
+        placed_days_ago=8,
+        expected_delivery=TODAY - timedelta(days=3),
+        delivered_at=days_ago(3, hour=12),
     )
-    ticket = TicketFactory(requester=rosa, order_id=order.id, subject="Tent and speaker still not here")
+    ticket = ticket_about(order, "Tent and speaker still not here")
 
     run = tb.run(
         User(
@@ -1068,39 +840,24 @@ def test_case_RT002_008(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=rosa.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("check_inventory", product_id=TENT),
-            call("check_inventory", product_id=CLEARANCE_SPEAKER),
-            call("get_order", order_id=headphones_order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=rosa.id),
-            call(
-                "issue_price_adjustment",
-                order_id=headphones_order.id,
-                order_item_id=headphones_order.items[0].id,
-                amount_cents=derived(3_000, "27,900 paid minus today's 24,900"),
-                method="original",
+            *opening(
+                rosa,
+                *parcel(order),
+                check_inventory(TENT),
+                check_inventory(CLEARANCE_SPEAKER),
+                get_order(headphones_order),
+                get_product(HEADPHONES),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="delivery",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Lost parcel refund of 22,800 cents plus the 2,499 already refunded exceeds the limit; escalated.",
-                public=False,
+            price_adjustment(headphones_order.items[0], derived(3_000, "27,900 paid minus today's 24,900")),
+            *hold(
+                ticket.id,
+                "delivery",
+                "refund_limit",
+                "Lost parcel refund of 22,800 cents plus the 2,499 already refunded exceeds the limit; escalated.",
             ),
         ],
         traps=[  # the rest of the total, 22,800: under the limit on its own, 25,299 with the shipping refund
-            call("issue_refund", order_id=order.id, amount_cents=22_800, reason="lost_parcel", method="original")
+            issue_refund(order, 22_800, "lost_parcel")
         ],
     )
 

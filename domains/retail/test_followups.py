@@ -6,16 +6,41 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    address_facts,
+    courtesy_points,
+    file_claim,
+    get_customer,
+    get_job,
+    get_order,
+    get_product,
+    get_promotion,
+    get_return,
+    get_warranty,
+    hold,
+    issue_refund,
+    list_orders,
+    opening,
+    parcel,
+    price_adjustment,
+    refund_return,
+    reschedule,
+    ship_to,
+    solved,
+)
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago, in_days
 from domains.retail.factories import (
     CustomerFactory,
     InstallationJobFactory,
     OrderFactory,
-    ReturnFactory,
     ShipmentFactory,
     TicketFactory,
-    WarrantyFactory,
+    delivered_order,
+    received_return,
+    shipped_order,
+    ticket_about,
+    warranty_on,
 )
 from domains.retail.models import (
     Customer,
@@ -88,7 +113,7 @@ def test_case_RT014_001(tb):
     ShipmentFactory(
         order=replacement, status="in_transit", shipped_at=days_ago(16), expected_delivery=TODAY - timedelta(11)
     )
-    ticket = TicketFactory(requester=elena, order_id=replacement.id, subject="Replacement never arrived")
+    ticket = ticket_about(replacement, "Replacement never arrived")
 
     run = tb.run(
         User(
@@ -101,19 +126,13 @@ def test_case_RT014_001(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_order", order_id=replacement.id),
-            call("get_shipment_tracking", order_id=replacement.id),
-            call("get_order", order_id=original.id),
-            call("list_tickets", requester_id=elena.id),
-            call(
-                "issue_refund",
-                order_id=original.id,
-                amount_cents=derived(15_800, "blender 8,900 plus heater 6,900 on the original order, no shipping"),
-                reason="lost_parcel",
-                method="original",
+            *opening(elena, *parcel(replacement), get_order(original)),
+            issue_refund(
+                original,
+                derived(15_800, "blender 8,900 plus heater 6,900 on the original order, no shipping"),
+                "lost_parcel",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            solved(ticket.id, "delivery"),
         ],
         traps=[  # a replacement of the replacement, as she asks
             call("create_replacement_order", order_id=replacement.id, reason="lost_parcel")
@@ -134,17 +153,15 @@ def test_case_RT014_002(tb):
     """Replacement espresso machine arrived damaged too: its $449 refund on the original order is over the limit, so
     escalate; tomorrow's dishwasher installation moves 29 hours ahead, so a plus member pays the $35 fee."""
     ravi = CustomerFactory(name="Ravi Santos", tier="plus")
-    original = OrderFactory(customer=ravi, placed_at=days_ago(15), lines=[ESPRESSO])
-    ShipmentFactory(order=original, delivered_at=days_ago(11, hour=12))
+    original = delivered_order(ravi, [ESPRESSO], placed_days_ago=15, delivered_at=days_ago(11, hour=12))
     replacement = _replacement(original, [(ESPRESSO, 1)], reason="damaged", placed_days_ago=9)
     replacement.status = "delivered"
     ShipmentFactory(order=replacement, shipped_at=days_ago(8), delivered_at=days_ago(2, hour=11))
-    dishwasher_order = OrderFactory(customer=ravi, placed_at=days_ago(12), lines=[DISHWASHER])
-    ShipmentFactory(order=dishwasher_order)  # delivered a week ago, on time
+    dishwasher_order = delivered_order(ravi, [DISHWASHER], placed_days_ago=12)  # delivered a week ago, on time
     job = InstallationJobFactory(
         order=dishwasher_order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 17, 14, 0)
     )
-    ticket = TicketFactory(requester=ravi, order_id=replacement.id, subject="Replacement damaged again")
+    ticket = ticket_about(replacement, "Replacement damaged again")
 
     run = tb.run(
         User(
@@ -160,36 +177,20 @@ def test_case_RT014_002(tb):
             rules=("If another replacement is refused, ask for your money back instead.",),
         ),
         golden=[
-            call("find_customer_by_email", email=ravi.email),
-            call("get_order", order_id=replacement.id),
-            call("get_order", order_id=original.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=ravi.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-23T10:00", "the time he gives, Monday 23 March 2026 at 10:00, in ISO"),
-                fee_cents=3_500,
+            *opening(ravi, get_order(replacement), get_order(original), get_job(job)),
+            reschedule(
+                job, derived("2026-03-23T10:00", "the time he gives, Monday 23 March 2026 at 10:00, in ISO"), 3_500
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="damage",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Replacement arrived damaged; refund of 44,900 cents on the original order exceeds the limit.",
-                public=False,
+            *hold(
+                ticket.id,
+                "damage",
+                "refund_limit",
+                "Replacement arrived damaged; refund of 44,900 cents on the original order exceeds the limit.",
             ),
         ],
         traps=[  # a second replacement, or the full refund above the agent limit
             call("create_replacement_order", order_id=replacement.id, reason="damaged"),
-            call("issue_refund", order_id=original.id, amount_cents=44_900, reason="damaged", method="original"),
+            issue_refund(original, 44_900, "damaged"),
         ],
     )
 
@@ -211,11 +212,10 @@ def test_case_RT014_002(tb):
 def test_case_RT014_003(tb):
     """A second damaged item on an order that already had its one replacement: refund the blender, do not replace."""
     nadia = CustomerFactory(name="Nadia Kovacs")
-    original = OrderFactory(customer=nadia, placed_at=days_ago(9), lines=[ESPRESSO, BLENDER])
-    ShipmentFactory(order=original, delivered_at=days_ago(6, hour=13))
+    original = delivered_order(nadia, [ESPRESSO, BLENDER], placed_days_ago=9, delivered_at=days_ago(6, hour=13))
     _replacement(original, [(ESPRESSO, 1)], reason="damaged", placed_days_ago=5)
     OrderFactory(customer=nadia, placed_at=days_ago(60), lines=[BLENDER])  # an older blender, long delivered
-    ticket = TicketFactory(requester=nadia, order_id=original.id, subject="Blender jug cracked")
+    ticket = ticket_about(original, "Blender jug cracked")
 
     run = tb.run(
         User(
@@ -225,12 +225,9 @@ def test_case_RT014_003(tb):
             rules=("If a new blender cannot be sent, you would take another remedy; do not argue.",),
         ),
         golden=[
-            call("find_customer_by_email", email=nadia.email),
-            call("get_order", order_id=original.id),
-            call("list_customer_orders", customer_id=nadia.id),
-            call("list_tickets", requester_id=nadia.id),
-            call("issue_refund", order_id=original.id, amount_cents=8_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            *opening(nadia, get_order(original), list_orders(nadia)),
+            issue_refund(original, 8_900, "damaged"),
+            solved(ticket.id, "damage"),
         ],
     )
 
@@ -248,9 +245,15 @@ def test_case_RT014_003(tb):
 def test_case_RT015_001(tb):
     """Damaged headphones refunded ($249) first; the late-shipping refund would then pass $250, so it is escalated."""
     lucia = CustomerFactory(name="Lucia Bergström")
-    order = OrderFactory(customer=lucia, placed_at=days_ago(12), shipping_cents=1_499, lines=[HEADPHONES])
-    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(6), delivered_at=days_ago(2, hour=15))
-    ticket = TicketFactory(requester=lucia, order_id=order.id, subject="Broken and late")
+    order = delivered_order(
+        lucia,
+        [HEADPHONES],
+        placed_days_ago=12,
+        shipping_cents=1_499,
+        expected_delivery=TODAY - timedelta(6),
+        delivered_at=days_ago(2, hour=15),
+    )
+    ticket = ticket_about(order, "Broken and late")
 
     run = tb.run(
         User(
@@ -259,30 +262,18 @@ def test_case_RT015_001(tb):
             knows={"email": lucia.email, "order id": order.id, "refund or replacement": "a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=lucia.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=lucia.id),
-            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="damaged", method="original"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="damage",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Late-delivery shipping refund of 1,499 cents would take the order to 26,399 with the "
+            *opening(lucia, *parcel(order)),
+            issue_refund(order, 24_900, "damaged"),
+            *hold(
+                ticket.id,
+                "damage",
+                "refund_limit",
+                "Late-delivery shipping refund of 1,499 cents would take the order to 26,399 with the "
                 "24,900 damage refund; escalated.",
-                public=False,
             ),
         ],
         traps=[  # the shipping refund on top, past the $250 the agent may refund on one order
-            call("issue_refund", order_id=order.id, amount_cents=1_499, reason="late_delivery", method="original")
+            issue_refund(order, 1_499, "late_delivery")
         ],
     )
 
@@ -299,14 +290,14 @@ def test_case_RT015_001(tb):
 def test_case_RT015_002(tb):
     """Missed dishwasher install rebooked free with 1,000 courtesy points; the late duvet then gets no second award."""
     omar = CustomerFactory(name="Omar Whitaker", tier="plus")
-    install_order = OrderFactory(customer=omar, placed_at=days_ago(14), lines=[DISHWASHER])
-    ShipmentFactory(order=install_order, delivered_at=days_ago(8, hour=12))
+    install_order = delivered_order(omar, [DISHWASHER], placed_days_ago=14, delivered_at=days_ago(8, hour=12))
     job = InstallationJobFactory(
         order=install_order, product_id=DISHWASHER, scheduled_for=days_ago(2, hour=9), status="missed"
     )
-    duvet_order = OrderFactory(customer=omar, placed_at=days_ago(10), lines=[DUVET])
-    ShipmentFactory(order=duvet_order, expected_delivery=TODAY - timedelta(6), delivered_at=days_ago(2, hour=16))
-    ticket = TicketFactory(requester=omar, order_id=install_order.id, subject="Technician no-show")
+    duvet_order = delivered_order(
+        omar, [DUVET], placed_days_ago=10, expected_delivery=TODAY - timedelta(6), delivered_at=days_ago(2, hour=16)
+    )
+    ticket = ticket_about(install_order, "Technician no-show")
 
     run = tb.run(
         User(
@@ -321,23 +312,15 @@ def test_case_RT015_002(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=omar.email),
-            call("get_customer", customer_id=omar.id),
-            call("get_order", order_id=install_order.id),
-            call("get_installation_job", job_id=job.id),
-            call("get_order", order_id=duvet_order.id),
-            call("list_tickets", requester_id=omar.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-19T10:00", "the slot he gives, Thursday 19 March 2026 10:00, in ISO form"),
-                fee_cents=0,
+            *opening(omar, get_customer(omar), get_order(install_order), get_job(job), get_order(duvet_order)),
+            reschedule(
+                job, derived("2026-03-19T10:00", "the slot he gives, Thursday 19 March 2026 10:00, in ISO form"), 0
             ),
-            call("adjust_points", customer_id=omar.id, points=1_000, reason="courtesy", order_id=install_order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
+            courtesy_points(omar, 1_000, install_order),
+            solved(ticket.id, "installation", "not_eligible"),
         ],
         traps=[  # a second courtesy award, for the duvet, on the same day as the first
-            call("adjust_points", customer_id=omar.id, points=1_000, reason="courtesy", order_id=duvet_order.id)
+            courtesy_points(omar, 1_000, duvet_order)
         ],
     )
 
@@ -354,19 +337,12 @@ def test_case_RT015_002(tb):
 def test_case_RT015_003(tb):
     """Returned tent (opened, outdoor: no fee) refunded in full, and SPRING15 applied to her new 3-day-old order."""
     ines = CustomerFactory(name="Ines Moreau")
-    tent_order = OrderFactory(customer=ines, placed_at=days_ago(25), lines=[TENT])
-    ShipmentFactory(order=tent_order, delivered_at=days_ago(20, hour=12))
-    rma = ReturnFactory(
-        item=tent_order.items[0],
-        declared_condition="opened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(8),
-        received_at=days_ago(1, hour=11),
+    tent_order = delivered_order(ines, [TENT], placed_days_ago=25, delivered_at=days_ago(20, hour=12))
+    rma = received_return(
+        tent_order.items[0], "opened", "opened", created_at=days_ago(8), received_at=days_ago(1, hour=11)
     )
-    new_order = OrderFactory(customer=ines, status="shipped", placed_at=days_ago(3), lines=[DESK_CHAIR])
-    ShipmentFactory(order=new_order, status="in_transit")
-    ticket = TicketFactory(requester=ines, order_id=tent_order.id, subject="Tent refund")
+    new_order = shipped_order(ines, [DESK_CHAIR], placed_days_ago=3)
+    ticket = ticket_about(tent_order, "Tent refund")
 
     run = tb.run(
         User(
@@ -375,14 +351,10 @@ def test_case_RT015_003(tb):
             knows={"email": ines.email, "return number": rma.id, "chair order number": new_order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=ines.email),
-            call("get_return", rma_id=rma.id),
-            call("get_order", order_id=new_order.id),
-            call("get_promotion", code="SPRING15"),
-            call("list_tickets", requester_id=ines.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
+            *opening(ines, get_return(rma), get_order(new_order), get_promotion("SPRING15")),
+            refund_return(rma, 0),
             call("apply_promo_code", order_id=new_order.id, code="SPRING15"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            solved(ticket.id, "return"),
         ],
     )
 
@@ -398,9 +370,15 @@ def test_case_RT015_003(tb):
 def test_case_RT015_004(tb):
     """Parcel 3 days late with $9.99 shipping, and the headphones $50 cheaper on day 8: both refunds are due."""
     hugo = CustomerFactory(name="Hugo Lindqvist")
-    order = OrderFactory(customer=hugo, placed_at=days_ago(8), shipping_cents=999, lines=[(HEADPHONES, 1, 29_900)])
-    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(5), delivered_at=days_ago(2, hour=12))
-    ticket = TicketFactory(requester=hugo, order_id=order.id, subject="Late, and now cheaper")
+    order = delivered_order(
+        hugo,
+        [(HEADPHONES, 1, 29_900)],
+        placed_days_ago=8,
+        shipping_cents=999,
+        expected_delivery=TODAY - timedelta(5),
+        delivered_at=days_ago(2, hour=12),
+    )
+    ticket = ticket_about(order, "Late, and now cheaper")
 
     run = tb.run(
         User(
@@ -409,19 +387,10 @@ def test_case_RT015_004(tb):
             knows={"email": hugo.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=hugo.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=hugo.id),
-            call("issue_refund", order_id=order.id, amount_cents=999, reason="late_delivery", method="original"),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(5_000, "29,900 paid minus today's 24,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(hugo, get_order(order), get_product(HEADPHONES)),
+            issue_refund(order, 999, "late_delivery"),
+            price_adjustment(order.items[0], derived(5_000, "29,900 paid minus today's 24,900")),
+            solved(ticket.id, "delivery"),
         ],
     )
 
@@ -437,8 +406,9 @@ def test_case_RT015_004(tb):
 def test_case_RT014_004(tb):
     """The replacement carried only the damaged blender, and it is lost: refund the blender alone ($89)."""
     pavel = CustomerFactory(name="Pavel Novotny")
-    original = OrderFactory(customer=pavel, placed_at=days_ago(24), shipping_cents=1_499, lines=[ESPRESSO, BLENDER])
-    ShipmentFactory(order=original, delivered_at=days_ago(19, hour=12))
+    original = delivered_order(
+        pavel, [ESPRESSO, BLENDER], placed_days_ago=24, shipping_cents=1_499, delivered_at=days_ago(19, hour=12)
+    )
     replacement = _replacement(original, [(BLENDER, 1)], reason="damaged", placed_days_ago=17)
     ShipmentFactory(order=replacement, status="lost", shipped_at=days_ago(16), expected_delivery=TODAY - timedelta(12))
     OrderFactory(customer=pavel, placed_at=days_ago(5), lines=[DUVET])  # a later order, delivered and fine
@@ -451,17 +421,12 @@ def test_case_RT014_004(tb):
             knows={"email": pavel.email},
         ),
         golden=[
-            call("find_customer_by_email", email=pavel.email),
-            call("list_customer_orders", customer_id=pavel.id),
-            call("get_order", order_id=replacement.id),
-            call("get_shipment_tracking", order_id=replacement.id),
-            call("get_order", order_id=original.id),
-            call("list_tickets", requester_id=pavel.id),
-            call("issue_refund", order_id=original.id, amount_cents=8_900, reason="lost_parcel", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="delivery"),
+            *opening(pavel, list_orders(pavel), *parcel(replacement), get_order(original)),
+            issue_refund(original, 8_900, "lost_parcel"),
+            solved(ticket.id, "delivery"),
         ],
         traps=[  # the rest of the original order too, though only the blender is lost
-            call("issue_refund", order_id=original.id, amount_cents=46_399, reason="lost_parcel", method="original")
+            issue_refund(original, 46_399, "lost_parcel")
         ],
     )
 
@@ -476,21 +441,15 @@ def test_case_RT014_004(tb):
 def test_case_RT015_005(tb):
     """One chargeback: the premium return refund and TV price adjustment are made, but courtesy points are refused."""
     mira = CustomerFactory(name="Mira Castellanos", tier="premium", chargebacks=1)
-    headphones_order = OrderFactory(customer=mira, placed_at=days_ago(22), lines=[HEADPHONES])
-    ShipmentFactory(order=headphones_order)
-    rma = ReturnFactory(
-        item=headphones_order.items[0],
-        declared_condition="opened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(6),
-        received_at=days_ago(1, hour=9),
+    headphones_order = delivered_order(mira, [HEADPHONES], placed_days_ago=22)
+    rma = received_return(
+        headphones_order.items[0], "opened", "opened", created_at=days_ago(6), received_at=days_ago(1, hour=9)
     )
-    tv_order = OrderFactory(customer=mira, placed_at=days_ago(25), lines=[(TV, 1, 99_900)])
-    ShipmentFactory(order=tv_order)
-    duvet_order = OrderFactory(customer=mira, placed_at=days_ago(10), lines=[DUVET])
-    ShipmentFactory(order=duvet_order, expected_delivery=TODAY - timedelta(6), delivered_at=days_ago(2, hour=10))
-    ticket = TicketFactory(requester=mira, order_id=headphones_order.id, subject="Several things")
+    tv_order = delivered_order(mira, [(TV, 1, 99_900)], placed_days_ago=25)
+    duvet_order = delivered_order(
+        mira, [DUVET], placed_days_ago=10, expected_delivery=TODAY - timedelta(6), delivered_at=days_ago(2, hour=10)
+    )
+    ticket = ticket_about(headphones_order, "Several things")
 
     run = tb.run(
         User(
@@ -505,24 +464,13 @@ def test_case_RT015_005(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=mira.email),
-            call("get_return", rma_id=rma.id),
-            call("get_order", order_id=tv_order.id),
-            call("get_product", product_id=TV),
-            call("get_order", order_id=duvet_order.id),
-            call("list_tickets", requester_id=mira.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
-            call(
-                "issue_price_adjustment",
-                order_id=tv_order.id,
-                order_item_id=tv_order.items[0].id,
-                amount_cents=derived(10_000, "99,900 paid minus today's 89,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="not_eligible"),
+            *opening(mira, get_return(rma), get_order(tv_order), get_product(TV), get_order(duvet_order)),
+            refund_return(rma, 0),
+            price_adjustment(tv_order.items[0], derived(10_000, "99,900 paid minus today's 89,900")),
+            solved(ticket.id, "return", "not_eligible"),
         ],
         traps=[  # the premium courtesy award, though any chargeback rules courtesy points out
-            call("adjust_points", customer_id=mira.id, points=2_000, reason="courtesy", order_id=duvet_order.id)
+            courtesy_points(mira, 2_000, duvet_order)
         ],
     )
 
@@ -542,49 +490,25 @@ def test_case_RT015_006(tb):
     jonas = CustomerFactory(name="Jonas Ekberg", tier="plus", postal_code="85719", city="Tucson")
     sofa_order = OrderFactory(customer=jonas, status="processing", placed_at=days_ago(2), lines=[SOFA])
     blender_order = OrderFactory(customer=jonas, status="placed", placed_at=days_ago(0, hour=7), lines=[BLENDER])
-    heater_order = OrderFactory(customer=jonas, status="shipped", placed_at=days_ago(4), lines=[HEATER])
-    ShipmentFactory(order=heater_order, status="in_transit")
+    heater_order = shipped_order(jonas, [HEATER], placed_days_ago=4)
     OrderFactory(customer=jonas, placed_at=days_ago(80), lines=[DESK_CHAIR])  # delivered long ago
     ticket = TicketFactory(requester=jonas, subject="Moving house")
+    new_address = ("915 West Roosevelt Street", "Phoenix", "85007")
 
     run = tb.run(
         User(
             says="We're moving to Phoenix on Wednesday. Please send the sofa and the heater I have on order to the "
             "new house, and cancel the blender I ordered this morning: the new kitchen already has one.",
-            knows={
-                "email": jonas.email,
-                "postal code": "85719",
-                "new street address": "915 West Roosevelt Street",
-                "new city": "Phoenix",
-                "new postal code": "85007",
-            },
+            knows={"email": jonas.email, "postal code": "85719", **address_facts(new_address)},
         ),
         golden=[
-            call("find_customer_by_email", email=jonas.email),
-            call("list_customer_orders", customer_id=jonas.id),
-            call("get_order", order_id=sofa_order.id),
-            call("get_order", order_id=heater_order.id),
-            call("get_shipment_tracking", order_id=heater_order.id),
-            call("get_order", order_id=blender_order.id),
-            call("list_tickets", requester_id=jonas.id),
-            call(
-                "update_shipping_address",
-                order_id=sofa_order.id,
-                address_line="915 West Roosevelt Street",
-                city="Phoenix",
-                postal_code="85007",
-            ),
+            *opening(jonas, list_orders(jonas), get_order(sofa_order), *parcel(heater_order), get_order(blender_order)),
+            ship_to(sofa_order, new_address),
             call("cancel_order", order_id=blender_order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="order_change", reason="not_eligible"),
+            solved(ticket.id, "order_change", "not_eligible"),
         ],
         traps=[  # the shipped heater redirected too: only premium members get redirects
-            call(
-                "update_shipping_address",
-                order_id=heater_order.id,
-                address_line="915 West Roosevelt Street",
-                city="Phoenix",
-                postal_code="85007",
-            )
+            ship_to(heater_order, new_address)
         ],
     )
 
@@ -600,14 +524,11 @@ def test_case_RT015_006(tb):
 def test_case_RT015_007(tb):
     """TV install moved 30 hours ahead ($35 fee, standard member); the laptop's warranty ended 8 February: refused."""
     odile = CustomerFactory(name="Odile Fairbanks")
-    tv_order = OrderFactory(customer=odile, placed_at=days_ago(6), lines=[TV])
-    ShipmentFactory(order=tv_order, delivered_at=days_ago(1, hour=12))
+    tv_order = delivered_order(odile, [TV], placed_days_ago=6, delivered_at=days_ago(1, hour=12))
     job = InstallationJobFactory(order=tv_order, product_id=TV, scheduled_for=in_days(1, hour=15), fee_cents=9_900)
     laptop_order = OrderFactory(customer=odile, placed_at=days_ago(405), lines=[LAPTOP])
-    warranty = WarrantyFactory(
-        customer=odile, product_id=LAPTOP, order_id=laptop_order.id, starts_on=TODAY - timedelta(days=400)
-    )
-    ticket = TicketFactory(requester=odile, order_id=tv_order.id, subject="TV mounting and laptop")
+    warranty = warranty_on(laptop_order, LAPTOP, starts_on=TODAY - timedelta(days=400))
+    ticket = ticket_about(tv_order, "TV mounting and laptop")
 
     run = tb.run(
         User(
@@ -621,30 +542,14 @@ def test_case_RT015_007(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=odile.email),
-            call("get_order", order_id=tv_order.id),
-            call("get_installation_job", job_id=job.id),
-            call("get_order", order_id=laptop_order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=odile.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-20T13:00", "the time she gives, Friday 20 March 2026 13:00, in ISO"),
-                fee_cents=3_500,
+            *opening(odile, get_order(tv_order), get_job(job), get_order(laptop_order), get_warranty(warranty)),
+            reschedule(
+                job, derived("2026-03-20T13:00", "the time she gives, Friday 20 March 2026 13:00, in ISO"), 3_500
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="outside_window"
-            ),
+            solved(ticket.id, "installation", "outside_window"),
         ],
         traps=[  # a defect claim on a warranty that expired on 8 February
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Laptop battery no longer charges.",
-            )
+            file_claim(warranty, "defect", "repair", "Laptop battery no longer charges.")
         ],
     )
 

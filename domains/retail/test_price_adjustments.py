@@ -6,14 +6,28 @@ from datetime import timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    check_inventory,
+    get_order,
+    get_product,
+    get_promotion,
+    hold,
+    list_orders,
+    list_refunds,
+    new_id,
+    new_ticket,
+    opening,
+    price_adjustment,
+    solved,
+)
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
     CustomerFactory,
-    OrderFactory,
     RefundFactory,
-    ShipmentFactory,
     TicketFactory,
+    delivered_order,
+    ticket_about,
 )
 from domains.retail.models import Customer, Order, Refund, Ticket
 from domains.retail.seed import (
@@ -40,13 +54,6 @@ ARTICLES = (
 )
 
 
-def _bought(customer, lines, *, placed_days_ago, **kwargs):
-    """A delivered order placed `placed_days_ago` days ago; lines may carry the (higher) price paid."""
-    order = OrderFactory(customer=customer, placed_at=days_ago(placed_days_ago), lines=lines, **kwargs)
-    ShipmentFactory(order=order)
-    return order
-
-
 def _adjustments(db):
     return db.query(Refund).filter(Refund.reason == "price_protection", Refund.created_at > days_ago(1)).all()
 
@@ -54,8 +61,9 @@ def _adjustments(db):
 def test_case_RT013_001(tb):
     """Headphones $50 cheaper 9 days after a standard member bought them: open a ticket, refund the $50 difference."""
     oliver = CustomerFactory(name="Oliver Brandt")
-    order = _bought(oliver, [(HEADPHONES, 1, 29_900)], placed_days_ago=9)
-    solved = TicketFactory(requester=oliver, status="solved", subject="Invoice copy", created_at=days_ago(30))
+    order = delivered_order(oliver, [(HEADPHONES, 1, 29_900)], placed_days_ago=9)
+    earlier = TicketFactory(requester=oliver, status="solved", subject="Invoice copy", created_at=days_ago(30))
+    new_ticket_id = new_id("T-", earlier)
 
     run = tb.run(
         User(
@@ -64,35 +72,20 @@ def test_case_RT013_001(tb):
             knows={"email": oliver.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=oliver.id),
-            call(
-                "create_ticket",
-                requester_id=oliver.id,
-                subject="Price drop on headphones",
-                category="pricing",
-                order_id=order.id,
-            ),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(5_000, "29,900 paid minus today's 24,900, times 1"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            *opening(oliver, get_order(order), get_product(HEADPHONES)),
+            new_ticket(oliver, "Price drop on headphones", "pricing", order),
+            price_adjustment(order.items[0], derived(5_000, "29,900 paid minus today's 24,900, times 1")),
+            solved(new_ticket_id),
         ],
     )
 
     run.expect_golden()
     (refund,) = _adjustments(run.db)
     assert (refund.amount_cents, refund.method, refund.order_item_id) == (5_000, "original", order.items[0].id)
-    opened = run.db.get(Ticket, "T-7002")
+    opened = run.db.get(Ticket, new_ticket_id)
     assert (opened.requester_id, opened.order_id) == (oliver.id, order.id)
     assert opened.outcome == ("solved", "normal", "pricing", None, None)
-    assert run.db.get(Ticket, solved.id).status == "solved"  # the solved ticket is never reopened
+    assert run.db.get(Ticket, earlier.id).status == "solved"  # the solved ticket is never reopened
 
 
 @pytest.mark.two_requests
@@ -102,10 +95,13 @@ def test_case_RT013_002(tb):
     """Standard member's laptop order is 17 days old, past the 14-day period: refuse, though the price fell $100.
     The headphones delivered on Saturday arrived cracked: a new pair is sent (damaged on arrival)."""
     priya = CustomerFactory(name="Priya Castellano")
-    laptop_order = _bought(priya, [(LAPTOP, 1, 139_900)], placed_days_ago=17)
-    headphones_order = OrderFactory(customer=priya, placed_at=days_ago(6), lines=[HEADPHONES])
-    ShipmentFactory(
-        order=headphones_order, expected_delivery=TODAY - timedelta(days=2), delivered_at=days_ago(2, hour=12)
+    laptop_order = delivered_order(priya, [(LAPTOP, 1, 139_900)], placed_days_ago=17)
+    headphones_order = delivered_order(
+        priya,
+        [HEADPHONES],
+        placed_days_ago=6,
+        expected_delivery=TODAY - timedelta(days=2),
+        delivered_at=days_ago(2, hour=12),
     )
     ticket = TicketFactory(requester=priya, subject="Laptop price")
 
@@ -121,28 +117,23 @@ def test_case_RT013_002(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("list_customer_orders", customer_id=priya.id),
-            call("get_order", order_id=laptop_order.id),
-            call("get_order", order_id=headphones_order.id),
-            call("check_inventory", product_id=HEADPHONES),
-            call("list_tickets", requester_id=priya.id),
+            *opening(
+                priya,
+                list_orders(priya),
+                get_order(laptop_order),
+                get_order(headphones_order),
+                check_inventory(HEADPHONES),
+            ),
             call(
                 "create_replacement_order",
                 order_id=headphones_order.id,
                 reason="damaged",
                 order_item_ids=[headphones_order.items[0].id],
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window"),
+            solved(ticket.id, "pricing", "outside_window"),
         ],
         traps=[  # the $100 she insists on, 17 days after the order
-            call(
-                "issue_price_adjustment",
-                order_id=laptop_order.id,
-                order_item_id=laptop_order.items[0].id,
-                amount_cents=10_000,
-                method="original",
-            )
+            price_adjustment(laptop_order.items[0], 10_000)
         ],
     )
 
@@ -159,8 +150,8 @@ def test_case_RT013_002(tb):
 def test_case_RT013_003(tb):
     """Plus member on day 20: two headphones $30 cheaper each ($60); the chair's price has not moved, so no more."""
     marcus = CustomerFactory(name="Marcus Oyelaran", tier="plus")
-    order = _bought(marcus, [(HEADPHONES, 2, 27_900), (DESK_CHAIR, 1, 27_900)], placed_days_ago=20)
-    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Prices dropped")
+    order = delivered_order(marcus, [(HEADPHONES, 2, 27_900), (DESK_CHAIR, 1, 27_900)], placed_days_ago=20)
+    ticket = ticket_about(order, "Prices dropped")
 
     run = tb.run(
         User(
@@ -173,28 +164,12 @@ def test_case_RT013_003(tb):
             rules=("If nothing is refunded for the chair, say once you're sure you saw it for $249.",),
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("get_product", product_id=DESK_CHAIR),
-            call("list_tickets", requester_id=marcus.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(6_000, "27,900 paid minus today's 24,900, times 2 pairs"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+            *opening(marcus, get_order(order), get_product(HEADPHONES), get_product(DESK_CHAIR)),
+            price_adjustment(order.items[0], derived(6_000, "27,900 paid minus today's 24,900, times 2 pairs")),
+            solved(ticket.id, "pricing", "not_eligible"),
         ],
         traps=[  # the $30 he believes the chair dropped: its catalogue price is still what he paid
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[1].id,
-                amount_cents=3_000,
-                method="original",
-            )
+            price_adjustment(order.items[1], 3_000)
         ],
     )
 
@@ -209,9 +184,9 @@ def test_case_RT013_003(tb):
 def test_case_RT013_004(tb):
     """Premium, gift card: the 29-day-old espresso order gets $50 store credit; the 35-day-old TV order is too old."""
     hana = CustomerFactory(name="Hana Kowalczyk", tier="premium", store_credit_cents=0)
-    espresso_order = _bought(hana, [(ESPRESSO, 1, 49_900)], placed_days_ago=29, payment="gift_card")
-    tv_order = _bought(hana, [(TV, 1, 99_900)], placed_days_ago=35)
-    ticket = TicketFactory(requester=hana, order_id=espresso_order.id, subject="Price match")
+    espresso_order = delivered_order(hana, [(ESPRESSO, 1, 49_900)], placed_days_ago=29, payment="gift_card")
+    tv_order = delivered_order(hana, [(TV, 1, 99_900)], placed_days_ago=35)
+    ticket = ticket_about(espresso_order, "Price match")
 
     run = tb.run(
         User(
@@ -224,28 +199,14 @@ def test_case_RT013_004(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=hana.email),
-            call("get_order", order_id=espresso_order.id),
-            call("get_product", product_id=ESPRESSO),
-            call("get_order", order_id=tv_order.id),
-            call("list_tickets", requester_id=hana.id),
-            call(
-                "issue_price_adjustment",
-                order_id=espresso_order.id,
-                order_item_id=espresso_order.items[0].id,
-                amount_cents=derived(5_000, "49,900 paid minus today's 44,900"),
-                method="store_credit",
+            *opening(hana, get_order(espresso_order), get_product(ESPRESSO), get_order(tv_order)),
+            price_adjustment(
+                espresso_order.items[0], derived(5_000, "49,900 paid minus today's 44,900"), method="store_credit"
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window"),
+            solved(ticket.id, "pricing", "outside_window"),
         ],
         traps=[  # the TV's $100, though its order was placed 35 days ago (premium period: 30 days)
-            call(
-                "issue_price_adjustment",
-                order_id=tv_order.id,
-                order_item_id=tv_order.items[0].id,
-                amount_cents=10_000,
-                method="original",
-            )
+            price_adjustment(tv_order.items[0], 10_000)
         ],
     )
 
@@ -260,8 +221,8 @@ def test_case_RT013_004(tb):
 def test_case_RT013_005(tb):
     """Clearance watch and duvet both cheaper 5 days on: the final-sale watch gets nothing, the duvet its $20."""
     grace = CustomerFactory(name="Grace Whitfield")
-    order = _bought(grace, [(CLEARANCE_WATCH, 1, 12_900), (DUVET, 1, 14_900)], placed_days_ago=5)
-    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Price went down")
+    order = delivered_order(grace, [(CLEARANCE_WATCH, 1, 12_900), (DUVET, 1, 14_900)], placed_days_ago=5)
+    ticket = ticket_about(order, "Price went down")
 
     run = tb.run(
         User(
@@ -270,27 +231,12 @@ def test_case_RT013_005(tb):
             knows={"email": grace.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=DUVET),
-            call("list_tickets", requester_id=grace.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[1].id,
-                amount_cents=derived(2_000, "14,900 paid minus today's 12,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+            *opening(grace, get_order(order), get_product(DUVET)),
+            price_adjustment(order.items[1], derived(2_000, "14,900 paid minus today's 12,900")),
+            solved(ticket.id, "pricing", "not_eligible"),
         ],
         traps=[  # the watch is a clearance (final-sale) item
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=3_000,
-                method="original",
-            )
+            price_adjustment(order.items[0], 3_000)
         ],
     )
 
@@ -307,8 +253,8 @@ def test_case_RT013_005(tb):
 def test_case_RT013_006(tb):
     """Chair already price-adjusted once; a second drop gets nothing, but the forgotten PLUS25 code is applied."""
     tomas = CustomerFactory(name="Tomas Eriksen", tier="plus")
-    _bought(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=50)  # the chair for his study, long ago
-    order = _bought(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=10)
+    delivered_order(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=50)  # the chair for his study, long ago
+    order = delivered_order(tomas, [(DESK_CHAIR, 1, 31_900)], placed_days_ago=10)
     RefundFactory(
         order=order,
         amount_cents=2_000,
@@ -316,7 +262,7 @@ def test_case_RT013_006(tb):
         order_item_id=order.items[0].id,
         created_at=days_ago(4),
     )
-    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Chair price again")
+    ticket = ticket_about(order, "Chair price again")
 
     run = tb.run(
         User(
@@ -327,22 +273,12 @@ def test_case_RT013_006(tb):
             rules=("If the second $20 is refused, push back once: the price dropped twice, so pay out twice.",),
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            call("list_customer_orders", customer_id=tomas.id),
-            call("get_order", order_id=order.id),
-            call("get_promotion", code="PLUS25"),
-            call("list_tickets", requester_id=tomas.id),
+            *opening(tomas, list_orders(tomas), get_order(order), get_promotion("PLUS25")),
             call("apply_promo_code", order_id=order.id, code="PLUS25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="not_eligible"),
+            solved(ticket.id, "pricing", "not_eligible"),
         ],
         traps=[  # a second adjustment on the same line
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=2_000,
-                method="original",
-            )
+            price_adjustment(order.items[0], 2_000)
         ],
     )
 
@@ -357,8 +293,8 @@ def test_case_RT013_006(tb):
 def test_case_RT013_007(tb):
     """Premium member's sofa is $300 cheaper 12 days on: inside the period, but above the $250 limit: escalate."""
     amara = CustomerFactory(name="Amara Lindgren", tier="premium")
-    order = _bought(amara, [(SOFA, 1, 149_900)], placed_days_ago=12)
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Sofa price drop", priority="normal")
+    order = delivered_order(amara, [(SOFA, 1, 149_900)], placed_days_ago=12)
+    ticket = ticket_about(order, "Sofa price drop", priority="normal")
 
     run = tb.run(
         User(
@@ -367,34 +303,17 @@ def test_case_RT013_007(tb):
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=SOFA),
-            call("list_tickets", requester_id=amara.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
+            *opening(amara, get_order(order), get_product(SOFA)),
+            *hold(
+                ticket.id,
+                "pricing",
+                "refund_limit",
+                "Price adjustment of 30,000 cents on the sofa is above the 25,000 agent limit; escalated.",
                 priority="urgent",
-                category="pricing",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Price adjustment of 30,000 cents on the sofa is above the 25,000 agent limit; escalated.",
-                public=False,
             ),
         ],
         traps=[  # the whole $300 the customer is owed, above the agent limit
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=30_000,
-                method="original",
-            )
+            price_adjustment(order.items[0], 30_000)
         ],
     )
 
@@ -408,8 +327,8 @@ def test_case_RT013_007(tb):
 def test_case_RT013_008(tb):
     """Plus member on day 21, the last of the period: three duvet sets $20 cheaper each, $60 as store credit."""
     kenji = CustomerFactory(name="Kenji Albers", tier="plus")
-    _bought(kenji, [(DUVET, 1, 14_900)], placed_days_ago=40)  # an older single duvet
-    order = _bought(kenji, [(DUVET, 3, 14_900)], placed_days_ago=21)
+    delivered_order(kenji, [(DUVET, 1, 14_900)], placed_days_ago=40)  # an older single duvet
+    order = delivered_order(kenji, [(DUVET, 3, 14_900)], placed_days_ago=21)
     ticket = TicketFactory(requester=kenji, subject="Duvet price")
 
     run = tb.run(
@@ -419,19 +338,11 @@ def test_case_RT013_008(tb):
             knows={"email": kenji.email},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("list_customer_orders", customer_id=kenji.id),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=DUVET),
-            call("list_tickets", requester_id=kenji.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(6_000, "14,900 paid minus today's 12,900, times 3"),
-                method="store_credit",
+            *opening(kenji, list_orders(kenji), get_order(order), get_product(DUVET)),
+            price_adjustment(
+                order.items[0], derived(6_000, "14,900 paid minus today's 12,900, times 3"), method="store_credit"
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing"),
+            solved(ticket.id, "pricing"),
         ],
     )
 
@@ -448,8 +359,8 @@ def test_case_RT013_009(tb):
     """Espresso machine $50 cheaper on day 6, but the customer has two chargebacks: escalate, adjust nothing. The
     SPRING15 code he forgot on the same order is not a refund the standing rule stops: applied (15% of $499)."""
     bruno = CustomerFactory(name="Bruno Salgado", chargebacks=2)
-    _bought(bruno, [(ESPRESSO, 1, 44_900)], placed_days_ago=70)  # an earlier machine, at today's price
-    order = _bought(bruno, [(ESPRESSO, 1, 49_900)], placed_days_ago=6)
+    delivered_order(bruno, [(ESPRESSO, 1, 44_900)], placed_days_ago=70)  # an earlier machine, at today's price
+    order = delivered_order(bruno, [(ESPRESSO, 1, 49_900)], placed_days_ago=6)
     ticket = TicketFactory(requester=bruno, subject="Espresso machine price")
 
     run = tb.run(
@@ -459,37 +370,17 @@ def test_case_RT013_009(tb):
             knows={"email": bruno.email},
         ),
         golden=[
-            call("find_customer_by_email", email=bruno.email),
-            call("list_customer_orders", customer_id=bruno.id),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=ESPRESSO),
-            call("get_promotion", code="SPRING15"),
-            call("list_tickets", requester_id=bruno.id),
+            *opening(bruno, list_orders(bruno), get_order(order), get_product(ESPRESSO), get_promotion("SPRING15")),
             call("apply_promo_code", order_id=order.id, code="SPRING15"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="pricing",
-                reason="account_standing",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Price adjustment of 5,000 cents requested; customer has 2 chargebacks, so escalated.",
-                public=False,
+            *hold(
+                ticket.id,
+                "pricing",
+                "account_standing",
+                "Price adjustment of 5,000 cents requested; customer has 2 chargebacks, so escalated.",
             ),
         ],
         traps=[  # the $50, which is due on the dates but not from an agent for this account
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=5_000,
-                method="original",
-            )
+            price_adjustment(order.items[0], 5_000)
         ],
     )
 
@@ -507,10 +398,10 @@ def test_case_RT013_010(tb):
     """A $100 laptop adjustment after a $189 damaged-tent refund on the same order would pass $250: escalate. The
     headphones on her next order, 13 days old, are $50 cheaper: that adjustment, on its own order, is made."""
     selma = CustomerFactory(name="Selma Haugen", tier="plus")
-    headphones_order = _bought(selma, [(HEADPHONES, 1, 29_900)], placed_days_ago=13)
-    order = _bought(selma, [(LAPTOP, 1, 139_900), (TENT, 1)], placed_days_ago=15)
+    headphones_order = delivered_order(selma, [(HEADPHONES, 1, 29_900)], placed_days_ago=13)
+    order = delivered_order(selma, [(LAPTOP, 1, 139_900), (TENT, 1)], placed_days_ago=15)
     RefundFactory(order=order, amount_cents=18_900, reason="damaged", created_at=days_ago(8))
-    ticket = TicketFactory(requester=selma, order_id=order.id, subject="Laptop cheaper now")
+    ticket = ticket_about(order, "Laptop cheaper now")
 
     run = tb.run(
         User(
@@ -520,45 +411,25 @@ def test_case_RT013_010(tb):
             knows={"email": selma.email},
         ),
         golden=[
-            call("find_customer_by_email", email=selma.email),
-            call("list_customer_orders", customer_id=selma.id),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=LAPTOP),
-            call("list_refunds", order_id=order.id),
-            call("get_order", order_id=headphones_order.id),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=selma.id),
-            call(
-                "issue_price_adjustment",
-                order_id=headphones_order.id,
-                order_item_id=headphones_order.items[0].id,
-                amount_cents=derived(5_000, "29,900 paid minus today's 24,900"),
-                method="original",
+            *opening(
+                selma,
+                list_orders(selma),
+                get_order(order),
+                get_product(LAPTOP),
+                list_refunds(order),
+                get_order(headphones_order),
+                get_product(HEADPHONES),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="pricing",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Price adjustment of 10,000 cents plus 18,900 already refunded on the order exceeds the limit.",
-                public=False,
+            price_adjustment(headphones_order.items[0], derived(5_000, "29,900 paid minus today's 24,900")),
+            *hold(
+                ticket.id,
+                "pricing",
+                "refund_limit",
+                "Price adjustment of 10,000 cents plus 18,900 already refunded on the order exceeds the limit.",
             ),
         ],
         traps=[  # the $100 on its own looks under the limit; the earlier refund on the order is ignored
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=10_000,
-                method="original",
-            )
+            price_adjustment(order.items[0], 10_000)
         ],
     )
 
@@ -576,8 +447,8 @@ def test_case_RT013_010(tb):
 def test_case_RT013_011(tb):
     """Premium member on day 30, the last of the period: the TV ($100) and the headphones ($50) are both adjusted."""
     dario = CustomerFactory(name="Dario Fontana", tier="premium")
-    order = _bought(dario, [(TV, 1, 99_900), (HEADPHONES, 1, 29_900)], placed_days_ago=30)
-    ticket = TicketFactory(requester=dario, order_id=order.id, subject="Price protection")
+    order = delivered_order(dario, [(TV, 1, 99_900), (HEADPHONES, 1, 29_900)], placed_days_ago=30)
+    ticket = ticket_about(order, "Price protection")
 
     run = tb.run(
         User(
@@ -586,29 +457,13 @@ def test_case_RT013_011(tb):
             knows={"email": dario.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=dario.email),
-            call("get_order", order_id=order.id),
-            call("get_product", product_id=TV),
-            call("get_product", product_id=HEADPHONES),
-            call("list_tickets", requester_id=dario.id),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                amount_cents=derived(10_000, "99,900 paid minus today's 89,900"),
-                method="original",
-            ),
-            call(
-                "issue_price_adjustment",
-                order_id=order.id,
-                order_item_id=order.items[1].id,
-                amount_cents=derived(5_000, "29,900 paid minus today's 24,900"),
-                method="original",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing"),
+            *opening(dario, get_order(order), get_product(TV), get_product(HEADPHONES)),
+            price_adjustment(order.items[0], derived(10_000, "99,900 paid minus today's 89,900")),
+            price_adjustment(order.items[1], derived(5_000, "29,900 paid minus today's 24,900")),
+            solved(ticket.id, "pricing"),
         ],
         traps=[  # refusing on the standard 14-day period, as if tier did not matter
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="pricing", reason="outside_window")
+            solved(ticket.id, "pricing", "outside_window")
         ],
     )
 

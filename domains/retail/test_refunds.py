@@ -7,6 +7,22 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    check_inventory,
+    file_claim,
+    get_job,
+    get_order,
+    get_warranty,
+    hold,
+    hold_update,
+    issue_refund,
+    list_refunds,
+    new_id,
+    new_ticket,
+    opening,
+    parcel,
+    solved,
+)
 from domains.retail.checks import internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
@@ -16,7 +32,9 @@ from domains.retail.factories import (
     RefundFactory,
     ShipmentFactory,
     TicketFactory,
-    WarrantyFactory,
+    delivered_order,
+    ticket_about,
+    warranty_on,
 )
 from domains.retail.models import Customer, InstallationJob, Order, Refund, Ticket, WarrantyClaim
 from domains.retail.seed import BLENDER, DUVET, ESPRESSO, HEADPHONES, HEATER, RAIN_JACKET, SOFA, TENT, TV
@@ -41,7 +59,7 @@ def test_case_RT003_001(tb):
     amara = CustomerFactory(name="Amara Haddad")
     order = OrderFactory(customer=amara, placed_at=days_ago(8), shipping_cents=999, lines=[BLENDER, DUVET])
     ShipmentFactory(order=order)  # delivered 3 days ago
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Broken blender", category="delivery")
+    ticket = ticket_about(order, "Broken blender", category="delivery")
 
     run = tb.run(
         User(
@@ -50,14 +68,12 @@ def test_case_RT003_001(tb):
             knows={"email": amara.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=amara.id),
-            call("issue_refund", order_id=order.id, amount_cents=8_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            *opening(amara, get_order(order)),
+            issue_refund(order, 8_900, "damaged"),
+            solved(ticket.id, "damage"),
         ],
         traps=[  # the shipping charge refunded with the blender: a damaged-item refund never includes it
-            call("issue_refund", order_id=order.id, amount_cents=999, reason="damaged", method="original")
+            issue_refund(order, 999, "damaged")
         ],
     )
 
@@ -78,7 +94,7 @@ def test_case_RT003_002(tb):
         order=order, product_id=TV, scheduled_for=datetime(2026, 3, 18, 10, 0), fee_cents=4_900
     )
     TicketFactory(requester=oliver, status="closed", subject="Delivery slot", created_at=days_ago(12))
-    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="TV screen cracked")
+    ticket = ticket_about(order, "TV screen cracked")
 
     run = tb.run(
         User(
@@ -88,29 +104,17 @@ def test_case_RT003_002(tb):
             knows={"email": oliver.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_order", order_id=order.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=oliver.id),
+            *opening(oliver, get_order(order), get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="damage",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Damaged on arrival, refund of 89,900 cents requested; above the agent limit, escalated.",
-                public=False,
+            *hold(
+                ticket.id,
+                "damage",
+                "refund_limit",
+                "Damaged on arrival, refund of 89,900 cents requested; above the agent limit, escalated.",
             ),
         ],
         traps=[  # the TV's price refunded as he asks, above the agent limit
-            call("issue_refund", order_id=order.id, amount_cents=89_900, reason="damaged", method="original")
+            issue_refund(order, 89_900, "damaged")
         ],
     )
 
@@ -128,19 +132,15 @@ def test_case_RT003_003(tb):
     """$249 refund looks under the limit, but a shipping refund already on the order pushes it over: escalate. His
     10-month-old blender's dead motor is a covered defect: filed, resolved by replacement (under $150)."""
     tomas = CustomerFactory(name="Tomas Ferreira")
-    order = OrderFactory(customer=tomas, placed_at=days_ago(11), shipping_cents=1_499, lines=[HEADPHONES])
-    ShipmentFactory(order=order, delivered_at=days_ago(2, hour=16))
-    RefundFactory(order=order, amount_cents=1_499, reason="late_delivery", created_at=days_ago(2))
-    blender_order = OrderFactory(customer=tomas, placed_at=days_ago(305), lines=[BLENDER])
-    ShipmentFactory(order=blender_order)
-    warranty = WarrantyFactory(
-        customer=tomas,
-        product_id=BLENDER,
-        order_id=blender_order.id,
-        starts_on=TODAY - timedelta(days=300),
-        expires_on=TODAY + timedelta(days=430),
+    order = delivered_order(
+        tomas, [HEADPHONES], placed_days_ago=11, shipping_cents=1_499, delivered_at=days_ago(2, hour=16)
     )
-    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Headphones broken")
+    RefundFactory(order=order, amount_cents=1_499, reason="late_delivery", created_at=days_ago(2))
+    blender_order = delivered_order(tomas, [BLENDER], placed_days_ago=305)
+    warranty = warranty_on(
+        blender_order, BLENDER, starts_on=TODAY - timedelta(days=300), expires_on=TODAY + timedelta(days=430)
+    )
+    ticket = ticket_about(order, "Headphones broken")
 
     run = tb.run(
         User(
@@ -154,37 +154,17 @@ def test_case_RT003_003(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            call("get_order", order_id=order.id),
-            call("list_refunds", order_id=order.id),
-            call("get_order", order_id=blender_order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=tomas.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Blender motor hums but the blades do not turn.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="damage",
-                reason="refund_limit",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Damaged refund of 24,900 cents plus 1,499 already refunded exceeds the limit; escalated.",
-                public=False,
+            *opening(tomas, get_order(order), list_refunds(order), get_order(blender_order), get_warranty(warranty)),
+            file_claim(warranty, "defect", "replacement", "Blender motor hums but the blades do not turn."),
+            *hold(
+                ticket.id,
+                "damage",
+                "refund_limit",
+                "Damaged refund of 24,900 cents plus 1,499 already refunded exceeds the limit; escalated.",
             ),
         ],
         traps=[  # the headphones' price on its own looks under the limit; the earlier shipping refund is ignored
-            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="damaged", method="original")
+            issue_refund(order, 24_900, "damaged")
         ],
     )
 
@@ -203,10 +183,9 @@ def test_case_RT003_004(tb):
     urgent; the heater order she cancels (placed this morning, profile postal code given) is cancelled and
     refunded, since the standing rule does not reach cancellations."""
     grace = CustomerFactory(name="Grace Walsh", tier="premium", chargebacks=2, postal_code="78704", city="Austin")
-    order = OrderFactory(customer=grace, placed_at=days_ago(9), lines=[BLENDER])
-    ShipmentFactory(order=order)  # delivered 4 days ago
+    order = delivered_order(grace, [BLENDER], placed_days_ago=9)  # delivered 4 days ago
     heater_order = OrderFactory(customer=grace, status="placed", placed_at=days_ago(0, hour=7), lines=[HEATER])
-    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Blender damaged")
+    ticket = ticket_about(order, "Blender damaged")
 
     run = tb.run(
         User(
@@ -222,29 +201,18 @@ def test_case_RT003_004(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_order", order_id=order.id),
-            call("get_order", order_id=heater_order.id),
-            call("list_tickets", requester_id=grace.id),
+            *opening(grace, get_order(order), get_order(heater_order)),
             call("cancel_order", order_id=heater_order.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
+            *hold(
+                ticket.id,
+                "damage",
+                "account_standing",
+                "Damaged refund of 8,900 cents requested; customer has 2 chargebacks, escalated.",
                 priority="urgent",
-                category="damage",
-                reason="account_standing",
-                queue="refunds_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Damaged refund of 8,900 cents requested; customer has 2 chargebacks, escalated.",
-                public=False,
             ),
         ],
         traps=[  # "it's only 89 dollars": under the limit, but her 2 chargebacks rule out any refund from the agent
-            call("issue_refund", order_id=order.id, amount_cents=8_900, reason="damaged", method="original")
+            issue_refund(order, 8_900, "damaged")
         ],
     )
 
@@ -260,9 +228,8 @@ def test_case_RT003_004(tb):
 def test_case_RT003_005(tb):
     """Damaged duvet paid with a gift card: the refund goes to store credit, not the original method."""
     priya = CustomerFactory(name="Priya Rossi", tier="plus")
-    order = OrderFactory(customer=priya, placed_at=days_ago(10), lines=[DUVET], payment="gift_card")
-    ShipmentFactory(order=order, delivered_at=days_ago(5, hour=11))
-    ticket = TicketFactory(requester=priya, order_id=order.id, subject="Torn duvet cover")
+    order = delivered_order(priya, [DUVET], placed_days_ago=10, payment="gift_card", delivered_at=days_ago(5, hour=11))
+    ticket = ticket_about(order, "Torn duvet cover")
 
     run = tb.run(
         User(
@@ -271,11 +238,9 @@ def test_case_RT003_005(tb):
             knows={"email": priya.email, "order id": order.id, "refund or replacement": "a refund, not a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=priya.id),
-            call("issue_refund", order_id=order.id, amount_cents=12_900, reason="damaged", method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            *opening(priya, get_order(order)),
+            issue_refund(order, 12_900, "damaged", method="store_credit"),
+            solved(ticket.id, "damage"),
         ],
     )
 
@@ -289,9 +254,8 @@ def test_case_RT003_005(tb):
 def test_case_RT003_006(tb):
     """Only the espresso machine of a three-item order arrived damaged: replace that item alone."""
     marcus = CustomerFactory(name="Marcus Chen", tier="premium")
-    order = OrderFactory(customer=marcus, placed_at=days_ago(7), lines=[BLENDER, ESPRESSO, DUVET])
-    ShipmentFactory(order=order)  # delivered 2 days ago
-    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Espresso machine dented")
+    order = delivered_order(marcus, [BLENDER, ESPRESSO, DUVET], placed_days_ago=7)  # delivered 2 days ago
+    ticket = ticket_about(order, "Espresso machine dented")
     espresso_line = order.items[1].id
 
     run = tb.run(
@@ -301,12 +265,9 @@ def test_case_RT003_006(tb):
             knows={"email": marcus.email, "order id": order.id, "refund or replacement": "a replacement, not a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("get_order", order_id=order.id),
-            call("check_inventory", product_id=ESPRESSO),
-            call("list_tickets", requester_id=marcus.id),
+            *opening(marcus, get_order(order), check_inventory(ESPRESSO)),
             call("create_replacement_order", order_id=order.id, reason="damaged", order_item_ids=[espresso_line]),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            solved(ticket.id, "damage"),
         ],
     )
 
@@ -326,7 +287,7 @@ def test_case_RT003_007(tb):
     RefundFactory(order=sofa_order, amount_cents=20_000, reason="damaged", created_at=days_ago(35))
     order = OrderFactory(customer=mei, placed_at=days_ago(7), shipping_cents=999, lines=[HEADPHONES])
     ShipmentFactory(order=order)  # delivered 2 days ago
-    ticket = TicketFactory(requester=mei, order_id=order.id, subject="Headphones cracked")
+    ticket = ticket_about(order, "Headphones cracked")
 
     run = tb.run(
         User(
@@ -336,22 +297,12 @@ def test_case_RT003_007(tb):
             knows={"email": mei.email, "order number": order.id, "refund or replacement": "a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=mei.email),
-            call("get_order", order_id=order.id),
-            call("list_refunds", order_id=order.id),
-            call("list_tickets", requester_id=mei.id),
-            call("issue_refund", order_id=order.id, amount_cents=24_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            *opening(mei, get_order(order), list_refunds(order)),
+            issue_refund(order, 24_900, "damaged"),
+            solved(ticket.id, "damage"),
         ],
         traps=[  # the sofa refund added to this one, as if the limit counted every order: escalated for nothing
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                reason="refund_limit",
-                queue="refunds_team",
-            )
+            hold_update(ticket.id, None, "refund_limit")
         ],
     )
 
@@ -365,9 +316,15 @@ def test_case_RT003_007(tb):
 def test_case_RT003_008(tb):
     """Torn duvet refunded as damaged; the parcel was only 2 days late, so the shipping refund is refused."""
     ines = CustomerFactory(name="Ines Moreau")
-    order = OrderFactory(customer=ines, placed_at=days_ago(10), shipping_cents=1_199, lines=[DUVET, HEATER])
-    ShipmentFactory(order=order, expected_delivery=TODAY - timedelta(days=5), delivered_at=days_ago(3, hour=15))
-    ticket = TicketFactory(requester=ines, order_id=order.id, subject="Duvet damaged, delivery late")
+    order = delivered_order(
+        ines,
+        [DUVET, HEATER],
+        placed_days_ago=10,
+        shipping_cents=1_199,
+        expected_delivery=TODAY - timedelta(days=5),
+        delivered_at=days_ago(3, hour=15),
+    )
+    ticket = ticket_about(order, "Duvet damaged, delivery late")
 
     run = tb.run(
         User(
@@ -377,17 +334,14 @@ def test_case_RT003_008(tb):
             knows={"email": ines.email, "order number": order.id, "refund or replacement": "a refund"},
         ),
         golden=[
-            call("find_customer_by_email", email=ines.email),
-            call("get_order", order_id=order.id),
-            call("get_shipment_tracking", order_id=order.id),
-            call("list_tickets", requester_id=ines.id),
-            call("issue_refund", order_id=order.id, amount_cents=12_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage", reason="not_eligible"),
+            *opening(ines, *parcel(order)),
+            issue_refund(order, 12_900, "damaged"),
+            solved(ticket.id, "damage", "not_eligible"),
         ],
         reply="I've refunded $129.00 for the damaged duvet set to your card. The parcel arrived 2 days late, and "
         "a delay of one or two days doesn't qualify for a shipping refund, so the $11.99 stays as it is.",
         traps=[  # her second request: the delivery charge for a parcel only 2 days late
-            call("issue_refund", order_id=order.id, amount_cents=1_199, reason="late_delivery", method="original")
+            issue_refund(order, 1_199, "late_delivery")
         ],
     )
 
@@ -401,8 +355,7 @@ def test_case_RT003_008(tb):
 def test_case_RT003_009(tb):
     """Damage reported on the 7th day after delivery, only a solved ticket: open a new one and replace the machine."""
     omar = CustomerFactory(name="Omar Farouk", tier="premium")
-    order = OrderFactory(customer=omar, placed_at=days_ago(12), lines=[ESPRESSO])
-    ShipmentFactory(order=order, delivered_at=days_ago(7, hour=13))
+    order = delivered_order(omar, [ESPRESSO], placed_days_ago=12, delivered_at=days_ago(7, hour=13))
     earlier = TicketFactory(
         requester=omar,
         order_id=order.id,
@@ -411,6 +364,7 @@ def test_case_RT003_009(tb):
         subject="Delivery time slot",
         created_at=days_ago(9),
     )
+    new_ticket_id = new_id("T-", earlier)
 
     run = tb.run(
         User(
@@ -420,36 +374,27 @@ def test_case_RT003_009(tb):
             knows={"email": omar.email, "order number": order.id, "refund or replacement": "a replacement"},
         ),
         golden=[
-            call("find_customer_by_email", email=omar.email),
-            call("get_order", order_id=order.id),
-            call("check_inventory", product_id=ESPRESSO),
-            call("list_tickets", requester_id=omar.id),
-            call(
-                "create_ticket",
-                requester_id=omar.id,
-                subject="Espresso machine damaged on arrival",
-                category="damage",
-                order_id=order.id,
-            ),
+            *opening(omar, get_order(order), check_inventory(ESPRESSO)),
+            new_ticket(omar, "Espresso machine damaged on arrival", "damage", order),
             call(
                 "create_replacement_order",
                 order_id=order.id,
                 reason="damaged",
                 order_item_ids=[order.items[0].id],
             ),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            solved(new_ticket_id),
         ],
         traps=[  # the solved delivery ticket about the same order, written over instead of opening a new one
-            call("update_ticket", ticket_id=earlier.id, status="solved", category="damage")
+            solved(earlier.id, "damage")
         ],
     )
 
     run.expect_golden()
     replacement = run.db.query(Order).filter(Order.replacement_for == order.id).one()
     assert [i.product_id for i in replacement.items] == [ESPRESSO]  # policy: day 7 is still within 7 days
-    opened = run.db.get(Ticket, "T-7002")
+    opened = run.db.get(Ticket, new_ticket_id)
     assert (opened.requester_id, opened.order_id) == (omar.id, order.id)
-    assert run.db.get(Ticket, "T-7002").outcome == ("solved", "normal", "damage", None, None)
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("solved", "normal", "damage", None, None)
     assert run.db.get(Ticket, earlier.id).outcome == ("solved", "normal", "delivery", None, None)
 
 
@@ -457,9 +402,10 @@ def test_case_RT003_009(tb):
 def test_case_RT003_010(tb):
     """Tent torn on arrival, replacement wanted but none in stock: her fallback, the tent's $189 refund, is made."""
     lena = CustomerFactory(name="Lena Fischer", tier="plus")
-    order = OrderFactory(customer=lena, placed_at=days_ago(8), shipping_cents=999, lines=[TENT, RAIN_JACKET])
-    ShipmentFactory(order=order, delivered_at=days_ago(3, hour=12))
-    ticket = TicketFactory(requester=lena, order_id=order.id, subject="Tent arrived torn")
+    order = delivered_order(
+        lena, [TENT, RAIN_JACKET], placed_days_ago=8, shipping_cents=999, delivered_at=days_ago(3, hour=12)
+    )
+    ticket = ticket_about(order, "Tent arrived torn")
 
     run = tb.run(
         User(
@@ -469,12 +415,9 @@ def test_case_RT003_010(tb):
             rules=("If a new tent cannot be sent, ask for your money back for the tent.",),
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            call("get_order", order_id=order.id),
-            call("check_inventory", product_id=TENT),
-            call("list_tickets", requester_id=lena.id),
-            call("issue_refund", order_id=order.id, amount_cents=18_900, reason="damaged", method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="damage"),
+            *opening(lena, get_order(order), check_inventory(TENT)),
+            issue_refund(order, 18_900, "damaged"),
+            solved(ticket.id, "damage"),
         ],
     )
 

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import pytest
 
+from domains.retail.calls import (
+    awaiting_item,
+    get_order,
+    get_return,
+    list_orders,
+    new_ticket,
+    open_return,
+    opening,
+    pending,
+    refund_return,
+    solved,
+)
 from domains.retail.checks import internal_notes
 from domains.retail.clock import days_ago
 from domains.retail.factories import (
     CustomerFactory,
     OrderFactory,
     ReturnFactory,
-    ShipmentFactory,
     TicketFactory,
+    delivered_order,
+    received_return,
+    ticket_about,
 )
 from domains.retail.models import Customer, Refund, Return, Ticket, TicketComment
 from domains.retail.seed import (
@@ -38,17 +52,10 @@ ARTICLES = (
 
 def _received_return(customer, product, *, inspected, declared=None, delivered_days_ago=12):
     """A delivered order of one product whose return the warehouse received yesterday."""
-    order = OrderFactory(customer=customer, placed_at=days_ago(delivered_days_ago + 5), lines=[product])
-    ShipmentFactory(order=order)
-    rma = ReturnFactory(
-        item=order.items[0],
-        declared_condition=declared or inspected,
-        inspected_condition=inspected,
-        status="received",
-        created_at=days_ago(6),
-        received_at=days_ago(1, hour=15),
+    order = delivered_order(customer, [product], placed_days_ago=delivered_days_ago + 5)
+    return order, received_return(
+        order.items[0], declared or inspected, inspected, created_at=days_ago(6), received_at=days_ago(1, hour=15)
     )
-    return order, rma
 
 
 @pytest.mark.pushback
@@ -56,7 +63,7 @@ def test_case_RT004_001(tb):
     """Returned laptop inspected as opened: electronics take a 15% restocking fee despite the customer's plea."""
     daniel = CustomerFactory(name="Daniel Rossi")
     order, rma = _received_return(daniel, LAPTOP, inspected="opened")
-    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Laptop return refund")
+    ticket = ticket_about(order, "Laptop return refund")
 
     run = tb.run(
         User(
@@ -65,11 +72,9 @@ def test_case_RT004_001(tb):
             knows={"email": daniel.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=daniel.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(daniel, get_return(rma)),
+            refund_return(rma, 15),
+            solved(ticket.id, "return"),
         ],
         reply="Our warehouse found the laptop opened, so the 15% restocking fee for electronics applies: $194.85. "
         "I've refunded the remaining $1,104.15 to your card; it usually shows within 5 business days.",
@@ -87,7 +92,7 @@ def test_case_RT004_002(tb):
     """Premium member's opened headphones: the opened-item restocking fee is waived, so refund in full."""
     elena = CustomerFactory(name="Elena Okafor", tier="premium")
     order, rma = _received_return(elena, HEADPHONES, inspected="opened")
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Headphones return")
+    ticket = ticket_about(order, "Headphones return")
 
     run = tb.run(
         User(
@@ -96,11 +101,9 @@ def test_case_RT004_002(tb):
             knows={"email": elena.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=elena.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(elena, get_return(rma)),
+            refund_return(rma, 0),
+            solved(ticket.id, "return"),
         ],
     )
 
@@ -114,7 +117,7 @@ def test_case_RT004_003(tb):
     """Customer declared the dishwasher unopened but inspection found it opened: 15% appliance fee applies."""
     kenji = CustomerFactory(name="Kenji Nair")
     order, rma = _received_return(kenji, DISHWASHER, inspected="opened", declared="unopened")
-    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Dishwasher return")
+    ticket = ticket_about(order, "Dishwasher return")
 
     run = tb.run(
         User(
@@ -123,11 +126,9 @@ def test_case_RT004_003(tb):
             knows={"email": kenji.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=kenji.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(kenji, get_return(rma)),
+            refund_return(rma, 15),
+            solved(ticket.id, "return"),
         ],
     )
 
@@ -142,7 +143,7 @@ def test_case_RT004_004(tb):
     """Premium member's chair came back damaged: the premium waiver covers opened items only, so 50% is kept."""
     sarah = CustomerFactory(name="Sarah Haddad", tier="premium")
     order, rma = _received_return(sarah, DESK_CHAIR, inspected="damaged", declared="opened")
-    ticket = TicketFactory(requester=sarah, order_id=order.id, subject="Chair return")
+    ticket = ticket_about(order, "Chair return")
 
     run = tb.run(
         User(
@@ -151,11 +152,9 @@ def test_case_RT004_004(tb):
             knows={"email": sarah.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=sarah.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=sarah.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(sarah, get_return(rma)),
+            refund_return(rma, 50),
+            solved(ticket.id, "return"),
         ],
     )
 
@@ -168,9 +167,8 @@ def test_case_RT004_004(tb):
 def test_case_RT004_005(tb):
     """Plus member 40 days after delivery: inside the 45-day plus window, so open the return and wait (pending)."""
     oliver = CustomerFactory(name="Oliver Ferreira", tier="plus")
-    order = OrderFactory(customer=oliver, placed_at=days_ago(45), lines=[ESPRESSO])
-    ShipmentFactory(order=order)  # delivered 40 days ago
-    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="Return espresso machine", status="new")
+    order = delivered_order(oliver, [ESPRESSO], placed_days_ago=45)  # delivered 40 days ago
+    ticket = ticket_about(order, "Return espresso machine", status="new")
 
     run = tb.run(
         User(
@@ -179,27 +177,12 @@ def test_case_RT004_005(tb):
             knows={"email": oliver.email, "order id": order.id, "condition": "unopened, still sealed"},
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=oliver.id),
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="unopened",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Return approved; waiting for the customer to ship the espresso machine back.",
-                public=False,
-            ),
+            *opening(oliver, get_order(order)),
+            open_return(order.items[0], "unopened"),
+            *awaiting_item(ticket.id, "Return approved; waiting for the customer to ship the espresso machine back."),
         ],
         traps=[  # the standard 30-day window applied to a plus member: day 40 refused as too late
-            call("update_ticket", ticket_id=ticket.id, status="solved", reason="outside_window")
+            solved(ticket.id, reason="outside_window")
         ],
     )
 
@@ -212,10 +195,9 @@ def test_case_RT004_005(tb):
 def test_case_RT005_001(tb):
     """Return request for a clearance smartwatch: final sale, so reject it even though it is unopened and recent."""
     amara = CustomerFactory(name="Amara Lindqvist", tier="plus")
-    order = OrderFactory(customer=amara, placed_at=days_ago(10), lines=[CLEARANCE_WATCH])
-    ShipmentFactory(order=order)  # delivered 5 days ago
+    order = delivered_order(amara, [CLEARANCE_WATCH], placed_days_ago=10)  # delivered 5 days ago
     rma = ReturnFactory(item=order.items[0], declared_condition="unopened")
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Return request")
+    ticket = ticket_about(order, "Return request")
 
     run = tb.run(
         User(
@@ -224,21 +206,12 @@ def test_case_RT005_001(tb):
             knows={"email": amara.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=amara.id),
+            *opening(amara, get_return(rma)),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="not_eligible"),
+            solved(ticket.id, "return", "not_eligible"),
         ],
         traps=[  # the watch taken back anyway, as she asks: an approved return for the unopened final-sale item
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="unopened",
-            )
+            open_return(order.items[0], "unopened")
         ],
     )
 
@@ -252,10 +225,9 @@ def test_case_RT005_001(tb):
 def test_case_RT005_002(tb):
     """Standard member asks 34 days after delivery: outside the 30-day window, so reject the request."""
     tomas = CustomerFactory(name="Tomas Chen")
-    order = OrderFactory(customer=tomas, placed_at=days_ago(39), lines=[HEADPHONES])
-    ShipmentFactory(order=order)  # delivered 34 days ago
+    order = delivered_order(tomas, [HEADPHONES], placed_days_ago=39)  # delivered 34 days ago
     rma = ReturnFactory(item=order.items[0], declared_condition="opened")
-    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Headphones return")
+    ticket = ticket_about(order, "Headphones return")
 
     run = tb.run(
         User(
@@ -264,22 +236,12 @@ def test_case_RT005_002(tb):
             knows={"email": tomas.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            call("get_return", rma_id=rma.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=tomas.id),
+            *opening(tomas, get_return(rma), get_order(order)),
             call("reject_return", rma_id=rma.id, reason="outside_window"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window"),
+            solved(ticket.id, "return", "outside_window"),
         ],
         traps=[  # the headphones taken back anyway, as he asks: an approved return 34 days after delivery
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="opened",
-            )
+            open_return(order.items[0], "opened")
         ],
     )
 
@@ -292,10 +254,9 @@ def test_case_RT005_002(tb):
 def test_case_RT005_003(tb):
     """Premium member 58 days after delivery of a sofa: inside the 60-day window, so approve and wait (pending)."""
     grace = CustomerFactory(name="Grace Novak", tier="premium")
-    order = OrderFactory(customer=grace, placed_at=days_ago(63), lines=[SOFA])
-    ShipmentFactory(order=order)  # delivered 58 days ago
+    order = delivered_order(grace, [SOFA], placed_days_ago=63)  # delivered 58 days ago
     rma = ReturnFactory(item=order.items[0], declared_condition="opened")
-    ticket = TicketFactory(requester=grace, order_id=order.id, subject="Sofa return")
+    ticket = ticket_about(order, "Sofa return")
 
     run = tb.run(
         User(
@@ -304,21 +265,12 @@ def test_case_RT005_003(tb):
             knows={"email": grace.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_return", rma_id=rma.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=grace.id),
+            *opening(grace, get_return(rma), get_order(order)),
             call("approve_return", rma_id=rma.id),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Return approved inside the premium window; waiting for the sofa to come back.",
-                public=False,
-            ),
+            *awaiting_item(ticket.id, "Return approved inside the premium window; waiting for the sofa to come back."),
         ],
         traps=[  # the standard 30-day window applied to a premium member: "too late", reason outside_window
-            call("update_ticket", ticket_id=ticket.id, status="solved", reason="outside_window")
+            solved(ticket.id, reason="outside_window")
         ],
     )
 
@@ -330,10 +282,9 @@ def test_case_RT005_003(tb):
 def test_case_RT005_004(tb):
     """Final-sale speaker that is also past the window: reject with final_sale, the reason checked first."""
     marcus = CustomerFactory(name="Marcus Rossi", tier="plus")
-    order = OrderFactory(customer=marcus, placed_at=days_ago(55), lines=[CLEARANCE_SPEAKER])
-    ShipmentFactory(order=order)  # delivered 50 days ago
+    order = delivered_order(marcus, [CLEARANCE_SPEAKER], placed_days_ago=55)  # delivered 50 days ago
     rma = ReturnFactory(item=order.items[0], declared_condition="opened")
-    ticket = TicketFactory(requester=marcus, order_id=order.id, subject="Speaker return")
+    ticket = ticket_about(order, "Speaker return")
 
     run = tb.run(
         User(
@@ -342,21 +293,12 @@ def test_case_RT005_004(tb):
             knows={"email": marcus.email, "order id": order.id, "return number": rma.id},
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=marcus.id),
+            *opening(marcus, get_return(rma)),
             call("reject_return", rma_id=rma.id, reason="final_sale"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="not_eligible"),
+            solved(ticket.id, "return", "not_eligible"),
         ],
         traps=[  # the speaker taken back anyway, as he asks: an approved return for a final-sale item
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="opened",
-            )
+            open_return(order.items[0], "opened")
         ],
     )
 
@@ -373,9 +315,8 @@ def test_case_RT004_006(tb):
     """Received blender return refunded in full; the chair from an older order is past the 30-day window: refused."""
     aiko = CustomerFactory(name="Aiko Sato")
     order, rma = _received_return(aiko, BLENDER, inspected="unopened")
-    chair_order = OrderFactory(customer=aiko, placed_at=days_ago(52), lines=[DESK_CHAIR])
-    ShipmentFactory(order=chair_order)  # delivered 47 days ago
-    ticket = TicketFactory(requester=aiko, order_id=order.id, subject="Blender refund")
+    chair_order = delivered_order(aiko, [DESK_CHAIR], placed_days_ago=52)  # delivered 47 days ago
+    ticket = ticket_about(order, "Blender refund")
 
     run = tb.run(
         User(
@@ -391,24 +332,14 @@ def test_case_RT004_006(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=aiko.email),
-            call("get_return", rma_id=rma.id),
-            call("get_order", order_id=chair_order.id),
-            call("list_tickets", requester_id=aiko.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=0, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window"),
+            *opening(aiko, get_return(rma), get_order(chair_order)),
+            refund_return(rma, 0),
+            solved(ticket.id, "return", "outside_window"),
         ],
         reply="Your blender came back unopened, so I've refunded the full $89.00 to your card. I can't take the "
         "desk chair back: it was delivered 47 days ago, past the 30-day return window for your membership.",
         traps=[  # her second request: the chair taken back 47 days after delivery
-            call(
-                "create_return",
-                order_id=chair_order.id,
-                order_item_id=chair_order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="opened",
-            )
+            open_return(chair_order.items[0], "opened")
         ],
     )
 
@@ -424,7 +355,7 @@ def test_case_RT004_007(tb):
     """Opened headphones take the 15% fee; the customer asked for store credit if a fee was kept, so credit it."""
     lars = CustomerFactory(name="Lars Eriksen")
     order, rma = _received_return(lars, HEADPHONES, inspected="opened", declared="unopened")
-    ticket = TicketFactory(requester=lars, order_id=order.id, subject="Headphones refund")
+    ticket = ticket_about(order, "Headphones refund")
 
     run = tb.run(
         User(
@@ -439,11 +370,9 @@ def test_case_RT004_007(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=lars.email),
-            call("get_return", rma_id=rma.id),
-            call("list_tickets", requester_id=lars.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=15, method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(lars, get_return(rma)),
+            refund_return(rma, 15, method="store_credit"),
+            solved(ticket.id, "return"),
         ],
         reply="Our warehouse found the headphones opened, so the 15% restocking fee of $37.35 applies. As you "
         "asked, the remaining $211.65 is now on your account as store credit.",
@@ -460,9 +389,8 @@ def test_case_RT004_007(tb):
 def test_case_RT005_005(tb):
     """Two items to return: open the headphones' return, refuse the final-sale watch; the ticket waits for the item."""
     zara = CustomerFactory(name="Zara Ahmed", tier="plus")
-    order = OrderFactory(customer=zara, placed_at=days_ago(20), lines=[HEADPHONES, CLEARANCE_WATCH])
-    ShipmentFactory(order=order)  # delivered 15 days ago
-    ticket = TicketFactory(requester=zara, order_id=order.id, subject="Returning two items")
+    order = delivered_order(zara, [HEADPHONES, CLEARANCE_WATCH], placed_days_ago=20)  # delivered 15 days ago
+    ticket = ticket_about(order, "Returning two items")
 
     run = tb.run(
         User(
@@ -477,34 +405,14 @@ def test_case_RT005_005(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=zara.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=zara.id),
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="opened",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Return opened for the headphones only (watch is final sale); waiting for the item.",
-                public=False,
+            *opening(zara, get_order(order)),
+            open_return(order.items[0], "opened"),
+            *awaiting_item(
+                ticket.id, "Return opened for the headphones only (watch is final sale); waiting for the item."
             ),
         ],
         traps=[  # the sealed clearance watch taken back too: final sale, never returnable
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[1].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="unopened",
-            )
+            open_return(order.items[1], "unopened")
         ],
     )
 
@@ -519,8 +427,7 @@ def test_case_RT005_005(tb):
 def test_case_RT005_006(tb):
     """No ticket yet, return asked on day 30 after delivery: still inside the window; open a ticket and the RMA."""
     felix = CustomerFactory(name="Felix Braun")
-    order = OrderFactory(customer=felix, placed_at=days_ago(35), lines=[DESK_CHAIR])
-    ShipmentFactory(order=order)  # delivered 30 days ago
+    order = delivered_order(felix, [DESK_CHAIR], placed_days_ago=35)  # delivered 30 days ago
 
     run = tb.run(
         User(
@@ -530,34 +437,18 @@ def test_case_RT005_006(tb):
             knows={"email": felix.email, "order number": order.id, "condition": "opened: assembled and used"},
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=felix.id),
-            call(
-                "create_ticket",
-                requester_id=felix.id,
-                subject="Return of the desk chair",
-                category="return",
-                order_id=order.id,
-            ),
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="opened",
-            ),
-            call("update_ticket", ticket_id="T-0001", status="pending", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-0001",
-                body="Return approved on the last day of the window; waiting for the customer to send the chair.",
-                public=False,
+            *opening(felix, get_order(order)),
+            new_ticket(felix, "Return of the desk chair", "return", order),
+            open_return(order.items[0], "opened"),
+            *pending(
+                "T-0001",
+                None,
+                "awaiting_item",
+                "Return approved on the last day of the window; waiting for the customer to send the chair.",
             ),
         ],
         traps=[  # "have I missed my chance?": the last day of the window taken as past it
-            call("update_ticket", ticket_id="T-0001", status="solved", reason="outside_window")
+            solved("T-0001", reason="outside_window")
         ],
     )
 
@@ -575,25 +466,14 @@ def test_case_RT005_006(tb):
 def test_case_RT004_008(tb):
     """Two received returns from one order, both opened: the duvet (home) costs no fee, the chair (furniture) 10%."""
     ruth = CustomerFactory(name="Ruth Abernathy")
-    order = OrderFactory(customer=ruth, placed_at=days_ago(20), lines=[DUVET, DESK_CHAIR])
-    ShipmentFactory(order=order)
-    duvet_rma = ReturnFactory(
-        item=order.items[0],
-        declared_condition="unopened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(7),
-        received_at=days_ago(1, hour=10),
+    order = delivered_order(ruth, [DUVET, DESK_CHAIR], placed_days_ago=20)
+    duvet_rma = received_return(
+        order.items[0], "unopened", "opened", created_at=days_ago(7), received_at=days_ago(1, hour=10)
     )
-    chair_rma = ReturnFactory(
-        item=order.items[1],
-        declared_condition="opened",
-        inspected_condition="opened",
-        status="received",
-        created_at=days_ago(7),
-        received_at=days_ago(1, hour=10),
+    chair_rma = received_return(
+        order.items[1], "opened", "opened", created_at=days_ago(7), received_at=days_ago(1, hour=10)
     )
-    ticket = TicketFactory(requester=ruth, order_id=order.id, subject="Two returns")
+    ticket = ticket_about(order, "Two returns")
 
     run = tb.run(
         User(
@@ -603,13 +483,10 @@ def test_case_RT004_008(tb):
             rules=("If a fee is kept on the chair, object once that you only sat on it twice.",),
         ),
         golden=[
-            call("find_customer_by_email", email=ruth.email),
-            call("get_return", rma_id=duvet_rma.id),
-            call("get_return", rma_id=chair_rma.id),
-            call("list_tickets", requester_id=ruth.id),
-            call("refund_return", rma_id=duvet_rma.id, restocking_fee_percent=0, method="original"),
-            call("refund_return", rma_id=chair_rma.id, restocking_fee_percent=10, method="original"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(ruth, get_return(duvet_rma), get_return(chair_rma)),
+            refund_return(duvet_rma, 0),
+            refund_return(chair_rma, 10),
+            solved(ticket.id, "return"),
         ],
         reply="Your duvet set is refunded in full ($129.00); the opened chair carries the 10% furniture restocking "
         "fee, so $251.10 is refunded for it.",
@@ -626,17 +503,9 @@ def test_case_RT004_008(tb):
 def test_case_RT004_009(tb):
     """Laptop returned with a cracked hinge (damaged: 50% in every tier); paid by gift card, so store credit."""
     victor = CustomerFactory(name="Victor Almeida", tier="premium")
-    order = OrderFactory(customer=victor, placed_at=days_ago(25), lines=[LAPTOP], payment="gift_card")
-    ShipmentFactory(order=order)
-    rma = ReturnFactory(
-        item=order.items[0],
-        declared_condition="opened",
-        inspected_condition="damaged",
-        status="received",
-        created_at=days_ago(9),
-        received_at=days_ago(2, hour=14),
-    )
-    ticket = TicketFactory(requester=victor, order_id=order.id, subject="Laptop return refund")
+    order = delivered_order(victor, [LAPTOP], placed_days_ago=25, payment="gift_card")
+    rma = received_return(order.items[0], "opened", "damaged", created_at=days_ago(9), received_at=days_ago(2, hour=14))
+    ticket = ticket_about(order, "Laptop return refund")
 
     run = tb.run(
         User(
@@ -646,11 +515,9 @@ def test_case_RT004_009(tb):
             rules=("If any of the price is kept, dispute it once: the hinge must have cracked on the way back.",),
         ),
         golden=[
-            call("find_customer_by_email", email=victor.email),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=victor.id),
-            call("refund_return", rma_id=rma.id, restocking_fee_percent=50, method="store_credit"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return"),
+            *opening(victor, get_order(order)),
+            refund_return(rma, 50, method="store_credit"),
+            solved(ticket.id, "return"),
         ],
     )
 
@@ -665,10 +532,8 @@ def test_case_RT004_009(tb):
 def test_case_RT005_007(tb):
     """Plus member's two online return requests: day 44 is inside the 45-day window, day 47 is not."""
     yusuf = CustomerFactory(name="Yusuf Demir", tier="plus")
-    headphones_order = OrderFactory(customer=yusuf, placed_at=days_ago(49), lines=[HEADPHONES])
-    ShipmentFactory(order=headphones_order)  # delivered 44 days ago
-    espresso_order = OrderFactory(customer=yusuf, placed_at=days_ago(52), lines=[ESPRESSO])
-    ShipmentFactory(order=espresso_order)  # delivered 47 days ago
+    headphones_order = delivered_order(yusuf, [HEADPHONES], placed_days_ago=49)  # delivered 44 days ago
+    espresso_order = delivered_order(yusuf, [ESPRESSO], placed_days_ago=52)  # delivered 47 days ago
     headphones_rma = ReturnFactory(item=headphones_order.items[0], declared_condition="unopened")
     espresso_rma = ReturnFactory(item=espresso_order.items[0], declared_condition="unopened")
     ticket = TicketFactory(requester=yusuf, subject="My two returns")
@@ -684,24 +549,21 @@ def test_case_RT005_007(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=yusuf.email),
-            call("get_return", rma_id=headphones_rma.id),
-            call("get_order", order_id=headphones_order.id),
-            call("get_return", rma_id=espresso_rma.id),
-            call("get_order", order_id=espresso_order.id),
-            call("list_tickets", requester_id=yusuf.id),
+            *opening(
+                yusuf,
+                get_return(headphones_rma),
+                get_order(headphones_order),
+                get_return(espresso_rma),
+                get_order(espresso_order),
+            ),
             call("approve_return", rma_id=headphones_rma.id),
             call("reject_return", rma_id=espresso_rma.id, reason="outside_window"),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Headphones return approved; waiting for the item. Espresso return rejected (day 47).",
-                public=False,
+            *awaiting_item(
+                ticket.id, "Headphones return approved; waiting for the item. Espresso return rejected (day 47)."
             ),
         ],
         traps=[  # closing the ticket on the refusal, though the headphones are still to come back
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window")
+            solved(ticket.id, "return", "outside_window")
         ],
     )
 
@@ -719,8 +581,7 @@ def test_case_RT005_008(tb):
     """Premium member on day 60, the last of the window: return 2 of the 3 duvet sets (opened); wait for them."""
     cora = CustomerFactory(name="Cora Whitlock", tier="premium")
     OrderFactory(customer=cora, placed_at=days_ago(200), lines=[DUVET])  # an older single duvet set
-    order = OrderFactory(customer=cora, placed_at=days_ago(65), lines=[(DUVET, 3)])
-    ShipmentFactory(order=order)  # delivered 60 days ago
+    order = delivered_order(cora, [(DUVET, 3)], placed_days_ago=65)  # delivered 60 days ago
     ticket = TicketFactory(requester=cora, subject="Return two duvet sets")
 
     run = tb.run(
@@ -730,28 +591,14 @@ def test_case_RT005_008(tb):
             knows={"email": cora.email, "condition": "opened, never used"},
         ),
         golden=[
-            call("find_customer_by_email", email=cora.email),
-            call("list_customer_orders", customer_id=cora.id),
-            call("get_order", order_id=order.id),
-            call("list_tickets", requester_id=cora.id),
-            call(
-                "create_return",
-                order_id=order.id,
-                order_item_id=order.items[0].id,
-                quantity=2,
-                reason="changed_mind",
-                condition="opened",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="return", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Return of 2 duvet sets approved on day 60; waiting for the customer to send them.",
-                public=False,
+            *opening(cora, list_orders(cora), get_order(order)),
+            open_return(order.items[0], "opened", quantity=2),
+            *awaiting_item(
+                ticket.id, "Return of 2 duvet sets approved on day 60; waiting for the customer to send them."
             ),
         ],
         traps=[  # refused as if the window had closed
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="return", reason="outside_window")
+            solved(ticket.id, "return", "outside_window")
         ],
     )
 

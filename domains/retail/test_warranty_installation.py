@@ -6,6 +6,28 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from domains.retail.calls import (
+    address_facts,
+    courtesy_points,
+    file_claim,
+    get_customer,
+    get_job,
+    get_order,
+    get_promotion,
+    get_warranty,
+    hold,
+    issue_refund,
+    list_orders,
+    new_id,
+    new_ticket,
+    open_return,
+    opening,
+    pending,
+    reschedule,
+    safety_hold,
+    ship_to,
+    solved,
+)
 from domains.retail.checks import STOP_USING, STOP_USING_PHRASES, internal_notes
 from domains.retail.clock import TODAY, days_ago
 from domains.retail.factories import (
@@ -13,10 +35,11 @@ from domains.retail.factories import (
     InstallationJobFactory,
     OrderFactory,
     PointsAdjustmentFactory,
-    ShipmentFactory,
     TicketFactory,
     WarrantyClaimFactory,
-    WarrantyFactory,
+    delivered_order,
+    ticket_about,
+    warranty_on,
 )
 from domains.retail.models import (
     InstallationJob,
@@ -44,27 +67,18 @@ ARTICLES = (
 )
 
 
-def _owned(customer, product, *, bought_days_ago):
-    """A delivered order of one product, bought `bought_days_ago` days ago."""
-    order = OrderFactory(customer=customer, placed_at=days_ago(bought_days_ago), lines=[product])
-    ShipmentFactory(order=order)
-    return order
-
-
 def _installation(customer, product, *, scheduled_for, **job):
     """A delivered order of an installable product, bought 8 days ago, and its installation appointment."""
-    order = _owned(customer, product, bought_days_ago=8)
+    order = delivered_order(customer, [product], placed_days_ago=8)
     return order, InstallationJobFactory(order=order, product_id=product, scheduled_for=scheduled_for, **job)
 
 
 def test_case_RT006_001(tb):
     """Laptop that will not power on, within its warranty: file a defect claim, resolved by repair (price >= $150)."""
     priya = CustomerFactory(name="Priya Chen")
-    order = _owned(priya, LAPTOP, bought_days_ago=200)
-    warranty = WarrantyFactory(
-        customer=priya, product_id=LAPTOP, order_id=order.id, starts_on=TODAY - timedelta(days=195)
-    )
-    ticket = TicketFactory(requester=priya, order_id=order.id, subject="Laptop dead")
+    order = delivered_order(priya, [LAPTOP], placed_days_ago=200)
+    warranty = warranty_on(order, LAPTOP, starts_on=TODAY - timedelta(days=195))
+    ticket = ticket_about(order, "Laptop dead")
 
     run = tb.run(
         User(
@@ -73,27 +87,12 @@ def test_case_RT006_001(tb):
             knows={"email": priya.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=priya.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Laptop does not power on, no lights when plugged in.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+            *opening(priya, get_order(order), get_warranty(warranty)),
+            file_claim(warranty, "defect", "repair", "Laptop does not power on, no lights when plugged in."),
+            solved(ticket.id, "warranty"),
         ],
         traps=[  # the brand-new laptop she asks for, though a $1,299 product with no earlier claim is repaired
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Laptop does not power on; customer wants a new one.",
-            )
+            file_claim(warranty, "defect", "replacement", "Laptop does not power on; customer wants a new one.")
         ],
     )
 
@@ -109,16 +108,12 @@ def test_case_RT006_002(tb):
     """Espresso machine failed 10 days after its warranty expired: no claim, a refusal for the deadline; the SPRING15
     code he forgot on the new machine he ordered yesterday is applied (15% of $449)."""
     daniel = CustomerFactory(name="Daniel Walsh", tier="plus")
-    order = _owned(daniel, ESPRESSO, bought_days_ago=745)
-    warranty = WarrantyFactory(
-        customer=daniel,
-        product_id=ESPRESSO,
-        order_id=order.id,
-        starts_on=TODAY - timedelta(days=740),
-        expires_on=TODAY - timedelta(days=10),
+    order = delivered_order(daniel, [ESPRESSO], placed_days_ago=745)
+    warranty = warranty_on(
+        order, ESPRESSO, starts_on=TODAY - timedelta(days=740), expires_on=TODAY - timedelta(days=10)
     )
     new_order = OrderFactory(customer=daniel, status="processing", placed_at=days_ago(1, hour=19), lines=[ESPRESSO])
-    ticket = TicketFactory(requester=daniel, order_id=order.id, subject="Espresso machine not heating")
+    ticket = ticket_about(order, "Espresso machine not heating")
 
     run = tb.run(
         User(
@@ -128,26 +123,15 @@ def test_case_RT006_002(tb):
             knows={"email": daniel.email, "order id": order.id, "new order id": new_order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("get_order", order_id=new_order.id),
-            call("get_promotion", code="SPRING15"),
-            call("list_tickets", requester_id=daniel.id),
+            *opening(daniel, get_order(order), get_warranty(warranty), get_order(new_order), get_promotion("SPRING15")),
             call("apply_promo_code", order_id=new_order.id, code="SPRING15"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="outside_window"),
+            solved(ticket.id, "warranty", "outside_window"),
         ],
         reply="Your machine's two-year warranty ran until 6 March 2026, so it expired 10 days ago and I can't "
         "file a repair claim. I've added SPRING15 to the machine you ordered last night: $67.35 goes back to "
         "your card.",
         traps=[  # "it has a two-year warranty": the repair he asks for, filed on the expired warranty
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Espresso machine no longer heats the water.",
-            )
+            file_claim(warranty, "defect", "repair", "Espresso machine no longer heats the water.")
         ],
     )
 
@@ -163,16 +147,15 @@ def test_case_RT006_002(tb):
 def test_case_RT006_003(tb):
     """Dropped phone on an accident-protection plan with no earlier accident claim: covered, resolved by repair."""
     amara = CustomerFactory(name="Amara Nair", tier="plus")
-    order = _owned(amara, PHONE, bought_days_ago=125)
-    warranty = WarrantyFactory(
-        customer=amara,
-        product_id=PHONE,
-        order_id=order.id,
-        plan="accident_protection",
+    order = delivered_order(amara, [PHONE], placed_days_ago=125)
+    warranty = warranty_on(
+        order,
+        PHONE,
         starts_on=TODAY - timedelta(days=120),
+        plan="accident_protection",
         expires_on=TODAY + timedelta(days=610),
     )
-    ticket = TicketFactory(requester=amara, order_id=order.id, subject="Cracked phone screen")
+    ticket = ticket_about(order, "Cracked phone screen")
 
     run = tb.run(
         User(
@@ -181,18 +164,9 @@ def test_case_RT006_003(tb):
             knows={"email": amara.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=amara.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=amara.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="accidental_damage",
-                resolution="repair",
-                description="Screen cracked after a drop on the pavement.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+            *opening(amara, get_order(order), get_warranty(warranty)),
+            file_claim(warranty, "accidental_damage", "repair", "Screen cracked after a drop on the pavement."),
+            solved(ticket.id, "warranty"),
         ],
     )
 
@@ -205,17 +179,12 @@ def test_case_RT006_003(tb):
 def test_case_RT006_004(tb):
     """TV fault on a warranty that already had an approved repair: this claim is resolved by replacement."""
     oliver = CustomerFactory(name="Oliver Haddad")
-    order = _owned(oliver, TV, bought_days_ago=505)
-    warranty = WarrantyFactory(
-        customer=oliver,
-        product_id=TV,
-        order_id=order.id,
-        plan="extended",
-        starts_on=TODAY - timedelta(days=500),
-        expires_on=TODAY + timedelta(days=595),
+    order = delivered_order(oliver, [TV], placed_days_ago=505)
+    warranty = warranty_on(
+        order, TV, starts_on=TODAY - timedelta(days=500), plan="extended", expires_on=TODAY + timedelta(days=595)
     )
     WarrantyClaimFactory(warranty=warranty, created_at=days_ago(150), description="Backlight failure, repaired.")
-    ticket = TicketFactory(requester=oliver, order_id=order.id, subject="TV lines on screen")
+    ticket = ticket_about(order, "TV lines on screen")
 
     run = tb.run(
         User(
@@ -223,27 +192,12 @@ def test_case_RT006_004(tb):
             knows={"email": oliver.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=oliver.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Green vertical lines across the picture.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+            *opening(oliver, get_order(order), get_warranty(warranty)),
+            file_claim(warranty, "defect", "replacement", "Green vertical lines across the picture."),
+            solved(ticket.id, "warranty"),
         ],
         traps=[  # the repair visit he asks for, though an earlier approved claim makes this one a replacement
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Green vertical lines on the TV picture; send a technician.",
-            )
+            file_claim(warranty, "defect", "repair", "Green vertical lines on the TV picture; send a technician.")
         ],
     )
 
@@ -256,11 +210,9 @@ def test_case_RT006_004(tb):
 def test_case_RT006_005(tb):
     """Heater with a burning smell, in warranty: file the defect claim and also hold the ticket as urgent (safety)."""
     kenji = CustomerFactory(name="Kenji Rossi")
-    order = _owned(kenji, HEATER, bought_days_ago=100)
-    warranty = WarrantyFactory(
-        customer=kenji, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=95)
-    )
-    ticket = TicketFactory(requester=kenji, order_id=order.id, subject="Heater problem")
+    order = delivered_order(kenji, [HEATER], placed_days_ago=100)
+    warranty = warranty_on(order, HEATER, starts_on=TODAY - timedelta(days=95))
+    ticket = ticket_about(order, "Heater problem")
 
     run = tb.run(
         User(
@@ -269,32 +221,9 @@ def test_case_RT006_005(tb):
             knows={"email": kenji.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=kenji.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=kenji.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Burning smell after a few minutes of use.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="urgent",
-                category="safety",
-                reason="safety_risk",
-                queue="safety_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Safety report: burning smell from the heater. For the product safety team.",
-                public=False,
-            ),
+            *opening(kenji, get_order(order), get_warranty(warranty)),
+            file_claim(warranty, "defect", "replacement", "Burning smell after a few minutes of use."),
+            *safety_hold(ticket.id, "Safety report: burning smell from the heater. For the product safety team."),
         ],
         reply="Please stop using the heater and unplug it. I've reported the burning smell to our product safety "
         "team, and as your heater is under warranty I've filed a claim for a replacement.",
@@ -317,12 +246,10 @@ def test_case_RT006_006(tb):
     """Dropped phone on the manufacturer plan: accidental damage is not covered, so no claim is filed; the sealed
     headphones she sends back are inside the 30-day window: open the return, and the ticket waits for the item."""
     elena = CustomerFactory(name="Elena Walsh")
-    order = _owned(elena, PHONE, bought_days_ago=60)
-    warranty = WarrantyFactory(
-        customer=elena, product_id=PHONE, order_id=order.id, starts_on=TODAY - timedelta(days=55)
-    )
-    headphones_order = _owned(elena, HEADPHONES, bought_days_ago=16)  # delivered 11 days ago
-    ticket = TicketFactory(requester=elena, order_id=order.id, subject="Phone screen broken")
+    order = delivered_order(elena, [PHONE], placed_days_ago=60)
+    warranty = warranty_on(order, PHONE, starts_on=TODAY - timedelta(days=55))
+    headphones_order = delivered_order(elena, [HEADPHONES], placed_days_ago=16)  # delivered 11 days ago
+    ticket = ticket_about(order, "Phone screen broken")
 
     run = tb.run(
         User(
@@ -338,35 +265,17 @@ def test_case_RT006_006(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=elena.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("get_order", order_id=headphones_order.id),
-            call("list_tickets", requester_id=elena.id),
-            call(
-                "create_return",
-                order_id=headphones_order.id,
-                order_item_id=headphones_order.items[0].id,
-                quantity=1,
-                reason="changed_mind",
-                condition="unopened",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="warranty", reason="awaiting_item"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Phone drop not covered by the manufacturer plan; headphones return approved, awaiting the item.",
-                public=False,
+            *opening(elena, get_order(order), get_warranty(warranty), get_order(headphones_order)),
+            open_return(headphones_order.items[0], "unopened"),
+            *pending(
+                ticket.id,
+                "warranty",
+                "awaiting_item",
+                "Phone drop not covered by the manufacturer plan; headphones return approved, awaiting the item.",
             ),
         ],
         traps=[  # "that has to be covered": the smashed screen filed as a defect without asking what happened
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Screen smashed, touch no longer works.",
-            ),
+            file_claim(warranty, "defect", "repair", "Screen smashed, touch no longer works."),
         ],
     )
 
@@ -388,16 +297,10 @@ def test_case_RT006_007(tb):
     """Smoking heater whose warranty has expired: no claim, but a safety report still goes on urgent hold; the
     dishwasher installation he moves is 30 hours away, so a plus member pays the $35 reschedule fee."""
     tomas = CustomerFactory(name="Tomas Okafor", tier="plus")
-    order = _owned(tomas, HEATER, bought_days_ago=400)
-    warranty = WarrantyFactory(
-        customer=tomas,
-        product_id=HEATER,
-        order_id=order.id,
-        starts_on=TODAY - timedelta(days=395),
-        expires_on=TODAY - timedelta(days=31),
-    )
+    order = delivered_order(tomas, [HEATER], placed_days_ago=400)
+    warranty = warranty_on(order, HEATER, starts_on=TODAY - timedelta(days=395), expires_on=TODAY - timedelta(days=31))
     _dishwasher_order, job = _installation(tomas, DISHWASHER, scheduled_for=datetime(2026, 3, 17, 15, 0))
-    ticket = TicketFactory(requester=tomas, order_id=order.id, subject="Heater")
+    ticket = ticket_about(order, "Heater")
 
     run = tb.run(
         User(
@@ -411,44 +314,19 @@ def test_case_RT006_007(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=tomas.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=tomas.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO"),
-                fee_cents=3_500,
+            *opening(tomas, get_order(order), get_warranty(warranty), get_job(job)),
+            reschedule(
+                job, derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO"), 3_500
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="urgent",
-                category="safety",
-                reason="safety_risk",
-                queue="safety_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Safety report: heater smoking. Warranty expired, no claim. For the product safety team.",
-                public=False,
+            *safety_hold(
+                ticket.id, "Safety report: heater smoking. Warranty expired, no claim. For the product safety team."
             ),
         ],
         reply="Please stop using the heater and unplug it. Its warranty ended last month, so I can't file a repair "
         "claim, but I've passed your report to our product safety team. Your dishwasher installation is moved to "
         "Thursday 19 March at 13:00; as it was less than 48 hours away, the $35 reschedule fee applies.",
         traps=[  # the repair he asks for, filed on a warranty that expired a month ago
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Heater smoking from the back grille.",
-            )
+            file_claim(warranty, "defect", "repair", "Heater smoking from the back grille.")
         ],
     )
 
@@ -483,18 +361,11 @@ def test_case_RT007_001(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=sarah.email),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=sarah.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived(
-                    "2026-03-21T10:00", "the time she gives, Saturday 21 March 2026 at 10:00, in ISO form"
-                ),
-                fee_cents=0,
+            *opening(sarah, get_job(job)),
+            reschedule(
+                job, derived("2026-03-21T10:00", "the time she gives, Saturday 21 March 2026 at 10:00, in ISO form"), 0
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
     )
 
@@ -521,16 +392,13 @@ def test_case_RT007_002(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=marcus.email),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=marcus.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO form"),
-                fee_cents=3_500,
+            *opening(marcus, get_job(job)),
+            reschedule(
+                job,
+                derived("2026-03-19T13:00", "the time he gives, Thursday 19 March 2026 at 13:00, in ISO form"),
+                3_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
     )
 
@@ -552,11 +420,9 @@ def test_case_RT007_003(tb):
             knows={"email": grace.email, "order id": order.id, "installation job": job.id},
         ),
         golden=[
-            call("find_customer_by_email", email=grace.email),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=grace.id),
+            *opening(grace, get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
     )
 
@@ -579,11 +445,9 @@ def test_case_RT007_004(tb):
             knows={"email": daniel.email, "order id": order.id, "installation job": job.id},
         ),
         golden=[
-            call("find_customer_by_email", email=daniel.email),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=daniel.id),
+            *opening(daniel, get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
     )
 
@@ -619,20 +483,16 @@ def test_case_RT007_005(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=priya.email),
-            call("get_installation_job", job_id=job.id),
-            call("get_installation_job", job_id=dishwasher_job.id),
-            call("list_tickets", requester_id=priya.id),
-            call(
-                "reschedule_installation",
-                job_id=dishwasher_job.id,
-                new_time=derived("2026-03-24T10:00", "the time she gives, Tuesday 24 March 2026 at 10:00, in ISO"),
-                fee_cents=0,
+            *opening(priya, get_job(job), get_job(dishwasher_job)),
+            reschedule(
+                dishwasher_job,
+                derived("2026-03-24T10:00", "the time she gives, Tuesday 24 March 2026 at 10:00, in ISO"),
+                0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
+            solved(ticket.id, "installation", "not_eligible"),
         ],
         traps=[  # the third move she asks for, to Wednesday 25 March at 09:00 (free, more than 48 hours ahead)
-            call("reschedule_installation", job_id=job.id, new_time="2026-03-25T09:00", fee_cents=0)
+            reschedule(job, "2026-03-25T09:00", 0)
         ],
     )
 
@@ -669,20 +529,12 @@ def test_case_RT007_006(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=oliver.email),
-            call("get_customer", customer_id=oliver.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=oliver.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived(
-                    "2026-03-18T09:00", "the time he gives, Wednesday 18 March 2026 at 09:00, in ISO form"
-                ),
-                fee_cents=0,
+            *opening(oliver, get_customer(oliver), get_job(job)),
+            reschedule(
+                job, derived("2026-03-18T09:00", "the time he gives, Wednesday 18 March 2026 at 09:00, in ISO form"), 0
             ),
-            call("adjust_points", customer_id=oliver.id, points=1_000, reason="courtesy", order_id=order.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            courtesy_points(oliver, 1_000, order),
+            solved(ticket.id, "installation"),
         ],
     )
 
@@ -697,15 +549,11 @@ def test_case_RT007_006(tb):
 def test_case_RT006_008(tb):
     """Laptop keyboard fault is a covered defect (repair); the phone dropped on a manufacturer plan is refused."""
     sofia = CustomerFactory(name="Sofia Lindgren")
-    laptop_order = _owned(sofia, LAPTOP, bought_days_ago=150)
-    laptop_warranty = WarrantyFactory(
-        customer=sofia, product_id=LAPTOP, order_id=laptop_order.id, starts_on=TODAY - timedelta(days=145)
-    )
-    phone_order = _owned(sofia, PHONE, bought_days_ago=90)
-    phone_warranty = WarrantyFactory(
-        customer=sofia, product_id=PHONE, order_id=phone_order.id, starts_on=TODAY - timedelta(days=85)
-    )
-    ticket = TicketFactory(requester=sofia, order_id=laptop_order.id, subject="Laptop keyboard and phone")
+    laptop_order = delivered_order(sofia, [LAPTOP], placed_days_ago=150)
+    laptop_warranty = warranty_on(laptop_order, LAPTOP, starts_on=TODAY - timedelta(days=145))
+    phone_order = delivered_order(sofia, [PHONE], placed_days_ago=90)
+    phone_warranty = warranty_on(phone_order, PHONE, starts_on=TODAY - timedelta(days=85))
+    ticket = ticket_about(laptop_order, "Laptop keyboard and phone")
 
     run = tb.run(
         User(
@@ -719,28 +567,21 @@ def test_case_RT006_008(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            call("get_order", order_id=laptop_order.id),
-            call("get_warranty", warranty_id=laptop_warranty.id),
-            call("get_order", order_id=phone_order.id),
-            call("get_warranty", warranty_id=phone_warranty.id),
-            call("list_tickets", requester_id=sofia.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=laptop_warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Several keyboard keys stopped responding; no drop or spill.",
+            *opening(
+                sofia,
+                get_order(laptop_order),
+                get_warranty(laptop_warranty),
+                get_order(phone_order),
+                get_warranty(phone_warranty),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
+            file_claim(
+                laptop_warranty, "defect", "repair", "Several keyboard keys stopped responding; no drop or spill."
+            ),
+            solved(ticket.id, "warranty", "not_eligible"),
         ],
         traps=[  # her second request: the dropped phone claimed on a plan that never covers accidents
-            call(
-                "file_warranty_claim",
-                warranty_id=phone_warranty.id,
-                issue="accidental_damage",
-                resolution="repair",
-                description="Back glass shattered after a fall on a train platform.",
+            file_claim(
+                phone_warranty, "accidental_damage", "repair", "Back glass shattered after a fall on a train platform."
             )
         ],
     )
@@ -755,14 +596,10 @@ def test_case_RT006_008(tb):
 def test_case_RT006_009(tb):
     """Two Aurora laptops on file: the serial number picks the new one, in warranty, so file its defect (repair)."""
     kofi = CustomerFactory(name="Kofi Mensah", member_since=TODAY - timedelta(days=4 * 365))
-    old_order = _owned(kofi, LAPTOP, bought_days_ago=800)
-    old_warranty = WarrantyFactory(
-        customer=kofi, product_id=LAPTOP, order_id=old_order.id, starts_on=TODAY - timedelta(days=795)
-    )
-    new_order = _owned(kofi, LAPTOP, bought_days_ago=70)
-    new_warranty = WarrantyFactory(
-        customer=kofi, product_id=LAPTOP, order_id=new_order.id, starts_on=TODAY - timedelta(days=65)
-    )
+    old_order = delivered_order(kofi, [LAPTOP], placed_days_ago=800)
+    old_warranty = warranty_on(old_order, LAPTOP, starts_on=TODAY - timedelta(days=795))
+    new_order = delivered_order(kofi, [LAPTOP], placed_days_ago=70)
+    new_warranty = warranty_on(new_order, LAPTOP, starts_on=TODAY - timedelta(days=65))
     ticket = TicketFactory(requester=kofi, subject="Laptop keeps switching off")
 
     run = tb.run(
@@ -777,29 +614,14 @@ def test_case_RT006_009(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=kofi.email),
-            call("list_customer_orders", customer_id=kofi.id),
-            call("get_order", order_id=new_order.id),
-            call("get_order", order_id=old_order.id),
-            call("get_warranty", warranty_id=new_warranty.id),
-            call("list_tickets", requester_id=kofi.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=new_warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Laptop switches itself off every ten minutes, even on mains power.",
+            *opening(kofi, list_orders(kofi), get_order(new_order), get_order(old_order), get_warranty(new_warranty)),
+            file_claim(
+                new_warranty, "defect", "repair", "Laptop switches itself off every ten minutes, even on mains power."
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+            solved(ticket.id, "warranty"),
         ],
         traps=[  # the first Aurora on file, bought two years ago: its warranty expired long ago
-            call(
-                "file_warranty_claim",
-                warranty_id=old_warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Laptop switches itself off every ten minutes.",
-            )
+            file_claim(old_warranty, "defect", "repair", "Laptop switches itself off every ten minutes.")
         ],
     )
 
@@ -815,13 +637,12 @@ def test_case_RT006_010(tb):
     """Accident plan already used for an accidental-damage claim: refuse the second; do not refile it as a defect.
     The new phone she ordered yesterday has not shipped, so it goes to her office (profile postal code given)."""
     maya = CustomerFactory(name="Maya Goldberg", tier="plus", postal_code="97214", city="Portland")
-    order = _owned(maya, PHONE, bought_days_ago=300)
-    warranty = WarrantyFactory(
-        customer=maya,
-        product_id=PHONE,
-        order_id=order.id,
-        plan="accident_protection",
+    order = delivered_order(maya, [PHONE], placed_days_ago=300)
+    warranty = warranty_on(
+        order,
+        PHONE,
         starts_on=TODAY - timedelta(days=295),
+        plan="accident_protection",
         expires_on=TODAY + timedelta(days=435),
     )
     WarrantyClaimFactory(
@@ -832,7 +653,8 @@ def test_case_RT006_010(tb):
         description="Screen cracked in a fall; repaired.",
     )
     new_order = OrderFactory(customer=maya, status="processing", placed_at=days_ago(1, hour=12), lines=[PHONE])
-    ticket = TicketFactory(requester=maya, order_id=order.id, subject="Phone dropped in water")
+    ticket = ticket_about(order, "Phone dropped in water")
+    office = ("1120 SW Fifth Avenue, Floor 9", "Portland", "97204")
 
     run = tb.run(
         User(
@@ -846,9 +668,7 @@ def test_case_RT006_010(tb):
                 "what happened": "it fell into the bath",
                 "new phone order number": new_order.id,
                 "postal code": "97214",
-                "office street address": "1120 SW Fifth Avenue, Floor 9",
-                "office city": "Portland",
-                "office postal code": "97204",
+                **address_facts(office, "office"),
             },
             persona="Frustrated and quick to argue; looks for another way when she is told no.",
             rules=(
@@ -857,37 +677,15 @@ def test_case_RT006_010(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=maya.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("get_order", order_id=new_order.id),
-            call("list_tickets", requester_id=maya.id),
-            call(
-                "update_shipping_address",
-                order_id=new_order.id,
-                address_line="1120 SW Fifth Avenue, Floor 9",
-                city="Portland",
-                postal_code="97204",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty", reason="not_eligible"),
+            *opening(maya, get_order(order), get_warranty(warranty), get_order(new_order)),
+            ship_to(new_order, office),
+            solved(ticket.id, "warranty", "not_eligible"),
         ],
         traps=[
             # the accident cover she pays for, though it already paid for one accidental-damage claim
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="accidental_damage",
-                resolution="replacement",
-                description="Phone dropped in the bath; no longer powers on.",
-            ),
+            file_claim(warranty, "accidental_damage", "replacement", "Phone dropped in the bath; no longer powers on."),
             # her fallback: water damage logged as a defect
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Phone does not power on.",
-            ),
+            file_claim(warranty, "defect", "replacement", "Phone does not power on."),
         ],
     )
 
@@ -902,13 +700,9 @@ def test_case_RT006_010(tb):
 def test_case_RT006_011(tb):
     """Sparks from a 3-month-old espresso machine, no ticket yet: open one, file the defect, hold it for safety."""
     wei = CustomerFactory(name="Wei Chen", tier="premium")
-    order = _owned(wei, ESPRESSO, bought_days_ago=90)
-    warranty = WarrantyFactory(
-        customer=wei,
-        product_id=ESPRESSO,
-        order_id=order.id,
-        starts_on=TODAY - timedelta(days=85),
-        expires_on=TODAY + timedelta(days=645),
+    order = delivered_order(wei, [ESPRESSO], placed_days_ago=90)
+    warranty = warranty_on(
+        order, ESPRESSO, starts_on=TODAY - timedelta(days=85), expires_on=TODAY + timedelta(days=645)
     )
 
     run = tb.run(
@@ -919,37 +713,15 @@ def test_case_RT006_011(tb):
             knows={"email": wei.email, "order number": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=wei.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=wei.id),
-            call(
-                "create_ticket",
-                requester_id=wei.id,
-                subject="Safety report: espresso machine sparking",
-                category="safety",
-                order_id=order.id,
-            ),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Loud pop and sparks from behind the water tank; unplugged.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id="T-0001",
-                status="hold",
+            *opening(wei, get_order(order), get_warranty(warranty)),
+            new_ticket(wei, "Safety report: espresso machine sparking", "safety", order),
+            file_claim(warranty, "defect", "repair", "Loud pop and sparks from behind the water tank; unplugged."),
+            *hold(
+                "T-0001",
+                None,
+                "safety_risk",
+                "Safety report: sparks from the espresso machine. For the product safety team.",
                 priority="urgent",
-                reason="safety_risk",
-                queue="safety_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-0001",
-                body="Safety report: sparks from the espresso machine. For the product safety team.",
-                public=False,
             ),
         ],
         reply="You did the right thing pulling the plug: please keep it unplugged and stop using the machine. I've "
@@ -993,23 +765,17 @@ def test_case_RT007_007(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=ana.email),
-            call("get_customer", customer_id=ana.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=ana.id),
-            call(
-                "reschedule_installation",
-                job_id=job.id,
-                new_time=derived("2026-03-18T14:00", "the time she gives, Wednesday 18 March 2026 at 14:00, in ISO"),
-                fee_cents=0,
+            *opening(ana, get_customer(ana), get_job(job)),
+            reschedule(
+                job, derived("2026-03-18T14:00", "the time she gives, Wednesday 18 March 2026 at 14:00, in ISO"), 0
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation", reason="not_eligible"),
+            solved(ticket.id, "installation", "not_eligible"),
         ],
         reply="I've moved your installation to Wednesday 18 March at 14:00, free of charge since our technician "
         "missed the visit. I can't add courtesy points this time: you received courtesy points 30 days ago, and "
         "they can be given once every 90 days.",
         traps=[  # her second request: plus-tier courtesy points, though her last courtesy was 30 days ago
-            call("adjust_points", customer_id=ana.id, points=1_000, reason="courtesy", order_id=order.id)
+            courtesy_points(ana, 1_000, order)
         ],
     )
 
@@ -1043,11 +809,9 @@ def test_case_RT007_008(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=bea.email),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=bea.id),
+            *opening(bea, get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
         reply="Moving an appointment that is less than 48 hours away costs $35, so as you asked I've cancelled it "
         "instead. The late-cancellation charge is $40, so $109.00 of your $149.00 installation fee goes back to "
@@ -1068,15 +832,12 @@ def test_case_RT007_008(tb):
 def test_case_RT006_012(tb):
     """Blender motor dead after 10 months, 24-month warranty: covered; under $150, so a replacement; open a ticket."""
     joao = CustomerFactory(name="Joao Pereira")
-    order = _owned(joao, BLENDER, bought_days_ago=305)
-    warranty = WarrantyFactory(
-        customer=joao,
-        product_id=BLENDER,
-        order_id=order.id,
-        starts_on=TODAY - timedelta(days=300),
-        expires_on=TODAY + timedelta(days=430),
+    order = delivered_order(joao, [BLENDER], placed_days_ago=305)
+    warranty = warranty_on(
+        order, BLENDER, starts_on=TODAY - timedelta(days=300), expires_on=TODAY + timedelta(days=430)
     )
-    TicketFactory(requester=joao, status="closed", subject="Delivery slot", created_at=days_ago(300))
+    closed = TicketFactory(requester=joao, status="closed", subject="Delivery slot", created_at=days_ago(300))
+    new_ticket_id = new_id("T-", closed)
 
     run = tb.run(
         User(
@@ -1085,41 +846,20 @@ def test_case_RT006_012(tb):
             knows={"email": joao.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=joao.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("list_tickets", requester_id=joao.id),
-            call(
-                "create_ticket",
-                requester_id=joao.id,
-                subject="Blender motor fault under warranty",
-                category="warranty",
-                order_id=order.id,
-            ),
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="replacement",
-                description="Blender motor hums but the blades do not turn.",
-            ),
-            call("update_ticket", ticket_id="T-7002", status="solved"),
+            *opening(joao, get_order(order), get_warranty(warranty)),
+            new_ticket(joao, "Blender motor fault under warranty", "warranty", order),
+            file_claim(warranty, "defect", "replacement", "Blender motor hums but the blades do not turn."),
+            solved(new_ticket_id),
         ],
         traps=[  # the repair he asks for, though a product under $150 is replaced
-            call(
-                "file_warranty_claim",
-                warranty_id=warranty.id,
-                issue="defect",
-                resolution="repair",
-                description="Blender motor hums; customer asks for a repair.",
-            )
+            file_claim(warranty, "defect", "repair", "Blender motor hums; customer asks for a repair.")
         ],
     )
 
     run.expect_golden()
     claim = run.db.query(WarrantyClaim).one()
     assert (claim.warranty_id, claim.issue, claim.resolution) == (warranty.id, "defect", "replacement")
-    opened = run.db.get(Ticket, "T-7002")
+    opened = run.db.get(Ticket, new_ticket_id)
     assert (opened.requester_id, opened.order_id) == (joao.id, order.id)
     assert opened.outcome == ("solved", "normal", "warranty", None, None)
 
@@ -1128,20 +868,11 @@ def test_case_RT006_012(tb):
 def test_case_RT006_013(tb):
     """TV with two warranties: the extended one ends today (inclusive), and its own record has no claim: repair."""
     ingrid = CustomerFactory(name="Ingrid Halvorsen", tier="plus")
-    order = _owned(ingrid, TV, bought_days_ago=1_100)
-    manufacturer = WarrantyFactory(
-        customer=ingrid, product_id=TV, order_id=order.id, starts_on=date(2023, 3, 17), expires_on=date(2025, 3, 16)
-    )
+    order = delivered_order(ingrid, [TV], placed_days_ago=1_100)
+    manufacturer = warranty_on(order, TV, starts_on=date(2023, 3, 17), expires_on=date(2025, 3, 16))
     WarrantyClaimFactory(warranty=manufacturer, created_at=datetime(2024, 6, 3, 10, 0))
-    extended = WarrantyFactory(
-        customer=ingrid,
-        product_id=TV,
-        order_id=order.id,
-        plan="extended",
-        starts_on=date(2025, 3, 17),
-        expires_on=date(2026, 3, 16),
-    )
-    ticket = TicketFactory(requester=ingrid, order_id=order.id, subject="TV no picture")
+    extended = warranty_on(order, TV, starts_on=date(2025, 3, 17), plan="extended", expires_on=date(2026, 3, 16))
+    ticket = ticket_about(order, "TV no picture")
 
     run = tb.run(
         User(
@@ -1150,28 +881,12 @@ def test_case_RT006_013(tb):
             knows={"email": ingrid.email, "order id": order.id},
         ),
         golden=[
-            call("find_customer_by_email", email=ingrid.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=manufacturer.id),
-            call("get_warranty", warranty_id=extended.id),
-            call("list_tickets", requester_id=ingrid.id),
-            call(
-                "file_warranty_claim",
-                warranty_id=extended.id,
-                issue="defect",
-                resolution="repair",
-                description="TV has sound but no picture.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="warranty"),
+            *opening(ingrid, get_order(order), get_warranty(manufacturer), get_warranty(extended)),
+            file_claim(extended, "defect", "repair", "TV has sound but no picture."),
+            solved(ticket.id, "warranty"),
         ],
         traps=[  # a replacement because of the repair on the other, expired warranty
-            call(
-                "file_warranty_claim",
-                warranty_id=extended.id,
-                issue="defect",
-                resolution="replacement",
-                description="TV has sound but no picture; repaired once before.",
-            )
+            file_claim(extended, "defect", "replacement", "TV has sound but no picture; repaired once before.")
         ],
     )
 
@@ -1188,12 +903,11 @@ def test_case_RT006_014(tb):
     """Heater plug melted, warranty void: no claim, no refund; a safety report on urgent hold in a new ticket. The
     blender she ordered on Saturday has not shipped, so her cancellation (profile postal code given) is made."""
     carla = CustomerFactory(name="Carla Mendes", postal_code="85719", city="Tucson")
-    order = _owned(carla, HEATER, bought_days_ago=70)
-    warranty = WarrantyFactory(
-        customer=carla, product_id=HEATER, order_id=order.id, starts_on=TODAY - timedelta(days=65), void=True
-    )
+    order = delivered_order(carla, [HEATER], placed_days_ago=70)
+    warranty = warranty_on(order, HEATER, starts_on=TODAY - timedelta(days=65), void=True)
     blender_order = OrderFactory(customer=carla, status="processing", placed_at=days_ago(2, hour=16), lines=[BLENDER])
-    TicketFactory(requester=carla, status="closed", subject="Delivery date", created_at=days_ago(66))
+    closed = TicketFactory(requester=carla, status="closed", subject="Delivery date", created_at=days_ago(66))
+    new_ticket_id = new_id("T-", closed)
 
     run = tb.run(
         User(
@@ -1208,36 +922,19 @@ def test_case_RT006_014(tb):
             rules=("If a refund is refused, insist once that a product that melts should be refunded.",),
         ),
         golden=[
-            call("find_customer_by_email", email=carla.email),
-            call("get_order", order_id=order.id),
-            call("get_warranty", warranty_id=warranty.id),
-            call("get_order", order_id=blender_order.id),
-            call("list_tickets", requester_id=carla.id),
-            call(
-                "create_ticket",
-                requester_id=carla.id,
-                subject="Heater plug melted",
-                category="safety",
-                order_id=order.id,
-            ),
+            *opening(carla, get_order(order), get_warranty(warranty), get_order(blender_order)),
+            new_ticket(carla, "Heater plug melted", "safety", order),
             call("cancel_order", order_id=blender_order.id),
-            call(
-                "update_ticket",
-                ticket_id="T-7002",
-                status="hold",
+            *hold(
+                new_ticket_id,
+                None,
+                "safety_risk",
+                "Safety report: heater plug melted into the socket. Warranty is void, no claim filed.",
                 priority="urgent",
-                reason="safety_risk",
-                queue="safety_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-7002",
-                body="Safety report: heater plug melted into the socket. Warranty is void, no claim filed.",
-                public=False,
             ),
         ],
         traps=[  # the refund she demands: a safety report never results in a refund from the agent
-            call("issue_refund", order_id=order.id, amount_cents=6_900, reason="damaged", method="original")
+            issue_refund(order, 6_900, "damaged")
         ],
         reply="Please stop using the heater and unplug it at the wall if it is safe to do so. I've passed this to "
         "our product safety team. I've also cancelled your blender order and refunded $89.00 to your card.",
@@ -1248,8 +945,8 @@ def test_case_RT006_014(tb):
     refund = run.db.query(Refund).one()  # the blender's payment; nothing for the heater (a safety report)
     assert (refund.order_id, refund.amount_cents, refund.reason) == (blender_order.id, 8_900, "order_cancelled")
     assert run.db.query(WarrantyClaim).count() == 0  # the warranty is void
-    assert run.db.get(Ticket, "T-7002").outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
-    assert internal_notes(run.db, "T-7002") == 1
+    assert run.db.get(Ticket, new_ticket_id).outcome == ("hold", "urgent", "safety", "safety_risk", "safety_team")
+    assert internal_notes(run.db, new_ticket_id) == 1
     run.rubric(STOP_USING, phrases=STOP_USING_PHRASES)
 
 
@@ -1257,13 +954,12 @@ def test_case_RT006_014(tb):
 def test_case_RT007_009(tb):
     """Premium member moves today's 15:00 dishwasher visit, 6 hours ahead: free; the TV visit stays as it is."""
     nora = CustomerFactory(name="Nora Valdez", tier="premium")
-    order = OrderFactory(customer=nora, placed_at=days_ago(9), lines=[DISHWASHER, TV])
-    ShipmentFactory(order=order)
+    order = delivered_order(nora, [DISHWASHER, TV], placed_days_ago=9)
     dishwasher_job = InstallationJobFactory(
         order=order, product_id=DISHWASHER, scheduled_for=datetime(2026, 3, 16, 15, 0)
     )
     tv_job = InstallationJobFactory(order=order, product_id=TV, scheduled_for=datetime(2026, 3, 19, 11, 0))
-    ticket = TicketFactory(requester=nora, order_id=order.id, subject="Installation today")
+    ticket = ticket_about(order, "Installation today")
 
     run = tb.run(
         User(
@@ -1272,20 +968,16 @@ def test_case_RT007_009(tb):
             knows={"email": nora.email, "order id": order.id, "new time": "Wednesday 18 March 2026 at 09:00"},
         ),
         golden=[
-            call("find_customer_by_email", email=nora.email),
-            call("get_order", order_id=order.id),
-            call("get_installation_job", job_id=dishwasher_job.id),
-            call("list_tickets", requester_id=nora.id),
-            call(
-                "reschedule_installation",
-                job_id=dishwasher_job.id,
-                new_time=derived("2026-03-18T09:00", "the time she gives, Wednesday 18 March 2026 09:00, in ISO"),
-                fee_cents=0,
+            *opening(nora, get_order(order), get_job(dishwasher_job)),
+            reschedule(
+                dishwasher_job,
+                derived("2026-03-18T09:00", "the time she gives, Wednesday 18 March 2026 09:00, in ISO"),
+                0,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
         traps=[  # the $35 late-reschedule fee, which premium members never pay
-            call("reschedule_installation", job_id=dishwasher_job.id, new_time="2026-03-20T09:00", fee_cents=3_500)
+            reschedule(dishwasher_job, "2026-03-20T09:00", 3_500)
         ],
     )
 
@@ -1317,12 +1009,9 @@ def test_case_RT007_010(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=alma.email),
-            call("get_order", order_id=order.id),
-            call("get_installation_job", job_id=job.id),
-            call("list_tickets", requester_id=alma.id),
+            *opening(alma, get_order(order), get_job(job)),
             call("cancel_installation", job_id=job.id, cancellation_fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="installation"),
+            solved(ticket.id, "installation"),
         ],
     )
 
