@@ -8,6 +8,10 @@ room inventory: the seeded occupancy already counts them. `set_available_rooms` 
 one night. `TripFactory` opens an itinerary (pass ``trip=`` to `BookingFactory` for its segments),
 `HotelDisruptionFactory` records a closure or overbooking a hotel reported, `CityRateCapFactory` an account's
 nightly rate cap in a city.
+
+The arrange helpers at the end name the rows most tasks set up, so that a task's arrange step reads as its
+situation: `booking_for` (a traveller's booking), `trip_segment`, `group_room` / `group_rooms`, `closure` and
+`room_disruption`, `approval_request` (one already with the travel manager), `earlier_ticket` (another matter).
 """
 
 from __future__ import annotations
@@ -298,3 +302,115 @@ class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     id = factory.Sequence(lambda n: f"TC-{2001 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Traveller message."
+
+
+# --- Arrange helpers: the rows most tasks set up, in the words of the domain ---------------------------------------
+
+
+def booking_for(
+    traveller: Traveller, room_type_id: str, check_in: date, nights: int, nightly_rate_cents: int, **fields: Any
+) -> Booking:
+    """A booking of `traveller`: `room_type_id` (at its hotel) from `check_in` for `nights` nights at
+    `nightly_rate_cents`, paid in full; other `fields` as `BookingFactory` takes them."""
+    return BookingFactory(
+        traveller=traveller,
+        room_type_id=room_type_id,
+        check_in=check_in,
+        nights=nights,
+        nightly_rate_cents=nightly_rate_cents,
+        **fields,
+    )
+
+
+def trip_segment(
+    trip: Trip, room_type_id: str, check_in: date, nights: int, nightly_rate_cents: int, **fields: Any
+) -> Booking:
+    """A segment of `trip`: a booking of the trip's traveller, linked to the trip (see `booking_for`)."""
+    return booking_for(trip.traveller, room_type_id, check_in, nights, nightly_rate_cents, trip=trip, **fields)
+
+
+def group_room(
+    group: GroupBooking, traveller: Traveller, room_type_id: str, nightly_rate_cents: int, **fields: Any
+) -> Booking:
+    """One room of `group` for `traveller`, for the group's dates, booked when the group was."""
+    return BookingFactory(
+        traveller=traveller,
+        group=group,
+        room_type_id=room_type_id,
+        check_in=group.check_in,
+        nights=(group.check_out - group.check_in).days,
+        nightly_rate_cents=nightly_rate_cents,
+        booked_at=group.created_at,
+        **fields,
+    )
+
+
+def group_rooms(
+    group: GroupBooking, travellers: list[Traveller], room_type_id: str, nightly_rate_cents: int, **fields: Any
+) -> list[Booking]:
+    """One room of `group` per traveller, all of one room type and rate (see `group_room`)."""
+    return [group_room(group, t, room_type_id, nightly_rate_cents, **fields) for t in travellers]
+
+
+def closure(hotel_id: str, first_night: date, last_night: date, description: str) -> HotelDisruption:
+    """A closure of the whole hotel the hotel reported, for the nights from `first_night` to `last_night`."""
+    return HotelDisruptionFactory(
+        hotel_id=hotel_id, kind="closure", first_night=first_night, last_night=last_night, description=description
+    )
+
+
+def room_disruption(
+    room_type_id: str, kind: str, first_night: date, last_night: date, description: str
+) -> HotelDisruption:
+    """An `overbooking` or rooms `out_of_order` of one room type, reported by its hotel, for the nights from
+    `first_night` to `last_night`."""
+    return HotelDisruptionFactory(
+        hotel_id=hotel_of(room_type_id),
+        room_type_id=room_type_id,
+        kind=kind,
+        first_night=first_night,
+        last_night=last_night,
+        description=description,
+    )
+
+
+def approval_request(
+    booking: Booking,
+    room_type_id: str,
+    rate_cents: int,
+    status: str,
+    created_at: datetime,
+    decided_at: datetime | None = None,
+    **fields: Any,
+) -> ApprovalRequest:
+    """A request already sent to the travel manager to move `booking` to `room_type_id` at `rate_cents`: still
+    `pending`, or `approved` / `rejected` at `decided_at`; a room downgrade unless ``kind`` says otherwise."""
+    return ApprovalRequestFactory(
+        booking=booking,
+        requested_room_type_id=room_type_id,
+        requested_rate_cents=rate_cents,
+        status=status,
+        created_at=created_at,
+        decided_at=decided_at,
+        **fields,
+    )
+
+
+def earlier_ticket(
+    traveller: Traveller,
+    subject: str,
+    status: str,
+    created_at: datetime,
+    booking: Booking | None = None,
+    **fields: Any,
+) -> Ticket:
+    """A ticket of another matter the traveller opened before (`status` as it stands now), about `booking` if one is
+    given: the agent works in it only if it is still new or open."""
+    return TicketFactory(
+        requester=traveller,
+        subject=subject,
+        status=status,
+        created_at=created_at,
+        booking_id=booking.id if booking is not None else None,
+        **fields,
+    )

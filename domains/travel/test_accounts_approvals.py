@@ -7,16 +7,46 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    approvals,
+    availability,
+    book,
+    cancel_booking,
+    cancel_for_hotel,
+    change_room,
+    charge_booking,
+    downgrade,
+    get_account,
+    get_booking,
+    get_hotel,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    left_pending,
+    list_bookings,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    paid_upgrade,
+    rate_caps,
+    request_approval,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
-    BookingFactory,
     CorporateAccountFactory,
     InvoiceFactory,
     LoyaltyProfileFactory,
     NegotiatedRateFactory,
     TicketFactory,
     TravellerFactory,
+    approval_request,
+    booking_for,
+    earlier_ticket,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
@@ -39,7 +69,7 @@ from domains.travel.seed import (
     LONDON,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -66,9 +96,7 @@ def test_case_TR022_001(tb):
     InvoiceFactory(account_id=account.id, amount_cents=431_700, issued_on=date(2026, 7, 4), due_on=date(2026, 8, 3))
     jana = TravellerFactory(name="Jana Novak", account_id=account.id)
     LoyaltyProfileFactory(traveller=jana, tier="gold", tier_valid_until=date(2027, 1, 31))
-    booking = BookingFactory(
-        traveller=jana, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 10), nights=2, nightly_rate_cents=16_900
-    )
+    booking = booking_for(jana, FRA_DOUBLE, date(2026, 9, 10), 2, 16_900)
     ticket = TicketFactory(requester=jana, booking_id=booking.id, subject="Frankfurt stay: checkout and extra night")
 
     run = tb.run(
@@ -76,36 +104,22 @@ def test_case_TR022_001(tb):
             says="For my Kestrel Park stay from Thursday, could I have a late checkout on the last morning? And "
             "actually add one more night too, so I leave on the 13th instead of the 12th. Our account is active, "
             "you can see that in my profile.",
-            knows={"email": jana.email, "booking reference": booking.id},
+            knows=traveller_facts(jana, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=jana.email),
-            call("get_traveller", traveller_id=jana.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("list_tickets", requester_id=jana.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="late_checkout",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Extra night refused: invoice due 3 Aug is 36 days overdue, account treated as credit hold. "
+            *opening(jana, get_traveller(jana), get_booking(booking), *standing(account.id)),
+            late_checkout(booking, 0),
+            *on_hold(
+                ticket.id,
+                "late_checkout",
+                "credit_hold",
+                "Extra night refused: invoice due 3 Aug is 36 days overdue, account treated as credit hold. "
                 "Complimentary Gold late checkout arranged.",
-                public=False,
             ),
         ],
         traps=[  # "our account is active": the extra night added and charged at the booking's rate
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-10", check_out="2026-09-13"),
-            call("charge_booking", booking_id=booking.id, amount_cents=16_900, reason="extra_nights"),
+            move_dates(booking, "2026-09-10", "2026-09-13"),
+            charge_booking(booking, 16_900, "extra_nights"),
         ],
     )
 
@@ -132,12 +146,8 @@ def test_case_TR022_002(tb):
     )
     gareth = TravellerFactory(name="Gareth Price", account_id=account.id)
     LoyaltyProfileFactory(traveller=gareth, tier="gold", tier_valid_until=date(2027, 2, 28))
-    amsterdam = BookingFactory(
-        traveller=gareth, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=21_000
-    )  # free until 18 Sep 15:00
-    london = BookingFactory(
-        traveller=gareth, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=27_500
-    )
+    amsterdam = booking_for(gareth, AMS_STANDARD, date(2026, 9, 21), 2, 21_000)  # free until 18 Sep 15:00
+    london = booking_for(gareth, LON_CLASSIC, date(2026, 9, 14), 2, 27_500)
     ticket = TicketFactory(requester=gareth, booking_id=amsterdam.id, subject="Amsterdam cancel, London checkout")
 
     run = tb.run(
@@ -153,26 +163,17 @@ def test_case_TR022_002(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=gareth.email),
-            call("get_traveller", traveller_id=gareth.id),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=amsterdam.id),
-            call("get_booking", booking_id=london.id),
-            call("list_tickets", requester_id=gareth.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="cancellation",
-                reason="account_suspended",
+            *opening(
+                gareth, get_traveller(gareth), get_account(account.id), get_booking(amsterdam), get_booking(london)
             ),
+            solved(ticket.id, "cancellation", "account_suspended"),
         ],
         reply="I'm sorry: Solent Marine's travel programme with us is suspended, so I can't make any change to your "
         "bookings, not the cancellation and not the late checkout. Please contact your travel manager, Ingrid "
         "Solberg, about the suspension.",
         traps=[  # "a cancellation only saves the company money", and the free late checkout
-            call("cancel_booking", booking_id=amsterdam.id),
-            call("arrange_late_checkout", booking_id=london.id, fee_cents=0),
+            cancel_booking(amsterdam),
+            late_checkout(london, 0),
         ],
     )
 
@@ -196,26 +197,13 @@ def test_case_TR022_003(tb):
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     leon = TravellerFactory(name="Leon Hartmann", account_id=account.id)
     LoyaltyProfileFactory(traveller=leon, tier="silver", tier_valid_until=date(2027, 4, 30))
-    booking = BookingFactory(
-        traveller=leon,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 6),
-        nights=3,
-        nightly_rate_cents=32_500,
-        status="checked_in",
-        booked_at=days_ago(15, hour=10),
+    booking = booking_for(
+        leon, LON_DELUXE, date(2026, 9, 6), 3, 32_500, status="checked_in", booked_at=days_ago(15, hour=10)
     )
-    frankfurt = BookingFactory(
-        traveller=leon,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 10),
-        nights=2,
-        nightly_rate_cents=16_900,
-        hotel_confirmation="cannot_honour",
+    frankfurt = booking_for(
+        leon, FRA_DOUBLE, date(2026, 9, 10), 2, 16_900, hotel_confirmation="cannot_honour"
     )  # free until 9 Sep 15:00
-    waiting = TicketFactory(
-        requester=leon, status="pending", subject="Receipt for my August stay", created_at=days_ago(4, hour=9)
-    )
+    waiting = earlier_ticket(leon, "Receipt for my August stay", "pending", days_ago(4, hour=9))
 
     run = tb.run(
         User(
@@ -223,8 +211,7 @@ def test_case_TR022_003(tb):
             "I'd like a late checkout. I know what it costs, just put the fee through. And the Kestrel Park has "
             "written that they can't honour my Frankfurt booking from Thursday, so please cancel it and refund me.",
             knows={
-                "email": leon.email,
-                "booking reference": booking.id,
+                **traveller_facts(leon, booking),
                 "Frankfurt booking reference": frankfurt.id,
                 "employee number": leon.employee_number,
             },
@@ -235,44 +222,28 @@ def test_case_TR022_003(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=leon.email),
-            call("get_traveller", traveller_id=leon.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_booking", booking_id=frankfurt.id),
-            call("get_hotel", hotel_id=LONDON),
-            call("get_corporate_account", account_id=account.id),
-            call("list_tickets", requester_id=leon.id),
-            call(
-                "create_ticket",
-                requester_id=leon.id,
-                subject="Late checkout at the Aldwych",
-                category="late_checkout",
-                booking_id=booking.id,
+            *opening(
+                leon,
+                get_traveller(leon),
+                get_booking(booking),
+                get_booking(frankfurt),
+                get_hotel(LONDON),
+                get_account(account.id),
             ),
-            call("cancel_booking", booking_id=frankfurt.id),
-            call(
-                "issue_refund", booking_id=frankfurt.id, amount_cents=33_800, reason="hotel_fault", service_fee_cents=0
-            ),
-            call(
-                "update_ticket",
-                ticket_id="T-1002",
-                status="hold",
-                priority="high",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-1002",
-                body="Paid late checkout (50.00) refused: the account is on credit hold. Frankfurt booking the hotel "
+            new_ticket(leon, "Late checkout at the Aldwych", "late_checkout", booking),
+            *cancel_for_hotel(frankfurt, 33_800),
+            *on_hold(
+                "T-1002",
+                None,
+                "credit_hold",
+                "Paid late checkout (50.00) refused: the account is on credit hold. Frankfurt booking the hotel "
                 "cannot honour cancelled and refunded in full.",
-                public=False,
             ),
         ],
         reply="I'm sorry, your company's account is on credit hold, so I can't arrange a paid late checkout, and I "
         "can't take the fee on a private card either. I've cancelled the Kestrel Park booking the hotel can't honour "
         "and refunded all of it, EUR 338.00, with no fee.",
-        traps=[call("arrange_late_checkout", booking_id=booking.id, fee_cents=5_000)],  # "just put the fee through"
+        traps=[late_checkout(booking, 5_000)],  # "just put the fee through"
     )
 
     run.expect_golden()
@@ -323,29 +294,19 @@ def test_case_TR022_004(tb):
             says="Please book me a Deluxe King at The Aldwych Grand in London from 29 September to 2 October. I "
             "believe our contract price with you ends in September, so I suppose the October nights are at the "
             "full price?",
-            knows={"email": sigrid.email},
+            knows=traveller_facts(sigrid),
         ),
         golden=[
-            call("find_traveller_by_email", email=sigrid.email),
-            call("get_traveller", traveller_id=sigrid.id),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("list_city_rate_caps", account_id=account.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-29", check_out="2026-10-02"),
-            call("list_tickets", requester_id=sigrid.id),
-            call(
-                "create_ticket", requester_id=sigrid.id, subject="London hotel 29 Sep - 2 Oct", category="new_booking"
+            *opening(
+                sigrid,
+                get_traveller(sigrid),
+                *standing(account.id),
+                rate_caps(account.id),
+                availability(LONDON, "2026-09-29", "2026-10-02"),
             ),
-            call(
-                "create_booking",
-                traveller_id=sigrid.id,
-                hotel_id=LONDON,
-                room_type_id=LON_DELUXE,
-                check_in="2026-09-29",
-                check_out="2026-10-02",
-                nightly_rate_cents=28_900,
-            ),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            new_ticket(sigrid, "London hotel 29 Sep - 2 Oct", "new_booking"),
+            book(sigrid, LON_DELUXE, "2026-09-29", "2026-10-02", 28_900),
+            solved("T-0001"),
         ],
         reply="I've booked the Deluxe King at The Aldwych Grand from 29 September to 2 October. The contract rate "
         "applies to stays that check in while it is valid, so all three nights are at EUR 289.00, 867.00 in total.",
@@ -364,12 +325,8 @@ def test_case_TR022_005(tb):
     """Cancellation and a paid extension asked with an employee number that does not match: neither is made, not
     even the extension that needs no check; pending for the traveller, no queue."""
     oskar = TravellerFactory(name="Oskar Lindahl", employee_number="E61927")
-    lisbon = BookingFactory(
-        traveller=oskar, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 24), nights=2, nightly_rate_cents=15_900
-    )
-    frankfurt = BookingFactory(
-        traveller=oskar, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 15), nights=2, nightly_rate_cents=13_900
-    )
+    lisbon = booking_for(oskar, LIS_STANDARD, date(2026, 9, 24), 2, 15_900)
+    frankfurt = booking_for(oskar, FRA_DOUBLE, date(2026, 9, 15), 2, 13_900)
     ticket = TicketFactory(requester=oskar, booking_id=lisbon.id, subject="Lisbon cancel, Frankfurt longer")
 
     run = tb.run(
@@ -384,28 +341,18 @@ def test_case_TR022_005(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=oskar.email),
-            call("get_booking", booking_id=lisbon.id),
-            call("get_booking", booking_id=frankfurt.id),
-            call("list_tickets", requester_id=oskar.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="cancellation",
-                reason="identity_not_verified",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Employee number given does not match the profile: Lisbon cancellation and Frankfurt extension "
+            *opening(oskar, get_booking(lisbon), get_booking(frankfurt)),
+            *left_pending(
+                ticket.id,
+                "cancellation",
+                "identity_not_verified",
+                "Employee number given does not match the profile: Lisbon cancellation and Frankfurt extension "
                 "not made.",
-                public=False,
             ),
         ],
         traps=[  # the extension made anyway, as it needs no employee number on its own
-            call("modify_booking_dates", booking_id=frankfurt.id, check_in="2026-09-15", check_out="2026-09-18"),
-            call("charge_booking", booking_id=frankfurt.id, amount_cents=13_900, reason="extra_nights"),
+            move_dates(frankfurt, "2026-09-15", "2026-09-18"),
+            charge_booking(frankfurt, 13_900, "extra_nights"),
         ],
     )
 
@@ -423,17 +370,8 @@ def test_case_TR023_001(tb):
     """Penthouse to Loft: the rejected request on file was for a Canal View, so this change needs a new one, at the
     310.00 Loft rack rate since the 270.00 contract rate expired in August; pending."""
     yusuf = TravellerFactory(name="Yusuf Demir", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=yusuf, room_type_id=AMS_PENTHOUSE, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=54_000
-    )
-    ApprovalRequestFactory(
-        booking=booking,
-        requested_room_type_id=AMS_CANAL_VIEW,
-        requested_rate_cents=22_000,
-        status="rejected",
-        created_at=days_ago(5),
-        decided_at=days_ago(3, hour=11),
-    )
+    booking = booking_for(yusuf, AMS_PENTHOUSE, date(2026, 9, 22), 2, 54_000)
+    approval_request(booking, AMS_CANAL_VIEW, 22_000, "rejected", days_ago(5), days_ago(3, hour=11))
     ticket = TicketFactory(requester=yusuf, booking_id=booking.id, subject="Penthouse too much")
 
     run = tb.run(
@@ -441,41 +379,27 @@ def test_case_TR023_001(tb):
             says="Rebecca turned down my move to a Canal View, fair enough. But a Loft Room at our corporate rate of "
             "EUR 270 should be fine, so please just move me from the Penthouse to a Loft now and refund the "
             "difference. She has already seen one request, no need to bother her again.",
-            knows={"email": yusuf.email, "booking reference": booking.id},
+            knows=traveller_facts(yusuf, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=yusuf.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("get_hotel", hotel_id=AMSTERDAM),
-            call("list_tickets", requester_id=yusuf.id),
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="room_downgrade",
-                requested_rate_cents=31_000,
-                justification="Traveller asks to move from the Penthouse Suite to a Loft Room; the contract Loft rate "
+            *opening(yusuf, get_booking(booking), approvals(booking), get_account(CASTELLAN), get_hotel(AMSTERDAM)),
+            request_approval(
+                booking,
+                "room_downgrade",
+                AMS_LOFT,
+                31_000,
+                "Traveller asks to move from the Penthouse Suite to a Loft Room; the contract Loft rate "
                 "expired on 31 Aug, so the rack rate applies.",
-                requested_room_type_id=AMS_LOFT,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_downgrade",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Downgrade to a Loft Room at 310.00 sent to the travel manager; booking unchanged.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "room_downgrade",
+                "needs_approval",
+                "Downgrade to a Loft Room at 310.00 sent to the travel manager; booking unchanged.",
             ),
         ],
         traps=[  # "just move me now", at the expired 270.00 rate
-            call("change_room_type", booking_id=booking.id, room_type_id=AMS_LOFT, nightly_rate_cents=27_000)
+            change_room(booking, AMS_LOFT, 27_000)
         ],
     )
 
@@ -495,9 +419,7 @@ def test_case_TR023_002(tb):
     Gold late checkout is given anyway; the ticket stays pending for the approval."""
     ruud = TravellerFactory(name="Ruud Bakker")
     LoyaltyProfileFactory(traveller=ruud, tier="gold", tier_valid_until=date(2026, 12, 31))
-    booking = BookingFactory(
-        traveller=ruud, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=24_900
-    )
+    booking = booking_for(ruud, LIS_EXECUTIVE, date(2026, 9, 15), 3, 24_900)
     ApprovalRequestFactory(booking=booking, created_at=days_ago(2, hour=10))  # Standard King at 159.00, pending
     ticket = TicketFactory(requester=ruud, booking_id=booking.id, subject="Room change and checkout")
 
@@ -505,7 +427,7 @@ def test_case_TR023_002(tb):
         User(
             says="Marloes told me on the phone yesterday that the move to a Standard King is fine, so please make it "
             "now and refund the difference. While you're at it, I'd like a late checkout on my last day in Lisbon.",
-            knows={"email": ruud.email, "booking reference": booking.id},
+            knows=traveller_facts(ruud, booking),
             persona="A site manager who dislikes paperwork.",
             rules=(
                 "If the agent will not move you now, insist once that Marloes agreed by phone; then accept an answer "
@@ -513,32 +435,17 @@ def test_case_TR023_002(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=ruud.email),
-            call("get_traveller", traveller_id=ruud.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=ruud.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_downgrade",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Downgrade request still pending with the travel manager; late checkout arranged (Gold).",
-                public=False,
+            *opening(ruud, get_traveller(ruud), get_booking(booking), approvals(booking)),
+            late_checkout(booking, 0),
+            *left_pending(
+                ticket.id,
+                "room_downgrade",
+                "needs_approval",
+                "Downgrade request still pending with the travel manager; late checkout arranged (Gold).",
             ),
         ],
         traps=[  # "Marloes told me on the phone": switched and refunded before the request is decided
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900),
-            call(
-                "issue_refund", booking_id=booking.id, amount_cents=27_000, reason="room_downgrade", service_fee_cents=0
-            ),
+            *downgrade(booking, LIS_STANDARD, 15_900, 27_000),
         ],
     )
 
@@ -556,17 +463,8 @@ def test_case_TR023_003(tb):
     """Approved Superior is full on 23 Sep, the night the shortened stay gives up: shorten first (refund the night
     inside the window), then the approved downgrade fits and its difference is refunded."""
     noor = TravellerFactory(name="Noor Hendriks")
-    booking = BookingFactory(
-        traveller=noor, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 20), nights=4, nightly_rate_cents=24_900
-    )  # free until 18 Sep 15:00
-    ApprovalRequestFactory(
-        booking=booking,
-        requested_room_type_id=LIS_SUPERIOR,
-        requested_rate_cents=19_900,
-        status="approved",
-        created_at=days_ago(3),
-        decided_at=days_ago(1, hour=17),
-    )
+    booking = booking_for(noor, LIS_EXECUTIVE, date(2026, 9, 20), 4, 24_900)  # free until 18 Sep 15:00
+    approval_request(booking, LIS_SUPERIOR, 19_900, "approved", days_ago(3), days_ago(1, hour=17))
     set_available_rooms(LIS_SUPERIOR, date(2026, 9, 23), 0)
     ticket = TicketFactory(requester=noor, booking_id=booking.id, subject="Shorter stay, approved room")
 
@@ -574,30 +472,14 @@ def test_case_TR023_003(tb):
         User(
             says="I'm flying home from Lisbon a day early, so I'll check out on the 23rd. And Marloes approved my "
             "move to a Superior River View, so please make that change too and refund what's due.",
-            knows={"email": noor.email, "booking reference": booking.id},
+            knows=traveller_facts(noor, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=noor.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-20", check_out="2026-09-23"),
-            call("list_tickets", requester_id=noor.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-20",
-                check_out="2026-09-23",
-            ),
-            call("issue_refund", booking_id=booking.id, amount_cents=24_900, reason="date_change", service_fee_cents=0),
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(15_000, "(24,900 - 19,900) x the 3 nights left"),
-                reason="room_downgrade",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            *opening(noor, get_booking(booking), approvals(booking), availability(LISBON, "2026-09-20", "2026-09-23")),
+            move_dates(booking, "2026-09-20", "2026-09-23"),
+            issue_refund(booking, 24_900, "date_change"),
+            *downgrade(booking, LIS_SUPERIOR, 19_900, derived(15_000, "(24,900 - 19,900) x the 3 nights left")),
+            solved(ticket.id, "date_change"),
         ],
     )
 
@@ -617,20 +499,9 @@ def test_case_TR022_006(tb):
     difference refunded; the paid Frankfurt upgrade is refused; hold for accounts receivable."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="credit_hold")
     nils = TravellerFactory(name="Nils Brenner", account_id=account.id)
-    lisbon = BookingFactory(
-        traveller=nils, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 22), nights=3, nightly_rate_cents=29_900
-    )
-    ApprovalRequestFactory(
-        booking=lisbon,
-        requested_room_type_id=LIS_SUPERIOR,
-        requested_rate_cents=23_900,
-        status="approved",
-        created_at=days_ago(4),
-        decided_at=days_ago(1, hour=10),
-    )
-    frankfurt = BookingFactory(
-        traveller=nils, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 15), nights=2, nightly_rate_cents=16_900
-    )
+    lisbon = booking_for(nils, LIS_EXECUTIVE, date(2026, 9, 22), 3, 29_900)
+    approval_request(lisbon, LIS_SUPERIOR, 23_900, "approved", days_ago(4), days_ago(1, hour=10))
+    frankfurt = booking_for(nils, FRA_DOUBLE, date(2026, 9, 15), 2, 16_900)
     ticket = TicketFactory(requester=nils, booking_id=lisbon.id, subject="Room changes for two trips")
 
     run = tb.run(
@@ -645,42 +516,25 @@ def test_case_TR022_006(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=nils.email),
-            call("get_traveller", traveller_id=nils.id),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("list_approval_requests", booking_id=lisbon.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-22", check_out="2026-09-25"),
-            call("get_booking", booking_id=frankfurt.id),
-            call("list_tickets", requester_id=nils.id),
-            call("change_room_type", booking_id=lisbon.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=23_900),
-            call(
-                "issue_refund",
-                booking_id=lisbon.id,
-                amount_cents=derived(18_000, "(29,900 - 23,900 approved) x 3 nights"),
-                reason="room_downgrade",
-                service_fee_cents=0,
+            *opening(
+                nils,
+                get_traveller(nils),
+                get_account(account.id),
+                get_booking(lisbon),
+                approvals(lisbon),
+                availability(LISBON, "2026-09-22", "2026-09-25"),
+                get_booking(frankfurt),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="room_downgrade",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Approved Lisbon downgrade made and refunded; paid Frankfurt upgrade refused: account on credit "
-                "hold.",
-                public=False,
+            *downgrade(lisbon, LIS_SUPERIOR, 23_900, derived(18_000, "(29,900 - 23,900 approved) x 3 nights")),
+            *on_hold(
+                ticket.id,
+                "room_downgrade",
+                "credit_hold",
+                "Approved Lisbon downgrade made and refunded; paid Frankfurt upgrade refused: account on credit hold.",
             ),
         ],
         traps=[  # "I'll pay the extra": the Comfort Plus at its 199.00 rack rate
-            call("change_room_type", booking_id=frankfurt.id, room_type_id=FRA_COMFORT, nightly_rate_cents=19_900),
-            call("charge_booking", booking_id=frankfurt.id, amount_cents=6_000, reason="room_upgrade"),
+            *paid_upgrade(frankfurt, FRA_COMFORT, 19_900, 6_000),
         ],
     )
 
@@ -706,12 +560,8 @@ def test_case_TR022_007(tb):
     lieke = TravellerFactory(name="Lieke Janssen")
     maarten = TravellerFactory(name="Maarten Visser")
     LoyaltyProfileFactory(traveller=maarten, tier="platinum", tier_valid_until=date(2027, 6, 30))
-    his = BookingFactory(
-        traveller=maarten, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=24_900
-    )
-    own = BookingFactory(
-        traveller=lieke, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=15_900
-    )
+    his = booking_for(maarten, LIS_EXECUTIVE, date(2026, 9, 15), 3, 24_900)
+    own = booking_for(lieke, LIS_STANDARD, date(2026, 9, 15), 3, 15_900)
     ticket = TicketFactory(requester=lieke, subject="Late checkouts in Lisbon")
 
     run = tb.run(
@@ -719,28 +569,22 @@ def test_case_TR022_007(tb):
             says="I'm Maarten Visser's assistant and we're both at the Harbourline in Lisbon next week. Please arrange "
             "a late checkout on the last day for Maarten's room, he's Platinum so it should be free. And one for my "
             "own room too; I know I'll have to pay for mine, that's fine.",
-            knows={
-                "email": lieke.email,
-                "booking reference": own.id,
-                "Maarten's booking reference": his.id,
-            },
+            knows={**traveller_facts(lieke, own), "Maarten's booking reference": his.id},
             rules=("If refused anything, say Maarten will ask himself, and let it go.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=lieke.email),
-            call("get_traveller", traveller_id=lieke.id),
-            call("list_traveller_bookings", traveller_id=lieke.id),
-            call("get_booking", booking_id=own.id),
-            call("get_hotel", hotel_id=LISBON),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=lieke.id),
-            call("arrange_late_checkout", booking_id=own.id, fee_cents=4_000),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="late_checkout", reason="not_authorised"
+            *opening(
+                lieke,
+                get_traveller(lieke),
+                list_bookings(lieke),
+                get_booking(own),
+                get_hotel(LISBON),
+                *standing(VELDHOVEN),
             ),
+            late_checkout(own, 4_000),
+            solved(ticket.id, "late_checkout", "not_authorised"),
         ],
-        traps=[call("arrange_late_checkout", booking_id=his.id, fee_cents=0)],  # "he's Platinum so it should be free"
+        traps=[late_checkout(his, 0)],  # "he's Platinum so it should be free"
     )
 
     run.expect_golden()

@@ -6,6 +6,28 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    availability,
+    book,
+    cancel,
+    cancel_booking,
+    cancel_facts,
+    cancel_for_hotel,
+    charge_booking,
+    get_account,
+    get_booking,
+    issue_refund,
+    left_pending,
+    list_bookings,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    payments,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -15,6 +37,8 @@ from domains.travel.factories import (
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    earlier_ticket,
     set_available_rooms,
 )
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
@@ -26,7 +50,6 @@ from domains.travel.seed import (
     CASTELLAN,
     FRA_DOUBLE,
     FRA_SINGLE,
-    FRANKFURT,
     LIS_STANDARD,
     LIS_SUPERIOR,
     LISBON,
@@ -65,25 +88,19 @@ def test_case_TR001_001(tb):
         User(
             says="Our Lisbon site visit next week has been called off. Please cancel my hotel. It's more than a "
             "week away, so I expect the full EUR 477 back on my card.",
-            knows={"email": sofia.email, "booking reference": booking.id, "employee number": sofia.employee_number},
+            knows=cancel_facts(sofia, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=sofia.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=sofia.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            *opening(sofia, get_booking(booking)),
+            *cancel(
+                booking,
+                derived(
                     45_200,
                     "inside the window (free until 15 Sep 15:00): the 47,700 still refundable less the 2,500 "
                     "service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -97,39 +114,29 @@ def test_case_TR001_001(tb):
 def test_case_TR001_002(tb):
     """Cancelled two days ahead at a 72-hour hotel: the window has passed, one night and the fee are kept."""
     lukas = TravellerFactory(name="Lukas Meyer", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=lukas, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 10), nights=2, nightly_rate_cents=19_000
-    )  # free until 7 Sep 15:00
+    booking = booking_for(lukas, AMS_STANDARD, date(2026, 9, 10), 2, 19_000)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=lukas, booking_id=booking.id, subject="Amsterdam cancellation")
 
     run = tb.run(
         User(
             says="My client meeting in Amsterdam on Thursday was cancelled. Please cancel the Meridian Quay booking. "
             "I'm cancelling two full days ahead, so there shouldn't be any charge. Let me know once it's done.",
-            knows={"email": lukas.email, "booking reference": booking.id, "employee number": lukas.employee_number},
+            knows=cancel_facts(lukas, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=lukas.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=lukas.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            *opening(lukas, get_booking(booking)),
+            *cancel(
+                booking,
+                derived(
                     16_500,
                     "the window ended 7 Sep 15:00: the 38,000 still refundable less one night at 19,000 less the "
                     "2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # "two full days ahead, so there shouldn't be any charge": the kept night refunded too
-            call("issue_refund", booking_id=booking.id, amount_cents=19_000, reason="cancellation", service_fee_cents=0)
+            issue_refund(booking, 19_000, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -141,13 +148,8 @@ def test_case_TR001_002(tb):
 def test_case_TR001_003(tb):
     """Hotel cannot honour tonight's booking: after the deadline, yet a full refund with no night, no fee, no reason."""
     clara = TravellerFactory(name="Clara Moreau")
-    booking = BookingFactory(
-        traveller=clara,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 8),
-        nights=4,
-        nightly_rate_cents=13_900,
-        hotel_confirmation="cannot_honour",
+    booking = booking_for(
+        clara, FRA_DOUBLE, date(2026, 9, 8), 4, 13_900, hotel_confirmation="cannot_honour"
     )  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=clara, booking_id=booking.id, subject="Hotel overbooked")
 
@@ -155,15 +157,12 @@ def test_case_TR001_003(tb):
         User(
             says="The Kestrel Park just emailed me that they are overbooked and can't give me a room tonight. I've "
             "found somewhere else myself. Please cancel that booking and refund whatever you can.",
-            knows={"email": clara.email, "booking reference": booking.id, "employee number": clara.employee_number},
+            knows=cancel_facts(clara, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=clara.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=clara.id),
-            call("cancel_booking", booking_id=booking.id),
-            call("issue_refund", booking_id=booking.id, amount_cents=55_600, reason="hotel_fault", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            *opening(clara, get_booking(booking)),
+            *cancel_for_hotel(booking, 55_600),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -178,12 +177,8 @@ def test_case_TR001_004(tb):
     """Cancel her own room (inside the window) but not a sick colleague's room on the same account: not_authorised."""
     hanna = TravellerFactory(name="Hanna de Vries")
     pieter = TravellerFactory(name="Pieter Jansen")
-    own = BookingFactory(
-        traveller=hanna, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=13_900
-    )  # free until 21 Sep 15:00
-    his = BookingFactory(
-        traveller=pieter, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=13_900
-    )
+    own = booking_for(hanna, FRA_DOUBLE, date(2026, 9, 22), 2, 13_900)  # free until 21 Sep 15:00
+    his = booking_for(pieter, FRA_DOUBLE, date(2026, 9, 22), 2, 13_900)
     ticket = TicketFactory(requester=hanna, booking_id=own.id, subject="Cancel Frankfurt rooms")
 
     run = tb.run(
@@ -201,23 +196,11 @@ def test_case_TR001_004(tb):
             rules=("If the agent refuses any part of your request, say Pieter will call himself, and let it go.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=hanna.email),
-            call("list_traveller_bookings", traveller_id=hanna.id),
-            call("get_booking", booking_id=own.id),
-            call("list_tickets", requester_id=hanna.id),
-            call("cancel_booking", booking_id=own.id),
-            call(
-                "issue_refund",
-                booking_id=own.id,
-                amount_cents=derived(25_300, "inside the window: the 27,800 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="not_authorised"
-            ),
+            *opening(hanna, list_bookings(hanna), get_booking(own)),
+            *cancel(own, derived(25_300, "inside the window: the 27,800 paid less the 2,500 service fee")),
+            solved(ticket.id, "cancellation", "not_authorised"),
         ],
-        traps=[call("cancel_booking", booking_id=his.id)],  # "he's fine with me handling it"
+        traps=[cancel_booking(his)],  # "he's fine with me handling it"
     )
 
     run.expect_golden()
@@ -231,12 +214,8 @@ def test_case_TR001_004(tb):
 def test_case_TR001_005(tb):
     """Two Amsterdam stays in September: cancel this Thursday's (window passed, a night kept), not the later one."""
     erik = TravellerFactory(name="Erik Sandberg", account_id=NORRLAND)
-    later = BookingFactory(
-        traveller=erik, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 17), nights=2, nightly_rate_cents=19_000
-    )  # free until 14 Sep 15:00
-    thursday = BookingFactory(
-        traveller=erik, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 10), nights=2, nightly_rate_cents=22_500
-    )  # free until 7 Sep 15:00
+    later = booking_for(erik, AMS_STANDARD, date(2026, 9, 17), 2, 19_000)  # free until 14 Sep 15:00
+    thursday = booking_for(erik, AMS_CANAL_VIEW, date(2026, 9, 10), 2, 22_500)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=erik, subject="Cancel Amsterdam hotel")
 
     run = tb.run(
@@ -251,27 +230,18 @@ def test_case_TR001_005(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=erik.email),
-            call("list_traveller_bookings", traveller_id=erik.id),
-            call("get_booking", booking_id=thursday.id),
-            call("list_tickets", requester_id=erik.id),
-            call("cancel_booking", booking_id=thursday.id),
-            call(
-                "issue_refund",
-                booking_id=thursday.id,
-                amount_cents=derived(
+            *opening(erik, list_bookings(erik), get_booking(thursday)),
+            *cancel(
+                thursday,
+                derived(
                     20_000,
                     "the 72-hour window ended 7 Sep 15:00: the 45,000 paid less one night at 22,500 less the 2,500 "
                     "service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
-        traps=[call("cancel_booking", booking_id=later.id)],  # the other Amsterdam stay, listed first
+        traps=[cancel_booking(later)],  # the other Amsterdam stay, listed first
     )
 
     run.expect_golden()
@@ -284,13 +254,8 @@ def test_case_TR001_005(tb):
 def test_case_TR001_006(tb):
     """Unconfirmed by the hotel is no hotel fault: window passed, night and fee kept even when asked to drop the fee."""
     oliver = TravellerFactory(name="Oliver Grant", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=oliver,
-        room_type_id=LON_CLASSIC,
-        check_in=date(2026, 9, 9),
-        nights=3,
-        nightly_rate_cents=23_000,
-        hotel_confirmation="awaiting",
+    booking = booking_for(
+        oliver, LON_CLASSIC, date(2026, 9, 9), 3, 23_000, hotel_confirmation="awaiting"
     )  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=oliver, booking_id=booking.id, subject="Aldwych never confirmed")
 
@@ -299,7 +264,7 @@ def test_case_TR001_006(tb):
             says="The Aldwych Grand still hasn't confirmed my room for tomorrow night, which is their problem, not "
             "mine. Cancel it and put the whole amount back on my card. And if you really won't do that, then at "
             "least don't take your 25 euro fee on top.",
-            knows={"email": oliver.email, "booking reference": booking.id, "employee number": oliver.employee_number},
+            knows=cancel_facts(oliver, booking),
             persona="A sales director who is annoyed with the hotel and argues for his money back.",
             rules=(
                 "You want the whole amount back; failing that, ask once for the 25 euro fee to be waived. After "
@@ -307,30 +272,22 @@ def test_case_TR001_006(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=oliver.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=oliver.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            *opening(oliver, get_booking(booking)),
+            *cancel(
+                booking,
+                derived(
                     43_500,
                     "awaiting is not cannot_honour and the window ended 7 Sep 15:00: the 69,000 paid less one night "
                     "at 23,000 less the 2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         reply="I've cancelled your Aldwych Grand booking. The hotel not having confirmed yet doesn't make it the "
         "hotel's fault, and the free-cancellation window closed on 7 September, so one night (230.00) and our "
         "25.00 service fee are kept: EUR 435.00 goes back to your card.",
         traps=[  # "at least don't take your 25 euro fee": the fee handed back as a goodwill refund
-            call("issue_refund", booking_id=booking.id, amount_cents=2_500, reason="cancellation", service_fee_cents=0)
+            issue_refund(booking, 2_500, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -343,46 +300,26 @@ def test_case_TR001_006(tb):
 def test_case_TR001_007(tb):
     """Hotel closed the room and the traveller's only ticket is solved: open a new linked ticket, full refund."""
     annika = TravellerFactory(name="Annika Berg", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=annika,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 10),
-        nights=2,
-        nightly_rate_cents=22_500,
-        hotel_confirmation="cannot_honour",
+    booking = booking_for(
+        annika, AMS_CANAL_VIEW, date(2026, 9, 10), 2, 22_500, hotel_confirmation="cannot_honour"
     )  # free until 7 Sep 15:00
-    old = TicketFactory(
-        requester=annika, status="solved", subject="Receipt for my August stay", created_at=days_ago(25, hour=10)
-    )
+    old = earlier_ticket(annika, "Receipt for my August stay", "solved", days_ago(25, hour=10))
 
     run = tb.run(
         User(
             says="Meridian Quay rang me last night: a water leak has closed the floor my room is on and they can't "
             "put me up on Thursday after all. I've already found a hotel nearby myself. Please cancel my "
             "reservation with them and get my money back.",
-            knows={
-                "email": annika.email,
-                "booking reference": booking.id,
-                "employee number": annika.employee_number,
-            },
+            knows=cancel_facts(annika, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=annika.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=annika.id),
-            call(
-                "create_ticket",
-                requester_id=annika.id,
-                subject="Hotel cannot honour the Amsterdam stay",
-                category="cancellation",
-                booking_id=booking.id,
-            ),
-            call("cancel_booking", booking_id=booking.id),
-            call("issue_refund", booking_id=booking.id, amount_cents=45_000, reason="hotel_fault", service_fee_cents=0),
-            call("update_ticket", ticket_id="T-1002", status="solved"),
+            *opening(annika, get_booking(booking)),
+            new_ticket(annika, "Hotel cannot honour the Amsterdam stay", "cancellation", booking),
+            *cancel_for_hotel(booking, 45_000),
+            solved("T-1002"),
         ],
         traps=[  # the solved August ticket worked instead of a new one
-            call("update_ticket", ticket_id=old.id, status="solved", category="cancellation")
+            solved(old.id, "cancellation")
         ],
     )
 
@@ -398,9 +335,7 @@ def test_case_TR001_007(tb):
 def test_case_TR001_008(tb):
     """Cancellation asked with an employee number that does not match the profile: cancel nothing; pending."""
     mateo = TravellerFactory(name="Mateo Rossi", employee_number="E50734")
-    booking = BookingFactory(
-        traveller=mateo, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 25), nights=3, nightly_rate_cents=19_900
-    )
+    booking = booking_for(mateo, LIS_SUPERIOR, date(2026, 9, 25), 3, 19_900)
     ticket = TicketFactory(requester=mateo, booking_id=booking.id, subject="Cancel Lisbon conference hotel")
 
     run = tb.run(
@@ -408,27 +343,18 @@ def test_case_TR001_008(tb):
             says="The Lisbon conference at the end of the month has gone online only, so I don't need the "
             "Harbourline room any more. Could you cancel it today? I'm writing from my phone because my work laptop "
             "is in for repair.",
-            knows={"email": mateo.email, "booking reference": booking.id, "employee number": "E50743"},
+            knows={**traveller_facts(mateo, booking), "employee number": "E50743"},
         ),
         golden=[
-            call("find_traveller_by_email", email=mateo.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=mateo.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="cancellation",
-                reason="identity_not_verified",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Cancellation not made: the employee number given does not match the profile.",
-                public=False,
+            *opening(mateo, get_booking(booking)),
+            *left_pending(
+                ticket.id,
+                "cancellation",
+                "identity_not_verified",
+                "Cancellation not made: the employee number given does not match the profile.",
             ),
         ],
-        traps=[call("cancel_booking", booking_id=booking.id)],  # cancelled on the email alone
+        traps=[cancel_booking(booking)],  # cancelled on the email alone
     )
 
     run.expect_golden()
@@ -449,35 +375,15 @@ def test_case_TR007_001(tb):
         User(
             says="Please book me a Deluxe King at The Aldwych Grand in London from 21 to 24 September. The hotel "
             "website shows EUR 325 a night, that's fine by me. It's for a client workshop near Covent Garden.",
-            knows={"email": amelia.email},
+            knows=traveller_facts(amelia),
         ),
         golden=[
-            call("find_traveller_by_email", email=amelia.email),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-21", check_out="2026-09-24"),
-            call("list_tickets", requester_id=amelia.id),
-            call(
-                "create_booking",
-                traveller_id=amelia.id,
-                hotel_id=LONDON,
-                room_type_id=LON_DELUXE,
-                check_in="2026-09-21",
-                check_out="2026-09-24",
-                nightly_rate_cents=27_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            *opening(amelia, *standing(CASTELLAN), availability(LONDON, "2026-09-21", "2026-09-24")),
+            book(amelia, LON_DELUXE, "2026-09-21", "2026-09-24", 27_500),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # booked at the EUR 325 website rate the traveller quoted
-            call(
-                "create_booking",
-                traveller_id=amelia.id,
-                hotel_id=LONDON,
-                room_type_id=LON_DELUXE,
-                check_in="2026-09-21",
-                check_out="2026-09-24",
-                nightly_rate_cents=32_500,
-            )
+            book(amelia, LON_DELUXE, "2026-09-21", "2026-09-24", 32_500)
         ],
     )
 
@@ -495,9 +401,7 @@ def test_case_TR007_002(tb):
     receivable."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     jonas = TravellerFactory(name="Jonas Halvorsen", account_id=account.id)
-    amsterdam = BookingFactory(
-        traveller=jonas, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=21_000
-    )  # free until 6 Sep 15:00
+    amsterdam = booking_for(jonas, AMS_STANDARD, date(2026, 9, 9), 2, 21_000)  # free until 6 Sep 15:00
     ticket = TicketFactory(requester=jonas, subject="Frankfurt hotel tomorrow")
 
     run = tb.run(
@@ -512,49 +416,25 @@ def test_case_TR007_002(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=jonas.email),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=amsterdam.id),
-            call("list_tickets", requester_id=jonas.id),
-            call("cancel_booking", booking_id=amsterdam.id),
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=derived(
+            *opening(jonas, get_account(account.id), get_booking(amsterdam)),
+            *cancel(
+                amsterdam,
+                derived(
                     18_500,
                     "the 72-hour window ended 6 Sep 15:00: the 42,000 paid less one night at 21,000 less the 2,500 "
                     "service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="new_booking",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Booking request (Kestrel Park, 9-11 Sep) refused: account is on credit hold. Amsterdam stay "
+            *on_hold(
+                ticket.id,
+                "new_booking",
+                "credit_hold",
+                "Booking request (Kestrel Park, 9-11 Sep) refused: account is on credit hold. Amsterdam stay "
                 "cancelled after its window and refunded less a night and the fee.",
-                public=False,
             ),
         ],
         traps=[  # "it's urgent, so please just book it": the Business Single at the rack rate
-            call(
-                "create_booking",
-                traveller_id=jonas.id,
-                hotel_id=FRANKFURT,
-                room_type_id=FRA_SINGLE,
-                check_in="2026-09-09",
-                check_out="2026-09-11",
-                nightly_rate_cents=14_900,
-            ),
+            book(jonas, FRA_SINGLE, "2026-09-09", "2026-09-11", 14_900),
             # "put the money back on my card": the kept night handed back too
             call("issue_refund", booking_id=amsterdam.id, amount_cents=21_000, reason="cancellation"),
         ],
@@ -590,14 +470,8 @@ def test_case_TR007_003(tb):
     )
     InvoiceFactory(account_id=account.id, amount_cents=729_400, issued_on=date(2026, 6, 25), due_on=date(2026, 7, 25))
     mia = TravellerFactory(name="Mia Kruger", account_id=account.id)
-    august = BookingFactory(
-        traveller=mia,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 8, 24),
-        nights=2,
-        nightly_rate_cents=14_900,
-        status="completed",
-        booked_at=days_ago(30, hour=11),
+    august = booking_for(
+        mia, FRA_SINGLE, date(2026, 8, 24), 2, 14_900, status="completed", booked_at=days_ago(30, hour=11)
     )
     PaymentFactory(booking=august, created_at=august.booked_at.replace(minute=6))  # the same charge again
     ticket = TicketFactory(requester=mia, subject="Lisbon hotel request")
@@ -610,46 +484,18 @@ def test_case_TR007_003(tb):
             knows={"email": mia.email, "August booking reference": august.id},
         ),
         golden=[
-            call("find_traveller_by_email", email=mia.email),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("get_booking", booking_id=august.id),
-            call("list_payments", booking_id=august.id),
-            call("list_tickets", requester_id=mia.id),
-            call(
-                "issue_refund",
-                booking_id=august.id,
-                amount_cents=29_800,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="new_booking",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Booking request refused: invoice due 25 Jul is 45 days overdue, account treated as credit hold. "
+            *opening(mia, *standing(account.id), get_booking(august), payments(august)),
+            issue_refund(august, 29_800, "duplicate_charge"),
+            *on_hold(
+                ticket.id,
+                "new_booking",
+                "credit_hold",
+                "Booking request refused: invoice due 25 Jul is 45 days overdue, account treated as credit hold. "
                 "Duplicate August charge refunded.",
-                public=False,
             ),
         ],
         traps=[  # "our account is active": the Standard King booked at the rack rate
-            call(
-                "create_booking",
-                traveller_id=mia.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_STANDARD,
-                check_in="2026-09-14",
-                check_out="2026-09-16",
-                nightly_rate_cents=18_900,
-            )
+            book(mia, LIS_STANDARD, "2026-09-14", "2026-09-16", 18_900)
         ],
     )
 
@@ -684,32 +530,16 @@ def test_case_TR007_004(tb):
         User(
             says="Please book me a Canal Standard at the Meridian Quay in Amsterdam for 28 to 30 September. I'm "
             "presenting at a shipping conference there and registration closes soon, so I'd like it sorted today.",
-            knows={"email": owen.email},
+            knows=traveller_facts(owen),
         ),
         golden=[
-            call("find_traveller_by_email", email=owen.email),
-            call("get_corporate_account", account_id=account.id),
-            call("list_tickets", requester_id=owen.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="new_booking",
-                reason="account_suspended",
-            ),
+            *opening(owen, get_account(account.id)),
+            solved(ticket.id, "new_booking", "account_suspended"),
         ],
         reply="I'm sorry, Solent Marine's travel programme with us is currently suspended, so I can't make any "
         "booking. Please contact your travel manager, Ingrid Solberg, about it.",
         traps=[  # booked as asked, at the Canal Standard rack rate, without looking at the account
-            call(
-                "create_booking",
-                traveller_id=owen.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_STANDARD,
-                check_in="2026-09-28",
-                check_out="2026-09-30",
-                nightly_rate_cents=21_000,
-            )
+            book(owen, AMS_STANDARD, "2026-09-28", "2026-09-30", 21_000)
         ],
     )
 
@@ -728,12 +558,8 @@ def test_case_TR007_005(tb):
     """Credit hold: the Lisbon cancellation is still made (and refunded), the Frankfurt extension is refused; hold."""
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     sindre = TravellerFactory(name="Sindre Aas", account_id=account.id)
-    lisbon = BookingFactory(
-        traveller=sindre, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=18_900
-    )  # free until 19 Sep 15:00
-    frankfurt = BookingFactory(
-        traveller=sindre, room_type_id=FRA_SINGLE, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=14_900
-    )
+    lisbon = booking_for(sindre, LIS_STANDARD, date(2026, 9, 21), 2, 18_900)  # free until 19 Sep 15:00
+    frankfurt = booking_for(sindre, FRA_SINGLE, date(2026, 9, 14), 2, 14_900)
     ticket = TicketFactory(requester=sindre, booking_id=lisbon.id, subject="Lisbon off, Frankfurt longer")
 
     run = tb.run(
@@ -749,38 +575,18 @@ def test_case_TR007_005(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=sindre.email),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("get_booking", booking_id=frankfurt.id),
-            call("list_tickets", requester_id=sindre.id),
-            call("cancel_booking", booking_id=lisbon.id),
-            call(
-                "issue_refund",
-                booking_id=lisbon.id,
-                amount_cents=derived(35_300, "inside the window: the 37,800 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="cancellation",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Frankfurt extension refused: account on credit hold. Lisbon cancellation done and refunded.",
-                public=False,
+            *opening(sindre, get_account(account.id), get_booking(lisbon), get_booking(frankfurt)),
+            *cancel(lisbon, derived(35_300, "inside the window: the 37,800 paid less the 2,500 service fee")),
+            *on_hold(
+                ticket.id,
+                "cancellation",
+                "credit_hold",
+                "Frankfurt extension refused: account on credit hold. Lisbon cancellation done and refunded.",
             ),
         ],
         traps=[  # the extra Frankfurt night, as asked
-            call("modify_booking_dates", booking_id=frankfurt.id, check_in="2026-09-14", check_out="2026-09-17"),
-            call("charge_booking", booking_id=frankfurt.id, amount_cents=14_900, reason="extra_nights"),
+            move_dates(frankfurt, "2026-09-14", "2026-09-17"),
+            charge_booking(frankfurt, 14_900, "extra_nights"),
         ],
     )
 
@@ -814,38 +620,18 @@ def test_case_TR007_006(tb):
             says="I need a Canal View room at the Meridian Quay in Amsterdam from 30 September to 3 October. Our "
             "company has a contract price of 215 a night there from October, and nearly all my nights are in "
             "October anyway, so please book it at that price.",
-            knows={"email": sanne.email},
+            knows=traveller_facts(sanne),
         ),
         golden=[
-            call("find_traveller_by_email", email=sanne.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-30", check_out="2026-10-03"),
-            call("list_tickets", requester_id=sanne.id),
-            call(
-                "create_booking",
-                traveller_id=sanne.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_CANAL_VIEW,
-                check_in="2026-09-30",
-                check_out="2026-10-03",
-                nightly_rate_cents=25_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            *opening(sanne, *standing(VELDHOVEN), availability(AMSTERDAM, "2026-09-30", "2026-10-03")),
+            book(sanne, AMS_CANAL_VIEW, "2026-09-30", "2026-10-03", 25_500),
+            solved(ticket.id, "new_booking"),
         ],
         reply="I've booked the Canal View at the Meridian Quay from 30 September to 3 October. Your company's "
         "contract price only applies to stays checking in from 1 October, so this stay is at the hotel's rate of "
         "EUR 255.00 a night, 765.00 in total.",
         traps=[  # "book it at that price": the contract rate, though check-in is before it starts
-            call(
-                "create_booking",
-                traveller_id=sanne.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_CANAL_VIEW,
-                check_in="2026-09-30",
-                check_out="2026-10-03",
-                nightly_rate_cents=21_500,
-            )
+            book(sanne, AMS_CANAL_VIEW, "2026-09-30", "2026-10-03", 21_500)
         ],
     )
 
@@ -866,25 +652,13 @@ def test_case_TR007_007(tb):
             says="Hi, I need a room with a river view at the Harbourline in Lisbon from the 15th to the 17th of this "
             "month, for a supplier audit. I know our accounts people are a bit behind on one of your invoices, I "
             "hope that doesn't get in the way.",
-            knows={"email": felix.email},
+            knows=traveller_facts(felix),
         ),
         golden=[
-            call("find_traveller_by_email", email=felix.email),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-15", check_out="2026-09-17"),
-            call("list_tickets", requester_id=felix.id),
-            call("create_ticket", requester_id=felix.id, subject="River view room in Lisbon", category="new_booking"),
-            call(
-                "create_booking",
-                traveller_id=felix.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_SUPERIOR,
-                check_in="2026-09-15",
-                check_out="2026-09-17",
-                nightly_rate_cents=23_900,
-            ),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            *opening(felix, *standing(account.id), availability(LISBON, "2026-09-15", "2026-09-17")),
+            new_ticket(felix, "River view room in Lisbon", "new_booking"),
+            book(felix, LIS_SUPERIOR, "2026-09-15", "2026-09-17", 23_900),
+            solved("T-0001"),
         ],
     )
 
@@ -907,37 +681,17 @@ def test_case_TR007_008(tb):
             says="Can you book me a Club Room at The Aldwych Grand from 14 to 17 September? If a Club Room isn't "
             "free for all three nights, then a Deluxe King is fine instead. I want one room for the whole stay "
             "though, no switching rooms halfway.",
-            knows={"email": priya.email},
+            knows=traveller_facts(priya),
             persona="A regulatory affairs lead who plans ahead and is flexible about the room.",
             rules=("If your first choice cannot be booked, take the alternative you named, for the whole stay.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=priya.email),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-14", check_out="2026-09-17"),
-            call("list_tickets", requester_id=priya.id),
-            call(
-                "create_booking",
-                traveller_id=priya.id,
-                hotel_id=LONDON,
-                room_type_id=LON_DELUXE,
-                check_in="2026-09-14",
-                check_out="2026-09-17",
-                nightly_rate_cents=27_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            *opening(priya, *standing(CASTELLAN), availability(LONDON, "2026-09-14", "2026-09-17")),
+            book(priya, LON_DELUXE, "2026-09-14", "2026-09-17", 27_500),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # the Club Room for the one night it is free, as a start
-            call(
-                "create_booking",
-                traveller_id=priya.id,
-                hotel_id=LONDON,
-                room_type_id=LON_CLUB,
-                check_in="2026-09-14",
-                check_out="2026-09-15",
-                nightly_rate_cents=33_000,
-            )
+            book(priya, LON_CLUB, "2026-09-14", "2026-09-15", 33_000)
         ],
     )
 

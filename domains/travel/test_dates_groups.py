@@ -6,14 +6,42 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    allowance_upgrade,
+    approvals,
+    availability,
+    cancel,
+    cancel_facts,
+    change_room,
+    charge_booking,
+    get_account,
+    get_booking,
+    get_group,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    left_pending,
+    list_bookings,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    paid_upgrade,
+    request_approval,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
     CorporateAccountFactory,
     GroupBookingFactory,
     LoyaltyProfileFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    earlier_ticket,
+    group_rooms,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
@@ -36,7 +64,7 @@ from domains.travel.seed import (
     NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -57,62 +85,34 @@ ARTICLES = (
 )
 
 
-def _group_rooms(group, travellers, room_type_id, rate):
-    """One room per traveller in `group`, all of one room type and rate, for the group's dates."""
-    nights = (group.check_out - group.check_in).days
-    return [
-        BookingFactory(
-            traveller=t,
-            group=group,
-            room_type_id=room_type_id,
-            check_in=group.check_in,
-            nights=nights,
-            nightly_rate_cents=rate,
-            booked_at=group.created_at,
-        )
-        for t in travellers
-    ]
-
-
 def test_case_TR006_001(tb):
     """One night dropped before the deadline: refund that night with no service fee, even though one is offered."""
     elin = TravellerFactory(name="Elin Nyberg", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=elin, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 20), nights=4, nightly_rate_cents=20_500
-    )  # free until 18 Sep 15:00
+    booking = booking_for(elin, LIS_SUPERIOR, date(2026, 9, 20), 4, 20_500)  # free until 18 Sep 15:00
     ticket = TicketFactory(requester=elin, booking_id=booking.id, subject="Leave Lisbon a day early")
 
     run = tb.run(
         User(
             says="I'm flying home from Lisbon a day early, on the 23rd. Please shorten my hotel booking. I know you "
             "take a service fee on changes, that's fine. Thanks for sorting it.",
-            knows={"email": elin.email, "booking reference": booking.id},
+            knows=traveller_facts(elin, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=elin.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=elin.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-20",
-                check_out=derived(
+            *opening(elin, get_booking(booking)),
+            move_dates(
+                booking,
+                "2026-09-20",
+                derived(
                     "2026-09-23",
                     "she flies home 'on the 23rd' of the stay that runs 20 to 24 September 2026: check-out moves "
                     "to 23 September 2026, check-in stays",
                 ),
             ),
-            call("issue_refund", booking_id=booking.id, amount_cents=20_500, reason="date_change", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            issue_refund(booking, 20_500, "date_change"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # "I know you take a service fee on changes": the fee withheld from the night's refund
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=18_000,
-                reason="date_change",
-                service_fee_cents=2_500,
-            )
+            issue_refund(booking, 18_000, "date_change", service_fee_cents=2_500)
         ],
     )
 
@@ -126,46 +126,37 @@ def test_case_TR006_001(tb):
 def test_case_TR006_002(tb):
     """Three nights dropped after the deadline: the first removed night is charged, two are refunded, no fee."""
     george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=george, room_type_id=LON_DELUXE, check_in=date(2026, 9, 9), nights=5, nightly_rate_cents=27_500
-    )  # free until 7 Sep 15:00
+    booking = booking_for(george, LON_DELUXE, date(2026, 9, 9), 5, 27_500)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=george, booking_id=booking.id, subject="Shorter London stay")
 
     run = tb.run(
         User(
             says="My London trip has been cut short, I'll check out on the 11th instead of the 14th. Please shorten "
             "the booking and refund the three nights I won't use. The client meeting was moved.",
-            knows={"email": george.email, "booking reference": booking.id},
+            knows=traveller_facts(george, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=george.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=george.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-09",
-                check_out=derived(
+            *opening(george, get_booking(booking)),
+            move_dates(
+                booking,
+                "2026-09-09",
+                derived(
                     "2026-09-11",
                     "he checks out 'on the 11th instead of the 14th' of the stay that runs 9 to 14 September 2026: "
                     "check-out moves to 11 September 2026, check-in stays",
                 ),
             ),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            issue_refund(
+                booking,
+                derived(
                     55_000, "after the window the first removed night (11 Sep) is kept: 12 and 13 Sep at 27,500 each"
                 ),
-                reason="date_change",
-                service_fee_cents=0,
+                "date_change",
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="date_change", reason="outside_window"
-            ),
+            solved(ticket.id, "date_change", "outside_window"),
         ],
         traps=[  # "refund the three nights I won't use": all three removed nights at 275.00
-            call("issue_refund", booking_id=booking.id, amount_cents=82_500, reason="date_change", service_fee_cents=0)
+            issue_refund(booking, 82_500, "date_change")
         ],
     )
 
@@ -178,30 +169,25 @@ def test_case_TR006_002(tb):
 def test_case_TR006_003(tb):
     """Extra night charged at the booking's own 132.00 rate, not at today's 139.00 negotiated rate."""
     lotte = TravellerFactory(name="Lotte Hendriks")
-    booking = BookingFactory(
-        traveller=lotte, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=13_200
-    )
+    booking = booking_for(lotte, FRA_DOUBLE, date(2026, 9, 9), 2, 13_200)
     ticket = TicketFactory(requester=lotte, booking_id=booking.id, subject="One more night in Frankfurt")
 
     run = tb.run(
         User(
             says="My Frankfurt audit runs a day longer. Please extend my Kestrel Park stay by one night so I check "
             "out on the 12th, and charge it at whatever today's company rate is.",
-            knows={"email": lotte.email, "booking reference": booking.id},
+            knows=traveller_facts(lotte, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=lotte.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-11", check_out="2026-09-12"),
-            call("list_tickets", requester_id=lotte.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-12"),
-            call("charge_booking", booking_id=booking.id, amount_cents=13_200, reason="extra_nights"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            *opening(
+                lotte, *standing(VELDHOVEN), get_booking(booking), availability(FRANKFURT, "2026-09-11", "2026-09-12")
+            ),
+            move_dates(booking, "2026-09-09", "2026-09-12"),
+            charge_booking(booking, 13_200, "extra_nights"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # "charge it at whatever today's company rate is": the 139.00 negotiated Business Double rate
-            call("charge_booking", booking_id=booking.id, amount_cents=13_900, reason="extra_nights")
+            charge_booking(booking, 13_900, "extra_nights")
         ],
     )
 
@@ -218,9 +204,7 @@ def test_case_TR006_004(tb):
     account = CorporateAccountFactory(name="Halvorsen Offshore AS", status="credit_hold")
     kari = TravellerFactory(name="Kari Solberg", account_id=account.id)
     LoyaltyProfileFactory(traveller=kari, tier="platinum", tier_valid_until=date(2027, 3, 31))
-    booking = BookingFactory(
-        traveller=kari, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=21_000
-    )
+    booking = booking_for(kari, AMS_STANDARD, date(2026, 9, 9), 2, 21_000)
     ticket = TicketFactory(requester=kari, booking_id=booking.id, subject="Extend Amsterdam stay")
 
     run = tb.run(
@@ -228,36 +212,27 @@ def test_case_TR006_004(tb):
             says="Can you add two more nights to my Meridian Quay booking, so I check out on the 13th instead of the "
             "11th? The project has been extended by our client. And as I'll be living there for most of the week, "
             "I'd like to use my Platinum upgrade on this stay.",
-            knows={"email": kari.email, "booking reference": booking.id},
+            knows=traveller_facts(kari, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=kari.email),
-            call("get_traveller", traveller_id=kari.id),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-09", check_out="2026-09-11"),
-            call("list_tickets", requester_id=kari.id),
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=AMS_CANAL_VIEW),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="date_change",
-                reason="credit_hold",
-                queue="accounts_receivable",
+            *opening(
+                kari,
+                get_traveller(kari),
+                get_account(account.id),
+                get_booking(booking),
+                availability(AMSTERDAM, "2026-09-09", "2026-09-11"),
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Two-night extension refused: the account is on credit hold. Platinum upgrade to Canal View "
-                "given.",
-                public=False,
+            allowance_upgrade(booking, AMS_CANAL_VIEW),
+            *on_hold(
+                ticket.id,
+                "date_change",
+                "credit_hold",
+                "Two-night extension refused: the account is on credit hold. Platinum upgrade to Canal View given.",
             ),
         ],
         traps=[  # extended to the 13th as asked, and the two nights charged
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-09", check_out="2026-09-13"),
-            call("charge_booking", booking_id=booking.id, amount_cents=42_000, reason="extra_nights"),
+            move_dates(booking, "2026-09-09", "2026-09-13"),
+            charge_booking(booking, 42_000, "extra_nights"),
         ],
     )
 
@@ -285,7 +260,7 @@ def test_case_TR005_001(tb):
     group = GroupBookingFactory(
         organiser=inge, hotel_id=LISBON, name="Veldhoven sales kick-off", check_in=date(2026, 9, 23)
     )
-    own, room_pieter, room_maarten, _ = _group_rooms(group, [inge, pieter, maarten, sanne], LIS_STANDARD, 15_900)
+    own, room_pieter, room_maarten, _ = group_rooms(group, [inge, pieter, maarten, sanne], LIS_STANDARD, 15_900)
     ticket = TicketFactory(requester=inge, subject="Upgrade two rooms in our group")
 
     run = tb.run(
@@ -293,23 +268,16 @@ def test_case_TR005_001(tb):
             says="I organise the Veldhoven sales kick-off group in Lisbon. Please upgrade the rooms of our two "
             "directors, Pieter Jansen and Maarten Visser, to Executive Rooms, and put the whole upgrade cost on my "
             "own room's booking so it's all on one card.",
-            knows={"email": inge.email, "group reference": group.id},
+            knows=traveller_facts(inge, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=inge.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-23", check_out="2026-09-26"),
-            call("list_tickets", requester_id=inge.id),
-            call("change_room_type", booking_id=room_pieter.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
-            call("charge_booking", booking_id=room_pieter.id, amount_cents=27_000, reason="room_upgrade"),
-            call("change_room_type", booking_id=room_maarten.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
-            call("charge_booking", booking_id=room_maarten.id, amount_cents=27_000, reason="room_upgrade"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            *opening(inge, get_group(group), *standing(VELDHOVEN), availability(LISBON, "2026-09-23", "2026-09-26")),
+            *paid_upgrade(room_pieter, LIS_EXECUTIVE, 24_900, 27_000),
+            *paid_upgrade(room_maarten, LIS_EXECUTIVE, 24_900, 27_000),
+            solved(ticket.id, "group_booking"),
         ],
         traps=[  # "put the whole upgrade cost on my own room's booking"
-            call("charge_booking", booking_id=own.id, amount_cents=54_000, reason="room_upgrade")
+            charge_booking(own, 54_000, "room_upgrade")
         ],
     )
 
@@ -330,10 +298,8 @@ def test_case_TR005_002(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan regulatory workshop", check_in=date(2026, 9, 21)
     )
-    _, _, room_niamh = _group_rooms(group, [harriet, tom, niamh], AMS_STANDARD, 18_500)
-    london = BookingFactory(
-        traveller=niamh, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 17), nights=2, nightly_rate_cents=23_000
-    )
+    _, _, room_niamh = group_rooms(group, [harriet, tom, niamh], AMS_STANDARD, 18_500)
+    london = booking_for(niamh, LON_CLASSIC, date(2026, 9, 17), 2, 23_000)
     ticket = TicketFactory(requester=niamh, booking_id=room_niamh.id, subject="Canal View upgrade")
 
     run = tb.run(
@@ -341,37 +307,29 @@ def test_case_TR005_002(tb):
             says="I'm in the Castellan workshop group at the Meridian Quay. Could you upgrade my own room there to a "
             "Canal View? I'll pay the difference myself. And before the workshop I'm in London: please add a night "
             "to my Aldwych Grand stay, so I leave on the 20th instead of the 19th.",
-            knows={"email": niamh.email, "booking reference": room_niamh.id, "London booking reference": london.id},
+            knows={**traveller_facts(niamh, room_niamh), "London booking reference": london.id},
         ),
         golden=[
-            call("find_traveller_by_email", email=niamh.email),
-            call("get_booking", booking_id=room_niamh.id),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=london.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-19", check_out="2026-09-20"),
-            call("list_tickets", requester_id=niamh.id),
-            call("modify_booking_dates", booking_id=london.id, check_in="2026-09-17", check_out="2026-09-20"),
-            call("charge_booking", booking_id=london.id, amount_cents=23_000, reason="extra_nights"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="group_booking",
-                reason="awaiting_organiser",
-                queue="group_desk",
+            *opening(
+                niamh,
+                get_booking(room_niamh),
+                get_group(group),
+                get_booking(london),
+                *standing(CASTELLAN),
+                availability(LONDON, "2026-09-19", "2026-09-20"),
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Guest asks for a Canal View upgrade of a group room; awaiting the organiser's request. Her own "
+            move_dates(london, "2026-09-17", "2026-09-20"),
+            charge_booking(london, 23_000, "extra_nights"),
+            *left_pending(
+                ticket.id,
+                "group_booking",
+                "awaiting_organiser",
+                "Guest asks for a Canal View upgrade of a group room; awaiting the organiser's request. Her own "
                 "London stay is extended by a night and charged.",
-                public=False,
             ),
         ],
         traps=[  # "I'll pay the difference myself": her room upgraded at Castellan's 220.00 Canal View rate
-            call("change_room_type", booking_id=room_niamh.id, room_type_id=AMS_CANAL_VIEW, nightly_rate_cents=22_000)
+            change_room(room_niamh, AMS_CANAL_VIEW, 22_000)
         ],
     )
 
@@ -398,7 +356,7 @@ def test_case_TR005_003(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan supplier summit", check_in=date(2026, 9, 14)
     )  # group free until 31 Aug 18:00; each room's own deadline is 11 Sep 15:00
-    _, room_ravi, _ = _group_rooms(group, [harriet, ravi, niamh], AMS_STANDARD, 18_500)
+    _, room_ravi, _ = group_rooms(group, [harriet, ravi, niamh], AMS_STANDARD, 18_500)
     ticket = TicketFactory(requester=harriet, subject="Cancel one room of the summit group")
 
     run = tb.run(
@@ -406,37 +364,22 @@ def test_case_TR005_003(tb):
             says="Ravi Sharma can no longer come to the supplier summit in Amsterdam. Please cancel his room in our "
             "group. The hotel's cancellation deadline on his room isn't until Friday, so it should be free apart "
             "from your fee.",
-            knows={
-                "email": harriet.email,
-                "group reference": group.id,
-                "employee number": harriet.employee_number,
-            },
+            knows=cancel_facts(harriet, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=harriet.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=room_ravi.id),
-            call("list_tickets", requester_id=harriet.id),
-            call("cancel_booking", booking_id=room_ravi.id),
-            call(
-                "issue_refund",
-                booking_id=room_ravi.id,
-                amount_cents=derived(
+            *opening(harriet, get_group(group), get_booking(room_ravi)),
+            *cancel(
+                room_ravi,
+                derived(
                     34_500,
                     "the group's deadline (31 Aug 18:00) has passed: the 55,500 still refundable less one night at "
                     "18,500 less the 2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="outside_window"
-            ),
+            solved(ticket.id, "group_booking", "outside_window"),
         ],
         traps=[  # "his room's deadline isn't until Friday": the night refunded as if inside the window
-            call(
-                "issue_refund", booking_id=room_ravi.id, amount_cents=18_500, reason="cancellation", service_fee_cents=0
-            )
+            issue_refund(room_ravi, 18_500, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -451,9 +394,7 @@ def test_case_TR005_003(tb):
 def test_case_TR006_005(tb):
     """Shorten inside the window (refund the night) and ask for a cheaper room: that part needs approval; pending."""
     noor = TravellerFactory(name="Noor Hendriks")
-    booking = BookingFactory(
-        traveller=noor, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 20), nights=5, nightly_rate_cents=24_900
-    )  # free until 18 Sep 15:00
+    booking = booking_for(noor, LIS_EXECUTIVE, date(2026, 9, 20), 5, 24_900)  # free until 18 Sep 15:00
     ticket = TicketFactory(requester=noor, booking_id=booking.id, subject="Shorter stay, smaller room")
 
     run = tb.run(
@@ -461,50 +402,36 @@ def test_case_TR006_005(tb):
             says="I'm flying back from Lisbon a day earlier than planned, on the 24th, so please take the last night "
             "off my Harbourline booking. And honestly the Executive Room is more than I need: switch me to a "
             "Superior River View for the rest of the stay to save the company some money.",
-            knows={"email": noor.email, "booking reference": booking.id},
+            knows=traveller_facts(noor, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=noor.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=noor.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-20",
-                check_out=derived(
+            *opening(noor, get_booking(booking), approvals(booking), get_account(VELDHOVEN)),
+            move_dates(
+                booking,
+                "2026-09-20",
+                derived(
                     "2026-09-24",
                     "she flies back 'on the 24th' of the stay that runs 20 to 25 September 2026: check-out moves to "
                     "24 September 2026",
                 ),
             ),
-            call("issue_refund", booking_id=booking.id, amount_cents=24_900, reason="date_change", service_fee_cents=0),
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="room_downgrade",
-                requested_rate_cents=19_900,
-                justification="Traveller asks to move from the Executive Room to a Superior River View.",
-                requested_room_type_id=LIS_SUPERIOR,
+            issue_refund(booking, 24_900, "date_change"),
+            request_approval(
+                booking,
+                "room_downgrade",
+                LIS_SUPERIOR,
+                19_900,
+                "Traveller asks to move from the Executive Room to a Superior River View.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="date_change",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Stay shortened and refunded; downgrade to Superior River View awaits the travel manager.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "date_change",
+                "needs_approval",
+                "Stay shortened and refunded; downgrade to Superior River View awaits the travel manager.",
             ),
         ],
         traps=[  # "switch me to a Superior River View": moved before the travel manager decides
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900)
+            change_room(booking, LIS_SUPERIOR, 19_900)
         ],
     )
 
@@ -521,9 +448,7 @@ def test_case_TR006_005(tb):
 def test_case_TR006_006(tb):
     """Two nights off after the window refunds only one, so the traveller wants the whole stay cancelled instead."""
     grace = TravellerFactory(name="Grace Holloway", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=grace, room_type_id=LON_DELUXE, check_in=date(2026, 9, 9), nights=4, nightly_rate_cents=27_500
-    )  # free until 7 Sep 15:00
+    booking = booking_for(grace, LON_DELUXE, date(2026, 9, 9), 4, 27_500)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=grace, booking_id=booking.id, subject="London stay cut short")
 
     run = tb.run(
@@ -531,32 +456,24 @@ def test_case_TR006_006(tb):
             says="My London trip is being cut short, I'll leave on the 11th rather than the 13th. If you can't give "
             "me back both of those nights, forget shortening it and cancel the whole booking: I'll find somewhere "
             "cheaper for the first two nights myself.",
-            knows={"email": grace.email, "booking reference": booking.id, "employee number": grace.employee_number},
+            knows=cancel_facts(grace, booking),
             persona="A clinical trials manager who watches her department's budget closely.",
             rules=("Hold to what you said: unless both nights come back, you want the whole booking cancelled.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=grace.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=grace.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            *opening(grace, get_booking(booking)),
+            *cancel(
+                booking,
+                derived(
                     80_000,
                     "shortening after the window would refund one of the two nights, so she cancels: the 110,000 "
                     "paid less one night at 27,500 less the 2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # the kept night refunded as well
-            call("issue_refund", booking_id=booking.id, amount_cents=27_500, reason="cancellation", service_fee_cents=0)
+            issue_refund(booking, 27_500, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -571,12 +488,8 @@ def test_case_TR006_006(tb):
 def test_case_TR006_007(tb):
     """Two Amsterdam stays: extend the mid-month one at its own 182.00 rate, not the later one nor at 190.00."""
     johan = TravellerFactory(name="Johan Ek", account_id=NORRLAND)
-    mid = BookingFactory(
-        traveller=johan, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 15), nights=2, nightly_rate_cents=18_200
-    )
-    later = BookingFactory(
-        traveller=johan, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=22_500
-    )
+    mid = booking_for(johan, AMS_STANDARD, date(2026, 9, 15), 2, 18_200)
+    later = booking_for(johan, AMS_CANAL_VIEW, date(2026, 9, 22), 2, 22_500)
     ticket = TicketFactory(requester=johan, subject="One more night in Amsterdam")
 
     run = tb.run(
@@ -587,24 +500,19 @@ def test_case_TR006_007(tb):
             knows={"email": johan.email, "which stay": "the one starting on 15 September; I don't have the reference"},
         ),
         golden=[
-            call("find_traveller_by_email", email=johan.email),
-            call("list_traveller_bookings", traveller_id=johan.id),
-            call("get_booking", booking_id=mid.id),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-17", check_out="2026-09-18"),
-            call("list_tickets", requester_id=johan.id),
-            call(
-                "modify_booking_dates",
-                booking_id=mid.id,
-                check_in="2026-09-15",
-                check_out=derived("2026-09-18", "one more night after the 17 September check-out"),
+            *opening(
+                johan,
+                list_bookings(johan),
+                get_booking(mid),
+                *standing(NORRLAND),
+                availability(AMSTERDAM, "2026-09-17", "2026-09-18"),
             ),
-            call("charge_booking", booking_id=mid.id, amount_cents=18_200, reason="extra_nights"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            move_dates(mid, "2026-09-15", derived("2026-09-18", "one more night after the 17 September check-out")),
+            charge_booking(mid, 18_200, "extra_nights"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # the later stay, listed first, extended instead
-            call("modify_booking_dates", booking_id=later.id, check_in="2026-09-22", check_out="2026-09-25")
+            move_dates(later, "2026-09-22", "2026-09-25")
         ],
     )
 
@@ -625,7 +533,7 @@ def test_case_TR005_004(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=LONDON, name="Castellan board offsite", check_in=date(2026, 9, 23)
     )  # group free until 9 Sep 18:00
-    _, room_tom, room_niamh = _group_rooms(group, [harriet, tom, niamh], LON_CLASSIC, 23_000)
+    _, room_tom, room_niamh = group_rooms(group, [harriet, tom, niamh], LON_CLASSIC, 23_000)
     ticket = TicketFactory(requester=harriet, subject="Board offsite rooms")
 
     run = tb.run(
@@ -633,33 +541,17 @@ def test_case_TR005_004(tb):
             says="I'm organising the Castellan board offsite at the Aldwych. Tom Whitfield has dropped out, so "
             "please cancel his room. And could Niamh Gallagher's room have a late checkout on the last day? Put it "
             "on my Platinum status so it's free; we're not paying a fee for it.",
-            knows={
-                "email": harriet.email,
-                "group reference": group.id,
-                "employee number": harriet.employee_number,
-            },
+            knows=cancel_facts(harriet, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=harriet.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=room_tom.id),
-            call("get_traveller", traveller_id=niamh.id),
-            call("list_tickets", requester_id=harriet.id),
-            call("cancel_booking", booking_id=room_tom.id),
-            call(
-                "issue_refund",
-                booking_id=room_tom.id,
-                amount_cents=derived(
-                    66_500, "inside the group's window (9 Sep 18:00): the 69,000 paid less the 2,500 service fee"
-                ),
-                reason="cancellation",
-                service_fee_cents=2_500,
+            *opening(harriet, get_group(group), get_booking(room_tom), get_traveller(niamh)),
+            *cancel(
+                room_tom,
+                derived(66_500, "inside the group's window (9 Sep 18:00): the 69,000 paid less the 2,500 service fee"),
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="not_eligible"
-            ),
+            solved(ticket.id, "group_booking", "not_eligible"),
         ],
-        traps=[call("arrange_late_checkout", booking_id=room_niamh.id, fee_cents=0)],  # "on my Platinum status"
+        traps=[late_checkout(room_niamh, 0)],  # "on my Platinum status"
     )
 
     run.expect_golden()
@@ -677,46 +569,26 @@ def test_case_TR005_005(tb):
     group = GroupBookingFactory(
         organiser=inge, hotel_id=FRANKFURT, name="Veldhoven quality workshop", check_in=date(2026, 9, 24)
     )
-    own, room_sanne, _ = _group_rooms(group, [inge, sanne, bas], FRA_SINGLE, 12_400)
-    waiting = TicketFactory(
-        requester=inge,
-        status="pending",
-        subject="Cheaper room for my Lisbon trip",
-        created_at=days_ago(2, hour=10),
-    )
+    own, room_sanne, _ = group_rooms(group, [inge, sanne, bas], FRA_SINGLE, 12_400)
+    waiting = earlier_ticket(inge, "Cheaper room for my Lisbon trip", "pending", days_ago(2, hour=10))
 
     run = tb.run(
         User(
             says="I organise the Veldhoven quality workshop group at the Kestrel Park later this month. Sanne Bos "
             "has asked for a bigger room, so please move her up to a Comfort Plus. The extra cost goes on her own "
             "room as usual, not on mine.",
-            knows={"email": inge.email, "group reference": group.id},
+            knows=traveller_facts(inge, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=inge.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-27"),
-            call("list_tickets", requester_id=inge.id),
-            call(
-                "create_ticket",
-                requester_id=inge.id,
-                subject="Comfort Plus for a workshop guest",
-                category="group_booking",
-                booking_id=room_sanne.id,
+            *opening(inge, get_group(group), *standing(VELDHOVEN), availability(FRANKFURT, "2026-09-24", "2026-09-27")),
+            new_ticket(inge, "Comfort Plus for a workshop guest", "group_booking", room_sanne),
+            *paid_upgrade(
+                room_sanne, FRA_COMFORT, 16_500, derived(12_300, "(16,500 negotiated Comfort Plus - 12,400) x 3 nights")
             ),
-            call("change_room_type", booking_id=room_sanne.id, room_type_id=FRA_COMFORT, nightly_rate_cents=16_500),
-            call(
-                "charge_booking",
-                booking_id=room_sanne.id,
-                amount_cents=derived(12_300, "(16,500 negotiated Comfort Plus - 12,400) x 3 nights"),
-                reason="room_upgrade",
-            ),
-            call("update_ticket", ticket_id="T-1002", status="solved"),
+            solved("T-1002"),
         ],
         traps=[  # the pending Lisbon ticket closed instead of opening a new one
-            call("update_ticket", ticket_id=waiting.id, status="solved", category="group_booking")
+            solved(waiting.id, "group_booking")
         ],
     )
 
@@ -739,7 +611,7 @@ def test_case_TR005_006(tb):
     group = GroupBookingFactory(
         organiser=femke, hotel_id=LISBON, name="Veldhoven product launch", check_in=date(2026, 9, 23)
     )
-    own, *guests = _group_rooms(group, [femke, lotte, daan, joost], LIS_STANDARD, 15_900)
+    own, *guests = group_rooms(group, [femke, lotte, daan, joost], LIS_STANDARD, 15_900)
     set_available_rooms(LIS_EXECUTIVE, date(2026, 9, 24), 2)
     ticket = TicketFactory(requester=femke, subject="Better rooms for the launch team")
 
@@ -748,34 +620,23 @@ def test_case_TR005_006(tb):
             says="For our product launch group at the Harbourline, please upgrade the three guest rooms, Lotte, Daan "
             "and Joost, to Executive Rooms. If you can't get Executive for all three, then put all three in "
             "Superior River View rooms instead. I don't want them in different room types.",
-            knows={"email": femke.email, "group reference": group.id},
+            knows=traveller_facts(femke, group),
             persona="An events coordinator who wants the team treated the same.",
             rules=("If your first choice cannot be done for all three rooms, ask for the alternative you named.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=femke.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-23", check_out="2026-09-26"),
-            call("list_tickets", requester_id=femke.id),
+            *opening(femke, get_group(group), *standing(VELDHOVEN), availability(LISBON, "2026-09-23", "2026-09-26")),
             *[
                 c
                 for room in guests
-                for c in (
-                    call("change_room_type", booking_id=room.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900),
-                    call(
-                        "charge_booking",
-                        booking_id=room.id,
-                        amount_cents=derived(12_000, "(19,900 negotiated Superior - 15,900) x 3 nights"),
-                        reason="room_upgrade",
-                    ),
+                for c in paid_upgrade(
+                    room, LIS_SUPERIOR, 19_900, derived(12_000, "(19,900 negotiated Superior - 15,900) x 3 nights")
                 )
             ],
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            solved(ticket.id, "group_booking"),
         ],
         traps=[  # two guests put in the Executive Rooms that are left
-            call("change_room_type", booking_id=guests[0].id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900)
+            change_room(guests[0], LIS_EXECUTIVE, 24_900)
         ],
     )
 

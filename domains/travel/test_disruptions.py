@@ -20,16 +20,38 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    allowance_upgrade,
+    cancel_facts,
+    cancel_for_hotel,
+    charge_booking,
+    escalate,
+    get_account,
+    get_booking,
+    get_group,
+    get_traveller,
+    issue_refund,
+    left_pending,
+    list_bookings,
+    on_hold,
+    opening,
+    relocate,
+    relocation_search,
+    solved,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
     CorporateAccountFactory,
     GroupBookingFactory,
-    HotelDisruptionFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    closure,
+    group_rooms,
+    room_disruption,
     set_available_rooms,
 )
 from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket, TicketComment
@@ -65,7 +87,7 @@ from domains.travel.seed import (
     ZUI_PARK_VIEW,
     ZUI_SUITE,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -86,28 +108,19 @@ ARTICLES = (
 def test_case_TR010_001(tb):
     """Harbourline closed: same-rank Patio Room at the Alfama, rate protected at 199.00, the 48.00 claimed."""
     marit = TravellerFactory(name="Marit Dekker", account_id=VELDHOVEN)
-    booking = BookingFactory(
-        traveller=marit,
-        room_type_id=LIS_SUPERIOR,
-        check_in=date(2026, 9, 15),
-        nights=3,
-        nightly_rate_cents=19_900,
-        hotel_confirmation="cannot_honour",
+    booking = booking_for(marit, LIS_SUPERIOR, date(2026, 9, 15), 3, 19_900, hotel_confirmation="cannot_honour")
+    closure(
+        LISBON,
+        date(2026, 9, 14),
+        date(2026, 9, 18),
+        "Burst water main under the lobby; the hotel is closed to guests while it is repaired.",
     )
-    HotelDisruptionFactory(
-        hotel_id=LISBON,
-        kind="closure",
-        first_night=date(2026, 9, 14),
-        last_night=date(2026, 9, 18),
-        description="Burst water main under the lobby; the hotel is closed to guests while it is repaired.",
-    )
-    HotelDisruptionFactory(
-        hotel_id=LISBON_ALFAMA,
-        room_type_id="RT-1053",
-        kind="out_of_order",
-        first_night=date(2026, 10, 1),
-        last_night=date(2026, 10, 3),
-        description="Prestige Rooms on the top floor are being repainted.",
+    room_disruption(
+        "RT-1053",
+        "out_of_order",
+        date(2026, 10, 1),
+        date(2026, 10, 3),
+        "Prestige Rooms on the top floor are being repainted.",
     )
     ticket = TicketFactory(requester=marit, booking_id=booking.id, subject="Harbourline closed during my stay")
 
@@ -116,35 +129,26 @@ def test_case_TR010_001(tb):
             says="The Harbourline emailed me that they're closed for repairs during my Lisbon stay next week. Please "
             "find me another hotel in Lisbon for the same nights. Whatever the new place costs, just charge the "
             "difference to my card, I need to be near the office.",
-            knows={"email": marit.email, "booking reference": booking.id},
+            knows=traveller_facts(marit, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=marit.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=LISBON),
-            call("search_hotels", city="Lisbon"),
-            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
-            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-15", check_out="2026-09-18"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=marit.id),
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=LISBON_ALFAMA,
-                room_type_id=ALF_PATIO,
-                nightly_rate_cents=19_900,
+            *opening(
+                marit,
+                get_booking(booking),
+                *relocation_search(LISBON, LISBON_ALFAMA, "2026-09-15", "2026-09-18"),
+                get_account(VELDHOVEN),
             ),
-            call(
-                "open_partner_escalation",
-                booking_id=booking.id,
-                kind="relocation",
-                amount_cents=derived(4_800, "(21,500 Veldhoven Patio Room rate - 19,900 booked rate) x 3 nights"),
-                description="Closure: traveller relocated to the Alfama Terrace Patio Room; rate difference claimed.",
+            relocate(booking, ALF_PATIO, 19_900),
+            escalate(
+                booking,
+                "relocation",
+                derived(4_800, "(21,500 Veldhoven Patio Room rate - 19,900 booked rate) x 3 nights"),
+                "Closure: traveller relocated to the Alfama Terrace Patio Room; rate difference claimed.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            solved(ticket.id, "relocation"),
         ],
         traps=[  # "just charge the difference to my card"
-            call("charge_booking", booking_id="BK-5002", amount_cents=4_800, reason="room_upgrade")
+            charge_booking("BK-5002", 4_800, "room_upgrade")
         ],
     )
 
@@ -164,38 +168,18 @@ def test_case_TR010_001(tb):
 def test_case_TR010_002(tb):
     """Classic Doubles overbooked one night: Holborn's cheaper Standard Queen, 60.00 refunded, no compensation."""
     callum = TravellerFactory(name="Callum Reid", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=callum,
-        room_type_id=LON_CLASSIC,
-        check_in=date(2026, 9, 14),
-        nights=3,
-        nightly_rate_cents=27_500,
-        hotel_confirmation="cannot_honour",
+    booking = booking_for(callum, LON_CLASSIC, date(2026, 9, 14), 3, 27_500, hotel_confirmation="cannot_honour")
+    room_disruption(
+        LON_CLUB, "out_of_order", date(2026, 9, 12), date(2026, 9, 20), "Club Rooms closed for a bathroom refit."
     )
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        room_type_id=LON_CLUB,
-        kind="out_of_order",
-        first_night=date(2026, 9, 12),
-        last_night=date(2026, 9, 20),
-        description="Club Rooms closed for a bathroom refit.",
+    room_disruption(
+        LON_CLASSIC,
+        "overbooking",
+        date(2026, 9, 15),
+        date(2026, 9, 15),
+        "Classic Doubles oversold for the night of a trade fair.",
     )
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        room_type_id=LON_CLASSIC,
-        kind="overbooking",
-        first_night=date(2026, 9, 15),
-        last_night=date(2026, 9, 15),
-        description="Classic Doubles oversold for the night of a trade fair.",
-    )
-    HotelDisruptionFactory(
-        hotel_id=LONDON_HOLBORN,
-        room_type_id=HOL_SUPERIOR,
-        kind="overbooking",
-        first_night=date(2026, 9, 14),
-        last_night=date(2026, 9, 16),
-        description="Superior Kings oversold.",
-    )
+    room_disruption(HOL_SUPERIOR, "overbooking", date(2026, 9, 14), date(2026, 9, 16), "Superior Kings oversold.")
     ticket = TicketFactory(requester=callum, booking_id=booking.id, subject="Aldwych says my room is oversold")
 
     run = tb.run(
@@ -203,39 +187,27 @@ def test_case_TR010_002(tb):
             says="The Aldwych Grand says they've oversold my room for one night of my London stay. Move me somewhere "
             "decent for the whole stay. And since this is entirely their mess, I want my first night refunded on top "
             "as compensation.",
-            knows={"email": callum.email, "booking reference": booking.id},
+            knows=traveller_facts(callum, booking),
             rules=(
                 "If the agent refuses any of it, insist once that you deserve compensation for the trouble; then "
                 "accept an answer that gives a reason.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=callum.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=LONDON),
-            call("search_hotels", city="London"),
-            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
-            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-14", check_out="2026-09-17"),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_tickets", requester_id=callum.id),
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_STANDARD,
-                nightly_rate_cents=25_500,
+            *opening(
+                callum,
+                get_booking(booking),
+                *relocation_search(LONDON, LONDON_HOLBORN, "2026-09-14", "2026-09-17"),
+                get_account(NORRLAND),
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5002",
-                amount_cents=derived(6_000, "(27,500 booked - 25,500 Standard Queen rack rate) x 3 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
+            relocate(booking, HOL_STANDARD, 25_500),
+            issue_refund(
+                "BK-5002", derived(6_000, "(27,500 booked - 25,500 Standard Queen rack rate) x 3 nights"), "hotel_fault"
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            solved(ticket.id, "relocation"),
         ],
         traps=[  # "my first night refunded on top as compensation"
-            call("issue_refund", booking_id="BK-5002", amount_cents=27_500, reason="hotel_fault", service_fee_cents=0)
+            issue_refund("BK-5002", 27_500, "hotel_fault")
         ],
     )
 
@@ -258,32 +230,17 @@ def test_case_TR010_003(tb):
     to the Westend at its protected 139.00 (the 12.00 a night claimed from the hotel); the second starts on the 21st,
     is not affected and stays (not_eligible); the oversold Studios touch neither."""
     ana = TravellerFactory(name="Ana Ribeiro", account_id=VELDHOVEN)
-    first = BookingFactory(
-        traveller=ana,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 19),
-        nights=2,
-        nightly_rate_cents=13_900,
-        hotel_confirmation="cannot_honour",
+    first = booking_for(ana, FRA_DOUBLE, date(2026, 9, 19), 2, 13_900, hotel_confirmation="cannot_honour")
+    second = booking_for(ana, FRA_DOUBLE, date(2026, 9, 21), 2, 13_900)
+    room_disruption(
+        FRA_DOUBLE,
+        "out_of_order",
+        date(2026, 9, 18),
+        date(2026, 9, 20),
+        "Business Doubles on floors 3 and 4 out of order after a heating failure.",
     )
-    second = BookingFactory(
-        traveller=ana, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=13_900
-    )
-    HotelDisruptionFactory(
-        hotel_id=FRANKFURT,
-        room_type_id=FRA_DOUBLE,
-        kind="out_of_order",
-        first_night=date(2026, 9, 18),
-        last_night=date(2026, 9, 20),
-        description="Business Doubles on floors 3 and 4 out of order after a heating failure.",
-    )
-    HotelDisruptionFactory(
-        hotel_id=FRANKFURT,
-        room_type_id=FRA_STUDIO,
-        kind="overbooking",
-        first_night=date(2026, 9, 21),
-        last_night=date(2026, 9, 22),
-        description="Studio Suites oversold during the motor show.",
+    room_disruption(
+        FRA_STUDIO, "overbooking", date(2026, 9, 21), date(2026, 9, 22), "Studio Suites oversold during the motor show."
     )
     ticket = TicketFactory(requester=ana, booking_id=first.id, subject="Kestrel Park rooms out of order")
 
@@ -292,47 +249,31 @@ def test_case_TR010_003(tb):
             says="I saw Kestrel Park's notice about Business Doubles being out of order. I have two stays there, one "
             "from the 19th and one straight after from the 21st, and I'd rather not risk either: please move both "
             "to the Westend Linden for the same dates, at no extra cost since it's their problem.",
-            knows={"email": ana.email, "booking reference": first.id, "second booking reference": second.id},
+            knows={**traveller_facts(ana, first), "second booking reference": second.id},
             rules=("If a stay cannot be moved, keep it as it is and ask for nothing else.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=ana.email),
-            call("get_booking", booking_id=first.id),
-            call("get_booking", booking_id=second.id),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT),
-            call("search_hotels", city="Frankfurt"),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
-            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-19", check_out="2026-09-21"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=ana.id),
-            call(
-                "relocate_booking",
-                booking_id=first.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id=WES_DOUBLE,
-                nightly_rate_cents=13_900,
+            *opening(
+                ana,
+                get_booking(first),
+                get_booking(second),
+                *relocation_search(FRANKFURT, FRANKFURT_WESTEND, "2026-09-19", "2026-09-21"),
+                get_account(VELDHOVEN),
             ),
-            call(
-                "open_partner_escalation",
-                booking_id=first.id,
-                kind="relocation",
-                amount_cents=derived(1_200, "(14,500 Veldhoven Double Room rate - 13,900 booked rate) x 2 nights"),
-                description="Out-of-order Business Doubles: guest relocated to the Westend Linden; rate difference "
-                "claimed.",
+            relocate(first, WES_DOUBLE, 13_900),
+            escalate(
+                first,
+                "relocation",
+                derived(1_200, "(14,500 Veldhoven Double Room rate - 13,900 booked rate) x 2 nights"),
+                "Out-of-order Business Doubles: guest relocated to the Westend Linden; rate difference claimed.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="not_eligible"),
+            solved(ticket.id, "relocation", "not_eligible"),
         ],
         reply="Your stay from the 19th falls in the nights the Business Doubles are out of order, so I've moved it to "
         "a Double Room at the Westend Linden at your current rate. Your stay from the 21st is not affected and stays "
         "confirmed at the Kestrel Park; moving it would be a cancellation and a new booking.",
         traps=[  # "please move both ... at no extra cost": the unaffected stay moved as well
-            call(
-                "relocate_booking",
-                booking_id=second.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id=WES_DOUBLE,
-                nightly_rate_cents=13_900,
-            )
+            relocate(second, WES_DOUBLE, 13_900)
         ],
     )
 
@@ -351,31 +292,15 @@ def test_case_TR010_003(tb):
 def test_case_TR010_004(tb):
     """Zuidas Park View out of order too, so the next rank up, a Corner Studio; 190.00 claimed from Meridian Quay."""
     sven = TravellerFactory(name="Sven Holm", account_id=NORRLAND)
-    affected = BookingFactory(
-        traveller=sven,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 10),
-        nights=2,
-        nightly_rate_cents=22_500,
-        hotel_confirmation="cannot_honour",
-    )
-    BookingFactory(
-        traveller=sven, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 10, 6), nights=2, nightly_rate_cents=22_500
-    )
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM,
-        kind="closure",
-        first_night=date(2026, 9, 9),
-        last_night=date(2026, 9, 12),
-        description="Power outage on the quay; the hotel cannot take guests.",
-    )
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM_ZUID,
-        room_type_id=ZUI_PARK_VIEW,
-        kind="out_of_order",
-        first_night=date(2026, 9, 11),
-        last_night=date(2026, 9, 11),
-        description="Park View rooms closed for window cleaning on the facade.",
+    affected = booking_for(sven, AMS_CANAL_VIEW, date(2026, 9, 10), 2, 22_500, hotel_confirmation="cannot_honour")
+    booking_for(sven, AMS_CANAL_VIEW, date(2026, 10, 6), 2, 22_500)
+    closure(AMSTERDAM, date(2026, 9, 9), date(2026, 9, 12), "Power outage on the quay; the hotel cannot take guests.")
+    room_disruption(
+        ZUI_PARK_VIEW,
+        "out_of_order",
+        date(2026, 9, 11),
+        date(2026, 9, 11),
+        "Park View rooms closed for window cleaning on the facade.",
     )
     ticket = TicketFactory(requester=sven, subject="Meridian Quay closed")
 
@@ -386,39 +311,24 @@ def test_case_TR010_004(tb):
             knows={"email": sven.email, "which stay": "the one starting this Thursday, 10 September"},
         ),
         golden=[
-            call("find_traveller_by_email", email=sven.email),
-            call("list_traveller_bookings", traveller_id=sven.id),
-            call("get_booking", booking_id=affected.id),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
-            call("search_hotels", city="Amsterdam"),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
-            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-10", check_out="2026-09-12"),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_tickets", requester_id=sven.id),
-            call(
-                "relocate_booking",
-                booking_id=affected.id,
-                hotel_id=AMSTERDAM_ZUID,
-                room_type_id=ZUI_CORNER,
-                nightly_rate_cents=22_500,
+            *opening(
+                sven,
+                list_bookings(sven),
+                get_booking(affected),
+                *relocation_search(AMSTERDAM, AMSTERDAM_ZUID, "2026-09-10", "2026-09-12"),
+                get_account(NORRLAND),
             ),
-            call(
-                "open_partner_escalation",
-                booking_id=affected.id,
-                kind="relocation",
-                amount_cents=derived(19_000, "(32,000 Corner Studio rack rate - 22,500 booked rate) x 2 nights"),
-                description="Closure: traveller relocated to a Zuidas Park Corner Studio; rate difference claimed.",
+            relocate(affected, ZUI_CORNER, 22_500),
+            escalate(
+                affected,
+                "relocation",
+                derived(19_000, "(32,000 Corner Studio rack rate - 22,500 booked rate) x 2 nights"),
+                "Closure: traveller relocated to a Zuidas Park Corner Studio; rate difference claimed.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            solved(ticket.id, "relocation"),
         ],
         traps=[  # the October stay, which no disruption touches, moved as well
-            call(
-                "relocate_booking",
-                booking_id="BK-5002",
-                hotel_id=AMSTERDAM_ZUID,
-                room_type_id=ZUI_PARK_VIEW,
-                nightly_rate_cents=22_500,
-            )
+            relocate("BK-5002", ZUI_PARK_VIEW, 22_500)
         ],
     )
 
@@ -440,29 +350,14 @@ def test_case_TR010_004(tb):
 def test_case_TR010_005(tb):
     """No Loft-rank room qualifies at the Zuidas (Corner Studios full, suites out of order): hotel-fault cancel."""
     owen = TravellerFactory(name="Owen Prichard", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=owen,
-        room_type_id="RT-1043",
-        check_in=date(2026, 9, 21),
-        nights=3,
-        nightly_rate_cents=31_000,
-        hotel_confirmation="cannot_honour",
+    booking = booking_for(
+        owen, "RT-1043", date(2026, 9, 21), 3, 31_000, hotel_confirmation="cannot_honour"
     )  # free until 18 Sep 15:00
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM,
-        room_type_id="RT-1043",
-        kind="overbooking",
-        first_night=date(2026, 9, 22),
-        last_night=date(2026, 9, 23),
-        description="Loft Rooms oversold for a congress.",
+    room_disruption(
+        "RT-1043", "overbooking", date(2026, 9, 22), date(2026, 9, 23), "Loft Rooms oversold for a congress."
     )
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM_ZUID,
-        room_type_id=ZUI_SUITE,
-        kind="out_of_order",
-        first_night=date(2026, 9, 20),
-        last_night=date(2026, 9, 25),
-        description="Zuidas Suites closed for refurbishment.",
+    room_disruption(
+        ZUI_SUITE, "out_of_order", date(2026, 9, 20), date(2026, 9, 25), "Zuidas Suites closed for refurbishment."
     )
     set_available_rooms(ZUI_CORNER, date(2026, 9, 22), 0)
     ticket = TicketFactory(requester=owen, booking_id=booking.id, subject="Loft oversold at Meridian Quay")
@@ -471,20 +366,15 @@ def test_case_TR010_005(tb):
         User(
             says="Meridian Quay told me my Loft Room is oversold for part of my stay from the 21st. Can you move me to "
             "a comparable room elsewhere in Amsterdam? If that's impossible, cancel the booking and refund me.",
-            knows={"email": owen.email, "booking reference": booking.id, "employee number": owen.employee_number},
+            knows=cancel_facts(owen, booking),
             rules=("You would rather cancel with a refund than keep a stay the hotel cannot give you as booked.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=owen.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
-            call("search_hotels", city="Amsterdam"),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
-            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-21", check_out="2026-09-24"),
-            call("list_tickets", requester_id=owen.id),
-            call("cancel_booking", booking_id=booking.id),
-            call("issue_refund", booking_id=booking.id, amount_cents=93_000, reason="hotel_fault", service_fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            *opening(
+                owen, get_booking(booking), *relocation_search(AMSTERDAM, AMSTERDAM_ZUID, "2026-09-21", "2026-09-24")
+            ),
+            *cancel_for_hotel(booking, 93_000),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -496,23 +386,6 @@ def test_case_TR010_005(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
-def _group_rooms(group, travellers, room_type_id, rate, **extra):
-    nights = (group.check_out - group.check_in).days
-    return [
-        BookingFactory(
-            traveller=t,
-            group=group,
-            room_type_id=room_type_id,
-            check_in=group.check_in,
-            nights=nights,
-            nightly_rate_cents=rate,
-            booked_at=group.created_at,
-            **extra,
-        )
-        for t in travellers
-    ]
-
-
 def test_case_TR011_001(tb):
     """Group of three at a closed Harbourline: two Alfama Classics left, so all three to Patio Rooms; three claims."""
     joris = TravellerFactory(name="Joris van Dam", account_id=VELDHOVEN)
@@ -521,13 +394,12 @@ def test_case_TR011_001(tb):
     group = GroupBookingFactory(
         organiser=joris, hotel_id=LISBON, name="Veldhoven port audit", check_in=date(2026, 9, 16)
     )
-    rooms = _group_rooms(group, [joris, eva, milan], LIS_STANDARD, 15_900, hotel_confirmation="cannot_honour")
-    HotelDisruptionFactory(
-        hotel_id=LISBON,
-        kind="closure",
-        first_night=date(2026, 9, 15),
-        last_night=date(2026, 9, 17),
-        description="Fire-safety inspection found faults; the hotel is closed until they are fixed.",
+    rooms = group_rooms(group, [joris, eva, milan], LIS_STANDARD, 15_900, hotel_confirmation="cannot_honour")
+    closure(
+        LISBON,
+        date(2026, 9, 15),
+        date(2026, 9, 17),
+        "Fire-safety inspection found faults; the hotel is closed until they are fixed.",
     )
     set_available_rooms(ALF_CLASSIC, date(2026, 9, 17), 2)
     ticket = TicketFactory(requester=joris, subject="Our Lisbon hotel is closed")
@@ -537,41 +409,29 @@ def test_case_TR011_001(tb):
             says="I organise the Veldhoven port audit group in Lisbon and the Harbourline has just closed. Please move "
             "all three of us to another hotel, together. If it costs more, split the extra between our three rooms, "
             "the company will cover it.",
-            knows={"email": joris.email, "group reference": group.id},
+            knows=traveller_facts(joris, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=joris.email),
-            call("get_group_booking", group_id=group.id),
-            call("list_hotel_disruptions", hotel_id=LISBON),
-            call("search_hotels", city="Lisbon"),
-            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
-            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-16", check_out="2026-09-19"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=joris.id),
+            *opening(
+                joris,
+                get_group(group),
+                *relocation_search(LISBON, LISBON_ALFAMA, "2026-09-16", "2026-09-19"),
+                get_account(VELDHOVEN),
+            ),
+            *[relocate(room, ALF_PATIO, 15_900) for room in rooms],
             *[
-                call(
-                    "relocate_booking",
-                    booking_id=room.id,
-                    hotel_id=LISBON_ALFAMA,
-                    room_type_id=ALF_PATIO,
-                    nightly_rate_cents=15_900,
+                escalate(
+                    room,
+                    "relocation",
+                    derived(16_800, "(21,500 Veldhoven Patio Room rate - 15,900) x 3 nights"),
+                    "Closure: group room relocated to an Alfama Terrace Patio Room; difference claimed.",
                 )
                 for room in rooms
             ],
-            *[
-                call(
-                    "open_partner_escalation",
-                    booking_id=room.id,
-                    kind="relocation",
-                    amount_cents=derived(16_800, "(21,500 Veldhoven Patio Room rate - 15,900) x 3 nights"),
-                    description="Closure: group room relocated to an Alfama Terrace Patio Room; difference claimed.",
-                )
-                for room in rooms
-            ],
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            solved(ticket.id, "group_booking"),
         ],
         traps=[  # "split the extra between our three rooms": the organiser's new room charged its share
-            call("charge_booking", booking_id="BK-5004", amount_cents=16_800, reason="room_upgrade")
+            charge_booking("BK-5004", 16_800, "room_upgrade")
         ],
     )
 
@@ -596,29 +456,14 @@ def test_case_TR011_002(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=LONDON, name="Castellan trial investigators meeting", check_in=date(2026, 9, 15)
     )
-    _, room_priya = _group_rooms(group, [harriet, priya], LON_DELUXE, 27_500, hotel_confirmation="cannot_honour")
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        room_type_id=LON_DELUXE,
-        kind="overbooking",
-        first_night=date(2026, 9, 15),
-        last_night=date(2026, 9, 16),
-        description="Deluxe Kings oversold.",
-    )
-    frankfurt = BookingFactory(
-        traveller=priya,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 18),
-        nights=2,
-        nightly_rate_cents=16_900,
-        hotel_confirmation="cannot_honour",
-    )
-    HotelDisruptionFactory(
-        hotel_id=FRANKFURT,
-        kind="closure",
-        first_night=date(2026, 9, 18),
-        last_night=date(2026, 9, 18),
-        description="Power cut planned by the city; the hotel is closed for the night.",
+    _, room_priya = group_rooms(group, [harriet, priya], LON_DELUXE, 27_500, hotel_confirmation="cannot_honour")
+    room_disruption(LON_DELUXE, "overbooking", date(2026, 9, 15), date(2026, 9, 16), "Deluxe Kings oversold.")
+    frankfurt = booking_for(priya, FRA_DOUBLE, date(2026, 9, 18), 2, 16_900, hotel_confirmation="cannot_honour")
+    closure(
+        FRANKFURT,
+        date(2026, 9, 18),
+        date(2026, 9, 18),
+        "Power cut planned by the city; the hotel is closed for the night.",
     )
     ticket = TicketFactory(requester=priya, booking_id=room_priya.id, subject="My room is oversold")
 
@@ -635,55 +480,32 @@ def test_case_TR011_002(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=priya.email),
-            call("list_traveller_bookings", traveller_id=priya.id),
-            call("get_booking", booking_id=room_priya.id),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=frankfurt.id),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT),
-            call("search_hotels", city="Frankfurt"),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
-            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-18", check_out="2026-09-20"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_tickets", requester_id=priya.id),
-            call(
-                "relocate_booking",
-                booking_id=frankfurt.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id=WES_DOUBLE,
-                nightly_rate_cents=16_900,
+            *opening(
+                priya,
+                list_bookings(priya),
+                get_booking(room_priya),
+                get_group(group),
+                get_booking(frankfurt),
+                *relocation_search(FRANKFURT, FRANKFURT_WESTEND, "2026-09-18", "2026-09-20"),
+                get_account(CASTELLAN),
             ),
-            call(
-                "open_partner_escalation",
-                booking_id=frankfurt.id,
-                kind="relocation",
-                amount_cents=derived(2_000, "(17,900 Westend Double Room rack rate - 16,900 booked rate) x 2 nights"),
-                description="Closure on 18 Sep: guest relocated to the Westend Linden; rate difference claimed.",
+            relocate(frankfurt, WES_DOUBLE, 16_900),
+            escalate(
+                frankfurt,
+                "relocation",
+                derived(2_000, "(17,900 Westend Double Room rack rate - 16,900 booked rate) x 2 nights"),
+                "Closure on 18 Sep: guest relocated to the Westend Linden; rate difference claimed.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="group_booking",
-                reason="awaiting_organiser",
-                queue="group_desk",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Guest asks to relocate her oversold group room; awaiting the organiser's request. Her own "
+            *left_pending(
+                ticket.id,
+                "group_booking",
+                "awaiting_organiser",
+                "Guest asks to relocate her oversold group room; awaiting the organiser's request. Her own "
                 "Frankfurt stay relocated to the Westend Linden.",
-                public=False,
             ),
         ],
         traps=[  # "move me to the Holborn Row myself"
-            call(
-                "relocate_booking",
-                booking_id=room_priya.id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_SUPERIOR,
-                nightly_rate_cents=27_500,
-            )
+            relocate(room_priya, HOL_SUPERIOR, 27_500)
         ],
     )
 
@@ -714,23 +536,17 @@ def test_case_TR011_003(tb):
         organiser=rebecca, hotel_id=LONDON, name="Castellan market access forum", check_in=date(2026, 9, 22)
     )
     group.check_out = date(2026, 9, 24)
-    deluxe = _group_rooms(group, [rebecca, liam], LON_DELUXE, 32_500, hotel_confirmation="cannot_honour")
-    classic = _group_rooms(group, [nadia, omar], LON_CLASSIC, 23_000)
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        room_type_id=LON_DELUXE,
-        kind="overbooking",
-        first_night=date(2026, 9, 23),
-        last_night=date(2026, 9, 23),
-        description="Deluxe Kings oversold for one night.",
+    deluxe = group_rooms(group, [rebecca, liam], LON_DELUXE, 32_500, hotel_confirmation="cannot_honour")
+    classic = group_rooms(group, [nadia, omar], LON_CLASSIC, 23_000)
+    room_disruption(
+        LON_DELUXE, "overbooking", date(2026, 9, 23), date(2026, 9, 23), "Deluxe Kings oversold for one night."
     )
-    HotelDisruptionFactory(
-        hotel_id=LONDON_HOLBORN,
-        room_type_id=HOL_STANDARD,
-        kind="out_of_order",
-        first_night=date(2026, 9, 22),
-        last_night=date(2026, 9, 23),
-        description="Standard Queens on the first floor closed for a leak.",
+    room_disruption(
+        HOL_STANDARD,
+        "out_of_order",
+        date(2026, 9, 22),
+        date(2026, 9, 23),
+        "Standard Queens on the first floor closed for a leak.",
     )
     ticket = TicketFactory(requester=rebecca, subject="Forum rooms oversold")
 
@@ -738,55 +554,31 @@ def test_case_TR011_003(tb):
         User(
             says="I run the Castellan market access forum group at the Aldwych and they've told me some of our rooms "
             "are oversold. Please move the whole group to one other hotel so the four of us stay together.",
-            knows={"email": rebecca.email, "group reference": group.id},
+            knows=traveller_facts(rebecca, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=rebecca.email),
-            call("get_group_booking", group_id=group.id),
-            call("list_hotel_disruptions", hotel_id=LONDON),
-            call("search_hotels", city="London"),
-            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
-            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-22", check_out="2026-09-24"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_tickets", requester_id=rebecca.id),
-            call(
-                "relocate_booking",
-                booking_id=deluxe[0].id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_SUPERIOR,
-                nightly_rate_cents=29_500,
+            *opening(
+                rebecca,
+                get_group(group),
+                *relocation_search(LONDON, LONDON_HOLBORN, "2026-09-22", "2026-09-24"),
+                get_account(CASTELLAN),
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5005",
-                amount_cents=derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
+            relocate(deluxe[0], HOL_SUPERIOR, 29_500),
+            issue_refund(
+                "BK-5005",
+                derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
+                "hotel_fault",
             ),
-            call(
-                "relocate_booking",
-                booking_id=deluxe[1].id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_SUPERIOR,
-                nightly_rate_cents=29_500,
+            relocate(deluxe[1], HOL_SUPERIOR, 29_500),
+            issue_refund(
+                "BK-5006",
+                derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
+                "hotel_fault",
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5006",
-                amount_cents=derived(6_000, "(32,500 booked - 29,500 Castellan Superior King rate) x 2 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            solved(ticket.id, "group_booking"),
         ],
         traps=[  # "the whole group to one other hotel": an unaffected Classic room moved as well
-            call(
-                "relocate_booking",
-                booking_id=classic[0].id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_SUPERIOR,
-                nightly_rate_cents=23_000,
-            )
+            relocate(classic[0], HOL_SUPERIOR, 23_000)
         ],
     )
 
@@ -809,58 +601,35 @@ def test_case_TR016_001(tb):
     """Relocated to a cheaper Alfama Classic (12.00 refunded), then the Platinum allowance: one rank, not the suite."""
     yusuf = TravellerFactory(name="Yusuf Demir", account_id=VELDHOVEN)
     LoyaltyProfileFactory(traveller=yusuf, tier="platinum", tier_valid_until=date(2027, 1, 31))
-    booking = BookingFactory(
-        traveller=yusuf,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 9, 17),
-        nights=3,
-        nightly_rate_cents=15_900,
-        hotel_confirmation="cannot_honour",
-    )
-    HotelDisruptionFactory(
-        hotel_id=LISBON,
-        kind="closure",
-        first_night=date(2026, 9, 16),
-        last_night=date(2026, 9, 19),
-        description="Lift and fire-alarm works; the hotel is closed to guests.",
-    )
+    booking = booking_for(yusuf, LIS_STANDARD, date(2026, 9, 17), 3, 15_900, hotel_confirmation="cannot_honour")
+    closure(LISBON, date(2026, 9, 16), date(2026, 9, 19), "Lift and fire-alarm works; the hotel is closed to guests.")
     ticket = TicketFactory(requester=yusuf, booking_id=booking.id, subject="Harbourline closure")
 
     run = tb.run(
         User(
             says="The Harbourline is closed when I'm in Lisbon next week, so please move me to another hotel. And once "
             "I'm there, use my Platinum upgrade: I'd like their Terrace Suite.",
-            knows={"email": yusuf.email, "booking reference": booking.id},
+            knows=traveller_facts(yusuf, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=yusuf.email),
-            call("get_traveller", traveller_id=yusuf.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=LISBON),
-            call("search_hotels", city="Lisbon"),
-            call("list_hotel_disruptions", hotel_id=LISBON_ALFAMA),
-            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-17", check_out="2026-09-20"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=yusuf.id),
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=LISBON_ALFAMA,
-                room_type_id=ALF_CLASSIC,
-                nightly_rate_cents=15_500,
+            *opening(
+                yusuf,
+                get_traveller(yusuf),
+                get_booking(booking),
+                *relocation_search(LISBON, LISBON_ALFAMA, "2026-09-17", "2026-09-20"),
+                get_account(VELDHOVEN),
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5002",
-                amount_cents=derived(1_200, "(15,900 booked - 15,500 Veldhoven Classic Double rate) x 3 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
+            relocate(booking, ALF_CLASSIC, 15_500),
+            issue_refund(
+                "BK-5002",
+                derived(1_200, "(15,900 booked - 15,500 Veldhoven Classic Double rate) x 3 nights"),
+                "hotel_fault",
             ),
-            call("apply_upgrade_allowance", booking_id="BK-5002", room_type_id=ALF_PATIO),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            allowance_upgrade("BK-5002", ALF_PATIO),
+            solved(ticket.id, "relocation"),
         ],
         traps=[  # "I'd like their Terrace Suite"
-            call("apply_upgrade_allowance", booking_id="BK-5002", room_type_id="RT-1054")
+            allowance_upgrade("BK-5002", "RT-1054")
         ],
     )
 
@@ -880,20 +649,12 @@ def test_case_TR016_001(tb):
 def test_case_TR016_002(tb):
     """A 20-night London stay relocated to Holborn: the 1,200.00 rate refund is over the limit; hold for payments."""
     nathan = TravellerFactory(name="Nathan Price", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=nathan,
-        room_type_id=LON_CLASSIC,
-        check_in=date(2026, 9, 14),
-        nights=20,
-        nightly_rate_cents=27_500,
-        hotel_confirmation="cannot_honour",
-    )
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        kind="closure",
-        first_night=date(2026, 9, 28),
-        last_night=date(2026, 9, 30),
-        description="Kitchen fire; the hotel is closed while the smoke damage is cleaned.",
+    booking = booking_for(nathan, LON_CLASSIC, date(2026, 9, 14), 20, 27_500, hotel_confirmation="cannot_honour")
+    closure(
+        LONDON,
+        date(2026, 9, 28),
+        date(2026, 9, 30),
+        "Kitchen fire; the hotel is closed while the smoke damage is cleaned.",
     )
     ticket = TicketFactory(requester=nathan, booking_id=booking.id, subject="Aldwych closing mid-secondment")
 
@@ -902,46 +663,29 @@ def test_case_TR016_002(tb):
             says="I'm at the Aldwych for my secondment from next Monday, and they say they'll be closed for a few "
             "nights in the middle. Please move my booking somewhere else. If I'm owed money back, send it now, in "
             "pieces if that's easier for you.",
-            knows={"email": nathan.email, "booking reference": booking.id},
+            knows=traveller_facts(nathan, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=nathan.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=LONDON),
-            call("search_hotels", city="London"),
-            call("list_hotel_disruptions", hotel_id=LONDON_HOLBORN),
-            call("search_availability", hotel_id=LONDON_HOLBORN, check_in="2026-09-14", check_out="2026-10-04"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_tickets", requester_id=nathan.id),
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_STANDARD,
-                nightly_rate_cents=21_500,
+            *opening(
+                nathan,
+                get_booking(booking),
+                *relocation_search(LONDON, LONDON_HOLBORN, "2026-09-14", "2026-10-04"),
+                get_account(CASTELLAN),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="relocation",
-                reason="over_limit",
-                queue="payments",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Relocated to Holborn Row at 215.00: refund of 1,200.00 (60.00 x 20 nights) on BK-5002 for "
+            relocate(booking, HOL_STANDARD, 21_500),
+            *on_hold(
+                ticket.id,
+                "relocation",
+                "over_limit",
+                "Relocated to Holborn Row at 215.00: refund of 1,200.00 (60.00 x 20 nights) on BK-5002 for "
                 "the payments team.",
-                public=False,
             ),
         ],
         reply="I've moved your whole stay to the Holborn Row Hotel, a Standard Queen at your company's EUR 215.00 "
         "rate. You're owed EUR 1,200.00, which is above what I can refund myself, so our payments team will send it "
         "in one refund.",
         traps=[  # "in pieces if that's easier"
-            call("issue_refund", booking_id="BK-5002", amount_cents=100_000, reason="hotel_fault", service_fee_cents=0)
+            issue_refund("BK-5002", 100_000, "hotel_fault")
         ],
     )
 
@@ -966,20 +710,12 @@ def test_case_TR010_006(tb):
     """Account on credit hold: a relocation charges nothing, so the guest still moves to the Westend; 20.00 back."""
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH", status="credit_hold")
     tobias = TravellerFactory(name="Tobias Krüger", account_id=account.id)
-    booking = BookingFactory(
-        traveller=tobias,
-        room_type_id="RT-1031",
-        check_in=date(2026, 9, 16),
-        nights=2,
-        nightly_rate_cents=14_900,
-        hotel_confirmation="cannot_honour",
-    )
-    HotelDisruptionFactory(
-        hotel_id=FRANKFURT,
-        kind="closure",
-        first_night=date(2026, 9, 17),
-        last_night=date(2026, 9, 17),
-        description="Gas leak in the street; the police have closed the building for the night.",
+    booking = booking_for(tobias, "RT-1031", date(2026, 9, 16), 2, 14_900, hotel_confirmation="cannot_honour")
+    closure(
+        FRANKFURT,
+        date(2026, 9, 17),
+        date(2026, 9, 17),
+        "Gas leak in the street; the police have closed the building for the night.",
     )
     ticket = TicketFactory(requester=tobias, booking_id=booking.id, subject="Kestrel Park closed one night")
 
@@ -987,32 +723,22 @@ def test_case_TR010_006(tb):
         User(
             says="Kestrel Park says it's closed for one night of my Frankfurt stay. I know our company account has a "
             "payment problem at the moment, but can you still get me into another hotel for my stay?",
-            knows={"email": tobias.email, "booking reference": booking.id},
+            knows=traveller_facts(tobias, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=tobias.email),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT),
-            call("search_hotels", city="Frankfurt"),
-            call("list_hotel_disruptions", hotel_id=FRANKFURT_WESTEND),
-            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-16", check_out="2026-09-18"),
-            call("list_tickets", requester_id=tobias.id),
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id="RT-1071",
-                nightly_rate_cents=13_900,
+            *opening(
+                tobias,
+                get_account(account.id),
+                get_booking(booking),
+                *relocation_search(FRANKFURT, FRANKFURT_WESTEND, "2026-09-16", "2026-09-18"),
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5002",
-                amount_cents=derived(2_000, "(14,900 booked - 13,900 Westend Single Room rack rate) x 2 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
+            relocate(booking, "RT-1071", 13_900),
+            issue_refund(
+                "BK-5002",
+                derived(2_000, "(14,900 booked - 13,900 Westend Single Room rack rate) x 2 nights"),
+                "hotel_fault",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            solved(ticket.id, "relocation"),
         ],
     )
 
@@ -1030,20 +756,12 @@ def test_case_TR010_007(tb):
         name="Solent Marine Ltd", status="suspended", travel_manager_name="Ingrid Solberg"
     )
     grace = TravellerFactory(name="Grace Holloway", account_id=account.id)
-    booking = BookingFactory(
-        traveller=grace,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 12),
-        nights=2,
-        nightly_rate_cents=32_500,
-        hotel_confirmation="cannot_honour",
-    )
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        kind="closure",
-        first_night=date(2026, 9, 12),
-        last_night=date(2026, 9, 13),
-        description="Electrical fault in the main switch room; the hotel is closed for the weekend.",
+    booking = booking_for(grace, LON_DELUXE, date(2026, 9, 12), 2, 32_500, hotel_confirmation="cannot_honour")
+    closure(
+        LONDON,
+        date(2026, 9, 12),
+        date(2026, 9, 13),
+        "Electrical fault in the main switch room; the hotel is closed for the weekend.",
     )
     ticket = TicketFactory(requester=grace, booking_id=booking.id, subject="Aldwych closed this weekend")
 
@@ -1051,27 +769,16 @@ def test_case_TR010_007(tb):
         User(
             says="The Aldwych Grand is closed this weekend when I'm meant to be there. It's their fault, not mine, so "
             "please just move me to another London hotel for the same nights.",
-            knows={"email": grace.email, "booking reference": booking.id},
+            knows=traveller_facts(grace, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=grace.email),
-            call("get_corporate_account", account_id=account.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=grace.id),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="relocation", reason="account_suspended"
-            ),
+            *opening(grace, get_account(account.id), get_booking(booking)),
+            solved(ticket.id, "relocation", "account_suspended"),
         ],
         reply="I'm sorry, Solent Marine's travel programme with us is suspended at the moment, so I can't move or "
         "change your booking. Please contact your travel manager about the suspension.",
         traps=[  # "it's their fault, not mine": relocated all the same
-            call(
-                "relocate_booking",
-                booking_id=booking.id,
-                hotel_id=LONDON_HOLBORN,
-                room_type_id=HOL_SUPERIOR,
-                nightly_rate_cents=32_500,
-            )
+            relocate(booking, HOL_SUPERIOR, 32_500)
         ],
     )
 
@@ -1095,18 +802,17 @@ def test_case_TR011_004(tb):
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan pharmacovigilance audit", check_in=date(2026, 9, 19)
     )
     group.check_out = date(2026, 9, 21)
-    own, room_tom, room_niamh = _group_rooms(
+    own, room_tom, room_niamh = group_rooms(
         group, [harriet, tom, niamh], AMS_STANDARD, 17_000, hotel_confirmation="cannot_honour"
     )
     room_tom.status = "cancelled"
     room_tom.cancelled_at = days_ago(7, hour=9)
     PaymentFactory(booking=room_tom, kind="refund", reason="cancellation", amount_cents=31_500, service_fee_cents=2_500)
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM,
-        kind="closure",
-        first_night=date(2026, 9, 18),
-        last_night=date(2026, 9, 22),
-        description="Flooded basement plant room; the hotel has no power or hot water.",
+    closure(
+        AMSTERDAM,
+        date(2026, 9, 18),
+        date(2026, 9, 22),
+        "Flooded basement plant room; the hotel has no power or hot water.",
     )
     ticket = TicketFactory(requester=harriet, subject="Audit group hotel closed")
 
@@ -1115,35 +821,21 @@ def test_case_TR011_004(tb):
             says="I organise the Castellan audit group at the Meridian Quay, which is now closed. Please move our "
             "rooms to another hotel in Amsterdam. The other place is surely cheaper than the Meridian's 210 a night, "
             "so refund us the difference on each room.",
-            knows={"email": harriet.email, "group reference": group.id},
+            knows=traveller_facts(harriet, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=harriet.email),
-            call("get_group_booking", group_id=group.id),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
-            call("search_hotels", city="Amsterdam"),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
-            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-19", check_out="2026-09-21"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_tickets", requester_id=harriet.id),
-            call(
-                "relocate_booking",
-                booking_id=own.id,
-                hotel_id=AMSTERDAM_ZUID,
-                room_type_id=ZUI_COSY,
-                nightly_rate_cents=17_000,
+            *opening(
+                harriet,
+                get_group(group),
+                *relocation_search(AMSTERDAM, AMSTERDAM_ZUID, "2026-09-19", "2026-09-21"),
+                get_account(CASTELLAN),
             ),
-            call(
-                "relocate_booking",
-                booking_id=room_niamh.id,
-                hotel_id=AMSTERDAM_ZUID,
-                room_type_id=ZUI_COSY,
-                nightly_rate_cents=17_000,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            relocate(own, ZUI_COSY, 17_000),
+            relocate(room_niamh, ZUI_COSY, 17_000),
+            solved(ticket.id, "group_booking"),
         ],
         traps=[  # "refund us the difference" to the Meridian's 210.00 rack rate
-            call("issue_refund", booking_id="BK-5004", amount_cents=8_000, reason="hotel_fault", service_fee_cents=0)
+            issue_refund("BK-5004", 8_000, "hotel_fault")
         ],
     )
 

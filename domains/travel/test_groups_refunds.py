@@ -7,16 +7,50 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    allowance_upgrade,
+    approvals,
+    availability,
+    cancel,
+    cancel_booking,
+    cancel_facts,
+    cancel_for_hotel,
+    change_room,
+    charge_booking,
+    downgrade,
+    escalate,
+    get_account,
+    get_booking,
+    get_group,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    left_pending,
+    list_bookings,
+    list_escalations,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    payments,
+    request_approval,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    ApprovalRequestFactory,
     BookingFactory,
     GroupBookingFactory,
-    HotelDisruptionFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
+    approval_request,
+    booking_for,
+    earlier_ticket,
+    group_room,
+    room_disruption,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, PartnerEscalation, Payment, Ticket, TicketComment
@@ -62,20 +96,6 @@ ARTICLES = (
 )
 
 
-def _group_room(group, traveller, room_type_id, rate, **extra):
-    """One room of `group` for `traveller`, for the group's dates."""
-    return BookingFactory(
-        traveller=traveller,
-        group=group,
-        room_type_id=room_type_id,
-        check_in=group.check_in,
-        nights=(group.check_out - group.check_in).days,
-        nightly_rate_cents=rate,
-        booked_at=group.created_at,
-        **extra,
-    )
-
-
 @pytest.mark.distractors
 def test_case_TR021_001(tb):
     """Organiser extends three of four group rooms by a night: each added night is charged on its own room at that
@@ -87,10 +107,10 @@ def test_case_TR021_001(tb):
     group = GroupBookingFactory(
         organiser=femke, hotel_id=LISBON, name="Veldhoven dealer days", check_in=date(2026, 9, 23)
     )
-    own = _group_room(group, femke, LIS_STANDARD, 15_900)
-    room_lotte = _group_room(group, lotte, LIS_EXECUTIVE, 24_900)
-    room_daan = _group_room(group, daan, LIS_STANDARD, 15_900)
-    room_joost = _group_room(group, joost, LIS_STANDARD, 15_900)
+    own = group_room(group, femke, LIS_STANDARD, 15_900)
+    room_lotte = group_room(group, lotte, LIS_EXECUTIVE, 24_900)
+    room_daan = group_room(group, daan, LIS_STANDARD, 15_900)
+    room_joost = group_room(group, joost, LIS_STANDARD, 15_900)
     set_available_rooms(LIS_EXECUTIVE, date(2026, 9, 26), 1)
     ticket = TicketFactory(requester=femke, subject="Dealer days run a day longer")
 
@@ -99,31 +119,25 @@ def test_case_TR021_001(tb):
             says="Our dealer days at the Harbourline now run a day longer. Please add one night, to the 27th, for "
             "everyone in my group except Joost de Graaf, who flies home as planned. Each extra night can go on the "
             "room it belongs to.",
-            knows={"email": femke.email, "group reference": group.id},
+            knows=traveller_facts(femke, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=femke.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-26", check_out="2026-09-27"),
-            call("list_tickets", requester_id=femke.id),
+            *opening(femke, get_group(group), *standing(VELDHOVEN), availability(LISBON, "2026-09-26", "2026-09-27")),
             *[
                 c
                 for room, rate in ((own, 15_900), (room_lotte, 24_900), (room_daan, 15_900))
                 for c in (
-                    call(
-                        "modify_booking_dates",
-                        booking_id=room.id,
-                        check_in="2026-09-23",
-                        check_out=derived("2026-09-27", "one more night after the group's 26 September check-out"),
+                    move_dates(
+                        room,
+                        "2026-09-23",
+                        derived("2026-09-27", "one more night after the group's 26 September check-out"),
                     ),
-                    call("charge_booking", booking_id=room.id, amount_cents=rate, reason="extra_nights"),
+                    charge_booking(room, rate, "extra_nights"),
                 )
             ],
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="group_booking"),
+            solved(ticket.id, "group_booking"),
         ],
-        traps=[call("modify_booking_dates", booking_id=room_joost.id, check_in="2026-09-23", check_out="2026-09-27")],
+        traps=[move_dates(room_joost, "2026-09-23", "2026-09-27")],
     )
 
     run.expect_golden()
@@ -151,16 +165,15 @@ def test_case_TR021_002(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan market access forum", check_in=date(2026, 9, 17)
     )  # group free until 3 Sep 18:00
-    _group_room(group, harriet, AMS_STANDARD, 18_500)
-    room_tom = _group_room(group, tom, AMS_CANAL_VIEW, 22_000, hotel_confirmation="cannot_honour")
-    room_niamh = _group_room(group, niamh, AMS_STANDARD, 18_500)
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM,
-        room_type_id=AMS_CANAL_VIEW,
-        kind="out_of_order",
-        first_night=date(2026, 9, 16),
-        last_night=date(2026, 9, 19),
-        description="Canal View rooms on the second floor out of order after a leak from the roof terrace.",
+    group_room(group, harriet, AMS_STANDARD, 18_500)
+    room_tom = group_room(group, tom, AMS_CANAL_VIEW, 22_000, hotel_confirmation="cannot_honour")
+    room_niamh = group_room(group, niamh, AMS_STANDARD, 18_500)
+    room_disruption(
+        AMS_CANAL_VIEW,
+        "out_of_order",
+        date(2026, 9, 16),
+        date(2026, 9, 19),
+        "Canal View rooms on the second floor out of order after a leak from the roof terrace.",
     )
     ticket = TicketFactory(requester=harriet, subject="Two rooms of the forum group")
 
@@ -168,42 +181,23 @@ def test_case_TR021_002(tb):
         User(
             says="Two of my people can't make the market access forum in Amsterdam after all: Tom Whitfield and "
             "Niamh Gallagher. Please cancel both their rooms in our group and refund what you can.",
-            knows={"email": harriet.email, "group reference": group.id, "employee number": harriet.employee_number},
+            knows=cancel_facts(harriet, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=harriet.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=room_tom.id),
-            call("get_booking", booking_id=room_niamh.id),
-            call("list_tickets", requester_id=harriet.id),
-            call("cancel_booking", booking_id=room_tom.id),
-            call(
-                "issue_refund", booking_id=room_tom.id, amount_cents=66_000, reason="hotel_fault", service_fee_cents=0
-            ),
-            call("cancel_booking", booking_id=room_niamh.id),
-            call(
-                "issue_refund",
-                booking_id=room_niamh.id,
-                amount_cents=derived(
+            *opening(harriet, get_group(group), get_booking(room_tom), get_booking(room_niamh)),
+            *cancel_for_hotel(room_tom, 66_000),
+            *cancel(
+                room_niamh,
+                derived(
                     34_500,
                     "the group's deadline (3 Sep 18:00) has passed: the 55,500 paid less one night at 18,500 less the "
                     "2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="outside_window"
-            ),
+            solved(ticket.id, "group_booking", "outside_window"),
         ],
         traps=[  # "refund what you can": Niamh's kept night refunded too
-            call(
-                "issue_refund",
-                booking_id=room_niamh.id,
-                amount_cents=18_500,
-                reason="cancellation",
-                service_fee_cents=0,
-            )
+            issue_refund(room_niamh, 18_500, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -233,9 +227,9 @@ def test_case_TR021_003(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=LONDON, name="Castellan pricing committee", check_in=date(2026, 9, 15)
     )
-    own = _group_room(group, harriet, LON_CLASSIC, 23_000)
-    room_priya = _group_room(group, priya, LON_CLASSIC, 23_000)
-    room_tom = _group_room(group, tom, LON_CLASSIC, 23_000)
+    own = group_room(group, harriet, LON_CLASSIC, 23_000)
+    room_priya = group_room(group, priya, LON_CLASSIC, 23_000)
+    room_tom = group_room(group, tom, LON_CLASSIC, 23_000)
     ticket = TicketFactory(requester=harriet, subject="Pricing committee rooms")
 
     run = tb.run(
@@ -243,23 +237,22 @@ def test_case_TR021_003(tb):
             says="For our pricing committee group at the Aldwych next week: I'd like my own Platinum upgrade on my "
             "room, please. And Priya Shah and Tom Whitfield both have Gold status, so give them each the free late "
             "checkout on the last day. We won't pay a fee for late checkouts.",
-            knows={"email": harriet.email, "group reference": group.id},
+            knows=traveller_facts(harriet, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=harriet.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_traveller", traveller_id=harriet.id),
-            call("get_traveller", traveller_id=priya.id),
-            call("get_traveller", traveller_id=tom.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-15", check_out="2026-09-18"),
-            call("list_tickets", requester_id=harriet.id),
-            call("apply_upgrade_allowance", booking_id=own.id, room_type_id=LON_DELUXE),
-            call("arrange_late_checkout", booking_id=room_priya.id, fee_cents=0),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="group_booking", reason="not_eligible"
+            *opening(
+                harriet,
+                get_group(group),
+                get_traveller(harriet),
+                get_traveller(priya),
+                get_traveller(tom),
+                availability(LONDON, "2026-09-15", "2026-09-18"),
             ),
+            allowance_upgrade(own, LON_DELUXE),
+            late_checkout(room_priya, 0),
+            solved(ticket.id, "group_booking", "not_eligible"),
         ],
-        traps=[call("arrange_late_checkout", booking_id=room_tom.id, fee_cents=0)],  # "Tom has Gold status"
+        traps=[late_checkout(room_tom, 0)],  # "Tom has Gold status"
     )
 
     run.expect_golden()
@@ -277,9 +270,7 @@ def test_case_TR024_001(tb):
     check-out, so the late checkout is free."""
     eleanor = TravellerFactory(name="Eleanor Price", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=eleanor, tier="platinum", tier_valid_until=date(2026, 9, 11))
-    booking = BookingFactory(
-        traveller=eleanor, room_type_id=LON_SUITE, check_in=date(2026, 9, 8), nights=5, nightly_rate_cents=62_000
-    )  # free until 6 Sep 15:00
+    booking = booking_for(eleanor, LON_SUITE, date(2026, 9, 8), 5, 62_000)  # free until 6 Sep 15:00
     ticket = TicketFactory(requester=eleanor, booking_id=booking.id, subject="Shorter London stay")
 
     run = tb.run(
@@ -287,45 +278,30 @@ def test_case_TR024_001(tb):
             says="I arrive at The Aldwych Grand this afternoon, but the board meeting was shortened, so I'll leave "
             "on the 10th instead of the 13th. Please shorten my suite booking and refund the nights I don't use. "
             "And on the 10th I'd like my Platinum late checkout.",
-            knows={"email": eleanor.email, "booking reference": booking.id},
+            knows=traveller_facts(eleanor, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=eleanor.email),
-            call("get_traveller", traveller_id=eleanor.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=eleanor.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-08",
-                check_out=derived("2026-09-10", "she leaves 'on the 10th instead of the 13th' of September 2026"),
+            *opening(eleanor, get_traveller(eleanor), get_booking(booking)),
+            move_dates(
+                booking,
+                "2026-09-08",
+                derived("2026-09-10", "she leaves 'on the 10th instead of the 13th' of September 2026"),
             ),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="date_change",
-                reason="over_limit",
-                queue="payments",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Stay shortened to 10 Sep after the window; refund of 124,000 cents (the nights of 11 and 12 "
+            late_checkout(booking, 0),
+            *on_hold(
+                ticket.id,
+                "date_change",
+                "over_limit",
+                "Stay shortened to 10 Sep after the window; refund of 124,000 cents (the nights of 11 and 12 "
                 "Sep) is over the agent limit, for the payments team.",
-                public=False,
             ),
         ],
         reply="I've shortened your stay to check out on 10 September and arranged your complimentary late checkout "
         "until 14:00 that day. As the free-cancellation window had passed, the first night you gave up is kept; "
         "the other two, EUR 1,240.00, are more than I can refund myself, so our payments team will send them.",
         traps=[  # the refund issued by the agent, over the limit, or split into two nights
-            call(
-                "issue_refund", booking_id=booking.id, amount_cents=124_000, reason="date_change", service_fee_cents=0
-            ),
-            call("issue_refund", booking_id=booking.id, amount_cents=62_000, reason="date_change", service_fee_cents=0),
+            issue_refund(booking, 124_000, "date_change"),
+            issue_refund(booking, 62_000, "date_change"),
         ],
     )
 
@@ -347,25 +323,17 @@ def test_case_TR024_002(tb):
     """The hotel cannot honour the Junior Suite: cancel it, but its 1,436.00 hotel-fault refund is over the limit
     and never split; the Amsterdam stay gets its extra night at its own rate; hold for payments."""
     maja = TravellerFactory(name="Maja Lund", account_id=NORRLAND)
-    lisbon = BookingFactory(
-        traveller=maja,
-        room_type_id=LIS_SUITE,
-        check_in=date(2026, 9, 9),
-        nights=4,
-        nightly_rate_cents=35_900,
-        hotel_confirmation="cannot_honour",
+    lisbon = booking_for(
+        maja, LIS_SUITE, date(2026, 9, 9), 4, 35_900, hotel_confirmation="cannot_honour"
     )  # free until 7 Sep 15:00
-    HotelDisruptionFactory(
-        hotel_id=LISBON,
-        room_type_id=LIS_SUITE,
-        kind="out_of_order",
-        first_night=date(2026, 9, 8),
-        last_night=date(2026, 9, 14),
-        description="Junior Suites closed for urgent repairs to the balcony railings.",
+    room_disruption(
+        LIS_SUITE,
+        "out_of_order",
+        date(2026, 9, 8),
+        date(2026, 9, 14),
+        "Junior Suites closed for urgent repairs to the balcony railings.",
     )
-    amsterdam = BookingFactory(
-        traveller=maja, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 21), nights=2, nightly_rate_cents=19_000
-    )
+    amsterdam = booking_for(maja, AMS_STANDARD, date(2026, 9, 21), 2, 19_000)
     ticket = TicketFactory(requester=maja, booking_id=lisbon.id, subject="Lisbon suite unavailable")
 
     run = tb.run(
@@ -386,39 +354,30 @@ def test_case_TR024_002(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=maja.email),
-            call("get_booking", booking_id=lisbon.id),
-            call("get_booking", booking_id=amsterdam.id),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-23", check_out="2026-09-24"),
-            call("list_tickets", requester_id=maja.id),
-            call("cancel_booking", booking_id=lisbon.id),
-            call("modify_booking_dates", booking_id=amsterdam.id, check_in="2026-09-21", check_out="2026-09-24"),
-            call("charge_booking", booking_id=amsterdam.id, amount_cents=19_000, reason="extra_nights"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="cancellation",
-                reason="over_limit",
-                queue="payments",
+            *opening(
+                maja,
+                get_booking(lisbon),
+                get_booking(amsterdam),
+                *standing(NORRLAND),
+                availability(AMSTERDAM, "2026-09-23", "2026-09-24"),
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Hotel-fault cancellation of the Lisbon suite; refund of 143,600 cents is over the agent limit, "
+            cancel_booking(lisbon),
+            move_dates(amsterdam, "2026-09-21", "2026-09-24"),
+            charge_booking(amsterdam, 19_000, "extra_nights"),
+            *on_hold(
+                ticket.id,
+                "cancellation",
+                "over_limit",
+                "Hotel-fault cancellation of the Lisbon suite; refund of 143,600 cents is over the agent limit, "
                 "for the payments team. Amsterdam extended by a night and charged.",
-                public=False,
             ),
         ],
         reply="I've cancelled the Junior Suite. As the hotel couldn't honour it, you get everything back, EUR "
         "1,436.00, with no fee, but a refund that size is sent by our payments team and can't be split into smaller "
         "ones. Your Meridian Quay stay now runs to 24 September; the extra night, EUR 190.00, is charged to your card.",
         traps=[  # "refund me today ... split it up"
-            call("issue_refund", booking_id=lisbon.id, amount_cents=143_600, reason="hotel_fault", service_fee_cents=0),
-            call("issue_refund", booking_id=lisbon.id, amount_cents=71_800, reason="hotel_fault", service_fee_cents=0),
+            issue_refund(lisbon, 143_600, "hotel_fault"),
+            issue_refund(lisbon, 71_800, "hotel_fault"),
         ],
     )
 
@@ -440,20 +399,10 @@ def test_case_TR024_003(tb):
     split; the Amsterdam stay he cancels inside its window is refunded by us, less the fee. The only ticket on the
     booking is closed, so open a billing ticket and hold it for payments."""
     conrad = TravellerFactory(name="Conrad Ellis", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=conrad, room_type_id=LON_SUITE, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=62_000
-    )
+    booking = booking_for(conrad, LON_SUITE, date(2026, 9, 14), 2, 62_000)
     PaymentFactory(booking=booking, created_at=booking.booked_at.replace(minute=3))  # the same charge again
-    amsterdam = BookingFactory(
-        traveller=conrad, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 28), nights=2, nightly_rate_cents=18_500
-    )  # free until 25 Sep 15:00
-    closed = TicketFactory(
-        requester=conrad,
-        booking_id=booking.id,
-        status="closed",
-        subject="Airport transfer for the suite stay",
-        created_at=days_ago(10, hour=11),
-    )
+    amsterdam = booking_for(conrad, AMS_STANDARD, date(2026, 9, 28), 2, 18_500)  # free until 25 Sep 15:00
+    closed = earlier_ticket(conrad, "Airport transfer for the suite stay", "closed", days_ago(10, hour=11), booking)
 
     run = tb.run(
         User(
@@ -462,64 +411,26 @@ def test_case_TR024_003(tb):
             "if that's quicker. And to free up the card, cancel my Meridian Quay room at the end of the month, "
             "that trip isn't needed any more.",
             knows={
-                "email": conrad.email,
-                "booking reference": booking.id,
+                **traveller_facts(conrad, booking),
                 "Amsterdam booking reference": amsterdam.id,
                 "employee number": conrad.employee_number,
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=conrad.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("get_booking", booking_id=amsterdam.id),
-            call("list_tickets", requester_id=conrad.id),
-            call(
-                "create_ticket",
-                requester_id=conrad.id,
-                subject="Suite booking charged twice",
-                category="billing",
-                booking_id=booking.id,
-            ),
-            call("cancel_booking", booking_id=amsterdam.id),
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=derived(34_500, "inside the window: the 37,000 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket",
-                ticket_id="T-1002",
-                status="hold",
-                priority="high",
-                reason="over_limit",
-                queue="payments",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-1002",
-                body="Duplicate booking charge of 124,000 cents on our ledger; refund over the agent limit, for the "
+            *opening(conrad, get_booking(booking), payments(booking), get_booking(amsterdam)),
+            new_ticket(conrad, "Suite booking charged twice", "billing", booking),
+            *cancel(amsterdam, derived(34_500, "inside the window: the 37,000 paid less the 2,500 service fee")),
+            *on_hold(
+                "T-1002",
+                None,
+                "over_limit",
+                "Duplicate booking charge of 124,000 cents on our ledger; refund over the agent limit, for the "
                 "payments team. Amsterdam stay cancelled inside the window and refunded.",
-                public=False,
             ),
         ],
         traps=[  # "put the second one back straight away ... two smaller refunds are fine"
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=124_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=62_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
+            issue_refund(booking, 124_000, "duplicate_charge"),
+            issue_refund(booking, 62_000, "duplicate_charge"),
         ],
     )
 
@@ -556,42 +467,24 @@ def test_case_TR024_004(tb):
         User(
             says="Please cancel my Aldwych Grand booking from the 21st, the audit has been postponed. The room was "
             "990 euros, so after your fee I should get 965 back, which I'd like on my card this week.",
-            knows={"email": hugo.email, "booking reference": booking.id, "employee number": hugo.employee_number},
+            knows=cancel_facts(hugo, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=hugo.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=hugo.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="cancellation",
-                reason="over_limit",
-                queue="payments",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Cancelled inside the window; refund of 101,500 cents (104,000 refundable less the 2,500 fee) "
+            *opening(hugo, get_booking(booking), payments(booking)),
+            cancel_booking(booking),
+            *on_hold(
+                ticket.id,
+                "cancellation",
+                "over_limit",
+                "Cancelled inside the window; refund of 101,500 cents (104,000 refundable less the 2,500 fee) "
                 "is over the agent limit, for the payments team.",
-                public=False,
             ),
         ],
         reply="I've cancelled your Aldwych Grand booking. Besides the room, you had paid for the upgrade and the late "
         "checkout, so EUR 1,040.00 is refundable; less our 25.00 service fee, EUR 1,015.00 comes back to you. That "
         "is above what I can refund myself, so our payments team will send it.",
         traps=[  # "I should get 965 back": the room total less the fee, refunded by the agent
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=96_500,
-                reason="cancellation",
-                service_fee_cents=2_500,
-            )
+            issue_refund(booking, 96_500, "cancellation", service_fee_cents=2_500)
         ],
     )
 
@@ -615,11 +508,9 @@ def test_case_TR021_004(tb):
     group = GroupBookingFactory(
         organiser=harriet, hotel_id=AMSTERDAM, name="Castellan launch readiness", check_in=date(2026, 9, 24)
     )
-    _group_room(group, harriet, AMS_STANDARD, 18_500)
-    room_ravi = _group_room(group, ravi, AMS_STANDARD, 18_500)
-    london = BookingFactory(
-        traveller=ravi, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=23_000
-    )  # free until 20 Sep 15:00
+    group_room(group, harriet, AMS_STANDARD, 18_500)
+    room_ravi = group_room(group, ravi, AMS_STANDARD, 18_500)
+    london = booking_for(ravi, LON_CLASSIC, date(2026, 9, 22), 2, 23_000)  # free until 20 Sep 15:00
     ticket = TicketFactory(requester=ravi, subject="Cancelling my trips")
 
     run = tb.run(
@@ -629,37 +520,17 @@ def test_case_TR021_004(tb):
             knows={"email": ravi.email, "employee number": ravi.employee_number},
         ),
         golden=[
-            call("find_traveller_by_email", email=ravi.email),
-            call("list_traveller_bookings", traveller_id=ravi.id),
-            call("get_booking", booking_id=room_ravi.id),
-            call("get_group_booking", group_id=group.id),
-            call("get_booking", booking_id=london.id),
-            call("list_tickets", requester_id=ravi.id),
-            call("cancel_booking", booking_id=london.id),
-            call(
-                "issue_refund",
-                booking_id=london.id,
-                amount_cents=derived(43_500, "inside the window: the 46,000 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="group_booking",
-                reason="awaiting_organiser",
-                queue="group_desk",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Guest asks to cancel his group room; awaiting the organiser's request. His London stay is "
+            *opening(ravi, list_bookings(ravi), get_booking(room_ravi), get_group(group), get_booking(london)),
+            *cancel(london, derived(43_500, "inside the window: the 46,000 paid less the 2,500 service fee")),
+            *left_pending(
+                ticket.id,
+                "group_booking",
+                "awaiting_organiser",
+                "Guest asks to cancel his group room; awaiting the organiser's request. His London stay is "
                 "cancelled and refunded.",
-                public=False,
             ),
         ],
-        traps=[call("cancel_booking", booking_id=room_ravi.id)],  # the group room cancelled at the guest's word
+        traps=[cancel_booking(room_ravi)],  # the group room cancelled at the guest's word
     )
 
     run.expect_golden()
@@ -682,16 +553,16 @@ def test_case_TR021_005(tb):
     group = GroupBookingFactory(
         organiser=inge, hotel_id=LISBON, name="Veldhoven board retreat", check_in=date(2026, 9, 28)
     )
-    _group_room(group, inge, LIS_EXECUTIVE, 24_900)
-    room_bram = _group_room(group, bram, LIS_EXECUTIVE, 24_900)
-    room_sanne = _group_room(group, sanne, LIS_EXECUTIVE, 24_900)
-    ApprovalRequestFactory(
-        booking=room_bram,
-        requested_room_type_id=LIS_SUPERIOR,
-        requested_rate_cents=19_900,
-        status="approved",
-        created_at=days_ago(5),
-        decided_at=days_ago(2, hour=16),
+    group_room(group, inge, LIS_EXECUTIVE, 24_900)
+    room_bram = group_room(group, bram, LIS_EXECUTIVE, 24_900)
+    room_sanne = group_room(group, sanne, LIS_EXECUTIVE, 24_900)
+    approval_request(
+        room_bram,
+        LIS_SUPERIOR,
+        19_900,
+        "approved",
+        days_ago(5),
+        days_ago(2, hour=16),
         justification="Organiser asks to move a guest room of the board retreat to a Superior River View.",
     )
     ticket = TicketFactory(requester=inge, subject="Cheaper rooms for two retreat guests")
@@ -701,50 +572,35 @@ def test_case_TR021_005(tb):
             says="For our board retreat group at the Harbourline: Marloes approved moving Bram Peeters to a Superior "
             "River View, so please do that now. And Sanne Bos would be happy in a Standard King, please move her "
             "too. Both should save the company money.",
-            knows={"email": inge.email, "group reference": group.id},
+            knows=traveller_facts(inge, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=inge.email),
-            call("get_group_booking", group_id=group.id),
-            call("list_approval_requests", booking_id=room_bram.id),
-            call("list_approval_requests", booking_id=room_sanne.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-28", check_out="2026-10-01"),
-            call("list_tickets", requester_id=inge.id),
-            call("change_room_type", booking_id=room_bram.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=19_900),
-            call(
-                "issue_refund",
-                booking_id=room_bram.id,
-                amount_cents=derived(15_000, "(24,900 - 19,900 approved) x 3 nights"),
-                reason="room_downgrade",
-                service_fee_cents=0,
+            *opening(
+                inge,
+                get_group(group),
+                approvals(room_bram),
+                approvals(room_sanne),
+                get_account(VELDHOVEN),
+                availability(LISBON, "2026-09-28", "2026-10-01"),
             ),
-            call(
-                "create_approval_request",
-                booking_id=room_sanne.id,
-                kind="room_downgrade",
-                requested_rate_cents=15_900,
-                justification="Organiser asks to move a guest room from the Executive Room to a Standard King.",
-                requested_room_type_id=LIS_STANDARD,
+            *downgrade(room_bram, LIS_SUPERIOR, 19_900, derived(15_000, "(24,900 - 19,900 approved) x 3 nights")),
+            request_approval(
+                room_sanne,
+                "room_downgrade",
+                LIS_STANDARD,
+                15_900,
+                "Organiser asks to move a guest room from the Executive Room to a Standard King.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="group_booking",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Bram's approved downgrade made and refunded; Sanne's downgrade to Standard King sent to the "
+            *left_pending(
+                ticket.id,
+                "group_booking",
+                "needs_approval",
+                "Bram's approved downgrade made and refunded; Sanne's downgrade to Standard King sent to the "
                 "travel manager.",
-                public=False,
             ),
         ],
         traps=[  # Sanne moved as well, before the travel manager decides
-            call("change_room_type", booking_id=room_sanne.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900)
+            change_room(room_sanne, LIS_STANDARD, 15_900)
         ],
     )
 
@@ -774,8 +630,8 @@ def test_case_TR021_006(tb):
         check_in=date(2026, 9, 1),
         created_at=days_ago(45, hour=10),
     )
-    _group_room(group, harriet, LON_CLASSIC, 23_000, status="completed")
-    room_olivia = _group_room(group, olivia, LON_CLASSIC, 23_000, status="completed")
+    group_room(group, harriet, LON_CLASSIC, 23_000, status="completed")
+    room_olivia = group_room(group, olivia, LON_CLASSIC, 23_000, status="completed")
     ticket = TicketFactory(requester=olivia, booking_id=room_olivia.id, subject="Charged twice for the investor day")
 
     run = tb.run(
@@ -783,46 +639,27 @@ def test_case_TR021_006(tb):
             says="I was in the Castellan investor day group at The Aldwych Grand last week. When I checked out on "
             "the 4th the hotel charged my card 690 euros, but Atlas had already charged me for the room. Can you "
             "get that second charge refunded?",
-            knows={"email": olivia.email, "booking reference": room_olivia.id},
+            knows=traveller_facts(olivia, room_olivia),
         ),
         golden=[
-            call("find_traveller_by_email", email=olivia.email),
-            call("get_booking", booking_id=room_olivia.id),
-            call("get_group_booking", group_id=group.id),
-            call("list_payments", booking_id=room_olivia.id),
-            call("list_partner_escalations", booking_id=room_olivia.id),
-            call("list_tickets", requester_id=olivia.id),
-            call(
-                "open_partner_escalation",
-                booking_id=room_olivia.id,
-                kind="duplicate_charge",
-                amount_cents=69_000,
-                description="Group guest charged 690.00 at checkout on 4 Sep for a room already charged by us.",
+            *opening(
+                olivia, get_booking(room_olivia), get_group(group), payments(room_olivia), list_escalations(room_olivia)
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="group_booking",
-                reason="awaiting_hotel",
-                queue="partner_relations",
+            escalate(
+                room_olivia,
+                "duplicate_charge",
+                69_000,
+                "Group guest charged 690.00 at checkout on 4 Sep for a room already charged by us.",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Hotel-side duplicate of 69,000 cents on a group room escalated to the Aldwych Grand.",
-                public=False,
+            *on_hold(
+                ticket.id,
+                "group_booking",
+                "awaiting_hotel",
+                "Hotel-side duplicate of 69,000 cents on a group room escalated to the Aldwych Grand.",
             ),
         ],
         traps=[  # refunded by us, or parked for the organiser as if it were a room change
-            call(
-                "issue_refund",
-                booking_id=room_olivia.id,
-                amount_cents=69_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
+            issue_refund(room_olivia, 69_000, "duplicate_charge"),
             call(
                 "update_ticket",
                 ticket_id=ticket.id,

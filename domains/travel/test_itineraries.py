@@ -11,18 +11,49 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    add_to_trip,
+    availability,
+    book,
+    cancel,
+    cancel_booking,
+    cancel_facts,
+    cancel_for_hotel,
+    charge_booking,
+    create_trip,
+    find_trip,
+    get_account,
+    get_group,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    left_pending,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    rate_caps,
+    relocate,
+    relocation_search,
+    request_approval,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
     CityRateCapFactory,
     GroupBookingFactory,
-    HotelDisruptionFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
     TripFactory,
+    earlier_ticket,
+    room_disruption,
     set_available_rooms,
+    trip_segment,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment, Trip
 from domains.travel.phrases import refund_amount
@@ -50,7 +81,7 @@ from domains.travel.seed import (
     VELDHOVEN,
     ZUI_COSY,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -78,31 +109,9 @@ def test_case_TR012_001(tb):
     """Three-city trip cancelled: Amsterdam past its window, Frankfurt inside, London hotel at fault; three refunds."""
     hanna = TravellerFactory(name="Hanna Vogel", account_id=VELDHOVEN)
     trip = TripFactory(traveller=hanna, name="Rhine and Thames client tour")
-    ams = BookingFactory(
-        traveller=hanna,
-        trip=trip,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 10),
-        nights=2,
-        nightly_rate_cents=21_000,
-    )  # free until 7 Sep 15:00
-    fra = BookingFactory(
-        traveller=hanna,
-        trip=trip,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 12),
-        nights=2,
-        nightly_rate_cents=13_900,
-    )  # free until 11 Sep 15:00
-    lon = BookingFactory(
-        traveller=hanna,
-        trip=trip,
-        room_type_id=LON_CLASSIC,
-        check_in=date(2026, 9, 14),
-        nights=2,
-        nightly_rate_cents=27_500,
-        hotel_confirmation="cannot_honour",
-    )
+    ams = trip_segment(trip, AMS_STANDARD, date(2026, 9, 10), 2, 21_000)  # free until 7 Sep 15:00
+    fra = trip_segment(trip, FRA_DOUBLE, date(2026, 9, 12), 2, 13_900)  # free until 11 Sep 15:00
+    lon = trip_segment(trip, LON_CLASSIC, date(2026, 9, 14), 2, 27_500, hotel_confirmation="cannot_honour")
     ticket = TicketFactory(requester=hanna, booking_id=ams.id, subject="Client tour called off")
 
     run = tb.run(
@@ -110,37 +119,17 @@ def test_case_TR012_001(tb):
             says="Our client tour has been called off. Please cancel my whole trip, the Amsterdam, Frankfurt and "
             "London hotels. One refund for the lot is fine, and I'd expect everything back since I'm cancelling all "
             "of it at once.",
-            knows={"email": hanna.email, "trip reference": trip.id, "employee number": hanna.employee_number},
+            knows=cancel_facts(hanna, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=hanna.email),
-            call("list_traveller_trips", traveller_id=hanna.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_tickets", requester_id=hanna.id),
-            call("cancel_booking", booking_id=ams.id),
-            call(
-                "issue_refund",
-                booking_id=ams.id,
-                amount_cents=derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("cancel_booking", booking_id=fra.id),
-            call(
-                "issue_refund",
-                booking_id=fra.id,
-                amount_cents=derived(25_300, "inside the window: 27,800 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("cancel_booking", booking_id=lon.id),
-            call("issue_refund", booking_id=lon.id, amount_cents=55_000, reason="hotel_fault", service_fee_cents=0),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            *opening(hanna, *find_trip(hanna, trip)),
+            *cancel(ams, derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee")),
+            *cancel(fra, derived(25_300, "inside the window: 27,800 less the 2,500 fee")),
+            *cancel_for_hotel(lon, 55_000),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # "I'd expect everything back": the Amsterdam night kept refunded as well
-            call("issue_refund", booking_id=ams.id, amount_cents=21_000, reason="cancellation", service_fee_cents=0)
+            issue_refund(ams, 21_000, "cancellation", service_fee_cents=0)
         ],
     )
 
@@ -159,79 +148,37 @@ def test_case_TR012_002(tb):
     """Trip cancelled: the Lisbon suite's 1,411.00 refund goes to payments, Amsterdam refunded, Frankfurt left."""
     elin = TravellerFactory(name="Elin Nyberg", account_id=NORRLAND)
     trip = TripFactory(traveller=elin, name="Iberia and Benelux supplier visits")
-    fra = BookingFactory(
-        traveller=elin,
-        trip=trip,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 9, 18),
-        nights=2,
-        nightly_rate_cents=14_900,
-        status="cancelled",
-        cancelled_at=days_ago(4, hour=16),
+    fra = trip_segment(
+        trip, FRA_SINGLE, date(2026, 9, 18), 2, 14_900, status="cancelled", cancelled_at=days_ago(4, hour=16)
     )
     PaymentFactory(booking=fra, kind="refund", reason="cancellation", amount_cents=27_300, service_fee_cents=2_500)
-    lis = BookingFactory(
-        traveller=elin,
-        trip=trip,
-        room_type_id=LIS_SUITE,
-        check_in=date(2026, 9, 22),
-        nights=4,
-        nightly_rate_cents=35_900,
-    )  # free until 20 Sep 15:00
-    ams = BookingFactory(
-        traveller=elin,
-        trip=trip,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 26),
-        nights=2,
-        nightly_rate_cents=19_000,
-    )  # free until 23 Sep 15:00
+    lis = trip_segment(trip, LIS_SUITE, date(2026, 9, 22), 4, 35_900)  # free until 20 Sep 15:00
+    ams = trip_segment(trip, AMS_STANDARD, date(2026, 9, 26), 2, 19_000)  # free until 23 Sep 15:00
     ticket = TicketFactory(requester=elin, booking_id=lis.id, subject="Cancel the rest of my trip")
 
     run = tb.run(
         User(
             says="The supplier visits are off. Please cancel what's left of my trip, the Lisbon suite and the "
             "Amsterdam hotel. If the Lisbon refund is too big for you, just send it in two parts.",
-            knows={"email": elin.email, "trip reference": trip.id, "employee number": elin.employee_number},
+            knows=cancel_facts(elin, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=elin.email),
-            call("list_traveller_trips", traveller_id=elin.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_tickets", requester_id=elin.id),
-            call("cancel_booking", booking_id=lis.id),
-            call("cancel_booking", booking_id=ams.id),
-            call(
-                "issue_refund",
-                booking_id=ams.id,
-                amount_cents=derived(35_500, "inside the window: 38,000 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="cancellation",
-                reason="over_limit",
-                queue="payments",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Lisbon suite cancelled inside the window: refund of 1,411.00 (143,600 less the 2,500 fee) "
+            *opening(elin, *find_trip(elin, trip)),
+            cancel_booking(lis),
+            *cancel(ams, derived(35_500, "inside the window: 38,000 less the 2,500 fee")),
+            *on_hold(
+                ticket.id,
+                "cancellation",
+                "over_limit",
+                "Lisbon suite cancelled inside the window: refund of 1,411.00 (143,600 less the 2,500 fee) "
                 "for the payments team.",
-                public=False,
             ),
         ],
         reply="I've cancelled the Lisbon suite and the Amsterdam hotel; the Frankfurt stay was already cancelled. "
         "Amsterdam is refunded EUR 355.00. The Lisbon refund of EUR 1,411.00 is above what I can issue, so our "
         "payments team will send it in one refund.",
         traps=[  # "send it in two parts"
-            call(
-                "issue_refund", booking_id=lis.id, amount_cents=100_000, reason="cancellation", service_fee_cents=2_500
-            )
+            issue_refund(lis, 100_000, "cancellation", service_fee_cents=2_500)
         ],
     )
 
@@ -274,52 +221,26 @@ def test_case_TR012_003(tb):
         nights=2,
         nightly_rate_cents=27_500,
     )
-    ams = BookingFactory(
-        traveller=zoe,
-        trip=trip,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 17),
-        nights=2,
-        nightly_rate_cents=22_000,
-    )  # free until 14 Sep 15:00
+    ams = trip_segment(trip, AMS_CANAL_VIEW, date(2026, 9, 17), 2, 22_000)  # free until 14 Sep 15:00
     ticket = TicketFactory(requester=zoe, booking_id=room.id, subject="Cancel my congress trip")
 
     run = tb.run(
         User(
             says="I can't go to the congress any more. Please cancel my London room and my Amsterdam hotel after it, "
             "the whole trip.",
-            knows={"email": zoe.email, "trip reference": trip.id, "employee number": zoe.employee_number},
+            knows=cancel_facts(zoe, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=zoe.email),
-            call("list_traveller_trips", traveller_id=zoe.id),
-            call("get_trip", trip_id=trip.id),
-            call("get_group_booking", group_id=group.id),
-            call("list_tickets", requester_id=zoe.id),
-            call("cancel_booking", booking_id=ams.id),
-            call(
-                "issue_refund",
-                booking_id=ams.id,
-                amount_cents=derived(41_500, "inside the window: 44,000 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="cancellation",
-                reason="awaiting_organiser",
-                queue="group_desk",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Amsterdam stay cancelled and refunded; the London group room awaits the organiser's request.",
-                public=False,
+            *opening(zoe, *find_trip(zoe, trip), get_group(group)),
+            *cancel(ams, derived(41_500, "inside the window: 44,000 less the 2,500 fee")),
+            *left_pending(
+                ticket.id,
+                "cancellation",
+                "awaiting_organiser",
+                "Amsterdam stay cancelled and refunded; the London group room awaits the organiser's request.",
             ),
         ],
-        traps=[call("cancel_booking", booking_id=room.id)],  # "cancel my London room"
+        traps=[cancel_booking(room)],  # "cancel my London room"
     )
 
     run.expect_golden()
@@ -347,52 +268,26 @@ def test_case_TR013_001(tb):
             says="I need a new trip booked: the Harbourline in Lisbon, a Superior River View from 21 to 24 September "
             "(their website says 239 a night), then the Kestrel Park in Frankfurt, a Business Single from the 24th "
             "to the 26th. Please keep both hotels together as one trip.",
-            knows={"email": lukas.email},
+            knows=traveller_facts(lukas),
         ),
         golden=[
-            call("find_traveller_by_email", email=lukas.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-21", check_out="2026-09-24"),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-26"),
-            call("list_tickets", requester_id=lukas.id),
-            call(
-                "create_ticket", requester_id=lukas.id, subject="New Lisbon and Frankfurt trip", category="new_booking"
+            *opening(
+                lukas,
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(LISBON, "2026-09-21", "2026-09-24"),
+                availability(FRANKFURT, "2026-09-24", "2026-09-26"),
             ),
-            call("create_trip", traveller_id=lukas.id, name="Lisbon and Frankfurt"),
-            call(
-                "create_booking",
-                traveller_id=lukas.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_SUPERIOR,
-                check_in="2026-09-21",
-                check_out="2026-09-24",
-                nightly_rate_cents=19_900,
-            ),
-            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
-            call(
-                "create_booking",
-                traveller_id=lukas.id,
-                hotel_id=FRANKFURT,
-                room_type_id=FRA_SINGLE,
-                check_in="2026-09-24",
-                check_out="2026-09-26",
-                nightly_rate_cents=12_400,
-            ),
-            call("add_booking_to_trip", booking_id="BK-0002", trip_id="TRP-0001"),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            new_ticket(lukas, "New Lisbon and Frankfurt trip", "new_booking"),
+            create_trip(lukas, "Lisbon and Frankfurt"),
+            book(lukas, LIS_SUPERIOR, "2026-09-21", "2026-09-24", 19_900),
+            add_to_trip("BK-0001", "TRP-0001"),
+            book(lukas, FRA_SINGLE, "2026-09-24", "2026-09-26", 12_400),
+            add_to_trip("BK-0002", "TRP-0001"),
+            solved("T-0001"),
         ],
         traps=[  # "their website says 239 a night"
-            call(
-                "create_booking",
-                traveller_id=lukas.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_SUPERIOR,
-                check_in="2026-09-21",
-                check_out="2026-09-24",
-                nightly_rate_cents=23_900,
-            )
+            book(lukas, LIS_SUPERIOR, "2026-09-21", "2026-09-24", 23_900)
         ],
     )
 
@@ -420,50 +315,26 @@ def test_case_TR013_002(tb):
             says="Please book my trip for the end of the month: a Club Room at the Aldwych Grand from 28 to 30 "
             "September, then a Canal View at the Meridian Quay in Amsterdam from the 30th to 2 October. One trip, "
             "please.",
-            knows={"email": george.email},
+            knows=traveller_facts(george),
             rules=("If the Club Room cannot be booked, take the best room the agent offers at the same hotel.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=george.email),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-28", check_out="2026-09-30"),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-30", check_out="2026-10-02"),
-            call("list_tickets", requester_id=george.id),
-            call("create_trip", traveller_id=george.id, name="London and Amsterdam"),
-            call(
-                "create_booking",
-                traveller_id=george.id,
-                hotel_id=LONDON,
-                room_type_id=LON_DELUXE,
-                check_in="2026-09-28",
-                check_out="2026-09-30",
-                nightly_rate_cents=27_500,
+            *opening(
+                george,
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
+                availability(LONDON, "2026-09-28", "2026-09-30"),
+                availability(AMSTERDAM, "2026-09-30", "2026-10-02"),
             ),
-            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
-            call(
-                "create_booking",
-                traveller_id=george.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_CANAL_VIEW,
-                check_in="2026-09-30",
-                check_out="2026-10-02",
-                nightly_rate_cents=22_000,
-            ),
-            call("add_booking_to_trip", booking_id="BK-0002", trip_id="TRP-0001"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            create_trip(george, "London and Amsterdam"),
+            book(george, LON_DELUXE, "2026-09-28", "2026-09-30", 27_500),
+            add_to_trip("BK-0001", "TRP-0001"),
+            book(george, AMS_CANAL_VIEW, "2026-09-30", "2026-10-02", 22_000),
+            add_to_trip("BK-0002", "TRP-0001"),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # the Club Room as asked, at Castellan's 330.00 rate
-            call(
-                "create_booking",
-                traveller_id=george.id,
-                hotel_id=LONDON,
-                room_type_id=LON_CLUB,
-                check_in="2026-09-28",
-                check_out="2026-09-30",
-                nightly_rate_cents=33_000,
-            )
+            book(george, LON_CLUB, "2026-09-28", "2026-09-30", 33_000)
         ],
     )
 
@@ -481,26 +352,11 @@ def test_case_TR013_003(tb):
     """Lisbon stay added to the current trip (not August's): Norrland's Patio rate expired, so the 225.00 rack rate."""
     johan = TravellerFactory(name="Johan Ek", account_id=NORRLAND)
     old_trip = TripFactory(traveller=johan, name="Summer timber fair", created_at=days_ago(70, hour=9))
-    BookingFactory(
-        traveller=johan,
-        trip=old_trip,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 8, 3),
-        nights=3,
-        nightly_rate_cents=19_000,
-        status="completed",
-        booked_at=days_ago(70, hour=9),
+    trip_segment(
+        old_trip, AMS_STANDARD, date(2026, 8, 3), 3, 19_000, status="completed", booked_at=days_ago(70, hour=9)
     )
     trip = TripFactory(traveller=johan, name="Autumn buyers' tour", created_at=days_ago(12, hour=11))
-    BookingFactory(
-        traveller=johan,
-        trip=trip,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 28),
-        nights=2,
-        nightly_rate_cents=22_500,
-        booked_at=days_ago(12, hour=11),
-    )
+    trip_segment(trip, AMS_CANAL_VIEW, date(2026, 9, 28), 2, 22_500, booked_at=days_ago(12, hour=11))
     CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=25_000)
     ticket = TicketFactory(requester=johan, subject="Add Lisbon to my autumn trip")
 
@@ -508,39 +364,22 @@ def test_case_TR013_003(tb):
         User(
             says="Please add a Lisbon leg to my autumn buyers' tour, before Amsterdam: a Patio Room at the Alfama "
             "Terrace from 25 to 28 September. We had a contract rate of 195 there, so use that.",
-            knows={"email": johan.email},
+            knows=traveller_facts(johan),
         ),
         golden=[
-            call("find_traveller_by_email", email=johan.email),
-            call("list_traveller_trips", traveller_id=johan.id),
-            call("get_trip", trip_id=trip.id),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("list_city_rate_caps", account_id=NORRLAND),
-            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-25", check_out="2026-09-28"),
-            call("list_tickets", requester_id=johan.id),
-            call(
-                "create_booking",
-                traveller_id=johan.id,
-                hotel_id=LISBON_ALFAMA,
-                room_type_id=ALF_PATIO,
-                check_in="2026-09-25",
-                check_out="2026-09-28",
-                nightly_rate_cents=22_500,
+            *opening(
+                johan,
+                *find_trip(johan, trip),
+                *standing(NORRLAND),
+                rate_caps(NORRLAND),
+                availability(LISBON_ALFAMA, "2026-09-25", "2026-09-28"),
             ),
-            call("add_booking_to_trip", booking_id="BK-5003", trip_id=trip.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            book(johan, ALF_PATIO, "2026-09-25", "2026-09-28", 22_500),
+            add_to_trip("BK-5003", trip.id),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # "use that": the contract rate that ended on 31 August
-            call(
-                "create_booking",
-                traveller_id=johan.id,
-                hotel_id=LISBON_ALFAMA,
-                room_type_id=ALF_PATIO,
-                check_in="2026-09-25",
-                check_out="2026-09-28",
-                nightly_rate_cents=19_500,
-            )
+            book(johan, ALF_PATIO, "2026-09-25", "2026-09-28", 19_500)
         ],
     )
 
@@ -564,30 +403,16 @@ def test_case_TR012_004(tb):
     status), so a new one is opened, linking the Lisbon segment he names first."""
     mateus = TravellerFactory(name="Mateus Alves", account_id=VELDHOVEN)
     trip = TripFactory(traveller=mateus, name="Porto-Lisbon-Frankfurt commissioning")
-    lis = BookingFactory(
-        traveller=mateus,
-        trip=trip,
-        room_type_id=LIS_SUPERIOR,
-        check_in=date(2026, 9, 21),
-        nights=3,
-        nightly_rate_cents=19_900,
-    )  # free until 19 Sep 15:00
-    fra = BookingFactory(
-        traveller=mateus,
-        trip=trip,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 9, 24),
-        nights=2,
-        nightly_rate_cents=12_400,
-    )  # free until 23 Sep 15:00
-    failed = TicketFactory(
-        requester=mateus,
-        booking_id=lis.id,
-        subject="Cancel commissioning trip",
-        status="pending",
+    lis = trip_segment(trip, LIS_SUPERIOR, date(2026, 9, 21), 3, 19_900)  # free until 19 Sep 15:00
+    fra = trip_segment(trip, FRA_SINGLE, date(2026, 9, 24), 2, 12_400)  # free until 23 Sep 15:00
+    failed = earlier_ticket(
+        mateus,
+        "Cancel commissioning trip",
+        "pending",
+        days_ago(2, hour=16),
+        lis,
         category="cancellation",
         reason="identity_not_verified",
-        created_at=days_ago(2, hour=16),
     )
 
     run = tb.run(
@@ -595,40 +420,17 @@ def test_case_TR012_004(tb):
             says="I tried to cancel my commissioning trip on Sunday, but the employee number I had with me was an old "
             "one. I have my badge now. The commissioning is postponed to next year, so please cancel both hotels "
             "of the trip, Lisbon and Frankfurt.",
-            knows={"email": mateus.email, "trip reference": trip.id, "employee number": mateus.employee_number},
+            knows=cancel_facts(mateus, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=mateus.email),
-            call("list_traveller_trips", traveller_id=mateus.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_tickets", requester_id=mateus.id),
-            call(
-                "create_ticket",
-                requester_id=mateus.id,
-                subject="Cancel the commissioning trip",
-                category="cancellation",
-                booking_id=lis.id,
-            ),
-            call("cancel_booking", booking_id=lis.id),
-            call(
-                "issue_refund",
-                booking_id=lis.id,
-                amount_cents=derived(57_200, "inside the window: the 59,700 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("cancel_booking", booking_id=fra.id),
-            call(
-                "issue_refund",
-                booking_id=fra.id,
-                amount_cents=derived(22_300, "inside the window: the 24,800 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("update_ticket", ticket_id="T-1002", status="solved"),
+            *opening(mateus, *find_trip(mateus, trip)),
+            new_ticket(mateus, "Cancel the commissioning trip", "cancellation", lis),
+            *cancel(lis, derived(57_200, "inside the window: the 59,700 paid less the 2,500 service fee")),
+            *cancel(fra, derived(22_300, "inside the window: the 24,800 paid less the 2,500 service fee")),
+            solved("T-1002"),
         ],
         traps=[  # the failed attempt's pending ticket worked instead of a new one
-            call("update_ticket", ticket_id=failed.id, status="solved", reason="outside_window")
+            solved(failed.id, reason="outside_window")
         ],
     )
 
@@ -651,30 +453,10 @@ def test_case_TR017_001(tb):
     """Trip: the oversold Amsterdam segment relocated to a cheaper Zuidas room (refund), the Lisbon leg cancelled."""
     astrid = TravellerFactory(name="Astrid Berg", account_id=NORRLAND)
     trip = TripFactory(traveller=astrid, name="Amsterdam and Lisbon buyers")
-    ams = BookingFactory(
-        traveller=astrid,
-        trip=trip,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 15),
-        nights=2,
-        nightly_rate_cents=19_000,
-        hotel_confirmation="cannot_honour",
-    )
-    lis = BookingFactory(
-        traveller=astrid,
-        trip=trip,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 9, 17),
-        nights=3,
-        nightly_rate_cents=16_500,
-    )  # free until 15 Sep 15:00
-    HotelDisruptionFactory(
-        hotel_id=AMSTERDAM,
-        room_type_id=AMS_STANDARD,
-        kind="overbooking",
-        first_night=date(2026, 9, 16),
-        last_night=date(2026, 9, 16),
-        description="Canal Standards oversold for one night.",
+    ams = trip_segment(trip, AMS_STANDARD, date(2026, 9, 15), 2, 19_000, hotel_confirmation="cannot_honour")
+    lis = trip_segment(trip, LIS_STANDARD, date(2026, 9, 17), 3, 16_500)  # free until 15 Sep 15:00
+    room_disruption(
+        AMS_STANDARD, "overbooking", date(2026, 9, 16), date(2026, 9, 16), "Canal Standards oversold for one night."
     )
     ticket = TicketFactory(requester=astrid, booking_id=ams.id, subject="Changes to my buyers' trip")
 
@@ -682,44 +464,26 @@ def test_case_TR017_001(tb):
         User(
             says="Two things about my buyers' trip. Meridian Quay says my Amsterdam room is oversold, so please get me "
             "into another hotel there. And the Lisbon part is off, the buyer cancelled: please cancel that hotel.",
-            knows={"email": astrid.email, "trip reference": trip.id, "employee number": astrid.employee_number},
+            knows=cancel_facts(astrid, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=astrid.email),
-            call("list_traveller_trips", traveller_id=astrid.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM),
-            call("search_hotels", city="Amsterdam"),
-            call("list_hotel_disruptions", hotel_id=AMSTERDAM_ZUID),
-            call("search_availability", hotel_id=AMSTERDAM_ZUID, check_in="2026-09-15", check_out="2026-09-17"),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_tickets", requester_id=astrid.id),
-            call(
-                "relocate_booking",
-                booking_id=ams.id,
-                hotel_id=AMSTERDAM_ZUID,
-                room_type_id=ZUI_COSY,
-                nightly_rate_cents=18_000,
+            *opening(
+                astrid,
+                *find_trip(astrid, trip),
+                *relocation_search(AMSTERDAM, AMSTERDAM_ZUID, "2026-09-15", "2026-09-17"),
+                get_account(NORRLAND),
             ),
-            call(
-                "issue_refund",
-                booking_id="BK-5003",
-                amount_cents=derived(2_000, "(19,000 booked - 18,000 Norrland Cosy Double rate) x 2 nights"),
-                reason="hotel_fault",
-                service_fee_cents=0,
+            relocate(ams, ZUI_COSY, 18_000),
+            issue_refund(
+                "BK-5003",
+                derived(2_000, "(19,000 booked - 18,000 Norrland Cosy Double rate) x 2 nights"),
+                "hotel_fault",
             ),
-            call("cancel_booking", booking_id=lis.id),
-            call(
-                "issue_refund",
-                booking_id=lis.id,
-                amount_cents=derived(47_000, "inside the window: 49,500 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="relocation"),
+            *cancel(lis, derived(47_000, "inside the window: 49,500 less the 2,500 fee")),
+            solved(ticket.id, "relocation"),
         ],
         traps=[  # the hotel is at fault, so the whole Amsterdam stay refunded as well as moved
-            call("issue_refund", booking_id="BK-5003", amount_cents=36_000, reason="hotel_fault", service_fee_cents=0)
+            issue_refund("BK-5003", 36_000, "hotel_fault")
         ],
     )
 
@@ -751,41 +515,23 @@ def test_case_TR013_004(tb):
             says="Please book a trip for me: a Comfort Plus at the Kestrel Park in Frankfurt from 22 to 24 September, "
             "then a Loft Room at the Meridian Quay in Amsterdam from the 24th to the 26th. If the Amsterdam room "
             "can't be done, book Frankfurt anyway and I'll sort Amsterdam out myself.",
-            knows={"email": sofia.email},
+            knows=traveller_facts(sofia),
         ),
         golden=[
-            call("find_traveller_by_email", email=sofia.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-22", check_out="2026-09-24"),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-24", check_out="2026-09-26"),
-            call("list_tickets", requester_id=sofia.id),
-            call("create_trip", traveller_id=sofia.id, name="Frankfurt and Amsterdam"),
-            call(
-                "create_booking",
-                traveller_id=sofia.id,
-                hotel_id=FRANKFURT,
-                room_type_id="RT-1033",
-                check_in="2026-09-22",
-                check_out="2026-09-24",
-                nightly_rate_cents=16_500,
+            *opening(
+                sofia,
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(FRANKFURT, "2026-09-22", "2026-09-24"),
+                availability(AMSTERDAM, "2026-09-24", "2026-09-26"),
             ),
-            call("add_booking_to_trip", booking_id="BK-0001", trip_id="TRP-0001"),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="new_booking", reason="no_availability"
-            ),
+            create_trip(sofia, "Frankfurt and Amsterdam"),
+            book(sofia, "RT-1033", "2026-09-22", "2026-09-24", 16_500),
+            add_to_trip("BK-0001", "TRP-0001"),
+            solved(ticket.id, "new_booking", "no_availability"),
         ],
         traps=[  # another Amsterdam room type booked instead of the full Loft, unasked
-            call(
-                "create_booking",
-                traveller_id=sofia.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_CANAL_VIEW,
-                check_in="2026-09-24",
-                check_out="2026-09-26",
-                nightly_rate_cents=25_500,
-            )
+            book(sofia, AMS_CANAL_VIEW, "2026-09-24", "2026-09-26", 25_500)
         ],
     )
 
@@ -805,34 +551,19 @@ def test_case_TR012_005(tb):
     """Trip cancelled: the Alfama stay she was relocated to is an ordinary booking (fee due); Frankfurt past window."""
     amelia = TravellerFactory(name="Amelia Whitfield", account_id=VELDHOVEN)
     trip = TripFactory(traveller=amelia, name="Frankfurt and Lisbon plant visits")
-    fra = BookingFactory(
-        traveller=amelia,
-        trip=trip,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 8),
-        nights=2,
-        nightly_rate_cents=13_900,
-    )  # free until 7 Sep 15:00
-    old = BookingFactory(
-        traveller=amelia,
-        trip=trip,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 9, 16),
-        nights=3,
-        nightly_rate_cents=15_900,
-        status="relocated",
-        hotel_confirmation="cannot_honour",
+    fra = trip_segment(trip, FRA_DOUBLE, date(2026, 9, 8), 2, 13_900)  # free until 7 Sep 15:00
+    old = trip_segment(
+        trip, LIS_STANDARD, date(2026, 9, 16), 3, 15_900, status="relocated", hotel_confirmation="cannot_honour"
     )
     PaymentFactory(
         booking=old, kind="transfer_out", reason="relocation", amount_cents=47_700, created_at=days_ago(2, hour=10)
     )
-    new = BookingFactory(
-        traveller=amelia,
-        trip=trip,
-        room_type_id=ALF_CLASSIC,
-        check_in=date(2026, 9, 16),
-        nights=3,
-        nightly_rate_cents=15_500,
+    new = trip_segment(
+        trip,
+        ALF_CLASSIC,
+        date(2026, 9, 16),
+        3,
+        15_500,
         relocated_from_id=old.id,
         booked_at=days_ago(2, hour=10),
         payment=False,
@@ -846,36 +577,17 @@ def test_case_TR012_005(tb):
             says="My plant visits are cancelled, so please cancel the rest of my trip, Frankfurt and Lisbon. The "
             "Lisbon hotel is only the one you moved me to because the Harbourline let me down, so that one should be "
             "refunded in full without any fee.",
-            knows={"email": amelia.email, "trip reference": trip.id, "employee number": amelia.employee_number},
+            knows=cancel_facts(amelia, trip),
             rules=(
                 "If any fee is kept from the Lisbon refund, object once that the hotel was to blame; then accept an "
                 "answer that gives a reason.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=amelia.email),
-            call("list_traveller_trips", traveller_id=amelia.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_tickets", requester_id=amelia.id),
-            call("cancel_booking", booking_id=fra.id),
-            call(
-                "issue_refund",
-                booking_id=fra.id,
-                amount_cents=derived(11_400, "window passed: 27,800 less one night at 13,900 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("cancel_booking", booking_id=new.id),
-            call(
-                "issue_refund",
-                booking_id=new.id,
-                amount_cents=derived(44_000, "inside the Alfama's window: 46,500 still refundable less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            *opening(amelia, *find_trip(amelia, trip)),
+            *cancel(fra, derived(11_400, "window passed: 27,800 less one night at 13,900 less the 2,500 fee")),
+            *cancel(new, derived(44_000, "inside the Alfama's window: 46,500 still refundable less the 2,500 fee")),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
     )
 
@@ -894,22 +606,8 @@ def test_case_TR017_002(tb):
     """Trip: London extended a night at its own 330.00 (the cap does not apply to date changes); Amsterdam moved."""
     ruth = TravellerFactory(name="Ruth Adeyemi", account_id=CASTELLAN)
     trip = TripFactory(traveller=ruth, name="London and Amsterdam regulators")
-    lon = BookingFactory(
-        traveller=ruth,
-        trip=trip,
-        room_type_id=LON_CLUB,
-        check_in=date(2026, 9, 14),
-        nights=3,
-        nightly_rate_cents=33_000,
-    )
-    ams = BookingFactory(
-        traveller=ruth,
-        trip=trip,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 17),
-        nights=2,
-        nightly_rate_cents=22_000,
-    )  # free until 14 Sep 15:00
+    lon = trip_segment(trip, LON_CLUB, date(2026, 9, 14), 3, 33_000)
+    ams = trip_segment(trip, AMS_CANAL_VIEW, date(2026, 9, 17), 2, 22_000)  # free until 14 Sep 15:00
     CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
     ticket = TicketFactory(requester=ruth, booking_id=lon.id, subject="One more night in London")
 
@@ -918,31 +616,25 @@ def test_case_TR017_002(tb):
             says="My London meetings run a day longer, so please add a night to my Aldwych stay, checking out on the "
             "18th. Then push my Amsterdam hotel back a day so it runs from the 18th to the 20th. I know our London cap "
             "is 300 now, so ask Rebecca to approve the extra night if you have to.",
-            knows={"email": ruth.email, "trip reference": trip.id},
+            knows=traveller_facts(ruth, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=ruth.email),
-            call("list_traveller_trips", traveller_id=ruth.id),
-            call("get_trip", trip_id=trip.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-17", check_out="2026-09-18"),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-19", check_out="2026-09-20"),
-            call("list_tickets", requester_id=ruth.id),
-            call("modify_booking_dates", booking_id=lon.id, check_in="2026-09-14", check_out="2026-09-18"),
-            call("charge_booking", booking_id=lon.id, amount_cents=33_000, reason="extra_nights"),
-            call("modify_booking_dates", booking_id=ams.id, check_in="2026-09-18", check_out="2026-09-20"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            *opening(
+                ruth,
+                *find_trip(ruth, trip),
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
+                availability(LONDON, "2026-09-17", "2026-09-18"),
+                availability(AMSTERDAM, "2026-09-19", "2026-09-20"),
+            ),
+            move_dates(lon, "2026-09-14", "2026-09-18"),
+            charge_booking(lon, 33_000, "extra_nights"),
+            move_dates(ams, "2026-09-18", "2026-09-20"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # "ask Rebecca to approve the extra night"
-            call(
-                "create_approval_request",
-                booking_id=lon.id,
-                kind="cap_exception",
-                requested_rate_cents=33_000,
-                justification="Extra London night at 330.00, above the 300.00 cap.",
-                requested_room_type_id=LON_CLUB,
+            request_approval(
+                lon, "cap_exception", LON_CLUB, 33_000, "Extra London night at 330.00, above the 300.00 cap."
             )
         ],
     )
@@ -965,31 +657,9 @@ def test_case_TR012_006(tb):
     jonas = TravellerFactory(name="Jonas Lindqvist", account_id=VELDHOVEN)
     LoyaltyProfileFactory(traveller=jonas, tier="gold", tier_valid_until=date(2026, 12, 31))
     trip = TripFactory(traveller=jonas, name="Rhine-Amstel-Thames roadshow")
-    fra = BookingFactory(
-        traveller=jonas,
-        trip=trip,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 9, 6),
-        nights=3,
-        nightly_rate_cents=12_400,
-        status="checked_in",
-    )
-    ams = BookingFactory(
-        traveller=jonas,
-        trip=trip,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 9),
-        nights=2,
-        nightly_rate_cents=21_000,
-    )  # free until 6 Sep 15:00
-    lon = BookingFactory(
-        traveller=jonas,
-        trip=trip,
-        room_type_id=LON_CLASSIC,
-        check_in=date(2026, 9, 11),
-        nights=2,
-        nightly_rate_cents=27_500,
-    )  # free until 9 Sep 15:00
+    fra = trip_segment(trip, FRA_SINGLE, date(2026, 9, 6), 3, 12_400, status="checked_in")
+    ams = trip_segment(trip, AMS_STANDARD, date(2026, 9, 9), 2, 21_000)  # free until 6 Sep 15:00
+    lon = trip_segment(trip, LON_CLASSIC, date(2026, 9, 11), 2, 27_500)  # free until 9 Sep 15:00
     ticket = TicketFactory(requester=jonas, booking_id=ams.id, subject="Roadshow cut short")
 
     run = tb.run(
@@ -997,37 +667,17 @@ def test_case_TR012_006(tb):
             says="I have to fly home from Frankfurt tomorrow for a family matter, so please cancel the rest of my "
             "roadshow trip after Frankfurt. And could I have a late checkout at the Kestrel Park tomorrow? My flight "
             "is in the afternoon.",
-            knows={"email": jonas.email, "trip reference": trip.id, "employee number": jonas.employee_number},
+            knows=cancel_facts(jonas, trip),
         ),
         golden=[
-            call("find_traveller_by_email", email=jonas.email),
-            call("get_traveller", traveller_id=jonas.id),
-            call("list_traveller_trips", traveller_id=jonas.id),
-            call("get_trip", trip_id=trip.id),
-            call("list_tickets", requester_id=jonas.id),
-            call("cancel_booking", booking_id=ams.id),
-            call(
-                "issue_refund",
-                booking_id=ams.id,
-                amount_cents=derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("cancel_booking", booking_id=lon.id),
-            call(
-                "issue_refund",
-                booking_id=lon.id,
-                amount_cents=derived(52_500, "inside the window: 55,000 less the 2,500 fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("arrange_late_checkout", booking_id=fra.id, fee_cents=0),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            *opening(jonas, get_traveller(jonas), *find_trip(jonas, trip)),
+            *cancel(ams, derived(18_500, "window passed: 42,000 less one night at 21,000 less the 2,500 fee")),
+            *cancel(lon, derived(52_500, "inside the window: 55,000 less the 2,500 fee")),
+            late_checkout(fra, 0),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # a family emergency: the Amsterdam night kept refunded as well
-            call("issue_refund", booking_id=ams.id, amount_cents=21_000, reason="cancellation", service_fee_cents=0)
+            issue_refund(ams, 21_000, "cancellation", service_fee_cents=0)
         ],
     )
 

@@ -6,8 +6,31 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    allowance_upgrade,
+    availability,
+    charge_booking,
+    get_booking,
+    get_hotel,
+    get_traveller,
+    late_checkout,
+    list_bookings,
+    new_ticket,
+    opening,
+    paid_upgrade,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
-from domains.travel.factories import BookingFactory, LoyaltyProfileFactory, TicketFactory, TravellerFactory
+from domains.travel.factories import (
+    BookingFactory,
+    LoyaltyProfileFactory,
+    TicketFactory,
+    TravellerFactory,
+    booking_for,
+    earlier_ticket,
+)
 from domains.travel.models import Booking, Payment, Ticket
 from domains.travel.seed import (
     AMS_CANAL_VIEW,
@@ -25,7 +48,7 @@ from domains.travel.seed import (
     NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -51,15 +74,12 @@ def test_case_TR008_001(tb):
         User(
             says="Can I get a late checkout on my last day at the Harbourline? I don't mind paying the fee, just "
             "put it on my card. My train to the airport only leaves at three in the afternoon.",
-            knows={"email": marta.email, "booking reference": booking.id},
+            knows=traveller_facts(marta, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=marta.email),
-            call("get_traveller", traveller_id=marta.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=marta.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="late_checkout"),
+            *opening(marta, get_traveller(marta), get_booking(booking)),
+            late_checkout(booking, 0),
+            solved(ticket.id, "late_checkout"),
         ],
     )
 
@@ -81,21 +101,14 @@ def test_case_TR008_002(tb):
             says="I'm a Gold member, so please set up my complimentary late checkout for my Harbourline stay next "
             "week. I'm flying out late in the afternoon and would like to work in my room until lunch.",
             knows={
-                "email": bram.email,
-                "booking reference": booking.id,
+                **traveller_facts(bram, booking),
                 "accept the late checkout fee": "yes, I accept the fee if there is one",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=bram.email),
-            call("get_traveller", traveller_id=bram.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_hotel", hotel_id=LISBON),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=bram.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="late_checkout"),
+            *opening(bram, get_traveller(bram), get_booking(booking), get_hotel(LISBON), *standing(VELDHOVEN)),
+            late_checkout(booking, 4_000),
+            solved(ticket.id, "late_checkout"),
         ],
         reply="Your Gold status ran out on 31 August, before your check-out, so the late checkout isn't "
         "complimentary this time. As you agreed, I've arranged it until 14:00 for the hotel's fee of EUR 40.00, "
@@ -111,28 +124,24 @@ def test_case_TR008_003(tb):
     """Platinum member asks for the Junior Suite: the allowance gives exactly one rank up, the Executive Room."""
     karin = TravellerFactory(name="Karin Holm", account_id=NORRLAND)
     LoyaltyProfileFactory(traveller=karin, tier="platinum", tier_valid_until=date(2027, 1, 31))
-    booking = BookingFactory(
-        traveller=karin, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=20_500
-    )
+    booking = booking_for(karin, LIS_SUPERIOR, date(2026, 9, 16), 3, 20_500)
     ticket = TicketFactory(requester=karin, booking_id=booking.id, subject="Platinum upgrade")
 
     run = tb.run(
         User(
             says="As a Platinum member I get a free upgrade, so please put me in the Junior Suite for my Lisbon stay. "
             "I'm there for three nights of client meetings and would appreciate the space.",
-            knows={"email": karin.email, "booking reference": booking.id},
+            knows=traveller_facts(karin, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=karin.email),
-            call("get_traveller", traveller_id=karin.id),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-16", check_out="2026-09-19"),
-            call("list_tickets", requester_id=karin.id),
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LIS_EXECUTIVE),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
+            *opening(
+                karin, get_traveller(karin), get_booking(booking), availability(LISBON, "2026-09-16", "2026-09-19")
+            ),
+            allowance_upgrade(booking, LIS_EXECUTIVE),
+            solved(ticket.id, "loyalty_upgrade"),
         ],
         traps=[  # "please put me in the Junior Suite": two ranks up
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LIS_SUITE)
+            allowance_upgrade(booking, LIS_SUITE)
         ],
     )
 
@@ -162,9 +171,7 @@ def test_case_TR008_004(tb):
         nightly_rate_cents=27_500,
         upgrade_allowance_used=True,  # booked a Deluxe King, already upgraded once with the allowance
     )
-    october = BookingFactory(
-        traveller=victoria, room_type_id=LON_DELUXE, check_in=date(2026, 10, 19), nights=2, nightly_rate_cents=27_500
-    )
+    october = booking_for(victoria, LON_DELUXE, date(2026, 10, 19), 2, 27_500)
     ticket = TicketFactory(requester=victoria, booking_id=weekend.id, subject="Suite upgrade")
 
     run = tb.run(
@@ -173,25 +180,25 @@ def test_case_TR008_004(tb):
             "weekend, please. I only want it if it's complimentary. If it can't be done this weekend, then use my "
             "free upgrade on my October stay at the Aldwych instead.",
             knows={
-                "email": victoria.email,
-                "booking reference": weekend.id,
+                **traveller_facts(victoria, weekend),
                 "October booking reference": october.id,
                 "paid upgrade": "no, I will not pay for an upgrade; I only want it if it's complimentary",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=victoria.email),
-            call("get_traveller", traveller_id=victoria.id),
-            call("get_booking", booking_id=weekend.id),
-            call("get_booking", booking_id=october.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-10-19", check_out="2026-10-21"),
-            call("list_tickets", requester_id=victoria.id),
-            call("apply_upgrade_allowance", booking_id=october.id, room_type_id=LON_CLUB),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
+            *opening(
+                victoria,
+                get_traveller(victoria),
+                get_booking(weekend),
+                get_booking(october),
+                availability(LONDON, "2026-10-19", "2026-10-21"),
+            ),
+            allowance_upgrade(october, LON_CLUB),
+            solved(ticket.id, "loyalty_upgrade"),
         ],
         traps=[  # "I'm Platinum": a second complimentary upgrade this weekend, or the suite she names in October
-            call("apply_upgrade_allowance", booking_id=weekend.id, room_type_id=LON_SUITE),
-            call("apply_upgrade_allowance", booking_id=october.id, room_type_id=LON_SUITE),
+            allowance_upgrade(weekend, LON_SUITE),
+            allowance_upgrade(october, LON_SUITE),
         ],
     )
 
@@ -212,9 +219,7 @@ def test_case_TR008_005(tb):
     """Gold member: the late checkout is complimentary, the free room upgrade she also asks for is not."""
     maja = TravellerFactory(name="Maja Lund", account_id=NORRLAND)
     LoyaltyProfileFactory(traveller=maja, tier="gold", tier_valid_until=date(2027, 2, 28))
-    booking = BookingFactory(
-        traveller=maja, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=19_000
-    )
+    booking = booking_for(maja, AMS_STANDARD, date(2026, 9, 14), 2, 19_000)
     ticket = TicketFactory(requester=maja, booking_id=booking.id, subject="Requests for my Amsterdam stay")
 
     run = tb.run(
@@ -222,23 +227,14 @@ def test_case_TR008_005(tb):
             says="Two small things for my Meridian Quay stay next week. I'd like a late checkout on the last day, "
             "and since I'm a Gold member, could you bump me up to a Canal View room for free? I won't pay extra "
             "for the room though.",
-            knows={
-                "email": maja.email,
-                "booking reference": booking.id,
-                "paid upgrade": "no, I only want the Canal View if it's free",
-            },
+            knows={**traveller_facts(maja, booking), "paid upgrade": "no, I only want the Canal View if it's free"},
         ),
         golden=[
-            call("find_traveller_by_email", email=maja.email),
-            call("get_traveller", traveller_id=maja.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_tickets", requester_id=maja.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="late_checkout", reason="not_eligible"
-            ),
+            *opening(maja, get_traveller(maja), get_booking(booking)),
+            late_checkout(booking, 0),
+            solved(ticket.id, "late_checkout", "not_eligible"),
         ],
-        traps=[call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=AMS_CANAL_VIEW)],  # "I'm Gold"
+        traps=[allowance_upgrade(booking, AMS_CANAL_VIEW)],  # "I'm Gold"
     )
 
     run.expect_golden()
@@ -262,9 +258,7 @@ def test_case_TR008_006(tb):
         upgrade_allowance_used=True,  # booked a Classic Double in August, upgraded with the allowance
         booked_at=days_ago(40, hour=11),
     )
-    booking = BookingFactory(
-        traveller=lena, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=23_000
-    )
+    booking = booking_for(lena, LON_CLASSIC, date(2026, 9, 21), 3, 23_000)
     ticket = TicketFactory(requester=lena, booking_id=booking.id, subject="Platinum upgrade again?")
 
     run = tb.run(
@@ -272,17 +266,18 @@ def test_case_TR008_006(tb):
             says="I'm back at the Aldwych later this month. I already used my Platinum room upgrade on my London "
             "stay in August, so is there still one for this trip? If there is, I'd love it, whatever the next room "
             "up happens to be.",
-            knows={"email": lena.email, "booking reference": booking.id},
+            knows=traveller_facts(lena, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=lena.email),
-            call("get_traveller", traveller_id=lena.id),
-            call("list_traveller_bookings", traveller_id=lena.id),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-21", check_out="2026-09-24"),
-            call("list_tickets", requester_id=lena.id),
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LON_DELUXE),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
+            *opening(
+                lena,
+                get_traveller(lena),
+                list_bookings(lena),
+                get_booking(booking),
+                availability(LONDON, "2026-09-21", "2026-09-24"),
+            ),
+            allowance_upgrade(booking, LON_DELUXE),
+            solved(ticket.id, "loyalty_upgrade"),
         ],
     )
 
@@ -300,16 +295,8 @@ def test_case_TR008_007(tb):
     """Silver pays the 50.00 late checkout fee; the only ticket on the booking is closed, so a new one is opened."""
     oscar = TravellerFactory(name="Oscar Lindgren", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=oscar, tier="silver", tier_valid_until=date(2027, 1, 31))
-    booking = BookingFactory(
-        traveller=oscar, room_type_id=LON_DELUXE, check_in=date(2026, 9, 16), nights=2, nightly_rate_cents=27_500
-    )
-    closed = TicketFactory(
-        requester=oscar,
-        booking_id=booking.id,
-        status="closed",
-        subject="Is breakfast included?",
-        created_at=days_ago(12, hour=9),
-    )
+    booking = booking_for(oscar, LON_DELUXE, date(2026, 9, 16), 2, 27_500)
+    closed = earlier_ticket(oscar, "Is breakfast included?", "closed", days_ago(12, hour=9), booking)
 
     run = tb.run(
         User(
@@ -317,28 +304,15 @@ def test_case_TR008_007(tb):
             "My flight home isn't until the evening and I'd rather not sit in the lobby. I'm a Silver member with "
             "the hotel chain, if that helps.",
             knows={
-                "email": oscar.email,
-                "booking reference": booking.id,
+                **traveller_facts(oscar, booking),
                 "accept the late checkout fee": "yes, that's fine, charge it to my card",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=oscar.email),
-            call("get_traveller", traveller_id=oscar.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_hotel", hotel_id=LONDON),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_tickets", requester_id=oscar.id),
-            call(
-                "create_ticket",
-                requester_id=oscar.id,
-                subject="Late checkout at the Aldwych",
-                category="late_checkout",
-                booking_id=booking.id,
-            ),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=5_000),
-            call("update_ticket", ticket_id="T-1002", status="solved"),
+            *opening(oscar, get_traveller(oscar), get_booking(booking), get_hotel(LONDON), *standing(CASTELLAN)),
+            new_ticket(oscar, "Late checkout at the Aldwych", "late_checkout", booking),
+            late_checkout(booking, 5_000),
+            solved("T-1002"),
         ],
     )
 
@@ -354,9 +328,7 @@ def test_case_TR008_008(tb):
     """Platinum expired, so no free upgrade; his fallback, a paid Executive at the contract rate, is made."""
     ruben = TravellerFactory(name="Ruben Smits")
     LoyaltyProfileFactory(traveller=ruben, tier="platinum", tier_valid_until=date(2026, 8, 31))
-    booking = BookingFactory(
-        traveller=ruben, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=19_900
-    )
+    booking = booking_for(ruben, LIS_SUPERIOR, date(2026, 9, 16), 3, 19_900)
     ticket = TicketFactory(requester=ruben, booking_id=booking.id, subject="Upgrade in Lisbon")
 
     run = tb.run(
@@ -364,7 +336,7 @@ def test_case_TR008_008(tb):
             says="As a Platinum member I get a free room upgrade, so please move me up from the Superior for my "
             "Lisbon stay next week. If for some reason it isn't free this time, I'd still pay for the Executive "
             "Room, as long as it's no more than 60 euros a night extra.",
-            knows={"email": ruben.email, "booking reference": booking.id},
+            knows=traveller_facts(ruben, booking),
             persona="A regional director who travels a lot and knows his way around hotel perks.",
             rules=(
                 "Pay for an Executive Room only if it costs at most 60 euros a night more than your current rate; "
@@ -372,24 +344,23 @@ def test_case_TR008_008(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=ruben.email),
-            call("get_traveller", traveller_id=ruben.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-16", check_out="2026-09-19"),
-            call("list_tickets", requester_id=ruben.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(15_000, "(24,900 negotiated Executive - 19,900) x 3 nights; 50.00 a night"),
-                reason="room_upgrade",
+            *opening(
+                ruben,
+                get_traveller(ruben),
+                get_booking(booking),
+                *standing(VELDHOVEN),
+                availability(LISBON, "2026-09-16", "2026-09-19"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking,
+                LIS_EXECUTIVE,
+                24_900,
+                derived(15_000, "(24,900 negotiated Executive - 19,900) x 3 nights; 50.00 a night"),
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # priced at the Executive rack rate of 299.00
-            call("charge_booking", booking_id=booking.id, amount_cents=30_000, reason="room_upgrade")
+            charge_booking(booking, 30_000, "room_upgrade")
         ],
     )
 

@@ -6,6 +6,22 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    escalate,
+    get_booking,
+    get_hotel,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    list_escalations,
+    new_ticket,
+    on_hold,
+    opening,
+    payments,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
@@ -13,6 +29,8 @@ from domains.travel.factories import (
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    earlier_ticket,
 )
 from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket
 from domains.travel.seed import (
@@ -26,7 +44,7 @@ from domains.travel.seed import (
     LON_DELUXE,
     NORRLAND,
 )
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User
 
 ARTICLES = (
     "Working a conversation",
@@ -44,14 +62,8 @@ ARTICLES = (
 def test_case_TR002_001(tb):
     """Hotel charged the card twice, our ledger shows one charge: escalate to the hotel, refund nothing, hold."""
     daniel = TravellerFactory(name="Daniel Okafor", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=daniel,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 4),
-        nights=3,
-        nightly_rate_cents=27_500,
-        status="completed",
-        booked_at=days_ago(30, hour=16),
+    booking = booking_for(
+        daniel, LON_DELUXE, date(2026, 9, 4), 3, 27_500, status="completed", booked_at=days_ago(30, hour=16)
     )
     ticket = TicketFactory(requester=daniel, booking_id=booking.id, subject="Charged twice for London stay")
 
@@ -59,45 +71,25 @@ def test_case_TR002_001(tb):
         User(
             says="My card was charged EUR 825 twice for my stay at The Aldwych Grand: once when the trip was "
             "booked and again when I checked out on 7 September. Please refund the second charge.",
-            knows={"email": daniel.email, "booking reference": booking.id},
+            knows=traveller_facts(daniel, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=daniel.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_partner_escalations", booking_id=booking.id),
-            call("list_tickets", requester_id=daniel.id),
-            call(
-                "open_partner_escalation",
-                booking_id=booking.id,
-                kind="duplicate_charge",
-                amount_cents=82_500,
-                description="Guest was charged 825.00 at checkout on 7 Sep for a stay we had already charged.",
+            *opening(daniel, get_booking(booking), payments(booking), list_escalations(booking)),
+            escalate(
+                booking,
+                "duplicate_charge",
+                82_500,
+                "Guest was charged 825.00 at checkout on 7 Sep for a stay we had already charged.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="awaiting_hotel",
-                queue="partner_relations",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Hotel-side duplicate charge of 82,500 cents escalated to the Aldwych Grand; awaiting its refund.",
-                public=False,
+            *on_hold(
+                ticket.id,
+                "billing",
+                "awaiting_hotel",
+                "Hotel-side duplicate charge of 82,500 cents escalated to the Aldwych Grand; awaiting its refund.",
             ),
         ],
         traps=[  # "please refund the second charge": refunded by us although only the hotel took it
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=82_500,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 82_500, "duplicate_charge")
         ],
     )
 
@@ -110,9 +102,7 @@ def test_case_TR002_001(tb):
 def test_case_TR002_002(tb):
     """Our ledger shows the stay charged twice: refund the duplicate ourselves, with no service fee."""
     pieter = TravellerFactory(name="Pieter Jansen")
-    booking = BookingFactory(
-        traveller=pieter, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 14), nights=3, nightly_rate_cents=19_900
-    )
+    booking = booking_for(pieter, LIS_SUPERIOR, date(2026, 9, 14), 3, 19_900)
     PaymentFactory(booking=booking, created_at=booking.booked_at.replace(minute=4))  # the same charge again
     ticket = TicketFactory(requester=pieter, booking_id=booking.id, subject="Two charges on my card")
 
@@ -120,30 +110,15 @@ def test_case_TR002_002(tb):
         User(
             says="My card statement shows two charges of EUR 597 from Atlas for my Lisbon booking. Did you charge "
             "me twice? I'd like the extra one back. The booking itself is fine, it's just the double payment.",
-            knows={"email": pieter.email, "booking reference": booking.id},
+            knows=traveller_facts(pieter, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=pieter.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=pieter.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=59_700,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing"),
+            *opening(pieter, get_booking(booking), payments(booking)),
+            issue_refund(booking, 59_700, "duplicate_charge"),
+            solved(ticket.id, "billing"),
         ],
         traps=[  # the 25.00 service fee withheld from the duplicate's refund
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=57_200,
-                reason="duplicate_charge",
-                service_fee_cents=2_500,
-            )
+            issue_refund(booking, 57_200, "duplicate_charge", service_fee_cents=2_500)
         ],
     )
 
@@ -176,31 +151,24 @@ def test_case_TR002_003(tb):
             "Please refund the extra charge. And on the 26th I'd like to keep the room until lunchtime if the "
             "hotel allows it.",
             knows={
-                "email": freya.email,
-                "booking reference": booking.id,
+                **traveller_facts(freya, booking),
                 "accept the late checkout fee": "yes, I'll pay the hotel's fee for the late checkout",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=freya.email),
-            call("get_traveller", traveller_id=freya.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("get_hotel", hotel_id=AMSTERDAM),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_tickets", requester_id=freya.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=4_500),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            *opening(
+                freya,
+                get_traveller(freya),
+                get_booking(booking),
+                payments(booking),
+                get_hotel(AMSTERDAM),
+                *standing(CASTELLAN),
+            ),
+            late_checkout(booking, 4_500),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         traps=[  # "please refund the extra charge": the upgrade charge refunded as a duplicate
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=7_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 7_000, "duplicate_charge")
         ],
     )
 
@@ -217,27 +185,14 @@ def test_case_TR002_004(tb):
     """The hotel's checkout charge is already escalated and acknowledged: no second escalation and no refund of it by
     us; but our ledger charged his next booking twice, and that duplicate we refund ourselves. Hold for the hotel."""
     mateus = TravellerFactory(name="Mateus Alves")
-    booking = BookingFactory(
-        traveller=mateus,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 9, 1),
-        nights=2,
-        nightly_rate_cents=12_400,
-        status="completed",
-        booked_at=days_ago(20, hour=9),
+    booking = booking_for(
+        mateus, FRA_SINGLE, date(2026, 9, 1), 2, 12_400, status="completed", booked_at=days_ago(20, hour=9)
     )
     PartnerEscalationFactory(booking=booking, amount_cents=24_800, status="acknowledged")
-    lisbon = BookingFactory(
-        traveller=mateus, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 28), nights=2, nightly_rate_cents=15_900
-    )
+    lisbon = booking_for(mateus, LIS_STANDARD, date(2026, 9, 28), 2, 15_900)
     PaymentFactory(booking=lisbon, created_at=lisbon.booked_at.replace(minute=5))  # the same charge again
-    earlier = TicketFactory(
-        requester=mateus,
-        booking_id=booking.id,
-        subject="Double charge at Kestrel Park",
-        status="hold",
-        priority="high",
-        created_at=days_ago(3, hour=11),
+    earlier = earlier_ticket(
+        mateus, "Double charge at Kestrel Park", "hold", days_ago(3, hour=11), booking, priority="high"
     )
     ticket = TicketFactory(requester=mateus, booking_id=booking.id, subject="Still waiting for my money")
 
@@ -247,48 +202,28 @@ def test_case_TR002_004(tb):
             "Now I've gone through my statement and Atlas has also taken the money for my Lisbon booking at the "
             "end of the month twice. I'm tired of waiting for the hotel, please refund me everything extra "
             "yourselves.",
-            knows={"email": mateus.email, "booking reference": booking.id, "Lisbon booking reference": lisbon.id},
+            knows={**traveller_facts(mateus, booking), "Lisbon booking reference": lisbon.id},
         ),
         golden=[
-            call("find_traveller_by_email", email=mateus.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_partner_escalations", booking_id=booking.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("list_payments", booking_id=lisbon.id),
-            call("list_tickets", requester_id=mateus.id),
-            call(
-                "issue_refund",
-                booking_id=lisbon.id,
-                amount_cents=31_800,
-                reason="duplicate_charge",
-                service_fee_cents=0,
+            *opening(
+                mateus,
+                get_booking(booking),
+                payments(booking),
+                list_escalations(booking),
+                get_booking(lisbon),
+                payments(lisbon),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="awaiting_hotel",
-                queue="partner_relations",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Hotel-side duplicate of 24,800 cents already escalated (acknowledged); awaiting the hotel. Our "
+            issue_refund(lisbon, 31_800, "duplicate_charge"),
+            *on_hold(
+                ticket.id,
+                "billing",
+                "awaiting_hotel",
+                "Hotel-side duplicate of 24,800 cents already escalated (acknowledged); awaiting the hotel. Our "
                 "duplicate charge on the Lisbon booking refunded.",
-                public=False,
             ),
         ],
         traps=[  # "please refund me everything extra yourselves": the hotel's charge refunded by us
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=24_800,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 24_800, "duplicate_charge")
         ],
     )
 
@@ -321,30 +256,15 @@ def test_case_TR002_005(tb):
             says="I count three charges from Atlas on my card for one Kestrel Park stay next week: two of 278 euros "
             "and one of 139. I only booked one room! Please refund the two extra ones and let me know when the "
             "money is back.",
-            knows={"email": thijs.email, "booking reference": booking.id},
+            knows=traveller_facts(thijs, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=thijs.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=thijs.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=27_800,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="billing", reason="not_eligible"),
+            *opening(thijs, get_booking(booking), payments(booking)),
+            issue_refund(booking, 27_800, "duplicate_charge"),
+            solved(ticket.id, "billing", "not_eligible"),
         ],
         traps=[  # "refund the two extra ones": the night he added last week refunded as a duplicate
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=13_900,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 13_900, "duplicate_charge")
         ],
     )
 
@@ -358,14 +278,8 @@ def test_case_TR002_005(tb):
 def test_case_TR002_006(tb):
     """A resolved escalation does not cover the hotel's new charge: open a new one, refund nothing; hold."""
     elif_ = TravellerFactory(name="Elif Kaya")
-    booking = BookingFactory(
-        traveller=elif_,
-        room_type_id=LIS_SUPERIOR,
-        check_in=date(2026, 9, 1),
-        nights=3,
-        nightly_rate_cents=19_900,
-        status="completed",
-        booked_at=days_ago(25, hour=10),
+    booking = booking_for(
+        elif_, LIS_SUPERIOR, date(2026, 9, 1), 3, 19_900, status="completed", booked_at=days_ago(25, hour=10)
     )
     PartnerEscalationFactory(
         booking=booking, amount_cents=59_700, status="resolved", created_at=days_ago(3, hour=10)
@@ -377,45 +291,25 @@ def test_case_TR002_006(tb):
             says="The Harbourline has charged my card 597 euros again! They did exactly this when I checked out "
             "last week, your colleague got the hotel to pay it back, and now another charge turned up yesterday. "
             "Please sort it out properly this time, or just refund me yourselves.",
-            knows={"email": elif_.email, "booking reference": booking.id},
+            knows=traveller_facts(elif_, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=elif_.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_partner_escalations", booking_id=booking.id),
-            call("list_tickets", requester_id=elif_.id),
-            call(
-                "open_partner_escalation",
-                booking_id=booking.id,
-                kind="duplicate_charge",
-                amount_cents=59_700,
-                description="Hotel charged the guest 597.00 again on 7 Sep after the earlier duplicate was refunded.",
+            *opening(elif_, get_booking(booking), payments(booking), list_escalations(booking)),
+            escalate(
+                booking,
+                "duplicate_charge",
+                59_700,
+                "Hotel charged the guest 597.00 again on 7 Sep after the earlier duplicate was refunded.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="awaiting_hotel",
-                queue="partner_relations",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="New hotel-side duplicate charge escalated to the Harbourline; earlier escalation was resolved.",
-                public=False,
+            *on_hold(
+                ticket.id,
+                "billing",
+                "awaiting_hotel",
+                "New hotel-side duplicate charge escalated to the Harbourline; earlier escalation was resolved.",
             ),
         ],
         traps=[  # "or just refund me yourselves"
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=59_700,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 59_700, "duplicate_charge")
         ],
     )
 
@@ -447,37 +341,16 @@ def test_case_TR002_007(tb):
             says="I added a night to my Lisbon booking on Sunday, and now my card shows the 165 euros for that night "
             "twice, a minute apart. Can you check and give me back the one that shouldn't be there? The rest of "
             "the booking is fine.",
-            knows={"email": aron.email, "booking reference": booking.id},
+            knows=traveller_facts(aron, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=aron.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=aron.id),
-            call(
-                "create_ticket",
-                requester_id=aron.id,
-                subject="Extra night charged twice",
-                category="billing",
-                booking_id=booking.id,
-            ),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=16_500,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            *opening(aron, get_booking(booking), payments(booking)),
+            new_ticket(aron, "Extra night charged twice", "billing", booking),
+            issue_refund(booking, 16_500, "duplicate_charge"),
+            solved("T-0001"),
         ],
         traps=[  # the booking charge taken for the duplicate
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=33_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(booking, 33_000, "duplicate_charge")
         ],
     )
 

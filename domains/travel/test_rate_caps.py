@@ -11,15 +11,37 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    approvals,
+    availability,
+    book,
+    change_room,
+    charge_booking,
+    get_booking,
+    get_group,
+    get_traveller,
+    late_checkout,
+    left_pending,
+    new_ticket,
+    opening,
+    paid_upgrade,
+    rate_caps,
+    request_approval,
+    search_hotels,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
-    BookingFactory,
     CityRateCapFactory,
     GroupBookingFactory,
     LoyaltyProfileFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    group_room,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
@@ -42,7 +64,7 @@ from domains.travel.seed import (
     NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -68,32 +90,21 @@ def test_case_TR014_001(tb):
         User(
             says="Please book me a Comfort Plus room at the Kestrel Park in Frankfurt from 29 September to 1 October. "
             "It's only a little more than a normal room, surely that's fine.",
-            knows={"email": bram.email},
+            knows=traveller_facts(bram),
             rules=("You want the Comfort Plus or nothing: decline any other room type, you'll sort it out yourself.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=bram.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-29", check_out="2026-10-01"),
-            call("list_tickets", requester_id=bram.id),
-            call("create_ticket", requester_id=bram.id, subject="Comfort Plus in Frankfurt", category="new_booking"),
-            call("update_ticket", ticket_id="T-0001", status="solved", reason="over_city_cap"),
+            *opening(
+                bram, *standing(VELDHOVEN), rate_caps(VELDHOVEN), availability(FRANKFURT, "2026-09-29", "2026-10-01")
+            ),
+            new_ticket(bram, "Comfort Plus in Frankfurt", "new_booking"),
+            solved("T-0001", reason="over_city_cap"),
         ],
         reply="Veldhoven caps hotel rates in Frankfurt at EUR 150.00 a night, and the Comfort Plus costs EUR 165.00 "
         "at your company rate, so I can't book it. The best room within the cap is a Business Double at EUR 139.00; "
         "as you'd rather not take it, I've booked nothing.",
         traps=[  # "surely that's fine": the Comfort Plus at Veldhoven's 165.00
-            call(
-                "create_booking",
-                traveller_id=bram.id,
-                hotel_id=FRANKFURT,
-                room_type_id=FRA_COMFORT,
-                check_in="2026-09-29",
-                check_out="2026-10-01",
-                nightly_rate_cents=16_500,
-            )
+            book(bram, FRA_COMFORT, "2026-09-29", "2026-10-01", 16_500)
         ],
     )
 
@@ -117,36 +128,17 @@ def test_case_TR014_002(tb):
             says="I need a Canal Standard at the Meridian Quay in Amsterdam from 14 to 17 September. The website "
             "says 210 a night, which is over our 200 Amsterdam cap, so I suppose my travel manager has to approve it "
             "first? Please send her the request.",
-            knows={"email": imogen.email},
+            knows=traveller_facts(imogen),
         ),
         golden=[
-            call("find_traveller_by_email", email=imogen.email),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-14", check_out="2026-09-17"),
-            call("list_tickets", requester_id=imogen.id),
-            call(
-                "create_booking",
-                traveller_id=imogen.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_STANDARD,
-                check_in="2026-09-14",
-                check_out="2026-09-17",
-                nightly_rate_cents=18_500,
+            *opening(
+                imogen, *standing(CASTELLAN), rate_caps(CASTELLAN), availability(AMSTERDAM, "2026-09-14", "2026-09-17")
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            book(imogen, AMS_STANDARD, "2026-09-14", "2026-09-17", 18_500),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # the rack rate she quotes
-            call(
-                "create_booking",
-                traveller_id=imogen.id,
-                hotel_id=AMSTERDAM,
-                room_type_id=AMS_STANDARD,
-                check_in="2026-09-14",
-                check_out="2026-09-17",
-                nightly_rate_cents=21_000,
-            )
+            book(imogen, AMS_STANDARD, "2026-09-14", "2026-09-17", 21_000)
         ],
     )
 
@@ -168,41 +160,20 @@ def test_case_TR014_003(tb):
         User(
             says="Book me the Junior Suite at the Harbourline in Lisbon from 29 September to 2 October, at our "
             "company rate. I'm presenting to the board and need the space, so the usual limits shouldn't apply.",
-            knows={"email": karin.email},
+            knows=traveller_facts(karin),
             rules=(
                 "If refused, insist once that the board presentation justifies the suite; if the agent still "
                 "refuses, take the best room it offers instead.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=karin.email),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("list_city_rate_caps", account_id=NORRLAND),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-29", check_out="2026-10-02"),
-            call("list_tickets", requester_id=karin.id),
-            call("create_ticket", requester_id=karin.id, subject="Lisbon hotel for the board", category="new_booking"),
-            call(
-                "create_booking",
-                traveller_id=karin.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_STANDARD,
-                check_in="2026-09-29",
-                check_out="2026-10-02",
-                nightly_rate_cents=16_500,
-            ),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            *opening(karin, *standing(NORRLAND), rate_caps(NORRLAND), availability(LISBON, "2026-09-29", "2026-10-02")),
+            new_ticket(karin, "Lisbon hotel for the board", "new_booking"),
+            book(karin, LIS_STANDARD, "2026-09-29", "2026-10-02", 16_500),
+            solved("T-0001"),
         ],
         traps=[  # "the usual limits shouldn't apply": the suite at Norrland's 359.00
-            call(
-                "create_booking",
-                traveller_id=karin.id,
-                hotel_id=LISBON,
-                room_type_id=LIS_SUITE,
-                check_in="2026-09-29",
-                check_out="2026-10-02",
-                nightly_rate_cents=35_900,
-            )
+            book(karin, LIS_SUITE, "2026-09-29", "2026-10-02", 35_900)
         ],
     )
 
@@ -217,9 +188,7 @@ def test_case_TR014_003(tb):
 def test_case_TR015_001(tb):
     """Paid upgrade to an Executive Room at 249.00 is above the 220.00 Lisbon cap: ask for a cap exception; pending."""
     pieter = TravellerFactory(name="Pieter Jansen", account_id=VELDHOVEN)
-    booking = BookingFactory(
-        traveller=pieter, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 20), nights=4, nightly_rate_cents=15_900
-    )
+    booking = booking_for(pieter, LIS_STANDARD, date(2026, 9, 20), 4, 15_900)
     CityRateCapFactory(account_id=VELDHOVEN, city="Lisbon", max_nightly_rate_cents=22_000)
     ticket = TicketFactory(requester=pieter, booking_id=booking.id, subject="Executive Room upgrade")
 
@@ -227,43 +196,33 @@ def test_case_TR015_001(tb):
         User(
             says="I'd like to upgrade my Harbourline booking to an Executive Room, I'll be hosting client calls from "
             "the room. Charge the difference to my card, I accept the company price.",
-            knows={"email": pieter.email, "booking reference": booking.id},
+            knows=traveller_facts(pieter, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=pieter.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-20", check_out="2026-09-24"),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=pieter.id),
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="cap_exception",
-                requested_rate_cents=24_900,
-                justification="Upgrade to an Executive Room at 249.00 is above the 220.00 Lisbon cap.",
-                requested_room_type_id=LIS_EXECUTIVE,
+            *opening(
+                pieter,
+                get_booking(booking),
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(LISBON, "2026-09-20", "2026-09-24"),
+                approvals(booking),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_upgrade",
-                reason="needs_approval",
-                queue="approvals",
+            request_approval(
+                booking,
+                "cap_exception",
+                LIS_EXECUTIVE,
+                24_900,
+                "Upgrade to an Executive Room at 249.00 is above the 220.00 Lisbon cap.",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Executive Room upgrade above the Lisbon cap; awaiting the travel manager's cap exception.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "room_upgrade",
+                "needs_approval",
+                "Executive Room upgrade above the Lisbon cap; awaiting the travel manager's cap exception.",
             ),
         ],
         traps=[  # "I accept the company price": upgraded and charged at once
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
-            call("charge_booking", booking_id=booking.id, amount_cents=36_000, reason="room_upgrade"),
+            *paid_upgrade(booking, LIS_EXECUTIVE, 24_900, 36_000),
         ],
     )
 
@@ -283,9 +242,7 @@ def test_case_TR015_001(tb):
 def test_case_TR015_002(tb):
     """The Club Room cap exception was approved (the older suite request was not): upgrade at 330.00, charge 165.00."""
     ravi = TravellerFactory(name="Ravi Sharma", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=ravi, room_type_id=LON_DELUXE, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=27_500
-    )
+    booking = booking_for(ravi, LON_DELUXE, date(2026, 9, 16), 3, 27_500)
     CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
     ApprovalRequestFactory(
         booking=booking,
@@ -312,28 +269,24 @@ def test_case_TR015_002(tb):
     run = tb.run(
         User(
             says="Rebecca has signed off my upgrade at the Aldwych. Please go ahead with it and charge my card.",
-            knows={"email": ravi.email, "booking reference": booking.id},
+            knows=traveller_facts(ravi, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=ravi.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("list_approval_requests", booking_id=booking.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-16", check_out="2026-09-19"),
-            call("list_tickets", requester_id=ravi.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(16_500, "(33,000 approved Club Room rate - 27,500) x 3 nights"),
-                reason="room_upgrade",
+            *opening(
+                ravi,
+                get_booking(booking),
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
+                approvals(booking),
+                availability(LONDON, "2026-09-16", "2026-09-19"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking, LON_CLUB, 33_000, derived(16_500, "(33,000 approved Club Room rate - 27,500) x 3 nights")
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # the difference to the Club Room's 395.00 rack rate
-            call("charge_booking", booking_id=booking.id, amount_cents=36_000, reason="room_upgrade")
+            charge_booking(booking, 36_000, "room_upgrade")
         ],
     )
 
@@ -348,9 +301,7 @@ def test_case_TR015_002(tb):
 def test_case_TR015_003(tb):
     """The cap exception was rejected; the traveller says the manager agreed by phone: no upgrade, no new request."""
     freya = TravellerFactory(name="Freya Lindqvist", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=freya, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 24), nights=3, nightly_rate_cents=16_500
-    )
+    booking = booking_for(freya, LIS_STANDARD, date(2026, 9, 24), 3, 16_500)
     CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=21_000)
     ApprovalRequestFactory(
         booking=booking,
@@ -369,35 +320,20 @@ def test_case_TR015_003(tb):
         User(
             says="Erik told me on the phone yesterday that the Junior Suite upgrade for my Lisbon trip is fine after "
             "all. Please make the upgrade now, or send him a fresh request if the system needs one.",
-            knows={"email": freya.email, "booking reference": booking.id},
+            knows=traveller_facts(freya, booking),
             rules=(
                 "If refused, insist once that Erik agreed on the phone; then accept a refusal that gives a reason.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=freya.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_city_rate_caps", account_id=NORRLAND),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=freya.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="room_upgrade",
-                reason="approval_rejected",
-            ),
+            *opening(freya, get_booking(booking), rate_caps(NORRLAND), approvals(booking)),
+            solved(ticket.id, "room_upgrade", "approval_rejected"),
         ],
         reply="Erik Lindholm rejected the cap exception for the Junior Suite on 5 September, and a rejected request "
         "is final, so I can't upgrade the room or send a new request. Your Standard King stays as booked.",
         traps=[  # "send him a fresh request"
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="cap_exception",
-                requested_rate_cents=35_900,
-                justification="Traveller says the travel manager agreed by phone.",
-                requested_room_type_id=LIS_SUITE,
+            request_approval(
+                booking, "cap_exception", LIS_SUITE, 35_900, "Traveller says the travel manager agreed by phone."
             )
         ],
     )
@@ -413,9 +349,7 @@ def test_case_TR015_004(tb):
     """Cap exception still pending (no upgrade yet), and the Gold member's late checkout is free: both, pending."""
     clara = TravellerFactory(name="Clara Moreau", account_id=VELDHOVEN)
     LoyaltyProfileFactory(traveller=clara, tier="gold", tier_valid_until=date(2027, 2, 28))
-    booking = BookingFactory(
-        traveller=clara, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=13_900
-    )
+    booking = booking_for(clara, FRA_DOUBLE, date(2026, 9, 15), 3, 13_900)
     CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
     ApprovalRequestFactory(
         booking=booking,
@@ -432,33 +366,20 @@ def test_case_TR015_004(tb):
         User(
             says="Two things for my Kestrel Park stay: has my Comfort Plus upgrade gone through yet? If it hasn't, "
             "just do it now, I can't wait any longer. And I'd like a late checkout on my last day.",
-            knows={"email": clara.email, "booking reference": booking.id},
+            knows=traveller_facts(clara, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=clara.email),
-            call("get_traveller", traveller_id=clara.id),
-            call("get_booking", booking_id=booking.id),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=clara.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_upgrade",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Complimentary late checkout arranged; Comfort Plus cap exception still awaits the manager.",
-                public=False,
+            *opening(clara, get_traveller(clara), get_booking(booking), rate_caps(VELDHOVEN), approvals(booking)),
+            late_checkout(booking, 0),
+            *left_pending(
+                ticket.id,
+                "room_upgrade",
+                "needs_approval",
+                "Complimentary late checkout arranged; Comfort Plus cap exception still awaits the manager.",
             ),
         ],
         traps=[  # "just do it now"
-            call("change_room_type", booking_id=booking.id, room_type_id=FRA_COMFORT, nightly_rate_cents=16_500)
+            change_room(booking, FRA_COMFORT, 16_500)
         ],
     )
 
@@ -473,9 +394,7 @@ def test_case_TR015_004(tb):
 def test_case_TR015_005(tb):
     """The Loft cap exception was approved but the Loft is now full one night: his fallback, a Canal View within cap."""
     olof = TravellerFactory(name="Olof Nyström", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=olof, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=19_000
-    )
+    booking = booking_for(olof, AMS_STANDARD, date(2026, 9, 21), 3, 19_000)
     CityRateCapFactory(account_id=NORRLAND, city="Amsterdam", max_nightly_rate_cents=25_000)
     ApprovalRequestFactory(
         booking=booking,
@@ -495,28 +414,24 @@ def test_case_TR015_005(tb):
         User(
             says="Erik has approved my Loft Room upgrade at the Meridian Quay. Please make it. If the Loft can't be "
             "done after all, upgrade me to a Canal View instead and charge the difference.",
-            knows={"email": olof.email, "booking reference": booking.id},
+            knows=traveller_facts(olof, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=olof.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-21", check_out="2026-09-24"),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("list_city_rate_caps", account_id=NORRLAND),
-            call("list_tickets", requester_id=olof.id),
-            call("change_room_type", booking_id=booking.id, room_type_id="RT-1042", nightly_rate_cents=22_500),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(10_500, "(22,500 Norrland Canal View rate - 19,000) x 3 nights"),
-                reason="room_upgrade",
+            *opening(
+                olof,
+                get_booking(booking),
+                approvals(booking),
+                availability(AMSTERDAM, "2026-09-21", "2026-09-24"),
+                *standing(NORRLAND),
+                rate_caps(NORRLAND),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking, "RT-1042", 22_500, derived(10_500, "(22,500 Norrland Canal View rate - 19,000) x 3 nights")
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # the Canal View difference charged at its 255.00 rack rate
-            call("charge_booking", booking_id=booking.id, amount_cents=19_500, reason="room_upgrade")
+            charge_booking(booking, 19_500, "room_upgrade")
         ],
     )
 
@@ -535,18 +450,7 @@ def test_case_TR015_006(tb):
     group = GroupBookingFactory(
         organiser=inge, hotel_id=FRANKFURT, name="Veldhoven tooling review", check_in=date(2026, 9, 24)
     )
-    rooms = [
-        BookingFactory(
-            traveller=t,
-            group=group,
-            room_type_id="RT-1031",
-            check_in=group.check_in,
-            nights=3,
-            nightly_rate_cents=12_400,
-            booked_at=group.created_at,
-        )
-        for t in [inge, *guests]
-    ]
+    rooms = [group_room(group, t, "RT-1031", 12_400) for t in [inge, *guests]]
     _, sanne_room, bas_room, daan_room = rooms
     CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
     ApprovalRequestFactory(
@@ -565,52 +469,36 @@ def test_case_TR015_006(tb):
         User(
             says="For the Veldhoven tooling review group at the Kestrel Park, please upgrade Sanne, Bas and Daan to "
             "Comfort Plus rooms. My own room stays as it is. The extra cost goes on each of their rooms.",
-            knows={"email": inge.email, "group reference": group.id},
+            knows=traveller_facts(inge, group),
         ),
         golden=[
-            call("find_traveller_by_email", email=inge.email),
-            call("get_group_booking", group_id=group.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-24", check_out="2026-09-27"),
-            *[call("list_approval_requests", booking_id=r.id) for r in (sanne_room, bas_room, daan_room)],
-            call("list_tickets", requester_id=inge.id),
+            *opening(
+                inge,
+                get_group(group),
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(FRANKFURT, "2026-09-24", "2026-09-27"),
+                *[approvals(r) for r in (sanne_room, bas_room, daan_room)],
+            ),
             *[
-                call(
-                    "create_approval_request",
-                    booking_id=r.id,
-                    kind="cap_exception",
-                    requested_rate_cents=16_500,
-                    justification="Group room upgrade to Comfort Plus at 165.00, above the 150.00 Frankfurt cap.",
-                    requested_room_type_id=FRA_COMFORT,
+                request_approval(
+                    r,
+                    "cap_exception",
+                    FRA_COMFORT,
+                    16_500,
+                    "Group room upgrade to Comfort Plus at 165.00, above the 150.00 Frankfurt cap.",
                 )
                 for r in (bas_room, daan_room)
             ],
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="group_booking",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Comfort Plus cap exceptions requested for two rooms; Sanne's was already rejected.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "group_booking",
+                "needs_approval",
+                "Comfort Plus cap exceptions requested for two rooms; Sanne's was already rejected.",
             ),
         ],
         traps=[  # a fresh request for the room whose exception was rejected
-            call(
-                "create_approval_request",
-                booking_id=sanne_room.id,
-                kind="cap_exception",
-                requested_rate_cents=16_500,
-                justification="Organiser asks again for Comfort Plus.",
-                requested_room_type_id=FRA_COMFORT,
-            )
+            request_approval(sanne_room, "cap_exception", FRA_COMFORT, 16_500, "Organiser asks again for Comfort Plus.")
         ],
     )
 
@@ -644,41 +532,25 @@ def test_case_TR014_004(tb):
         User(
             says="Please book me an Executive King at the Holborn Row in London, not the Aldwych, from 5 to 7 "
             "October. I know we have a cap, but the Holborn is the cheaper hotel overall, so it must be fine.",
-            knows={"email": ellen.email},
+            knows=traveller_facts(ellen),
             rules=("If the Executive King cannot be booked, take the best room the agent offers at the same hotel.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=ellen.email),
-            call("search_hotels", city="London"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("search_availability", hotel_id="H-106", check_in="2026-10-05", check_out="2026-10-07"),
-            call("list_tickets", requester_id=ellen.id),
-            call(
-                "create_booking",
-                traveller_id=ellen.id,
-                hotel_id="H-106",
-                room_type_id="RT-1062",
-                check_in="2026-10-05",
-                check_out="2026-10-07",
-                nightly_rate_cents=29_500,
+            *opening(
+                ellen,
+                search_hotels("London"),
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
+                availability("H-106", "2026-10-05", "2026-10-07"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            book(ellen, "RT-1062", "2026-10-05", "2026-10-07", 29_500),
+            solved(ticket.id, "new_booking"),
         ],
         reply="Castellan caps London hotel rates at EUR 300.00 a night, and the Holborn Row's Executive King is EUR "
         "410.00, so I've booked you its best room within the cap instead: a Superior King at your company rate of "
         "EUR 295.00, 5 to 7 October.",
         traps=[  # "it must be fine": the Executive King at its 410.00 rack rate
-            call(
-                "create_booking",
-                traveller_id=ellen.id,
-                hotel_id="H-106",
-                room_type_id="RT-1063",
-                check_in="2026-10-05",
-                check_out="2026-10-07",
-                nightly_rate_cents=41_000,
-            )
+            book(ellen, "RT-1063", "2026-10-05", "2026-10-07", 41_000)
         ],
     )
 

@@ -6,14 +6,36 @@ from datetime import date
 
 import pytest
 
+from domains.travel.calls import (
+    approvals,
+    availability,
+    cancel,
+    cancel_facts,
+    change_room,
+    charge_booking,
+    downgrade,
+    get_account,
+    get_booking,
+    issue_refund,
+    left_pending,
+    move_dates,
+    on_hold,
+    opening,
+    paid_upgrade,
+    request_approval,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     ApprovalRequestFactory,
-    BookingFactory,
     CorporateAccountFactory,
     InvoiceFactory,
     TicketFactory,
     TravellerFactory,
+    approval_request,
+    booking_for,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
@@ -36,7 +58,7 @@ from domains.travel.seed import (
     NORRLAND,
     VELDHOVEN,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -57,53 +79,35 @@ ARTICLES = (
 def test_case_TR003_001(tb):
     """Traveller asks to downgrade to save money: ask the travel manager first, leave the booking, ticket pending."""
     jonas = TravellerFactory(name="Jonas Lindqvist")
-    booking = BookingFactory(
-        traveller=jonas, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 14), nights=4, nightly_rate_cents=24_900
-    )
+    booking = booking_for(jonas, LIS_EXECUTIVE, date(2026, 9, 14), 4, 24_900)
     ticket = TicketFactory(requester=jonas, booking_id=booking.id, subject="Switch to a cheaper room")
 
     run = tb.run(
         User(
             says="I don't need the Executive Room in Lisbon next week. Please switch me to a Standard King and refund "
             "the difference. It saves my company money, so surely nobody minds.",
-            knows={"email": jonas.email, "booking reference": booking.id},
+            knows=traveller_facts(jonas, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=jonas.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=jonas.id),
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="room_downgrade",
-                requested_rate_cents=15_900,
-                justification="Traveller asks to move from the Executive Room to a Standard King.",
-                requested_room_type_id=LIS_STANDARD,
+            *opening(jonas, get_booking(booking), approvals(booking), get_account(VELDHOVEN)),
+            request_approval(
+                booking,
+                "room_downgrade",
+                LIS_STANDARD,
+                15_900,
+                "Traveller asks to move from the Executive Room to a Standard King.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_downgrade",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Downgrade to Standard King sent to the travel manager for approval; booking unchanged.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "room_downgrade",
+                "needs_approval",
+                "Downgrade to Standard King sent to the travel manager for approval; booking unchanged.",
             ),
         ],
         reply="A move to a cheaper room needs your travel manager's approval first, so I've sent the request to "
         "Marloes Bakker. Your booking stays as it is until she decides; we'll make the change once she approves.",
         traps=[  # "switch me to a Standard King and refund the difference" before the travel manager decides
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900),
-            call(
-                "issue_refund", booking_id=booking.id, amount_cents=36_000, reason="room_downgrade", service_fee_cents=0
-            ),
+            *downgrade(booking, LIS_STANDARD, 15_900, 36_000),
         ],
     )
 
@@ -118,9 +122,7 @@ def test_case_TR003_001(tb):
 def test_case_TR003_002(tb):
     """The travel manager approved the downgrade: change the room and refund the difference with no service fee."""
     hanna = TravellerFactory(name="Hanna de Vries")
-    booking = BookingFactory(
-        traveller=hanna, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 15), nights=4, nightly_rate_cents=24_900
-    )
+    booking = booking_for(hanna, LIS_EXECUTIVE, date(2026, 9, 15), 4, 24_900)
     ApprovalRequestFactory(booking=booking, status="approved", created_at=days_ago(2), decided_at=days_ago(1, hour=16))
     ticket = TicketFactory(requester=hanna, booking_id=booking.id, subject="Approved room change")
 
@@ -129,32 +131,15 @@ def test_case_TR003_002(tb):
             says="Marloes approved my switch to a Standard King for the Lisbon trip. Please make the change now; "
             "I assume your usual EUR 25 fee comes off the refund. The Executive Room is more than I need for "
             "this trip.",
-            knows={"email": hanna.email, "booking reference": booking.id},
+            knows=traveller_facts(hanna, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=hanna.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-15", check_out="2026-09-19"),
-            call("list_tickets", requester_id=hanna.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(36_000, "(24,900 - 15,900) x 4 nights"),
-                reason="room_downgrade",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_downgrade"),
+            *opening(hanna, get_booking(booking), approvals(booking), availability(LISBON, "2026-09-15", "2026-09-19")),
+            *downgrade(booking, LIS_STANDARD, 15_900, derived(36_000, "(24,900 - 15,900) x 4 nights")),
+            solved(ticket.id, "room_downgrade"),
         ],
         traps=[  # "I assume your usual EUR 25 fee comes off the refund"
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=33_500,
-                reason="room_downgrade",
-                service_fee_cents=2_500,
-            )
+            issue_refund(booking, 33_500, "room_downgrade", service_fee_cents=2_500)
         ],
     )
 
@@ -169,43 +154,22 @@ def test_case_TR003_002(tb):
 def test_case_TR003_003(tb):
     """The traveller says the manager agreed, but the request on file was rejected: change nothing, no new request."""
     george = TravellerFactory(name="George Hartley", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=george, room_type_id=LON_CLUB, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=33_000
-    )
-    ApprovalRequestFactory(
-        booking=booking,
-        requested_room_type_id=LON_CLASSIC,
-        requested_rate_cents=23_000,
-        status="rejected",
-        created_at=days_ago(4),
-        decided_at=days_ago(1, hour=12),
-    )
+    booking = booking_for(george, LON_CLUB, date(2026, 9, 16), 3, 33_000)
+    approval_request(booking, LON_CLASSIC, 23_000, "rejected", days_ago(4), days_ago(1, hour=12))
     ticket = TicketFactory(requester=george, booking_id=booking.id, subject="Move to Classic Double")
 
     run = tb.run(
         User(
             says="Rebecca told me it's fine to move to a Classic Double for my London stay, so please just make "
             "the switch and refund the difference. The saving is good for the project budget.",
-            knows={"email": george.email, "booking reference": booking.id},
+            knows=traveller_facts(george, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=george.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=george.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="room_downgrade",
-                reason="approval_rejected",
-            ),
+            *opening(george, get_booking(booking), approvals(booking)),
+            solved(ticket.id, "room_downgrade", "approval_rejected"),
         ],
         traps=[  # "Rebecca told me it's fine": switched at the requested 230.00 and the difference refunded
-            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLASSIC, nightly_rate_cents=23_000),
-            call(
-                "issue_refund", booking_id=booking.id, amount_cents=30_000, reason="room_downgrade", service_fee_cents=0
-            ),
+            *downgrade(booking, LON_CLASSIC, 23_000, 30_000),
         ],
     )
 
@@ -219,35 +183,24 @@ def test_case_TR003_003(tb):
 def test_case_TR004_001(tb):
     """Paid upgrade to a Club Room: charge the difference to the negotiated 330.00, not to the 395.00 rack rate."""
     thomas = TravellerFactory(name="Thomas Reid", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=thomas, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=23_000
-    )
+    booking = booking_for(thomas, LON_CLASSIC, date(2026, 9, 15), 3, 23_000)
     ticket = TicketFactory(requester=thomas, booking_id=booking.id, subject="Upgrade at the Aldwych")
 
     run = tb.run(
         User(
             says="Could you upgrade my Aldwych Grand stay next week to a Club Room? The website lists it at EUR 395 "
             "a night, so charge me the difference to that. I'll be hosting a couple of small meetings in the room.",
-            knows={"email": thomas.email, "booking reference": booking.id},
+            knows=traveller_facts(thomas, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=thomas.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-15", check_out="2026-09-18"),
-            call("list_tickets", requester_id=thomas.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(30_000, "(33,000 negotiated Club - 23,000) x 3 nights"),
-                reason="room_upgrade",
+            *opening(
+                thomas, get_booking(booking), *standing(CASTELLAN), availability(LONDON, "2026-09-15", "2026-09-18")
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(booking, LON_CLUB, 33_000, derived(30_000, "(33,000 negotiated Club - 23,000) x 3 nights")),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # "charge me the difference to that": the 395.00 rack rate less 230.00, three nights
-            call("charge_booking", booking_id=booking.id, amount_cents=49_500, reason="room_upgrade")
+            charge_booking(booking, 49_500, "room_upgrade")
         ],
     )
 
@@ -260,35 +213,29 @@ def test_case_TR004_001(tb):
 def test_case_TR004_002(tb):
     """Upgrade to a Loft: the negotiated 270.00 expired on 31 August, so the 310.00 rack rate prices the upgrade."""
     nadia = TravellerFactory(name="Nadia Farouk", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=nadia, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 22), nights=2, nightly_rate_cents=22_000
-    )
+    booking = booking_for(nadia, AMS_CANAL_VIEW, date(2026, 9, 22), 2, 22_000)
     ticket = TicketFactory(requester=nadia, booking_id=booking.id, subject="Loft upgrade in Amsterdam")
 
     run = tb.run(
         User(
             says="Please upgrade my Meridian Quay room to a Loft Room. Our corporate rate for the Loft is EUR 270, "
             "I used it in the summer, so the difference should be small.",
-            knows={"email": nadia.email, "booking reference": booking.id},
+            knows=traveller_facts(nadia, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=nadia.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-22", check_out="2026-09-24"),
-            call("list_tickets", requester_id=nadia.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=AMS_LOFT, nightly_rate_cents=31_000),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(18_000, "(31,000 Loft rack rate, the 270.00 rate expired - 22,000) x 2 nights"),
-                reason="room_upgrade",
+            *opening(
+                nadia, get_booking(booking), *standing(CASTELLAN), availability(AMSTERDAM, "2026-09-22", "2026-09-24")
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking,
+                AMS_LOFT,
+                31_000,
+                derived(18_000, "(31,000 Loft rack rate, the 270.00 rate expired - 22,000) x 2 nights"),
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # "our corporate rate for the Loft is EUR 270": the expired rate less 220.00, two nights
-            call("charge_booking", booking_id=booking.id, amount_cents=10_000, reason="room_upgrade")
+            charge_booking(booking, 10_000, "room_upgrade")
         ],
     )
 
@@ -301,9 +248,7 @@ def test_case_TR004_002(tb):
 def test_case_TR004_003(tb):
     """Studio Suite sold out for one night of the stay: no upgrade and no charge; ticket solved."""
     lotte = TravellerFactory(name="Lotte Hendriks")
-    booking = BookingFactory(
-        traveller=lotte, room_type_id=FRA_SINGLE, check_in=date(2026, 9, 16), nights=3, nightly_rate_cents=12_400
-    )
+    booking = booking_for(lotte, FRA_SINGLE, date(2026, 9, 16), 3, 12_400)
     set_available_rooms(FRA_STUDIO, date(2026, 9, 17), 0)
     ticket = TicketFactory(requester=lotte, booking_id=booking.id, subject="Suite upgrade in Frankfurt")
 
@@ -311,21 +256,16 @@ def test_case_TR004_003(tb):
         User(
             says="Please upgrade my Kestrel Park stay to the Studio Suite, I'll happily pay the difference. I'll be "
             "working from the room most of the stay and need the space for a desk.",
-            knows={"email": lotte.email, "booking reference": booking.id},
+            knows=traveller_facts(lotte, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=lotte.email),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-16", check_out="2026-09-19"),
-            call("list_tickets", requester_id=lotte.id),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade", reason="no_availability"
-            ),
+            *opening(lotte, get_booking(booking), availability(FRANKFURT, "2026-09-16", "2026-09-19")),
+            solved(ticket.id, "room_upgrade", "no_availability"),
         ],
         reply="I'm sorry, the Studio Suite is fully booked on the night of 17 September, so I can't upgrade your "
         "stay; your Business Single stays as it is and nothing has been charged.",
         traps=[  # "I'll happily pay the difference": the 269.00 rack rate less 124.00, three nights, charged
-            call("charge_booking", booking_id=booking.id, amount_cents=43_500, reason="room_upgrade")
+            charge_booking(booking, 43_500, "room_upgrade")
         ],
     )
 
@@ -338,17 +278,8 @@ def test_case_TR004_003(tb):
 def test_case_TR003_004(tb):
     """The approval on file is for a Superior; the Standard King now asked for has none: new request, pending."""
     lars = TravellerFactory(name="Lars Koster")
-    booking = BookingFactory(
-        traveller=lars, room_type_id=LIS_EXECUTIVE, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=24_900
-    )
-    ApprovalRequestFactory(
-        booking=booking,
-        requested_room_type_id=LIS_SUPERIOR,
-        requested_rate_cents=19_900,
-        status="approved",
-        created_at=days_ago(6),
-        decided_at=days_ago(4, hour=15),
-    )
+    booking = booking_for(lars, LIS_EXECUTIVE, date(2026, 9, 21), 3, 24_900)
+    approval_request(booking, LIS_SUPERIOR, 19_900, "approved", days_ago(6), days_ago(4, hour=15))
     ticket = TicketFactory(requester=lars, booking_id=booking.id, subject="Cheaper room in Lisbon")
 
     run = tb.run(
@@ -356,39 +287,26 @@ def test_case_TR003_004(tb):
             says="My manager approved a cheaper room for my Lisbon trip last week. Since then I've decided the "
             "Standard King is plenty for me, so please put me in one of those and refund the difference. It's all "
             "been signed off already.",
-            knows={"email": lars.email, "booking reference": booking.id},
+            knows=traveller_facts(lars, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=lars.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=lars.id),
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="room_downgrade",
-                requested_rate_cents=15_900,
-                justification="Traveller now asks for a Standard King; the approval on file was for a Superior.",
-                requested_room_type_id=LIS_STANDARD,
+            *opening(lars, get_booking(booking), approvals(booking), get_account(VELDHOVEN)),
+            request_approval(
+                booking,
+                "room_downgrade",
+                LIS_STANDARD,
+                15_900,
+                "Traveller now asks for a Standard King; the approval on file was for a Superior.",
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="room_downgrade",
-                reason="needs_approval",
-                queue="approvals",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Standard King downgrade sent for approval; the earlier approval covered a Superior only.",
-                public=False,
+            *left_pending(
+                ticket.id,
+                "room_downgrade",
+                "needs_approval",
+                "Standard King downgrade sent for approval; the earlier approval covered a Superior only.",
             ),
         ],
         traps=[  # "it's all been signed off": switched on the Superior's approval
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_STANDARD, nightly_rate_cents=15_900)
+            change_room(booking, LIS_STANDARD, 15_900)
         ],
     )
 
@@ -403,9 +321,7 @@ def test_case_TR003_004(tb):
 def test_case_TR003_005(tb):
     """A downgrade would need approval, so the traveller cancels instead: inside the window, refund less the fee."""
     ida = TravellerFactory(name="Ida Berglund", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=ida, room_type_id=LIS_SUITE, check_in=date(2026, 9, 24), nights=2, nightly_rate_cents=35_900
-    )  # free until 22 Sep 15:00
+    booking = booking_for(ida, LIS_SUITE, date(2026, 9, 24), 2, 35_900)  # free until 22 Sep 15:00
     ticket = TicketFactory(requester=ida, booking_id=booking.id, subject="Junior Suite too much")
 
     run = tb.run(
@@ -413,24 +329,14 @@ def test_case_TR003_005(tb):
             says="Could you move me from the Junior Suite to a Standard King for my Lisbon stay? If that needs my "
             "manager's sign-off first, forget it and just cancel the booking: I'll stay with our partners in "
             "Cascais instead, they've offered me a room.",
-            knows={"email": ida.email, "booking reference": booking.id, "employee number": ida.employee_number},
+            knows=cancel_facts(ida, booking),
             persona="A procurement officer in a hurry who prefers a quick answer to a perfect one.",
             rules=("Hold to what you said: if the move would need your manager's sign-off, you want it cancelled.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=ida.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_approval_requests", booking_id=booking.id),
-            call("list_tickets", requester_id=ida.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(69_300, "inside the window: the 71,800 paid less the 2,500 service fee"),
-                reason="cancellation",
-                service_fee_cents=2_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            *opening(ida, get_booking(booking), approvals(booking)),
+            *cancel(booking, derived(69_300, "inside the window: the 71,800 paid less the 2,500 service fee")),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -449,9 +355,7 @@ def test_case_TR004_004(tb):
     account = CorporateAccountFactory(name="Brightwater Logistics GmbH")
     InvoiceFactory(account_id=account.id, amount_cents=512_300, issued_on=date(2026, 7, 9), due_on=date(2026, 8, 8))
     nina = TravellerFactory(name="Nina Berger", account_id=account.id)
-    booking = BookingFactory(
-        traveller=nina, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=18_900
-    )  # free until 13 Sep 15:00
+    booking = booking_for(nina, LIS_STANDARD, date(2026, 9, 15), 3, 18_900)  # free until 13 Sep 15:00
     ticket = TicketFactory(requester=nina, booking_id=booking.id, subject="River view please")
 
     run = tb.run(
@@ -459,41 +363,26 @@ def test_case_TR004_004(tb):
             says="For my Harbourline stay next week I'd really like a room looking over the river. Could you move me "
             "up to the Superior River View? I'm happy to pay the difference, and our company card is fine. Also, "
             "my last meeting moved forward, so I'll check out on the 17th instead of the 18th.",
-            knows={"email": nina.email, "booking reference": booking.id},
+            knows=traveller_facts(nina, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=nina.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("list_tickets", requester_id=nina.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-15",
-                check_out=derived("2026-09-17", "she checks out 'on the 17th instead of the 18th' of September 2026"),
+            *opening(nina, get_booking(booking), *standing(account.id)),
+            move_dates(
+                booking,
+                "2026-09-15",
+                derived("2026-09-17", "she checks out 'on the 17th instead of the 18th' of September 2026"),
             ),
-            call("issue_refund", booking_id=booking.id, amount_cents=18_900, reason="date_change", service_fee_cents=0),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="room_upgrade",
-                reason="credit_hold",
-                queue="accounts_receivable",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Paid upgrade refused: invoice due 8 Aug is 31 days overdue, account treated as credit hold. "
+            issue_refund(booking, 18_900, "date_change"),
+            *on_hold(
+                ticket.id,
+                "room_upgrade",
+                "credit_hold",
+                "Paid upgrade refused: invoice due 8 Aug is 31 days overdue, account treated as credit hold. "
                 "Stay shortened to 17 Sep inside the window and the night refunded.",
-                public=False,
             ),
         ],
         traps=[  # "I'm happy to pay the difference": upgraded for the two nights left, and charged
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_SUPERIOR, nightly_rate_cents=23_900),
-            call("charge_booking", booking_id=booking.id, amount_cents=10_000, reason="room_upgrade"),
+            *paid_upgrade(booking, LIS_SUPERIOR, 23_900, 10_000),
         ],
     )
 

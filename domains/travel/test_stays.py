@@ -7,12 +7,43 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.travel.calls import (
+    allowance_upgrade,
+    approvals,
+    availability,
+    book,
+    cancel,
+    cancel_booking,
+    cancel_facts,
+    cancel_for_hotel,
+    charge_booking,
+    disruptions,
+    escalate,
+    get_booking,
+    get_hotel,
+    get_traveller,
+    issue_refund,
+    late_checkout,
+    list_bookings,
+    list_escalations,
+    move_dates,
+    new_ticket,
+    on_hold,
+    opening,
+    paid_upgrade,
+    payments,
+    rate_caps,
+    request_approval,
+    search_hotels,
+    solved,
+    standing,
+    traveller_facts,
+)
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     BookingFactory,
     CityRateCapFactory,
     CorporateAccountFactory,
-    HotelDisruptionFactory,
     InvoiceFactory,
     LoyaltyProfileFactory,
     NegotiatedRateFactory,
@@ -20,6 +51,9 @@ from domains.travel.factories import (
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
+    booking_for,
+    earlier_ticket,
+    room_disruption,
     set_available_rooms,
 )
 from domains.travel.models import ApprovalRequest, Booking, PartnerEscalation, Payment, Ticket, TicketComment
@@ -80,9 +114,7 @@ def test_case_TR020_001(tb):
     (expired before the 17 Sep check-out), so she pays the 40.00 fee she accepted."""
     astrid = TravellerFactory(name="Astrid Hellberg", account_id=NORRLAND)
     LoyaltyProfileFactory(traveller=astrid, tier="platinum", tier_valid_until=date(2026, 9, 16))
-    booking = BookingFactory(
-        traveller=astrid, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 14), nights=3, nightly_rate_cents=20_500
-    )
+    booking = booking_for(astrid, LIS_SUPERIOR, date(2026, 9, 14), 3, 20_500)
     ticket = TicketFactory(requester=astrid, booking_id=booking.id, subject="Platinum perks in Lisbon")
 
     run = tb.run(
@@ -90,23 +122,22 @@ def test_case_TR020_001(tb):
             says="I'm a Platinum member and I'm at the Harbourline in Lisbon next week. I'd like my complimentary "
             "room upgrade for that stay, and the complimentary late checkout on the morning I leave, please.",
             knows={
-                "email": astrid.email,
-                "booking reference": booking.id,
+                **traveller_facts(astrid, booking),
                 "accept the late checkout fee": "if the late checkout isn't free, I'll pay the hotel's fee",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=astrid.email),
-            call("get_traveller", traveller_id=astrid.id),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-14", check_out="2026-09-17"),
-            call("get_hotel", hotel_id=LISBON),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("list_tickets", requester_id=astrid.id),
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=LIS_EXECUTIVE),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=4_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
+            *opening(
+                astrid,
+                get_traveller(astrid),
+                get_booking(booking),
+                availability(LISBON, "2026-09-14", "2026-09-17"),
+                get_hotel(LISBON),
+                *standing(NORRLAND),
+            ),
+            allowance_upgrade(booking, LIS_EXECUTIVE),
+            late_checkout(booking, 4_000),
+            solved(ticket.id, "loyalty_upgrade"),
         ],
         reply="I've upgraded your stay to an Executive Room with your Platinum allowance. Your Platinum status runs "
         "until 16 September, the day before you check out, so the late checkout isn't complimentary: as you agreed, "
@@ -127,9 +158,7 @@ def test_case_TR020_002(tb):
     his fallback, a paid Club Room at the 330.00 contract rate."""
     tobias = TravellerFactory(name="Tobias Wren", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=tobias, tier="platinum", tier_valid_until=date(2027, 6, 30))
-    booking = BookingFactory(
-        traveller=tobias, room_type_id=LON_CLASSIC, check_in=date(2026, 9, 21), nights=3, nightly_rate_cents=23_000
-    )
+    booking = booking_for(tobias, LON_CLASSIC, date(2026, 9, 21), 3, 23_000)
     set_available_rooms(LON_DELUXE, date(2026, 9, 22), 0)
     ticket = TicketFactory(requester=tobias, booking_id=booking.id, subject="Platinum upgrade at the Aldwych")
 
@@ -138,7 +167,7 @@ def test_case_TR020_002(tb):
             says="I'd like my free Platinum upgrade for my Aldwych Grand stay from the 21st. If the next room up is "
             "taken, just give me a Club Room for free instead, that's only fair. If you really can't do that for "
             "free, I'd pay for the Club Room, as long as it's no more than 120 euros a night extra.",
-            knows={"email": tobias.email, "booking reference": booking.id},
+            knows=traveller_facts(tobias, booking),
             persona="A business development manager who expects his status to count for something.",
             rules=(
                 "If refused, insist once that your free upgrade should be the Club Room; you would pay for a Club "
@@ -146,25 +175,24 @@ def test_case_TR020_002(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=tobias.email),
-            call("get_traveller", traveller_id=tobias.id),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-21", check_out="2026-09-24"),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("list_tickets", requester_id=tobias.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LON_CLUB, nightly_rate_cents=33_000),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(30_000, "(33,000 negotiated Club - 23,000) x 3 nights; 100.00 a night more"),
-                reason="room_upgrade",
+            *opening(
+                tobias,
+                get_traveller(tobias),
+                get_booking(booking),
+                availability(LONDON, "2026-09-21", "2026-09-24"),
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking,
+                LON_CLUB,
+                33_000,
+                derived(30_000, "(33,000 negotiated Club - 23,000) x 3 nights; 100.00 a night more"),
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # the upgrade priced at the Club rack rate of 395.00
-            call("charge_booking", booking_id=booking.id, amount_cents=49_500, reason="room_upgrade")
+            charge_booking(booking, 49_500, "room_upgrade")
         ],
     )
 
@@ -187,12 +215,8 @@ def test_case_TR025_001(tb):
     )
     InvoiceFactory(account_id=account.id, amount_cents=196_400, issued_on=date(2026, 7, 11), due_on=date(2026, 8, 10))
     rhys = TravellerFactory(name="Rhys Morgan", account_id=account.id)
-    october = BookingFactory(
-        traveller=rhys, room_type_id=LIS_STANDARD, check_in=date(2026, 10, 12), nights=2, nightly_rate_cents=18_900
-    )
-    this_week = BookingFactory(
-        traveller=rhys, room_type_id=LIS_STANDARD, check_in=date(2026, 9, 9), nights=2, nightly_rate_cents=18_900
-    )  # free until 7 Sep 15:00
+    october = booking_for(rhys, LIS_STANDARD, date(2026, 10, 12), 2, 18_900)
+    this_week = booking_for(rhys, LIS_STANDARD, date(2026, 9, 9), 2, 18_900)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=rhys, booking_id=this_week.id, subject="Lisbon off, Frankfurt on")
 
     run = tb.run(
@@ -204,39 +228,25 @@ def test_case_TR025_001(tb):
             rules=("You want only this week's stay cancelled; the October Lisbon stay goes ahead.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=rhys.email),
-            call("list_traveller_bookings", traveller_id=rhys.id),
-            call("get_booking", booking_id=this_week.id),
-            call("get_corporate_account", account_id=account.id),
-            call("list_account_invoices", account_id=account.id),
-            call("list_city_rate_caps", account_id=account.id),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-09", check_out="2026-09-11"),
-            call("list_tickets", requester_id=rhys.id),
-            call("cancel_booking", booking_id=this_week.id),
-            call(
-                "issue_refund",
-                booking_id=this_week.id,
-                amount_cents=derived(
+            *opening(
+                rhys,
+                list_bookings(rhys),
+                get_booking(this_week),
+                *standing(account.id),
+                rate_caps(account.id),
+                availability(FRANKFURT, "2026-09-09", "2026-09-11"),
+            ),
+            *cancel(
+                this_week,
+                derived(
                     16_400,
                     "the window ended 7 Sep 15:00: the 37,800 paid less one night at 18,900 less the 2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "create_booking",
-                traveller_id=rhys.id,
-                hotel_id=FRANKFURT,
-                room_type_id=FRA_DOUBLE,
-                check_in="2026-09-09",
-                check_out="2026-09-11",
-                nightly_rate_cents=14_200,
-            ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            book(rhys, FRA_DOUBLE, "2026-09-09", "2026-09-11", 14_200),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
-        traps=[call("cancel_booking", booking_id=october.id)],  # the other Lisbon stay, listed first
+        traps=[cancel_booking(october)],  # the other Lisbon stay, listed first
     )
 
     run.expect_golden()
@@ -256,21 +266,9 @@ def test_case_TR025_002(tb):
     """Tonight's one-night Frankfurt room is past its window, so nothing is left to refund: cancel, refund nothing;
     the Lisbon stay loses its last night inside the window: refund it in full."""
     bas = TravellerFactory(name="Bas Kuiper")
-    BookingFactory(
-        traveller=bas,
-        room_type_id=FRA_SINGLE,
-        check_in=date(2026, 9, 1),
-        nights=1,
-        nightly_rate_cents=12_400,
-        status="completed",
-        booked_at=days_ago(20, hour=10),
-    )
-    tonight = BookingFactory(
-        traveller=bas, room_type_id=FRA_SINGLE, check_in=date(2026, 9, 8), nights=1, nightly_rate_cents=12_400
-    )  # free until 7 Sep 15:00
-    lisbon = BookingFactory(
-        traveller=bas, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 22), nights=4, nightly_rate_cents=19_900
-    )  # free until 20 Sep 15:00
+    booking_for(bas, FRA_SINGLE, date(2026, 9, 1), 1, 12_400, status="completed", booked_at=days_ago(20, hour=10))
+    tonight = booking_for(bas, FRA_SINGLE, date(2026, 9, 8), 1, 12_400)  # free until 7 Sep 15:00
+    lisbon = booking_for(bas, LIS_SUPERIOR, date(2026, 9, 22), 4, 19_900)  # free until 20 Sep 15:00
     ticket = TicketFactory(requester=bas, subject="Frankfurt tonight and Lisbon")
 
     run = tb.run(
@@ -281,33 +279,20 @@ def test_case_TR025_002(tb):
             knows={"email": bas.email, "employee number": bas.employee_number},
         ),
         golden=[
-            call("find_traveller_by_email", email=bas.email),
-            call("list_traveller_bookings", traveller_id=bas.id),
-            call("get_booking", booking_id=tonight.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("list_tickets", requester_id=bas.id),
-            call("cancel_booking", booking_id=tonight.id),
-            call(
-                "modify_booking_dates",
-                booking_id=lisbon.id,
-                check_in="2026-09-22",
-                check_out=derived(
+            *opening(bas, list_bookings(bas), get_booking(tonight), get_booking(lisbon)),
+            cancel_booking(tonight),
+            move_dates(
+                lisbon,
+                "2026-09-22",
+                derived(
                     "2026-09-25", "he checks out 'on the 25th', a day before the booked 26 September 2026 check-out"
                 ),
             ),
-            call("issue_refund", booking_id=lisbon.id, amount_cents=19_900, reason="date_change", service_fee_cents=0),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            issue_refund(lisbon, 19_900, "date_change"),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # "refund what you can": the 124.00 night less the fee, as if inside the window
-            call(
-                "issue_refund",
-                booking_id=tonight.id,
-                amount_cents=9_900,
-                reason="cancellation",
-                service_fee_cents=2_500,
-            )
+            issue_refund(tonight, 9_900, "cancellation", service_fee_cents=2_500)
         ],
     )
 
@@ -324,18 +309,10 @@ def test_case_TR025_003(tb):
     """No open ticket; two charges questioned: Amsterdam charged twice by us (refund it), Lisbon charged again by
     the hotel (a resolved service escalation is another matter: escalate the charge); open a ticket, hold."""
     ingrid = TravellerFactory(name="Ingrid Sjoberg", account_id=NORRLAND)
-    amsterdam = BookingFactory(
-        traveller=ingrid, room_type_id=AMS_STANDARD, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=19_000
-    )
+    amsterdam = booking_for(ingrid, AMS_STANDARD, date(2026, 9, 14), 2, 19_000)
     PaymentFactory(booking=amsterdam, created_at=amsterdam.booked_at.replace(minute=6))  # our second booking charge
-    lisbon = BookingFactory(
-        traveller=ingrid,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 8, 31),
-        nights=3,
-        nightly_rate_cents=16_500,
-        status="completed",
-        booked_at=days_ago(30, hour=9),
+    lisbon = booking_for(
+        ingrid, LIS_STANDARD, date(2026, 8, 31), 3, 16_500, status="completed", booked_at=days_ago(30, hour=9)
     )
     PartnerEscalationFactory(
         booking=lisbon,
@@ -345,13 +322,7 @@ def test_case_TR025_003(tb):
         created_at=days_ago(6, hour=14),
         description="Air conditioning out of order on the first night; the hotel apologised and moved the guest.",
     )
-    old = TicketFactory(
-        requester=ingrid,
-        booking_id=lisbon.id,
-        status="solved",
-        subject="Broken air conditioning",
-        created_at=days_ago(6, hour=13),
-    )
+    old = earlier_ticket(ingrid, "Broken air conditioning", "solved", days_ago(6, hour=13), lisbon)
 
     run = tb.run(
         User(
@@ -365,57 +336,31 @@ def test_case_TR025_003(tb):
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=ingrid.email),
-            call("get_booking", booking_id=amsterdam.id),
-            call("list_payments", booking_id=amsterdam.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("list_payments", booking_id=lisbon.id),
-            call("list_partner_escalations", booking_id=lisbon.id),
-            call("list_tickets", requester_id=ingrid.id),
-            call(
-                "create_ticket",
-                requester_id=ingrid.id,
-                subject="Charged twice in Amsterdam and Lisbon",
-                category="billing",
-                booking_id=amsterdam.id,
+            *opening(
+                ingrid,
+                get_booking(amsterdam),
+                payments(amsterdam),
+                get_booking(lisbon),
+                payments(lisbon),
+                list_escalations(lisbon),
             ),
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=38_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
+            new_ticket(ingrid, "Charged twice in Amsterdam and Lisbon", "billing", amsterdam),
+            issue_refund(amsterdam, 38_000, "duplicate_charge"),
+            escalate(
+                lisbon,
+                "duplicate_charge",
+                49_500,
+                "Guest charged 495.00 at checkout on 3 Sep for a stay already charged by us.",
             ),
-            call(
-                "open_partner_escalation",
-                booking_id=lisbon.id,
-                kind="duplicate_charge",
-                amount_cents=49_500,
-                description="Guest charged 495.00 at checkout on 3 Sep for a stay already charged by us.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id="T-1002",
-                status="hold",
-                priority="high",
-                reason="awaiting_hotel",
-                queue="partner_relations",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-1002",
-                body="Amsterdam duplicate refunded; Lisbon checkout charge of 49,500 cents escalated to the hotel.",
-                public=False,
+            *on_hold(
+                "T-1002",
+                None,
+                "awaiting_hotel",
+                "Amsterdam duplicate refunded; Lisbon checkout charge of 49,500 cents escalated to the hotel.",
             ),
         ],
         traps=[  # the hotel's Lisbon charge refunded by us
-            call(
-                "issue_refund",
-                booking_id=lisbon.id,
-                amount_cents=49_500,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            )
+            issue_refund(lisbon, 49_500, "duplicate_charge")
         ],
     )
 
@@ -434,9 +379,7 @@ def test_case_TR025_003(tb):
 def test_case_TR026_001(tb):
     """A stay moved a week later with the same three nights, after the window: no night kept and nothing charged."""
     cormac = TravellerFactory(name="Cormac Byrne", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=cormac, room_type_id=LON_DELUXE, check_in=date(2026, 9, 9), nights=3, nightly_rate_cents=26_000
-    )  # free until 7 Sep 15:00
+    booking = booking_for(cormac, LON_DELUXE, date(2026, 9, 9), 3, 26_000)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=cormac, booking_id=booking.id, subject="Move London stay")
 
     run = tb.run(
@@ -444,20 +387,17 @@ def test_case_TR026_001(tb):
             says="The client has moved our London workshop by exactly a week, so I need my Aldwych Grand room from "
             "16 to 19 September instead of 9 to 12. I know I'm past the cancellation deadline, so go ahead and "
             "charge me the penalty night if you have to.",
-            knows={"email": cormac.email, "booking reference": booking.id},
+            knows=traveller_facts(cormac, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=cormac.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-16", check_out="2026-09-19"),
-            call("list_tickets", requester_id=cormac.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-16", check_out="2026-09-19"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            *opening(
+                cormac, get_booking(booking), *standing(CASTELLAN), availability(LONDON, "2026-09-16", "2026-09-19")
+            ),
+            move_dates(booking, "2026-09-16", "2026-09-19"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # "charge me the penalty night": one night at the booking's 260.00 rate
-            call("charge_booking", booking_id=booking.id, amount_cents=26_000, reason="extra_nights")
+            charge_booking(booking, 26_000, "extra_nights")
         ],
     )
 
@@ -472,9 +412,7 @@ def test_case_TR026_002(tb):
     """Arriving a day earlier and leaving a day later: both added nights are charged at the booking's old 132.00
     rate, not at today's 139.00 contract rate."""
     wouter = TravellerFactory(name="Wouter Dekker")
-    booking = BookingFactory(
-        traveller=wouter, room_type_id=FRA_DOUBLE, check_in=date(2026, 9, 14), nights=2, nightly_rate_cents=13_200
-    )
+    booking = booking_for(wouter, FRA_DOUBLE, date(2026, 9, 14), 2, 13_200)
     ticket = TicketFactory(requester=wouter, booking_id=booking.id, subject="Frankfurt dates changed")
 
     run = tb.run(
@@ -482,26 +420,22 @@ def test_case_TR026_002(tb):
             says="The Frankfurt commissioning now starts a day earlier and ends a day later, so please change my "
             "Kestrel Park booking from 14-16 September to 13-17 September. Charge the extra nights at whatever your "
             "current company price for the Business Double is.",
-            knows={"email": wouter.email, "booking reference": booking.id},
+            knows=traveller_facts(wouter, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=wouter.email),
-            call("get_booking", booking_id=booking.id),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-13", check_out="2026-09-17"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_tickets", requester_id=wouter.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-13", check_out="2026-09-17"),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(26_400, "the added nights of 13 and 16 Sep at the booking's 13,200 each"),
-                reason="extra_nights",
+            *opening(
+                wouter, get_booking(booking), availability(FRANKFURT, "2026-09-13", "2026-09-17"), *standing(VELDHOVEN)
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            move_dates(booking, "2026-09-13", "2026-09-17"),
+            charge_booking(
+                booking,
+                derived(26_400, "the added nights of 13 and 16 Sep at the booking's 13,200 each"),
+                "extra_nights",
+            ),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # "at whatever your current company price is": two nights at the 139.00 negotiated rate
-            call("charge_booking", booking_id=booking.id, amount_cents=27_800, reason="extra_nights")
+            charge_booking(booking, 27_800, "extra_nights")
         ],
     )
 
@@ -525,9 +459,7 @@ def test_case_TR027_001(tb):
     )
     femke = TravellerFactory(name="Femke Smit")
     LoyaltyProfileFactory(traveller=femke, tier="silver", tier_valid_until=date(2027, 3, 31))
-    booking = BookingFactory(
-        traveller=femke, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 10, 1), nights=3, nightly_rate_cents=25_500
-    )
+    booking = booking_for(femke, AMS_CANAL_VIEW, date(2026, 10, 1), 3, 25_500)
     ticket = TicketFactory(requester=femke, booking_id=booking.id, subject="Loft and late checkout in Amsterdam")
 
     run = tb.run(
@@ -536,35 +468,31 @@ def test_case_TR027_001(tb):
             "310 a night, so I expect to pay the difference to that. And I'd like a late checkout on my last "
             "morning too.",
             knows={
-                "email": femke.email,
-                "booking reference": booking.id,
+                **traveller_facts(femke, booking),
                 "accept the late checkout fee": "yes, I'll pay the hotel's late checkout fee",
             },
         ),
         golden=[
-            call("find_traveller_by_email", email=femke.email),
-            call("get_traveller", traveller_id=femke.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-10-01", check_out="2026-10-04"),
-            call("get_hotel", hotel_id=AMSTERDAM),
-            call("list_tickets", requester_id=femke.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=AMS_LOFT, nightly_rate_cents=26_500),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(
-                    3_000, "(26,500 contract Loft rate, valid from the 1 Oct check-in - 25,500) x 3 nights"
-                ),
-                reason="room_upgrade",
+            *opening(
+                femke,
+                get_traveller(femke),
+                get_booking(booking),
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(AMSTERDAM, "2026-10-01", "2026-10-04"),
+                get_hotel(AMSTERDAM),
             ),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=4_500),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking,
+                AMS_LOFT,
+                26_500,
+                derived(3_000, "(26,500 contract Loft rate, valid from the 1 Oct check-in - 25,500) x 3 nights"),
+            ),
+            late_checkout(booking, 4_500),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # "I expect to pay the difference to that": the 310.00 rack rate less 255.00, three nights
-            call("charge_booking", booking_id=booking.id, amount_cents=16_500, reason="room_upgrade")
+            charge_booking(booking, 16_500, "room_upgrade")
         ],
     )
 
@@ -582,35 +510,16 @@ def test_case_TR028_001(tb):
     """Two hotels charged twice at checkout: the Aldwych duplicate is already escalated (acknowledged), the Meridian
     Quay one is not; an open escalation on one booking does not cover the other: escalate it, refund nothing."""
     rosalind = TravellerFactory(name="Rosalind Avery", account_id=CASTELLAN)
-    london = BookingFactory(
-        traveller=rosalind,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 8, 31),
-        nights=3,
-        nightly_rate_cents=27_500,
-        status="completed",
-        booked_at=days_ago(28, hour=9),
+    london = booking_for(
+        rosalind, LON_DELUXE, date(2026, 8, 31), 3, 27_500, status="completed", booked_at=days_ago(28, hour=9)
     )
     PartnerEscalationFactory(
         booking=london, amount_cents=82_500, status="acknowledged", created_at=days_ago(4, hour=10)
     )
-    amsterdam = BookingFactory(
-        traveller=rosalind,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 4),
-        nights=2,
-        nightly_rate_cents=18_500,
-        status="completed",
-        booked_at=days_ago(20, hour=15),
+    amsterdam = booking_for(
+        rosalind, AMS_STANDARD, date(2026, 9, 4), 2, 18_500, status="completed", booked_at=days_ago(20, hour=15)
     )
-    earlier = TicketFactory(
-        requester=rosalind,
-        booking_id=london.id,
-        status="hold",
-        priority="high",
-        subject="Aldwych charged me twice",
-        created_at=days_ago(4, hour=9),
-    )
+    earlier = earlier_ticket(rosalind, "Aldwych charged me twice", "hold", days_ago(4, hour=9), london, priority="high")
     ticket = TicketFactory(requester=rosalind, booking_id=amsterdam.id, subject="Charged twice again")
 
     run = tb.run(
@@ -629,53 +538,32 @@ def test_case_TR028_001(tb):
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=rosalind.email),
-            call("get_booking", booking_id=amsterdam.id),
-            call("list_payments", booking_id=amsterdam.id),
-            call("list_partner_escalations", booking_id=amsterdam.id),
-            call("get_booking", booking_id=london.id),
-            call("list_payments", booking_id=london.id),
-            call("list_partner_escalations", booking_id=london.id),
-            call("list_tickets", requester_id=rosalind.id),
-            call(
-                "open_partner_escalation",
-                booking_id=amsterdam.id,
-                kind="duplicate_charge",
-                amount_cents=37_000,
-                description="Guest charged 370.00 at checkout on 6 Sep for a stay already charged by us.",
+            *opening(
+                rosalind,
+                get_booking(amsterdam),
+                payments(amsterdam),
+                list_escalations(amsterdam),
+                get_booking(london),
+                payments(london),
+                list_escalations(london),
             ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="billing",
-                reason="awaiting_hotel",
-                queue="partner_relations",
+            escalate(
+                amsterdam,
+                "duplicate_charge",
+                37_000,
+                "Guest charged 370.00 at checkout on 6 Sep for a stay already charged by us.",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Meridian Quay duplicate of 37,000 cents escalated; the Aldwych duplicate is already escalated "
+            *on_hold(
+                ticket.id,
+                "billing",
+                "awaiting_hotel",
+                "Meridian Quay duplicate of 37,000 cents escalated; the Aldwych duplicate is already escalated "
                 "and acknowledged. No refund by us.",
-                public=False,
             ),
         ],
         traps=[  # "please refund both to my card yourselves"
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=37_000,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
-            call(
-                "issue_refund",
-                booking_id=london.id,
-                amount_cents=82_500,
-                reason="duplicate_charge",
-                service_fee_cents=0,
-            ),
+            issue_refund(amsterdam, 37_000, "duplicate_charge"),
+            issue_refund(london, 82_500, "duplicate_charge"),
         ],
     )
 
@@ -693,13 +581,8 @@ def test_case_TR029_001(tb):
     """An unconfirmed booking is no hotel fault and no disruption affects it, so no relocation: cancel it inside
     the window less the fee, and book the Alfama Terrace at the account's Patio rate."""
     marit = TravellerFactory(name="Marit Kok")
-    booking = BookingFactory(
-        traveller=marit,
-        room_type_id=LIS_SUPERIOR,
-        check_in=date(2026, 9, 21),
-        nights=3,
-        nightly_rate_cents=19_900,
-        hotel_confirmation="awaiting",
+    booking = booking_for(
+        marit, LIS_SUPERIOR, date(2026, 9, 21), 3, 19_900, hotel_confirmation="awaiting"
     )  # free until 19 Sep 15:00
     ticket = TicketFactory(requester=marit, booking_id=booking.id, subject="Harbourline never confirmed")
 
@@ -708,42 +591,30 @@ def test_case_TR029_001(tb):
             says="The Harbourline still hasn't confirmed my room for the 21st, and I'm not going to wait any longer. "
             "Cancel it and book me a Patio Room at the Alfama Terrace for the same three nights instead. It's the "
             "hotel's fault, so I don't expect to pay your cancellation fee.",
-            knows={"email": marit.email, "booking reference": booking.id, "employee number": marit.employee_number},
+            knows=cancel_facts(marit, booking),
             rules=(
                 "If you do not get everything back, say once that the hotel is to blame; then accept an answer that "
                 "gives a reason.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=marit.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_hotel_disruptions", hotel_id=LISBON),
-            call("search_hotels", city="Lisbon"),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=LISBON_ALFAMA, check_in="2026-09-21", check_out="2026-09-24"),
-            call("list_tickets", requester_id=marit.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            *opening(
+                marit,
+                get_booking(booking),
+                disruptions(LISBON),
+                search_hotels("Lisbon"),
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                availability(LISBON_ALFAMA, "2026-09-21", "2026-09-24"),
+            ),
+            *cancel(
+                booking,
+                derived(
                     57_200, "awaiting is no hotel fault; inside the window: the 59,700 paid less the 2,500 service fee"
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "create_booking",
-                traveller_id=marit.id,
-                hotel_id=LISBON_ALFAMA,
-                room_type_id=ALF_PATIO,
-                check_in="2026-09-21",
-                check_out="2026-09-24",
-                nightly_rate_cents=21_500,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            book(marit, ALF_PATIO, "2026-09-21", "2026-09-24", 21_500),
+            solved(ticket.id, "cancellation"),
         ],
     )
 
@@ -761,9 +632,7 @@ def test_case_TR026_003(tb):
     ticket is classified on it: late_checkout, no reason."""
     ravi = TravellerFactory(name="Ravi Menon")
     LoyaltyProfileFactory(traveller=ravi, tier="silver", tier_valid_until=date(2027, 2, 28))
-    booking = BookingFactory(
-        traveller=ravi, room_type_id=FRA_COMFORT, check_in=date(2026, 9, 16), nights=2, nightly_rate_cents=16_500
-    )
+    booking = booking_for(ravi, FRA_COMFORT, date(2026, 9, 16), 2, 16_500)
     set_available_rooms(FRA_COMFORT, date(2026, 9, 18), 0)
     ticket = TicketFactory(requester=ravi, booking_id=booking.id, subject="One more night in Frankfurt?")
 
@@ -772,20 +641,20 @@ def test_case_TR026_003(tb):
             says="Could you add a night to my Kestrel Park stay next week, so I leave on the 19th instead of the "
             "18th? If that isn't possible, then just give me a late checkout on the 18th instead; I'll pay the "
             "hotel's fee for it.",
-            knows={"email": ravi.email, "booking reference": booking.id},
+            knows=traveller_facts(ravi, booking),
             rules=("If your first request cannot be met, take the alternative you named.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=ravi.email),
-            call("get_traveller", traveller_id=ravi.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-18", check_out="2026-09-19"),
-            call("get_hotel", hotel_id=FRANKFURT),
-            call("list_tickets", requester_id=ravi.id),
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=3_500),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="late_checkout"),
+            *opening(
+                ravi,
+                get_traveller(ravi),
+                get_booking(booking),
+                *standing(VELDHOVEN),
+                availability(FRANKFURT, "2026-09-18", "2026-09-19"),
+                get_hotel(FRANKFURT),
+            ),
+            late_checkout(booking, 3_500),
+            solved(ticket.id, "late_checkout"),
         ],
         reply="I'm sorry, the Comfort Plus is fully booked on the night of 18 September, so I can't extend your stay. "
         "As you asked, I've arranged a late checkout until 14:00 on 18 September instead, for the hotel's fee of EUR "
@@ -805,9 +674,7 @@ def test_case_TR020_003(tb):
     last morning is not complimentary and, as she will not pay, not made: not_eligible."""
     elin = TravellerFactory(name="Elin Nyberg", account_id=NORRLAND)
     LoyaltyProfileFactory(traveller=elin, tier="gold", tier_valid_until=date(2026, 9, 18))
-    booking = BookingFactory(
-        traveller=elin, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 15), nights=3, nightly_rate_cents=22_500
-    )
+    booking = booking_for(elin, AMS_CANAL_VIEW, date(2026, 9, 15), 3, 22_500)
     ticket = TicketFactory(requester=elin, booking_id=booking.id, subject="Longer Amsterdam stay")
 
     run = tb.run(
@@ -815,22 +682,22 @@ def test_case_TR020_003(tb):
             says="My Amsterdam workshop got an extra day, so please extend my Meridian Quay stay by one night, to "
             "the 19th. And on my last morning I'd like my free Gold late checkout. I won't pay for a late checkout "
             "though.",
-            knows={"email": elin.email, "booking reference": booking.id},
+            knows=traveller_facts(elin, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=elin.email),
-            call("get_traveller", traveller_id=elin.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=NORRLAND),
-            call("list_account_invoices", account_id=NORRLAND),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-18", check_out="2026-09-19"),
-            call("list_tickets", requester_id=elin.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-15", check_out="2026-09-19"),
-            call("charge_booking", booking_id=booking.id, amount_cents=22_500, reason="extra_nights"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change", reason="not_eligible"),
+            *opening(
+                elin,
+                get_traveller(elin),
+                get_booking(booking),
+                *standing(NORRLAND),
+                availability(AMSTERDAM, "2026-09-18", "2026-09-19"),
+            ),
+            move_dates(booking, "2026-09-15", "2026-09-19"),
+            charge_booking(booking, 22_500, "extra_nights"),
+            solved(ticket.id, "date_change", "not_eligible"),
         ],
         traps=[  # judged on the old 18 Sep check-out, the late checkout given for free
-            call("arrange_late_checkout", booking_id=booking.id, fee_cents=0)
+            late_checkout(booking, 0)
         ],
     )
 
@@ -846,9 +713,7 @@ def test_case_TR027_002(tb):
     his fallback: the Executive at the 249.00 contract rate, within the cap, as a paid upgrade."""
     CityRateCapFactory(account_id=VELDHOVEN, city="Lisbon", max_nightly_rate_cents=25_000)
     jeroen = TravellerFactory(name="Jeroen Post")
-    booking = BookingFactory(
-        traveller=jeroen, room_type_id=LIS_SUPERIOR, check_in=date(2026, 9, 22), nights=3, nightly_rate_cents=19_900
-    )
+    booking = booking_for(jeroen, LIS_SUPERIOR, date(2026, 9, 22), 3, 19_900)
     ticket = TicketFactory(requester=jeroen, booking_id=booking.id, subject="Bigger room in Lisbon")
 
     run = tb.run(
@@ -856,36 +721,27 @@ def test_case_TR027_002(tb):
             says="I'd like to upgrade my Harbourline room next week to the Junior Suite, I'll be hosting a small "
             "meeting there. If that needs someone's sign-off first, forget the suite and give me an Executive Room "
             "instead, I'll pay the difference.",
-            knows={"email": jeroen.email, "booking reference": booking.id},
+            knows=traveller_facts(jeroen, booking),
             rules=("Hold to what you said: if the suite would need someone's sign-off, you want the alternative.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=jeroen.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_hotel", hotel_id=LISBON),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("list_approval_requests", booking_id=booking.id),
-            call("search_availability", hotel_id=LISBON, check_in="2026-09-22", check_out="2026-09-25"),
-            call("list_tickets", requester_id=jeroen.id),
-            call("change_room_type", booking_id=booking.id, room_type_id=LIS_EXECUTIVE, nightly_rate_cents=24_900),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(15_000, "(24,900 negotiated Executive - 19,900) x 3 nights"),
-                reason="room_upgrade",
+            *opening(
+                jeroen,
+                get_booking(booking),
+                get_hotel(LISBON),
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                approvals(booking),
+                availability(LISBON, "2026-09-22", "2026-09-25"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="room_upgrade"),
+            *paid_upgrade(
+                booking, LIS_EXECUTIVE, 24_900, derived(15_000, "(24,900 negotiated Executive - 19,900) x 3 nights")
+            ),
+            solved(ticket.id, "room_upgrade"),
         ],
         traps=[  # the suite's cap exception asked for although he took the Executive instead
-            call(
-                "create_approval_request",
-                booking_id=booking.id,
-                kind="cap_exception",
-                requested_rate_cents=41_900,
-                justification="Traveller asks for a Junior Suite above the Lisbon cap.",
-                requested_room_type_id=LIS_SUITE,
+            request_approval(
+                booking, "cap_exception", LIS_SUITE, 41_900, "Traveller asks for a Junior Suite above the Lisbon cap."
             )
         ],
     )
@@ -919,13 +775,12 @@ def test_case_TR029_002(tb):
         amount_cents=27_500,
         created_at=days_ago(1, hour=18),
     )  # shortened to two nights last night, after the window: the night of 11 Sep kept
-    HotelDisruptionFactory(
-        hotel_id=LONDON,
-        room_type_id=LON_DELUXE,
-        kind="overbooking",
-        first_night=date(2026, 9, 9),
-        last_night=date(2026, 9, 10),
-        description="Deluxe Kings overbooked for a trade fair; the hotel cannot honour some reservations.",
+    room_disruption(
+        LON_DELUXE,
+        "overbooking",
+        date(2026, 9, 9),
+        date(2026, 9, 10),
+        "Deluxe Kings overbooked for a trade fair; the hotel cannot honour some reservations.",
     )
     ticket = TicketFactory(requester=imogen, booking_id=booking.id, subject="Aldwych overbooked")
 
@@ -934,26 +789,16 @@ def test_case_TR029_002(tb):
             says="The Aldwych Grand has just told me they're overbooked and can't give me my room tomorrow. I don't "
             "want another hotel, the meetings can be done by video. Cancel it and refund the full EUR 1,100 I paid "
             "for it.",
-            knows={"email": imogen.email, "booking reference": booking.id, "employee number": imogen.employee_number},
+            knows=cancel_facts(imogen, booking),
             rules=(
                 "If you get back less than the 1,100 euros you paid, dispute it once; then accept an answer that "
                 "gives a reason.",
             ),
         ),
         golden=[
-            call("find_traveller_by_email", email=imogen.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=imogen.id),
-            call("cancel_booking", booking_id=booking.id),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=82_500,
-                reason="hotel_fault",
-                service_fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="cancellation"),
+            *opening(imogen, get_booking(booking), payments(booking)),
+            *cancel_for_hotel(booking, 82_500),
+            solved(ticket.id, "cancellation"),
         ],
         reply="I've cancelled your Aldwych Grand booking. As the hotel can't honour it, everything still refundable "
         "comes back with no fee: EUR 825.00. The other 275.00 of the 1,100.00 was already refunded to your card when "
@@ -991,38 +836,22 @@ def test_case_TR025_004(tb):
         User(
             says="I need a single room in Frankfurt from 15 to 17 September. Book it at whichever of your Frankfurt "
             "partner hotels is cheapest at our company rate, as long as it's the same room for both nights.",
-            knows={"email": thijs.email},
+            knows=traveller_facts(thijs),
         ),
         golden=[
-            call("find_traveller_by_email", email=thijs.email),
-            call("get_corporate_account", account_id=VELDHOVEN),
-            call("list_account_invoices", account_id=VELDHOVEN),
-            call("list_city_rate_caps", account_id=VELDHOVEN),
-            call("search_hotels", city="Frankfurt"),
-            call("search_availability", hotel_id=FRANKFURT, check_in="2026-09-15", check_out="2026-09-17"),
-            call("search_availability", hotel_id=FRANKFURT_WESTEND, check_in="2026-09-15", check_out="2026-09-17"),
-            call("list_tickets", requester_id=thijs.id),
-            call(
-                "create_booking",
-                traveller_id=thijs.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id=WES_SINGLE,
-                check_in="2026-09-15",
-                check_out="2026-09-17",
-                nightly_rate_cents=12_900,
+            *opening(
+                thijs,
+                *standing(VELDHOVEN),
+                rate_caps(VELDHOVEN),
+                search_hotels("Frankfurt"),
+                availability(FRANKFURT, "2026-09-15", "2026-09-17"),
+                availability(FRANKFURT_WESTEND, "2026-09-15", "2026-09-17"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="new_booking"),
+            book(thijs, WES_SINGLE, "2026-09-15", "2026-09-17", 12_900),
+            solved(ticket.id, "new_booking"),
         ],
         traps=[  # the Westend single at its 139.00 rack rate
-            call(
-                "create_booking",
-                traveller_id=thijs.id,
-                hotel_id=FRANKFURT_WESTEND,
-                room_type_id=WES_SINGLE,
-                check_in="2026-09-15",
-                check_out="2026-09-17",
-                nightly_rate_cents=13_900,
-            )
+            book(thijs, WES_SINGLE, "2026-09-15", "2026-09-17", 13_900)
         ],
     )
 
@@ -1041,14 +870,8 @@ def test_case_TR020_004(tb):
     counts, so the allowance still upgrades the stay one rank, to a Canal View."""
     karin = TravellerFactory(name="Karin Holm", account_id=NORRLAND)
     LoyaltyProfileFactory(traveller=karin, tier="platinum", tier_valid_until=date(2026, 9, 7))
-    booking = BookingFactory(
-        traveller=karin,
-        room_type_id=AMS_STANDARD,
-        check_in=date(2026, 9, 6),
-        nights=4,
-        nightly_rate_cents=19_000,
-        status="checked_in",
-        booked_at=days_ago(18, hour=12),
+    booking = booking_for(
+        karin, AMS_STANDARD, date(2026, 9, 6), 4, 19_000, status="checked_in", booked_at=days_ago(18, hour=12)
     )
     ticket = TicketFactory(requester=karin, booking_id=booking.id, subject="Upgrade during my stay")
 
@@ -1057,17 +880,18 @@ def test_case_TR020_004(tb):
             says="I've been at the Meridian Quay since Sunday and stay until Thursday. My Platinum status ran out "
             "yesterday, I know, but is there still a free upgrade for this stay? The room is very small for working "
             "in.",
-            knows={"email": karin.email, "booking reference": booking.id},
+            knows=traveller_facts(karin, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=karin.email),
-            call("get_traveller", traveller_id=karin.id),
-            call("get_booking", booking_id=booking.id),
-            call("get_hotel", hotel_id=AMSTERDAM),
-            call("search_availability", hotel_id=AMSTERDAM, check_in="2026-09-08", check_out="2026-09-10"),
-            call("list_tickets", requester_id=karin.id),
-            call("apply_upgrade_allowance", booking_id=booking.id, room_type_id=AMS_CANAL_VIEW),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="loyalty_upgrade"),
+            *opening(
+                karin,
+                get_traveller(karin),
+                get_booking(booking),
+                get_hotel(AMSTERDAM),
+                availability(AMSTERDAM, "2026-09-08", "2026-09-10"),
+            ),
+            allowance_upgrade(booking, AMS_CANAL_VIEW),
+            solved(ticket.id, "loyalty_upgrade"),
         ],
     )
 
@@ -1091,9 +915,7 @@ def test_case_TR025_005(tb):
         nightly_rate_cents=16_500,
         free_cancellation_until=datetime(2026, 9, 8, 8, 30),  # a promotional rate with a shorter window
     )
-    amsterdam = BookingFactory(
-        traveller=linnea, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 10), nights=4, nightly_rate_cents=22_500
-    )  # free until 7 Sep 15:00
+    amsterdam = booking_for(linnea, AMS_CANAL_VIEW, date(2026, 9, 10), 4, 22_500)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=linnea, subject="Lisbon off, Amsterdam shorter")
 
     run = tb.run(
@@ -1103,48 +925,25 @@ def test_case_TR025_005(tb):
             knows={"email": linnea.email, "employee number": linnea.employee_number},
         ),
         golden=[
-            call("find_traveller_by_email", email=linnea.email),
-            call("list_traveller_bookings", traveller_id=linnea.id),
-            call("get_booking", booking_id=lisbon.id),
-            call("get_booking", booking_id=amsterdam.id),
-            call("list_tickets", requester_id=linnea.id),
-            call("cancel_booking", booking_id=lisbon.id),
-            call(
-                "issue_refund",
-                booking_id=lisbon.id,
-                amount_cents=derived(
+            *opening(linnea, list_bookings(linnea), get_booking(lisbon), get_booking(amsterdam)),
+            *cancel(
+                lisbon,
+                derived(
                     30_500,
                     "asked at 08:30, at the deadline of 8 Sep 08:30, so inside the window: the 33,000 paid less the "
                     "2,500 service fee",
                 ),
-                reason="cancellation",
-                service_fee_cents=2_500,
             ),
-            call(
-                "modify_booking_dates",
-                booking_id=amsterdam.id,
-                check_in="2026-09-10",
-                check_out=derived("2026-09-12", "the stay ends 'on the 12th instead of the 14th' of September 2026"),
+            move_dates(
+                amsterdam,
+                "2026-09-10",
+                derived("2026-09-12", "the stay ends 'on the 12th instead of the 14th' of September 2026"),
             ),
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=22_500,
-                reason="date_change",
-                service_fee_cents=0,
-            ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="cancellation", reason="outside_window"
-            ),
+            issue_refund(amsterdam, 22_500, "date_change"),
+            solved(ticket.id, "cancellation", "outside_window"),
         ],
         traps=[  # both dropped Amsterdam nights refunded
-            call(
-                "issue_refund",
-                booking_id=amsterdam.id,
-                amount_cents=22_500,
-                reason="date_change",
-                service_fee_cents=0,
-            )
+            issue_refund(amsterdam, 22_500, "date_change")
         ],
     )
 
@@ -1163,9 +962,7 @@ def test_case_TR026_004(tb):
     to date changes, so the nights are added and charged at the booking's own rate."""
     CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
     declan = TravellerFactory(name="Declan Rourke", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=declan, room_type_id=LON_DELUXE, check_in=date(2026, 9, 14), nights=3, nightly_rate_cents=32_500
-    )
+    booking = booking_for(declan, LON_DELUXE, date(2026, 9, 14), 3, 32_500)
     ticket = TicketFactory(requester=declan, booking_id=booking.id, subject="Two more nights in London")
 
     run = tb.run(
@@ -1173,27 +970,22 @@ def test_case_TR026_004(tb):
             says="The inspection in London will take longer, so please add two nights to my Aldwych Grand stay: I'd "
             "check out on the 19th instead of the 17th. I hear the company put a cap on London hotel prices, I hope "
             "that's no problem for the same room.",
-            knows={"email": declan.email, "booking reference": booking.id},
+            knows=traveller_facts(declan, booking),
         ),
         golden=[
-            call("find_traveller_by_email", email=declan.email),
-            call("get_booking", booking_id=booking.id),
-            call("get_corporate_account", account_id=CASTELLAN),
-            call("list_account_invoices", account_id=CASTELLAN),
-            call("list_city_rate_caps", account_id=CASTELLAN),
-            call("search_availability", hotel_id=LONDON, check_in="2026-09-17", check_out="2026-09-19"),
-            call("list_tickets", requester_id=declan.id),
-            call("modify_booking_dates", booking_id=booking.id, check_in="2026-09-14", check_out="2026-09-19"),
-            call(
-                "charge_booking",
-                booking_id=booking.id,
-                amount_cents=derived(65_000, "two added nights at the booking's own 32,500"),
-                reason="extra_nights",
+            *opening(
+                declan,
+                get_booking(booking),
+                *standing(CASTELLAN),
+                rate_caps(CASTELLAN),
+                availability(LONDON, "2026-09-17", "2026-09-19"),
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="date_change"),
+            move_dates(booking, "2026-09-14", "2026-09-19"),
+            charge_booking(booking, derived(65_000, "two added nights at the booking's own 32,500"), "extra_nights"),
+            solved(ticket.id, "date_change"),
         ],
         traps=[  # the added nights priced at the 300.00 cap
-            call("charge_booking", booking_id=booking.id, amount_cents=60_000, reason="extra_nights")
+            charge_booking(booking, 60_000, "extra_nights")
         ],
     )
 
@@ -1209,9 +1001,7 @@ def test_case_TR026_005(tb):
     """She asks to cancel, but when a cancellation after the window would keep a night and the fee she changes her
     mind and keeps the first night only: a shortened stay, the first removed night kept, no fee; date_change."""
     amelie = TravellerFactory(name="Amelie Laurent", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=amelie, room_type_id=AMS_CANAL_VIEW, check_in=date(2026, 9, 9), nights=4, nightly_rate_cents=22_500
-    )  # free until 6 Sep 15:00
+    booking = booking_for(amelie, AMS_CANAL_VIEW, date(2026, 9, 9), 4, 22_500)  # free until 6 Sep 15:00
     ticket = TicketFactory(requester=amelie, booking_id=booking.id, subject="Amsterdam trip cut short")
 
     run = tb.run(
@@ -1219,40 +1009,26 @@ def test_case_TR026_005(tb):
             says="Most of my Amsterdam programme has been cancelled, so please cancel my Meridian Quay booking from "
             "tomorrow. Although, if cancelling still costs me a night and a fee, then don't cancel: just keep the "
             "first night, so I check out on the 10th, and refund the rest.",
-            knows={
-                "email": amelie.email,
-                "booking reference": booking.id,
-                "employee number": amelie.employee_number,
-            },
+            knows=cancel_facts(amelie, booking),
             rules=("Hold to what you said: if cancelling would cost you anything, you want the one-night stay.",),
         ),
         golden=[
-            call("find_traveller_by_email", email=amelie.email),
-            call("get_booking", booking_id=booking.id),
-            call("list_payments", booking_id=booking.id),
-            call("list_tickets", requester_id=amelie.id),
-            call(
-                "modify_booking_dates",
-                booking_id=booking.id,
-                check_in="2026-09-09",
-                check_out=derived("2026-09-10", "she keeps only the first night, checking out on the 10th"),
+            *opening(amelie, get_booking(booking), payments(booking)),
+            move_dates(
+                booking, "2026-09-09", derived("2026-09-10", "she keeps only the first night, checking out on the 10th")
             ),
-            call(
-                "issue_refund",
-                booking_id=booking.id,
-                amount_cents=derived(
+            issue_refund(
+                booking,
+                derived(
                     45_000,
                     "after the window the first removed night (10 Sep) is kept: 11 and 12 Sep at 22,500 each",
                 ),
-                reason="date_change",
-                service_fee_cents=0,
+                "date_change",
             ),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="date_change", reason="outside_window"
-            ),
+            solved(ticket.id, "date_change", "outside_window"),
         ],
         traps=[  # the third removed night refunded as well
-            call("issue_refund", booking_id=booking.id, amount_cents=22_500, reason="date_change", service_fee_cents=0)
+            issue_refund(booking, 22_500, "date_change")
         ],
     )
 
