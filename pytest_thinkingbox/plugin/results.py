@@ -18,34 +18,22 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import secrets
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..campaign.records import (
-    DEFINING,
-    FileInUse,
-    ReportError,
-    ResultsWriter,
-    expected_attempts,
-    expected_keys,
-    fingerprint,
-    read_lines,
-)
+from ..campaign.records import DEFINING, ResultsWriter, expected_attempts, expected_keys, fingerprint
 from ..core.bundle import __version__
 from .attempts import REPEAT
+from .continuation import CONTINUATION, Continuation, Key, _continuation, _read
 from .gates import apply_gates
 from .options import group
 from .outcomes import ERROR, crash_record, finished_record, item_key, key_of_nodeid, record_summary
-from .roles import MODELS, agent_name, role_name
-from .shards import CAMPAIGN, SHARD
-
-Key = tuple[str, int]
+from .output_files import _writer, check_paths, manifest, new_run_id
+from .shards import CAMPAIGN
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,53 +72,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         options.addoption(option, dest=option[2:].replace("-", "_"), metavar=metavar, help=text)
 
 
-@dataclass(frozen=True)
-class Continuation:
-    """The earlier results file this session continues, read once: its last manifest and latest records."""
-
-    path: Path
-    option: str  # --tb-resume or --tb-rerun-errors
-    manifest: dict[str, Any] | None
-    latest: dict[Key, dict[str, Any]]  # the latest record of each attempt (a re-run replaces its error)
-
-    @property
-    def rerun(self) -> set[Key]:
-        """The attempts this session runs again: those whose latest record is a system error (--tb-rerun-errors)."""
-        if self.option == "--tb-resume":
-            return set()
-        return {key for key, r in self.latest.items() if r["outcome"] == ERROR}
-
-
-CONTINUATION = pytest.StashKey["Continuation | None"]()
-
-
-def _continuation(config: pytest.Config) -> Continuation | None:
-    if config.getoption("tb_resume") and config.getoption("tb_rerun_errors"):
-        raise pytest.UsageError(
-            "--tb-resume and --tb-rerun-errors cannot be combined: resume the campaign first, then re-run its errors"
-        )
-    for option in ("tb_resume", "tb_rerun_errors"):
-        value = config.getoption(option)
-        if value:
-            name = "--" + option.replace("_", "-")
-            return Continuation(Path(value), name, *_read(Path(value), name))
-    return None
-
-
-def _read(path: Path, option: str) -> tuple[dict[str, Any] | None, dict[Key, dict[str, Any]]]:
-    """A results file's last manifest and the latest record of each attempt (a cut-off last line dropped)."""
-    manifest, latest = None, {}
-    try:
-        for _, obj in read_lines([path], required=("task", "attempt", "outcome"), drop_cut_line=True):
-            if "manifest" in obj:
-                manifest = obj["manifest"]
-            else:
-                latest[(obj["task"], obj["attempt"])] = record_summary(obj)  # its transcript is not needed
-    except ReportError as exc:
-        raise pytest.UsageError(f"{option}: {exc}") from None
-    return manifest, latest
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[CONTINUATION] = _continuation(config)
     if not hasattr(config, "workerinput"):
@@ -149,82 +90,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keep = [item for item in items if item_key(item) in rerun]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
-
-
-def manifest(config: pytest.Config) -> dict[str, Any]:
-    """What a results file says about its run: bundle, roles and models (no secrets), seed, k."""
-    from ..core.bundle import bundle_hash, bundle_roots
-    from ..roles.config import prompt_version
-
-    models = config.stash[MODELS]
-    names = {"agent": agent_name(config), "user": role_name(config, "user"), "judge": role_name(config, "judge")}
-    return {
-        "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
-        **names,
-        "models": {role: c.public() for role, c in models.roles.items()},
-        "prompts": {role: v for role, name in names.items() if (v := prompt_version(role, name)) is not None},
-        "prices": models.prices,
-        "seed": config.getoption("tb_seed"),
-        "k": config.stash[REPEAT],
-        **({"allow_incomplete": True} if config.getoption("tb_allow_incomplete") else {}),
-        **({"shard": {"index": shard.index, "count": shard.count}} if (shard := config.stash[SHARD]) else {}),
-    }
-
-
-def check_paths(config: pytest.Config, continued: Path | None) -> None:
-    """Refuse output paths that are the same file or cannot be written, before the first attempt.
-
-    A missing folder is made when the file is first written, so only an
-    existing ancestor that is a file, or one without write permission, is refused.
-    """
-    paths = {option: config.getoption(option) for option in ("tb_results", "tb_aggregate", "tb_errors")}
-    seen: dict[Path, str] = {}
-    for option, value in paths.items():
-        if not value:
-            continue
-        flag, path = "--" + option.replace("_", "-"), Path(value)
-        resolved = path.resolve()
-        if resolved in seen:
-            raise pytest.UsageError(f"{flag} {value} is also {seen[resolved]}; give each output its own file")
-        seen[resolved] = flag
-        if option != "tb_results" and continued is not None and resolved == continued.resolve():
-            raise pytest.UsageError(f"{flag} {value} is the file this session continues; name a new file")
-        existing = next(folder for folder in resolved.parents if folder.exists())  # missing folders are made
-        if not existing.is_dir():
-            raise pytest.UsageError(f"{flag} {value}: {existing} is a file, so the folder cannot be made")
-        if path.is_dir():
-            raise pytest.UsageError(f"{flag} {value}: cannot write there (it is a folder)")
-        if option == "tb_aggregate":  # written at the end: try it now (the results and errors files open now)
-            _try_writing(path, flag)
-
-
-def _try_writing(path: Path, flag: str) -> None:
-    """Open `path` for writing as the campaign will, and leave it as it was; a usage error if that fails."""
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not existed:
-            path.unlink()
-    except OSError as exc:
-        raise pytest.UsageError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
-
-
-def _writer(path: Path, flag: str, append: bool = False) -> ResultsWriter:
-    """The campaign's writer of one output file, or a usage error: it cannot be written, or another holds it."""
-    try:
-        return ResultsWriter(path, append=append)
-    except FileInUse as exc:
-        raise pytest.UsageError(
-            f"{flag} {path}: {exc}; wait for it to finish, or give this campaign its own file"
-        ) from None
-    except OSError as exc:
-        raise pytest.UsageError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
-
-
-def new_run_id() -> str:
-    return f"{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(2)}"
 
 
 class Results:
