@@ -8,7 +8,7 @@ financial services partner unless given a ``lead``.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import factory
 
@@ -78,6 +78,15 @@ class EngagementFactory(Factory[Engagement]):
     end_date = factory.LazyFunction(lambda: TODAY + timedelta(days=120))
 
 
+def client_engagement(
+    client_id: str, name: str, lead_id: str, start: date, end: date, status: str = "active"
+) -> Engagement:
+    """An engagement for `client_id`, led by `lead_id`, running from `start` to `end`."""
+    return EngagementFactory(
+        client_id=client_id, name=name, lead_id=lead_id, status=status, start_date=start, end_date=end
+    )
+
+
 class AssignmentFactory(Factory[Assignment]):
     class Meta:
         model = Assignment
@@ -106,18 +115,18 @@ class ComplianceRecordFactory(Factory[ComplianceRecord]):
 
 
 def background_check(
-    employee: Employee, status: str = "cleared", completed_days_ago: int = 400, valid_years: int = 3
+    employee: Employee, status: str = "cleared", completed_on: date = date(2024, 9, 16), valid_years: int = 3
 ) -> ComplianceRecord:
-    """A background check on `employee`, valid for `valid_years` from completion when it was cleared."""
-    completed = TODAY - timedelta(days=completed_days_ago) if status != "in_progress" else None
-    expires = completed.replace(year=completed.year + valid_years) if completed else None
+    """A background check on `employee`, completed on `completed_on` and valid for `valid_years` from then; one
+    still `in_progress` has neither date."""
+    done = status != "in_progress"
     return ComplianceRecordFactory(
         employee_id=employee.id,
         kind="background_check",
         client_id=None,
         status=status,
-        completed_on=completed,
-        expires_on=expires,
+        completed_on=completed_on if done else None,
+        expires_on=completed_on.replace(year=completed_on.year + valid_years) if done else None,
     )
 
 

@@ -6,16 +6,38 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    access_approval,
+    client_gates,
+    grant_access,
+    hardware_reads,
+    hold,
+    identify,
+    pending,
+    refused,
+    request_hardware,
+    revoke_ended,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     HardwareRequestFactory,
     TicketFactory,
+    background_check,
+    client_engagement,
 )
-from domains.consulting.models import AccessGrant, ApprovalRequest, HardwareRequest, Ticket, TicketComment
+from domains.consulting.models import (
+    AccessGrant,
+    ApprovalRequest,
+    Employee,
+    Engagement,
+    HardwareRequest,
+    Ticket,
+    TicketComment,
+)
 from domains.consulting.rubrics import ALDER_FROM_9_FEBRUARY
 from domains.consulting.seed import (
     ALDER,
@@ -52,35 +74,24 @@ ARTICLES = (
 )
 
 
-def _cleared_check(employee, completed=date(2024, 9, 16)):
-    """A background check cleared on `completed`, valid for three years."""
-    return ComplianceRecordFactory(
-        employee_id=employee.id,
-        kind="background_check",
-        client_id=None,
-        status="cleared",
-        completed_on=completed,
-        expires_on=completed.replace(year=completed.year + 3),
-    )
+def _nordhavn_engagement() -> Engagement:
+    return client_engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
 
 
-def _nordhavn_engagement():
-    return EngagementFactory(
-        client_id=NORDHAVN,
-        name="Core banking migration",
-        lead_id=FS_PARTNER,
-        start_date=date(2025, 11, 3),
-        end_date=date(2026, 6, 30),
-    )
+def _on_core_banking(employee: Employee, start: date, end: date, nda_signed_on: date) -> Engagement:
+    """`employee` staffed on Nordhavn's core banking migration from `start` to `end`, with the Nordhavn NDA signed on
+    `nda_signed_on`; gives the engagement."""
+    engagement = _nordhavn_engagement()
+    AssignmentFactory(engagement=engagement, employee=employee, start_date=start, end_date=end)
+    ComplianceRecordFactory(employee_id=employee.id, client_id=NORDHAVN, completed_on=nda_signed_on)
+    return engagement
 
 
 def test_case_CO001_001(tb):
     """Viewer on a client environment with NDA and check in order: expiry is the assignment's end, not the project's."""
     lena = EmployeeFactory(name="Lena Fischer", department="Financial Services")
-    engagement = _nordhavn_engagement()
-    AssignmentFactory(engagement=engagement, employee=lena, start_date=date(2026, 1, 5), end_date=date(2026, 3, 27))
-    ComplianceRecordFactory(employee_id=lena.id, client_id=NORDHAVN, completed_on=date(2026, 1, 2))
-    _cleared_check(lena)
+    engagement = _on_core_banking(lena, date(2026, 1, 5), date(2026, 3, 27), date(2026, 1, 2))
+    background_check(lena)
     ticket = TicketFactory(requester=lena, subject="Access to Nordhavn UAT")
 
     run = tb.run(
@@ -91,20 +102,10 @@ def test_case_CO001_001(tb):
             knows={"email": lena.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=lena.email),
-            call("list_tickets", requester_id=lena.id),
-            call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=lena.id),
-            call("get_compliance_status", employee_id=lena.id),
-            call(
-                "grant_access",
-                employee_id=lena.id,
-                resource_id=NORDHAVN_UAT,
-                role="viewer",
-                expires_on="2026-03-27",
-                engagement_id=engagement.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+            *identify(lena),
+            *client_gates(lena, NORDHAVN_UAT),
+            grant_access(lena, NORDHAVN_UAT, expires_on="2026-03-27", engagement_id=engagement.id),
+            solved(ticket.id, "client_access"),
         ],
         traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-06-30")],  # the project's end she asked
     )
@@ -125,16 +126,9 @@ def test_case_CO001_002(tb):
     AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2026, 1, 19), end_date=date(2026, 4, 24))
     ComplianceRecordFactory(employee_id=kwame.id, client_id=CALLOWAY, completed_on=date(2025, 3, 10))
     ComplianceRecordFactory(employee_id=kwame.id, client_id=NORDHAVN, status="sent", completed_on=None)
-    _cleared_check(kwame)
+    background_check(kwame)
     ticket = TicketFactory(requester=kwame, subject="UAT access please")
-    careless_grant = call(
-        "grant_access",
-        employee_id=kwame.id,
-        resource_id=NORDHAVN_UAT,
-        role="viewer",
-        expires_on="2026-04-24",
-        engagement_id=engagement.id,
-    )
+    careless_grant = grant_access(kwame, NORDHAVN_UAT, expires_on="2026-04-24", engagement_id=engagement.id)
 
     run = tb.run(
         User(
@@ -150,27 +144,17 @@ def test_case_CO001_002(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
-            call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=kwame.id),
-            call("get_compliance_status", employee_id=kwame.id),
+            *identify(kwame),
+            *client_gates(kwame, NORDHAVN_UAT),
             call("get_resource", resource_id=TIMESHEETS),
             call("list_access_grants", employee_id=kwame.id),
-            call("grant_access", employee_id=kwame.id, resource_id=TIMESHEETS, role="viewer"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="client_access",
-                reason="awaiting_employee",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="No signed Nordhavn Bank NDA (sent, not signed; the signed NDA is for Calloway): UAT access "
+            grant_access(kwame, TIMESHEETS),
+            *pending(
+                ticket.id,
+                "client_access",
+                "awaiting_employee",
+                "No signed Nordhavn Bank NDA (sent, not signed; the signed NDA is for Calloway): UAT access "
                 "waits for the employee to sign it. Replicon Timesheets viewer granted.",
-                public=False,
             ),
         ],
         traps=[careless_grant],  # takes the employee's word that the NDA is signed
@@ -187,25 +171,14 @@ def test_case_CO001_002(tb):
 def test_case_CO001_003(tb):
     """The check says cleared but has expired, and Meridian needs one: sandbox held; Delivery templates granted."""
     sofia = EmployeeFactory(name="Sofia Costa", department="Health", start_date=date(2022, 11, 7))
-    engagement = EngagementFactory(
-        client_id=MERIDIAN,
-        name="Patient-flow analytics",
-        lead_id=HEALTH_DIRECTOR,
-        start_date=date(2026, 1, 12),
-        end_date=date(2026, 5, 29),
+    engagement = client_engagement(
+        MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2026, 1, 12), date(2026, 5, 29)
     )
     AssignmentFactory(engagement=engagement, employee=sofia, role="Data Analyst")
     ComplianceRecordFactory(employee_id=sofia.id, client_id=MERIDIAN, completed_on=date(2026, 1, 9))
-    _cleared_check(sofia, completed=date(2022, 11, 1))  # expired 1 November 2025
+    background_check(sofia, completed_on=date(2022, 11, 1))  # expired 1 November 2025
     ticket = TicketFactory(requester=sofia, subject="Epic sandbox access")
-    careless_grant = call(
-        "grant_access",
-        employee_id=sofia.id,
-        resource_id=MERIDIAN_SANDBOX,
-        role="viewer",
-        expires_on="2026-05-03",
-        engagement_id=engagement.id,
-    )
+    careless_grant = grant_access(sofia, MERIDIAN_SANDBOX, expires_on="2026-05-03", engagement_id=engagement.id)
 
     run = tb.run(
         User(
@@ -215,28 +188,17 @@ def test_case_CO001_003(tb):
             knows={"email": sofia.email, "role wanted": "viewer on both"},
         ),
         golden=[
-            call("find_employee_by_email", email=sofia.email),
-            call("list_tickets", requester_id=sofia.id),
-            call("get_resource", resource_id=MERIDIAN_SANDBOX),
-            call("list_assignments", employee_id=sofia.id),
-            call("get_compliance_status", employee_id=sofia.id),
+            *identify(sofia),
+            *client_gates(sofia, MERIDIAN_SANDBOX),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
             call("list_access_grants", employee_id=sofia.id),
-            call("grant_access", employee_id=sofia.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="client_access",
-                reason="screening_required",
-                queue="screening",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Background check expired on 2025-11-01 and Meridian requires one; sandbox access waits for the "
+            grant_access(sofia, DELIVERY_TEMPLATES),
+            *hold(
+                ticket.id,
+                "client_access",
+                "screening_required",
+                "Background check expired on 2025-11-01 and Meridian requires one; sandbox access waits for the "
                 "screening team to complete a new check. Delivery templates viewer granted.",
-                public=False,
             ),
         ],
         traps=[careless_grant],  # reads the check's status "cleared" and not its expiry date
@@ -252,18 +214,12 @@ def test_case_CO001_003(tb):
 def test_case_CO001_004(tb):
     """Check still in progress, but Calloway requires none: grant viewer capped at 90 days (assignment to July)."""
     arjun = EmployeeFactory(name="Arjun Mehta", department="Retail & Consumer")
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Loyalty programme redesign",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 26),
-        end_date=date(2026, 7, 31),
+    engagement = client_engagement(
+        CALLOWAY, "Loyalty programme redesign", RETAIL_DIRECTOR, date(2026, 1, 26), date(2026, 7, 31)
     )
     AssignmentFactory(engagement=engagement, employee=arjun)
     ComplianceRecordFactory(employee_id=arjun.id, client_id=CALLOWAY, completed_on=date(2026, 1, 22))
-    ComplianceRecordFactory(
-        employee_id=arjun.id, kind="background_check", client_id=None, status="in_progress", completed_on=None
-    )
+    background_check(arjun, status="in_progress")
     ticket = TicketFactory(requester=arjun, subject="Snowflake access")
 
     run = tb.run(
@@ -274,20 +230,15 @@ def test_case_CO001_004(tb):
             knows={"email": arjun.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=arjun.email),
-            call("list_tickets", requester_id=arjun.id),
-            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("list_assignments", employee_id=arjun.id),
-            call("get_compliance_status", employee_id=arjun.id),
-            call(
-                "grant_access",
-                employee_id=arjun.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
+            *identify(arjun),
+            *client_gates(arjun, CALLOWAY_SNOWFLAKE),
+            grant_access(
+                arjun,
+                CALLOWAY_SNOWFLAKE,
                 expires_on=derived("2026-05-03", "90 days after today, earlier than the assignment's end on 31 July"),
                 engagement_id=engagement.id,
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+            solved(ticket.id, "client_access"),
         ],
         traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-07-31")],  # his assignment's end
         reply="You now have viewer access to the Calloway Snowflake analytics environment. Calloway doesn't need a "
@@ -305,26 +256,15 @@ def test_case_CO001_004(tb):
 def test_case_CO002_001(tb):
     """Meridian engagement closed: the sandbox for final files is refused; her new Calloway work gets Snowflake."""
     hannah = EmployeeFactory(name="Hannah Byrne", department="Health")
-    engagement = EngagementFactory(
-        client_id=MERIDIAN,
-        name="Theatre scheduling review",
-        lead_id=HEALTH_DIRECTOR,
-        status="closed",
-        start_date=date(2025, 9, 1),
-        end_date=date(2026, 1, 23),
+    engagement = client_engagement(
+        MERIDIAN, "Theatre scheduling review", HEALTH_DIRECTOR, date(2025, 9, 1), date(2026, 1, 23), status="closed"
     )
     AssignmentFactory(engagement=engagement, employee=hannah)
-    pricing = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Pricing analytics",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 5),
-        end_date=date(2026, 6, 26),
-    )
+    pricing = client_engagement(CALLOWAY, "Pricing analytics", RETAIL_DIRECTOR, date(2026, 1, 5), date(2026, 6, 26))
     AssignmentFactory(engagement=pricing, employee=hannah, start_date=date(2026, 1, 26), end_date=date(2026, 4, 17))
     ComplianceRecordFactory(employee_id=hannah.id, client_id=MERIDIAN, completed_on=date(2025, 8, 28))
     ComplianceRecordFactory(employee_id=hannah.id, client_id=CALLOWAY, completed_on=date(2026, 1, 22))
-    _cleared_check(hannah)
+    background_check(hannah)
     AccessGrantFactory(
         employee_id=hannah.id,
         resource_id=MERIDIAN_SANDBOX,
@@ -334,14 +274,7 @@ def test_case_CO002_001(tb):
         expires_on=date(2026, 1, 23),
     )
     ticket = TicketFactory(requester=hannah, subject="Sandbox access for final files")
-    careless_grant = call(
-        "grant_access",
-        employee_id=hannah.id,
-        resource_id=MERIDIAN_SANDBOX,
-        role="viewer",
-        expires_on="2026-02-06",
-        engagement_id=engagement.id,
-    )
+    careless_grant = grant_access(hannah, MERIDIAN_SANDBOX, expires_on="2026-02-06", engagement_id=engagement.id)
 
     run = tb.run(
         User(
@@ -351,34 +284,19 @@ def test_case_CO002_001(tb):
             knows={"email": hannah.email, "role wanted": "viewer on both"},
         ),
         golden=[
-            call("find_employee_by_email", email=hannah.email),
-            call("list_tickets", requester_id=hannah.id),
+            *identify(hannah),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
             call("list_assignments", employee_id=hannah.id),
             call("list_access_grants", employee_id=hannah.id),
             call("get_compliance_status", employee_id=hannah.id),
-            call(
-                "grant_access",
-                employee_id=hannah.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-04-17",
-                engagement_id=pricing.id,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="client_access",
-                reason="assignment_ended",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Meridian sandbox refused: the Theatre scheduling review engagement closed on 2026-01-23; no "
+            grant_access(hannah, CALLOWAY_SNOWFLAKE, expires_on="2026-04-17", engagement_id=pricing.id),
+            *refused(
+                ticket.id,
+                "client_access",
+                "assignment_ended",
+                "Meridian sandbox refused: the Theatre scheduling review engagement closed on 2026-01-23; no "
                 "client access after an engagement ends. Calloway Snowflake viewer granted to 2026-04-17.",
-                public=False,
             ),
         ],
         traps=[careless_grant],  # "just a few days" to pull the final extracts
@@ -399,10 +317,8 @@ def test_case_CO002_001(tb):
 def test_case_CO002_002(tb):
     """Rolled off on Friday while the engagement runs on: refuse the editor upgrade and revoke the leftover viewer."""
     mateo = EmployeeFactory(name="Mateo Alvarez", department="Financial Services")
-    engagement = _nordhavn_engagement()
-    AssignmentFactory(engagement=engagement, employee=mateo, start_date=date(2025, 11, 3), end_date=date(2026, 1, 30))
-    ComplianceRecordFactory(employee_id=mateo.id, client_id=NORDHAVN, completed_on=date(2025, 10, 30))
-    _cleared_check(mateo)
+    engagement = _on_core_banking(mateo, date(2025, 11, 3), date(2026, 1, 30), date(2025, 10, 30))
+    background_check(mateo)
     leftover = AccessGrantFactory(
         employee_id=mateo.id,
         resource_id=NORDHAVN_UAT,
@@ -412,23 +328,10 @@ def test_case_CO002_002(tb):
     )
     ticket = TicketFactory(requester=mateo, subject="Editor rights on Nordhavn UAT")
     careless = [
-        call(  # the usual editor route, without checking that the assignment has ended
-            "create_approval_request",
-            ticket_id=ticket.id,
-            kind="client_access",
-            employee_id=mateo.id,
-            approver_id=FS_PARTNER,
-            resource_id=NORDHAVN_UAT,
-            requested_role="editor",
-        ),
-        call(  # editor for the handover he asks for
-            "grant_access",
-            employee_id=mateo.id,
-            resource_id=NORDHAVN_UAT,
-            role="editor",
-            expires_on="2026-03-31",
-            engagement_id=engagement.id,
-        ),
+        # the usual editor route, without checking that the assignment has ended
+        access_approval(ticket.id, "client_access", mateo, FS_PARTNER, NORDHAVN_UAT, "editor"),
+        # editor for the handover he asks for
+        grant_access(mateo, NORDHAVN_UAT, "editor", expires_on="2026-03-31", engagement_id=engagement.id),
     ]
 
     run = tb.run(
@@ -438,25 +341,17 @@ def test_case_CO002_002(tb):
             knows={"email": mateo.email, "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
+            *identify(mateo),
             call("get_resource", resource_id=NORDHAVN_UAT),
             call("list_assignments", employee_id=mateo.id),
             call("list_access_grants", employee_id=mateo.id),
-            call("revoke_access", grant_id=leftover.id, reason="assignment_ended"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="client_access",
-                reason="assignment_ended",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: assignment on Core banking migration ended 2026-01-30. Leftover viewer grant "
+            *revoke_ended(leftover),
+            *refused(
+                ticket.id,
+                "client_access",
+                "assignment_ended",
+                "Refused: assignment on Core banking migration ended 2026-01-30. Leftover viewer grant "
                 "revoked (assignment ended).",
-                public=False,
             ),
         ],
         traps=careless,
@@ -480,7 +375,7 @@ def test_case_CO002_003(tb):
     engagement = _nordhavn_engagement()
     AssignmentFactory(engagement=engagement, employee=chloe, role="Test Lead")
     ComplianceRecordFactory(employee_id=chloe.id, client_id=NORDHAVN, completed_on=date(2025, 11, 1))
-    _cleared_check(chloe)
+    background_check(chloe)
     viewer = AccessGrantFactory(
         employee_id=chloe.id,
         resource_id=NORDHAVN_UAT,
@@ -497,33 +392,15 @@ def test_case_CO002_003(tb):
             knows={"email": chloe.email, "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=chloe.email),
-            call("list_tickets", requester_id=chloe.id),
-            call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=chloe.id),
-            call("get_compliance_status", employee_id=chloe.id),
+            *identify(chloe),
+            *client_gates(chloe, NORDHAVN_UAT),
             call("list_approval_requests", employee_id=chloe.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="client_access",
-                employee_id=chloe.id,
-                approver_id=FS_PARTNER,
-                resource_id=NORDHAVN_UAT,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="client_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on Nordhavn UAT sent for approval to the engagement lead, David Osei.",
-                public=False,
+            access_approval(ticket.id, "client_access", chloe, FS_PARTNER, NORDHAVN_UAT, "editor"),
+            *pending(
+                ticket.id,
+                "client_access",
+                "needs_approval",
+                "Editor on Nordhavn UAT sent for approval to the engagement lead, David Osei.",
             ),
         ],
         # "just switch it": the viewer grant taken away to make room for editor
@@ -544,19 +421,12 @@ def test_case_CO002_003(tb):
 def test_case_CO001_005(tb):
     """Two Nordhavn engagements: the grant is for the active one and ends with its assignment, not the old one's."""
     mei = EmployeeFactory(name="Mei Fischer", grade="senior_consultant", department="Financial Services")
-    old = EngagementFactory(
-        client_id=NORDHAVN,
-        name="Payments discovery",
-        lead_id=FS_PARTNER,
-        status="closed",
-        start_date=date(2025, 6, 2),
-        end_date=date(2025, 10, 31),
+    old = client_engagement(
+        NORDHAVN, "Payments discovery", FS_PARTNER, date(2025, 6, 2), date(2025, 10, 31), status="closed"
     )
     AssignmentFactory(engagement=old, employee=mei, role="Business Analyst")
-    current = _nordhavn_engagement()
-    AssignmentFactory(engagement=current, employee=mei, start_date=date(2026, 1, 12), end_date=date(2026, 4, 17))
-    ComplianceRecordFactory(employee_id=mei.id, client_id=NORDHAVN, completed_on=date(2025, 5, 28))
-    _cleared_check(mei)
+    current = _on_core_banking(mei, date(2026, 1, 12), date(2026, 4, 17), date(2025, 5, 28))
+    background_check(mei)
     AccessGrantFactory(
         employee_id=mei.id,
         resource_id=NORDHAVN_UAT,
@@ -575,21 +445,13 @@ def test_case_CO001_005(tb):
             knows={"email": mei.email, "role wanted": "viewer", "which environment": "Nordhavn UAT, RES-401"},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
+            *identify(mei),
             call("get_resource", resource_id=NORDHAVN_UAT),
             call("list_assignments", employee_id=mei.id),
             call("list_access_grants", employee_id=mei.id),
             call("get_compliance_status", employee_id=mei.id),
-            call(
-                "grant_access",
-                employee_id=mei.id,
-                resource_id=NORDHAVN_UAT,
-                role="viewer",
-                expires_on="2026-04-17",
-                engagement_id=current.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+            grant_access(mei, NORDHAVN_UAT, expires_on="2026-04-17", engagement_id=current.id),
+            solved(ticket.id, "client_access"),
         ],
         # the engagement's end in June, not her assignment's in April
         traps=[call("set_access_expiry", grant_id="AG-5002", expires_on="2026-06-30")],
@@ -606,10 +468,8 @@ def test_case_CO001_005(tb):
 def test_case_CO001_006(tb):
     """Expired check holds the Nordhavn environment for screening; the folder she falls back on is granted."""
     hannah = EmployeeFactory(name="Hannah Dubois", department="Financial Services")
-    engagement = _nordhavn_engagement()
-    AssignmentFactory(engagement=engagement, employee=hannah, start_date=date(2026, 1, 19), end_date=date(2026, 3, 13))
-    ComplianceRecordFactory(employee_id=hannah.id, client_id=NORDHAVN, completed_on=date(2026, 1, 15))
-    _cleared_check(hannah, completed=date(2022, 10, 3))  # expired 3 October 2025
+    engagement = _on_core_banking(hannah, date(2026, 1, 19), date(2026, 3, 13), date(2026, 1, 15))
+    background_check(hannah, completed_on=date(2022, 10, 3))  # expired 3 October 2025
     ticket = TicketFactory(requester=hannah, subject="Nordhavn access")
 
     run = tb.run(
@@ -630,45 +490,20 @@ def test_case_CO001_006(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=hannah.email),
-            call("list_tickets", requester_id=hannah.id),
-            call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=hannah.id),
-            call("get_compliance_status", employee_id=hannah.id),
+            *identify(hannah),
+            *client_gates(hannah, NORDHAVN_UAT),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
-            call(
-                "grant_access",
-                employee_id=hannah.id,
-                resource_id=NORDHAVN_FOLDER,
-                role="viewer",
-                expires_on="2026-03-13",
-                engagement_id=engagement.id,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="client_access",
-                reason="screening_required",
-                queue="screening",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Nordhavn UAT: background check expired 2025-10-03, Nordhavn requires one; waiting for screening. "
+            grant_access(hannah, NORDHAVN_FOLDER, expires_on="2026-03-13", engagement_id=engagement.id),
+            *hold(
+                ticket.id,
+                "client_access",
+                "screening_required",
+                "Nordhavn UAT: background check expired 2025-10-03, Nordhavn requires one; waiting for screening. "
                 "Viewer on the Nordhavn engagement folder granted (no check needed for folders).",
-                public=False,
             ),
         ],
         traps=[  # the environment as well, since the folder went through
-            call(
-                "grant_access",
-                employee_id=hannah.id,
-                resource_id=NORDHAVN_UAT,
-                role="viewer",
-                expires_on="2026-03-13",
-                engagement_id=engagement.id,
-            )
+            grant_access(hannah, NORDHAVN_UAT, expires_on="2026-03-13", engagement_id=engagement.id)
         ],
     )
 
@@ -683,13 +518,7 @@ def test_case_CO001_006(tb):
 def test_case_CO001_007(tb):
     """Two requests: Calloway's environment is granted (staffed, NDA); the Nordhavn folder is refused (not staffed)."""
     arjun = EmployeeFactory(name="Arjun Costa", department="Retail & Consumer")
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Pricing analytics",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 5),
-        end_date=date(2026, 6, 26),
-    )
+    engagement = client_engagement(CALLOWAY, "Pricing analytics", RETAIL_DIRECTOR, date(2026, 1, 5), date(2026, 6, 26))
     AssignmentFactory(engagement=engagement, employee=arjun, start_date=date(2026, 1, 5), end_date=date(2026, 3, 20))
     ComplianceRecordFactory(employee_id=arjun.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
     ticket = TicketFactory(requester=arjun, subject="Snowflake plus Nordhavn folder")
@@ -706,30 +535,19 @@ def test_case_CO001_007(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=arjun.email),
-            call("list_tickets", requester_id=arjun.id),
+            *identify(arjun),
             call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("get_resource", resource_id=NORDHAVN_FOLDER),
-            call("list_assignments", employee_id=arjun.id),
-            call("get_compliance_status", employee_id=arjun.id),
-            call(
-                "grant_access",
-                employee_id=arjun.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-03-20",
-                engagement_id=engagement.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="not_staffed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Calloway Snowflake viewer granted to 2026-03-20. Nordhavn folder refused: no assignment on any "
+            *client_gates(arjun, NORDHAVN_FOLDER),
+            grant_access(arjun, CALLOWAY_SNOWFLAKE, expires_on="2026-03-20", engagement_id=engagement.id),
+            *refused(
+                ticket.id,
+                "client_access",
+                "not_staffed",
+                "Calloway Snowflake viewer granted to 2026-03-20. Nordhavn folder refused: no assignment on any "
                 "Nordhavn Bank engagement.",
-                public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=arjun.id, resource_id=NORDHAVN_FOLDER, role="viewer")],
+        traps=[grant_access(arjun, NORDHAVN_FOLDER)],
     )
 
     run.expect_golden()
@@ -744,25 +562,15 @@ def test_case_CO002_004(tb):
     """Staffed on Alder only from next Monday (and on Calloway now): the Alder environment is refused as not staffed."""
     kwame = EmployeeFactory(name="Kwame Byrne", grade="senior_consultant", department="Energy")
     AssignmentFactory(
-        engagement=EngagementFactory(
-            client_id=CALLOWAY,
-            name="Store operating model",
-            lead_id=RETAIL_DIRECTOR,
-            start_date=date(2025, 12, 1),
-            end_date=date(2026, 4, 10),
+        engagement=client_engagement(
+            CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2025, 12, 1), date(2026, 4, 10)
         ),
         employee=kwame,
     )
-    alder = EngagementFactory(
-        client_id=ALDER,
-        name="Finance transformation",
-        lead_id=HEALTH_DIRECTOR,
-        start_date=date(2026, 1, 5),
-        end_date=date(2026, 7, 31),
-    )
+    alder = client_engagement(ALDER, "Finance transformation", HEALTH_DIRECTOR, date(2026, 1, 5), date(2026, 7, 31))
     AssignmentFactory(engagement=alder, employee=kwame, start_date=date(2026, 2, 9), end_date=date(2026, 5, 29))
     ComplianceRecordFactory(employee_id=kwame.id, client_id=ALDER, completed_on=date(2026, 1, 27))
-    _cleared_check(kwame)
+    background_check(kwame)
     ticket = TicketFactory(requester=kwame, subject="Alder SAP test access")
 
     run = tb.run(
@@ -773,28 +581,19 @@ def test_case_CO002_004(tb):
             knows={"email": kwame.email, "role wanted": "viewer", "which system": "Alder Energy SAP test, RES-404"},
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
+            *identify(kwame),
             call("get_resource", resource_id=ALDER_SAP),
             call("list_assignments", employee_id=kwame.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="not_staffed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: the Alder assignment starts 2026-02-09; a future assignment does not count until it "
+            *refused(
+                ticket.id,
+                "client_access",
+                "not_staffed",
+                "Refused: the Alder assignment starts 2026-02-09; a future assignment does not count until it "
                 "starts. He may ask again from that date.",
-                public=False,
             ),
         ],
         traps=[  # the NDA and check are fine, so a careless agent grants from the future assignment
-            call(
-                "grant_access",
-                employee_id=kwame.id,
-                resource_id=ALDER_SAP,
-                role="viewer",
-                expires_on="2026-05-03",
-                engagement_id=alder.id,
-            )
+            grant_access(kwame, ALDER_SAP, expires_on="2026-05-03", engagement_id=alder.id)
         ],
         reply="I can't give you the Alder SAP test system yet: your Alder assignment only starts on 9 February 2026, "
         "and client access starts with the assignment. Please ask us again from that day and it will go through.",
@@ -811,16 +610,12 @@ def test_case_CO002_004(tb):
 def test_case_CO002_005(tb):
     """Two requests after a roll-off: the template folder is granted, the client sandbox refused (assignment ended)."""
     sofia = EmployeeFactory(name="Sofia Rahman", department="Health")
-    engagement = EngagementFactory(
-        client_id=MERIDIAN,
-        name="Patient-flow analytics",
-        lead_id=HEALTH_DIRECTOR,
-        start_date=date(2025, 10, 6),
-        end_date=date(2026, 5, 29),
+    engagement = client_engagement(
+        MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2025, 10, 6), date(2026, 5, 29)
     )
     AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2025, 10, 6), end_date=date(2026, 1, 23))
     ComplianceRecordFactory(employee_id=sofia.id, client_id=MERIDIAN, completed_on=date(2025, 10, 1))
-    _cleared_check(sofia)
+    background_check(sofia)
     AccessGrantFactory(
         employee_id=sofia.id,
         resource_id=MERIDIAN_SANDBOX,
@@ -843,37 +638,22 @@ def test_case_CO002_005(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=sofia.email),
-            call("list_tickets", requester_id=sofia.id),
+            *identify(sofia),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("list_assignments", employee_id=sofia.id),
             call("list_access_grants", employee_id=sofia.id),
-            call("grant_access", employee_id=sofia.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="folder_access",
-                reason="assignment_ended",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Delivery templates viewer granted. Meridian sandbox refused: her assignment on Patient-flow "
+            grant_access(sofia, DELIVERY_TEMPLATES),
+            *refused(
+                ticket.id,
+                "folder_access",
+                "assignment_ended",
+                "Delivery templates viewer granted. Meridian sandbox refused: her assignment on Patient-flow "
                 "analytics ended 2026-01-23, although the engagement runs on.",
-                public=False,
             ),
         ],
         traps=[  # the engagement is still active, so the sandbox is switched back on
-            call(
-                "grant_access",
-                employee_id=sofia.id,
-                resource_id=MERIDIAN_SANDBOX,
-                role="viewer",
-                expires_on="2026-02-04",
-                engagement_id=engagement.id,
-            )
+            grant_access(sofia, MERIDIAN_SANDBOX, expires_on="2026-02-04", engagement_id=engagement.id)
         ],
     )
 
@@ -888,16 +668,10 @@ def test_case_CO001_008(tb):
     """Admin on Alder's SAP test: every gate passes, and it goes to the IT security lead, not the engagement lead."""
     lead = EmployeeFactory(name="Omar Whitfield", grade="partner", department="Energy")
     priya = EmployeeFactory(name="Aisha Petrov", grade="manager", department="Energy")
-    engagement = EngagementFactory(
-        client_id=ALDER,
-        name="Finance transformation",
-        lead_id=lead.id,
-        start_date=date(2025, 11, 17),
-        end_date=date(2026, 7, 31),
-    )
+    engagement = client_engagement(ALDER, "Finance transformation", lead.id, date(2025, 11, 17), date(2026, 7, 31))
     AssignmentFactory(engagement=engagement, employee=priya, start_date=date(2025, 11, 17), end_date=date(2026, 7, 31))
     ComplianceRecordFactory(employee_id=priya.id, client_id=ALDER, completed_on=date(2025, 11, 10))
-    _cleared_check(priya, completed=date(2025, 5, 12))
+    background_check(priya, completed_on=date(2025, 5, 12))
     viewer = AccessGrantFactory(
         employee_id=priya.id, resource_id=ALDER_SAP, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
     )
@@ -910,35 +684,17 @@ def test_case_CO001_008(tb):
             knows={"email": priya.email, "role wanted": "admin", "which system": "Alder Energy SAP test, RES-404"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya.email),
-            call("list_tickets", requester_id=priya.id),
-            call("get_resource", resource_id=ALDER_SAP),
-            call("list_assignments", employee_id=priya.id),
-            call("get_compliance_status", employee_id=priya.id),
+            *identify(priya),
+            *client_gates(priya, ALDER_SAP),
             call("list_access_grants", employee_id=priya.id),
             call("list_approval_requests", employee_id=priya.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="client_access",
-                employee_id=priya.id,
-                approver_id=IT_SECURITY_LEAD,
-                resource_id=ALDER_SAP,
-                requested_role="admin",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="client_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Admin on Alder SAP test sent for approval to the IT security lead, Ruth Adeyemi (not the "
+            access_approval(ticket.id, "client_access", priya, IT_SECURITY_LEAD, ALDER_SAP, "admin"),
+            *pending(
+                ticket.id,
+                "client_access",
+                "needs_approval",
+                "Admin on Alder SAP test sent for approval to the IT security lead, Ruth Adeyemi (not the "
                 "engagement lead). Viewer grant unchanged meanwhile.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # viewer dropped for the admin role
@@ -958,19 +714,15 @@ def test_case_CO001_008(tb):
 def test_case_CO001_009(tb):
     """The Meridian NDA says signed but expired last week (another client's is current): sandbox pending; headset."""
     jonas = EmployeeFactory(name="Jonas Kraus", grade="consultant", department="Health")
-    engagement = EngagementFactory(
-        client_id=MERIDIAN,
-        name="Patient-flow analytics",
-        lead_id=HEALTH_DIRECTOR,
-        start_date=date(2025, 10, 6),
-        end_date=date(2026, 5, 29),
+    engagement = client_engagement(
+        MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2025, 10, 6), date(2026, 5, 29)
     )
     AssignmentFactory(engagement=engagement, employee=jonas, start_date=date(2026, 1, 12), end_date=date(2026, 5, 29))
     ComplianceRecordFactory(
         employee_id=jonas.id, client_id=MERIDIAN, completed_on=date(2025, 1, 27), expires_on=date(2026, 1, 27)
     )
     ComplianceRecordFactory(employee_id=jonas.id, client_id=CALLOWAY, completed_on=date(2025, 6, 2))
-    _cleared_check(jonas)
+    background_check(jonas)
     AccessGrantFactory(
         employee_id=jonas.id,
         resource_id=MERIDIAN_SANDBOX,
@@ -992,40 +744,20 @@ def test_case_CO001_009(tb):
             knows={"email": jonas.email, "role wanted": "viewer", "headset": "Jabra Evolve2 85, HW-206"},
         ),
         golden=[
-            call("find_employee_by_email", email=jonas.email),
-            call("list_tickets", requester_id=jonas.id),
-            call("get_resource", resource_id=MERIDIAN_SANDBOX),
-            call("list_assignments", employee_id=jonas.id),
-            call("get_compliance_status", employee_id=jonas.id),
+            *identify(jonas),
+            *client_gates(jonas, MERIDIAN_SANDBOX),
             call("list_access_grants", employee_id=jonas.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=jonas.id),
-            call("request_hardware", employee_id=jonas.id, model_id=HEADSET, reason="Calls from the hospital drop."),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="client_access",
-                reason="awaiting_employee",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Meridian sandbox waits for the employee: his Meridian NDA expired on 2026-01-27 and must be "
+            *hardware_reads(jonas),
+            request_hardware(jonas, HEADSET, "Calls from the hospital drop."),
+            *pending(
+                ticket.id,
+                "client_access",
+                "awaiting_employee",
+                "Meridian sandbox waits for the employee: his Meridian NDA expired on 2026-01-27 and must be "
                 "signed again; the Calloway NDA does not count. Headset raised within the 2026 budget.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "grant_access",
-                employee_id=jonas.id,
-                resource_id=MERIDIAN_SANDBOX,
-                role="viewer",
-                expires_on="2026-05-03",
-                engagement_id=engagement.id,
-            )
-        ],
+        traps=[grant_access(jonas, MERIDIAN_SANDBOX, expires_on="2026-05-03", engagement_id=engagement.id)],
     )
 
     run.expect_golden()
@@ -1040,12 +772,8 @@ def test_case_CO001_009(tb):
 def test_case_CO002_006(tb):
     """Editor on the Calloway folder after her roll-off: refuse it, and revoke the viewer grant left over from it."""
     grace = EmployeeFactory(name="Grace Kraus", grade="senior_consultant", department="Retail & Consumer")
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Store operating model",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2025, 12, 1),
-        end_date=date(2026, 4, 10),
+    engagement = client_engagement(
+        CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2025, 12, 1), date(2026, 4, 10)
     )
     AssignmentFactory(engagement=engagement, employee=grace, start_date=date(2025, 12, 1), end_date=date(2026, 1, 23))
     ComplianceRecordFactory(employee_id=grace.id, client_id=CALLOWAY, completed_on=date(2025, 11, 26))
@@ -1061,39 +789,21 @@ def test_case_CO002_006(tb):
             knows={"email": grace.email, "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=grace.email),
-            call("list_tickets", requester_id=grace.id),
+            *identify(grace),
             call("list_resources", kind="client_folder"),
             call("get_resource", resource_id=CALLOWAY_FOLDER),
             call("list_assignments", employee_id=grace.id),
             call("list_access_grants", employee_id=grace.id),
-            call("revoke_access", grant_id=leftover.id, reason="assignment_ended"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="folder_access",
-                reason="assignment_ended",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: her Calloway assignment ended 2026-01-23 (the engagement runs on). The viewer grant "
+            *revoke_ended(leftover),
+            *refused(
+                ticket.id,
+                "folder_access",
+                "assignment_ended",
+                "Refused: her Calloway assignment ended 2026-01-23 (the engagement runs on). The viewer grant "
                 "left over on the Calloway folder was revoked.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=grace.id,
-                approver_id=RETAIL_DIRECTOR,
-                resource_id=CALLOWAY_FOLDER,
-                requested_role="editor",
-            )
-        ],
+        traps=[access_approval(ticket.id, "folder_access", grace, RETAIL_DIRECTOR, CALLOWAY_FOLDER, "editor")],
     )
 
     run.expect_golden()

@@ -6,13 +6,24 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    access_approval,
+    client_gates,
+    grant_access,
+    identify,
+    new_ticket,
+    pending,
+    refused,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     TicketFactory,
+    background_check,
+    client_engagement,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -42,13 +53,7 @@ ARTICLES = (
 
 
 def _calloway_engagement():
-    return EngagementFactory(
-        client_id=CALLOWAY,
-        name="Store operating model",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2025, 12, 1),
-        end_date=date(2026, 4, 10),
-    )
+    return client_engagement(CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2025, 12, 1), date(2026, 4, 10))
 
 
 def test_case_CO003_001(tb):
@@ -64,22 +69,13 @@ def test_case_CO003_001(tb):
             knows={"email": rory.email, "role wanted": "viewer, read only"},
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
-            call("grant_access", employee_id=rory.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access"),
+            grant_access(rory, PROPOSAL_TEMPLATES),
+            solved(ticket.id, "folder_access"),
         ],
         traps=[  # the sign-off from Jonas he expects
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=rory.id,
-                approver_id=manager.id,
-                resource_id=PROPOSAL_TEMPLATES,
-                requested_role="viewer",
-            )
+            access_approval(ticket.id, "folder_access", rory, manager.id, PROPOSAL_TEMPLATES, "viewer")
         ],
     )
 
@@ -105,35 +101,19 @@ def test_case_CO003_002(tb):
             knows={"email": mei.email, "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
+            *identify(mei),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
             call("list_approval_requests", employee_id=mei.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=mei.id,
-                approver_id=KNOWLEDGE_MANAGER,
-                resource_id=DELIVERY_TEMPLATES,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="folder_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on Delivery templates sent for approval to the folder owner, Tom Whitaker.",
-                public=False,
+            access_approval(ticket.id, "folder_access", mei, KNOWLEDGE_MANAGER, DELIVERY_TEMPLATES, "editor"),
+            *pending(
+                ticket.id,
+                "folder_access",
+                "needs_approval",
+                "Editor on Delivery templates sent for approval to the folder owner, Tom Whitaker.",
             ),
         ],
         # "my manager Aisha is happy for me to do it": editor granted on her word
-        traps=[call("grant_access", employee_id=mei.id, resource_id=DELIVERY_TEMPLATES, role="editor")],
+        traps=[grant_access(mei, DELIVERY_TEMPLATES, "editor")],
     )
 
     run.expect_golden()
@@ -165,23 +145,21 @@ def test_case_CO003_003(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=tobias.email),
-            call("list_tickets", requester_id=tobias.id),
+            *identify(tobias),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
             call("list_assignments", employee_id=tobias.id),
             call("list_access_grants", employee_id=tobias.id),
-            call("grant_access", employee_id=tobias.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access", reason="not_staffed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Nordhavn folder refused: not staffed on any active Nordhavn Bank engagement; client folders "
+            grant_access(tobias, PROPOSAL_TEMPLATES),
+            *refused(
+                ticket.id,
+                "folder_access",
+                "not_staffed",
+                "Nordhavn folder refused: not staffed on any active Nordhavn Bank engagement; client folders "
                 "need a current assignment (an NDA alone is not enough). Proposal templates viewer granted.",
-                public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=tobias.id, resource_id=NORDHAVN_FOLDER, role="viewer")],
+        traps=[grant_access(tobias, NORDHAVN_FOLDER)],
     )
 
     run.expect_golden()
@@ -208,45 +186,19 @@ def test_case_CO003_004(tb):
             knows={"email": chloe.email, "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=chloe.email),
-            call("list_tickets", requester_id=chloe.id),
-            call("get_resource", resource_id=CALLOWAY_FOLDER),
-            call("list_assignments", employee_id=chloe.id),
-            call("get_compliance_status", employee_id=chloe.id),
+            *identify(chloe),
+            *client_gates(chloe, CALLOWAY_FOLDER),
             call("list_approval_requests", employee_id=chloe.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=chloe.id,
-                approver_id=RETAIL_DIRECTOR,
-                resource_id=CALLOWAY_FOLDER,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="folder_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on the Calloway engagement folder sent for approval to the engagement lead, "
-                "Ingrid Larsen.",
-                public=False,
+            access_approval(ticket.id, "folder_access", chloe, RETAIL_DIRECTOR, CALLOWAY_FOLDER, "editor"),
+            *pending(
+                ticket.id,
+                "folder_access",
+                "needs_approval",
+                "Editor on the Calloway engagement folder sent for approval to the engagement lead, Ingrid Larsen.",
             ),
         ],
         traps=[  # editor granted straight away, as a staffed workstream lead asks
-            call(
-                "grant_access",
-                employee_id=chloe.id,
-                resource_id=CALLOWAY_FOLDER,
-                role="editor",
-                expires_on="2026-04-10",
-                engagement_id=engagement.id,
-            )
+            grant_access(chloe, CALLOWAY_FOLDER, "editor", expires_on="2026-04-10", engagement_id=engagement.id)
         ],
     )
 
@@ -274,44 +226,19 @@ def test_case_CO003_005(tb):
             knows={"email": dev.email, "which folder": "Calloway Retail engagement folder, RES-504"},
         ),
         golden=[
-            call("find_employee_by_email", email=dev.email),
-            call("list_tickets", requester_id=dev.id),
-            call("get_resource", resource_id=CALLOWAY_FOLDER),
-            call("list_assignments", employee_id=dev.id),
-            call("get_compliance_status", employee_id=dev.id),
+            *identify(dev),
+            *client_gates(dev, CALLOWAY_FOLDER),
             call("list_approval_requests", employee_id=dev.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=dev.id,
-                approver_id=IT_SECURITY_LEAD,
-                resource_id=CALLOWAY_FOLDER,
-                requested_role="admin",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="folder_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Admin on the Calloway engagement folder sent for approval to the IT security lead, Ruth Adeyemi.",
-                public=False,
+            access_approval(ticket.id, "folder_access", dev, IT_SECURITY_LEAD, CALLOWAY_FOLDER, "admin"),
+            *pending(
+                ticket.id,
+                "folder_access",
+                "needs_approval",
+                "Admin on the Calloway engagement folder sent for approval to the IT security lead, Ruth Adeyemi.",
             ),
         ],
         traps=[  # admin straight away on the engagement lead's say-so
-            call(
-                "grant_access",
-                employee_id=dev.id,
-                resource_id=CALLOWAY_FOLDER,
-                role="admin",
-                expires_on="2026-04-10",
-                engagement_id=engagement.id,
-            )
+            grant_access(dev, CALLOWAY_FOLDER, "admin", expires_on="2026-04-10", engagement_id=engagement.id)
         ],
     )
 
@@ -344,40 +271,21 @@ def test_case_CO003_006(tb):
             knows={"email": hannah.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=hannah.email),
-            call("list_tickets", requester_id=hannah.id),
+            *identify(hannah),
             call("list_resources", kind="client_folder"),
-            call("get_resource", resource_id=CALLOWAY_FOLDER),
-            call("list_assignments", employee_id=hannah.id),
-            call("get_compliance_status", employee_id=hannah.id),
+            *client_gates(hannah, CALLOWAY_FOLDER),
             call("get_software", software_id=ACROBAT),
             call("list_licence_seats", employee_id=hannah.id),
             call("assign_licence", software_id=ACROBAT, employee_id=hannah.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="folder_access",
-                reason="awaiting_employee",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Calloway folder waits for the employee: the Calloway NDA was sent but is not signed. Grant "
+            *pending(
+                ticket.id,
+                "folder_access",
+                "awaiting_employee",
+                "Calloway folder waits for the employee: the Calloway NDA was sent but is not signed. Grant "
                 "viewer once she signs it. Acrobat Pro seat assigned.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "grant_access",
-                employee_id=hannah.id,
-                resource_id=CALLOWAY_FOLDER,
-                role="viewer",
-                expires_on="2026-04-10",
-                engagement_id="ENG-601",
-            )
-        ],
+        traps=[grant_access(hannah, CALLOWAY_FOLDER, expires_on="2026-04-10", engagement_id="ENG-601")],
         reply="Being staffed isn't enough on its own: client folders also need a signed NDA for that client, and "
         "your Calloway NDA has been sent to you but not signed yet. Once you sign it, let us know and we'll give "
         "you read access to the folder. Your Acrobat Pro licence is assigned already.",
@@ -394,32 +302,14 @@ def test_case_CO003_006(tb):
 def test_case_CO003_007(tb):
     """Nordhavn folder with an expired background check: folders need none, so grant viewer under the client rule."""
     mateo = EmployeeFactory(name="Mateo Rahman", grade="senior_consultant", department="Financial Services")
-    old = EngagementFactory(
-        client_id=NORDHAVN,
-        name="Treasury review",
-        lead_id=FS_PARTNER,
-        status="closed",
-        start_date=date(2025, 3, 3),
-        end_date=date(2025, 8, 29),
+    old = client_engagement(
+        NORDHAVN, "Treasury review", FS_PARTNER, date(2025, 3, 3), date(2025, 8, 29), status="closed"
     )
-    current = EngagementFactory(
-        client_id=NORDHAVN,
-        name="Core banking migration",
-        lead_id=FS_PARTNER,
-        start_date=date(2025, 11, 3),
-        end_date=date(2026, 6, 30),
-    )
+    current = client_engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
     AssignmentFactory(engagement=old, employee=mateo)
     AssignmentFactory(engagement=current, employee=mateo, start_date=date(2026, 1, 19), end_date=date(2026, 3, 20))
     ComplianceRecordFactory(employee_id=mateo.id, client_id=NORDHAVN, completed_on=date(2025, 2, 24))
-    ComplianceRecordFactory(
-        employee_id=mateo.id,
-        kind="background_check",
-        client_id=None,
-        status="cleared",
-        completed_on=date(2022, 11, 7),
-        expires_on=date(2025, 11, 7),
-    )
+    background_check(mateo, completed_on=date(2022, 11, 7))
     AccessGrantFactory(
         employee_id=mateo.id,
         resource_id=NORDHAVN_FOLDER,
@@ -438,21 +328,11 @@ def test_case_CO003_007(tb):
             knows={"email": mateo.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
-            call("get_resource", resource_id=NORDHAVN_FOLDER),
-            call("list_assignments", employee_id=mateo.id),
-            call("get_compliance_status", employee_id=mateo.id),
+            *identify(mateo),
+            *client_gates(mateo, NORDHAVN_FOLDER),
             call("list_access_grants", employee_id=mateo.id),
-            call(
-                "grant_access",
-                employee_id=mateo.id,
-                resource_id=NORDHAVN_FOLDER,
-                role="viewer",
-                expires_on="2026-03-20",
-                engagement_id=current.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="folder_access"),
+            grant_access(mateo, NORDHAVN_FOLDER, expires_on="2026-03-20", engagement_id=current.id),
+            solved(ticket.id, "folder_access"),
         ],
         traps=[  # the lapsed screening applied to a folder
             call(
@@ -488,37 +368,21 @@ def test_case_CO003_008(tb):
             knows={"email": nina.email, "folder": "Proposal templates", "role wanted": "admin"},
         ),
         golden=[
-            call("find_employee_by_email", email=nina.email),
-            call("list_tickets", requester_id=nina.id),
+            *identify(nina),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
             call("list_access_grants", employee_id=nina.id),
             call("list_approval_requests", employee_id=nina.id),
-            call(
-                "create_ticket",
-                requester_id=nina.id,
-                subject="Admin on Proposal templates",
-                category="folder_access",
-                subject_employee_id=nina.id,
-            ),
-            call(
-                "create_approval_request",
-                ticket_id="T-3302",
-                kind="folder_access",
-                employee_id=nina.id,
-                approver_id=IT_SECURITY_LEAD,
-                resource_id=PROPOSAL_TEMPLATES,
-                requested_role="admin",
-            ),
-            call("update_ticket", ticket_id="T-3302", status="pending", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-3302",
-                body="Admin on Proposal templates sent for approval to the IT security lead, Ruth Adeyemi; the "
+            new_ticket(nina, "Admin on Proposal templates", "folder_access"),
+            access_approval("T-3302", "folder_access", nina, IT_SECURITY_LEAD, PROPOSAL_TEMPLATES, "admin"),
+            *pending(
+                "T-3302",
+                None,
+                "needs_approval",
+                "Admin on Proposal templates sent for approval to the IT security lead, Ruth Adeyemi; the "
                 "folder owner's yes does not count.",
-                public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=nina.id, resource_id=PROPOSAL_TEMPLATES, role="admin")],
+        traps=[grant_access(nina, PROPOSAL_TEMPLATES, "admin")],
     )
 
     run.expect_golden()

@@ -6,6 +6,17 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    budget_approval,
+    hardware_reads,
+    identify,
+    new_ticket,
+    override_approval,
+    pending,
+    refused,
+    request_hardware,
+    solved,
+)
 from domains.consulting.factories import (
     AssignmentFactory,
     EmployeeFactory,
@@ -59,27 +70,13 @@ def test_case_CO006_001(tb):
             knows={"email": lena.email, "item": "Apple MacBook Pro 14-inch M4 Pro, HW-203"},
         ),
         golden=[
-            call("find_employee_by_email", email=lena.email),
-            call("list_tickets", requester_id=lena.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=lena.id),
-            call(
-                "request_hardware",
-                employee_id=lena.id,
-                model_id=MACBOOK_PRO,
-                reason="iOS app development and testing on the new workstream.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware"),
+            *identify(lena),
+            *hardware_reads(lena),
+            request_hardware(lena, MACBOOK_PRO, "iOS app development and testing on the new workstream."),
+            solved(ticket.id, "hardware"),
         ],
         traps=[  # the sign-off she expects, though December's laptop was last year's budget
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=lena.id,
-                approver_id=MANAGING_PARTNER,
-                hardware_request_id="HR-7003",
-            )
+            budget_approval(ticket.id, lena, MANAGING_PARTNER, "HR-7003")
         ],
     )
 
@@ -109,35 +106,20 @@ def test_case_CO006_002(tb):
             knows={"email": kwame.email, "item": "Lenovo ThinkPad P1 Gen 7, HW-202"},
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=kwame.id),
-            call(
-                "request_hardware",
-                employee_id=kwame.id,
-                model_id=PERFORMANCE_LAPTOP,
-                reason="Forecasting models too heavy for the current laptop.",
-            ),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=kwame.id,
-                approver_id=manager.id,
-                hardware_request_id="HR-0001",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="ThinkPad P1 ($2,890) is above the $2,500 consultant budget; approval requested from the line "
+            *identify(kwame),
+            *hardware_reads(kwame),
+            request_hardware(kwame, PERFORMANCE_LAPTOP, "Forecasting models too heavy for the current laptop."),
+            budget_approval(ticket.id, kwame, manager.id, "HR-0001"),
+            *pending(
+                ticket.id,
+                "hardware",
+                "needs_approval",
+                "ThinkPad P1 ($2,890) is above the $2,500 consultant budget; approval requested from the line "
                 "manager, Omar Fischer.",
-                public=False,
             ),
         ],
         # closed on Ingrid's word (routing it to her as well the tools refuse: a duplicate of the pending request)
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
+        traps=[solved(ticket.id)],
     )
 
     run.expect_golden()
@@ -167,34 +149,19 @@ def test_case_CO006_003(tb):
             knows={"email": tobias.email, "item": "Apple MacBook Pro 14-inch M4 Pro, HW-203"},
         ),
         golden=[
-            call("find_employee_by_email", email=tobias.email),
-            call("list_tickets", requester_id=tobias.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=tobias.id),
-            call(
-                "request_hardware",
-                employee_id=tobias.id,
-                model_id=MACBOOK_PRO,
-                reason="Replacement development laptop requested by the employee.",
-            ),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=tobias.id,
-                approver_id=manager.id,
-                hardware_request_id="HR-7003",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="2026 spend would be $3,117 ($429 + $289 + $2,399), above the $3,000 budget; approval requested "
+            *identify(tobias),
+            *hardware_reads(tobias),
+            request_hardware(tobias, MACBOOK_PRO, "Replacement development laptop requested by the employee."),
+            budget_approval(ticket.id, tobias, manager.id, "HR-7003"),
+            *pending(
+                ticket.id,
+                "hardware",
+                "needs_approval",
+                "2026 spend would be $3,117 ($429 + $289 + $2,399), above the $3,000 budget; approval requested "
                 "from the line manager, Nina Haddad.",
-                public=False,
             ),
         ],
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # "well within" his $3,000: closed
+        traps=[solved(ticket.id)],  # "well within" his $3,000: closed
         reply="The MacBook Pro is $2,399, but with the monitor and dock you ordered in January your 2026 hardware "
         "spend would come to $3,117, above your $3,000 yearly budget. I've raised the request and sent it to your "
         "line manager, Nina Haddad, for approval.",
@@ -236,11 +203,10 @@ def test_case_CO007_001(tb):
             knows={"email": aisha.email, "expense report": report.id},
         ),
         golden=[
-            call("find_employee_by_email", email=aisha.email),
-            call("list_tickets", requester_id=aisha.id),
+            *identify(aisha),
             call("get_expense_report", report_id=report.id),
             call("approve_expense_override", line_id=line.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="expense_override"),
+            solved(ticket.id, "expense_override"),
         ],
     )
 
@@ -274,27 +240,19 @@ def test_case_CO007_002(tb):
             knows={"email": rory.email, "expense report": report.id},
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="receipt_not_itemised"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="expense_override",
-                reason="awaiting_employee",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Override rejected: card slip only, no itemised receipt. Waiting for the employee to upload the "
+            *pending(
+                ticket.id,
+                "expense_override",
+                "awaiting_employee",
+                "Override rejected: card slip only, no itemised receipt. Waiting for the employee to upload the "
                 "itemised receipt.",
-                public=False,
             ),
         ],
         # rejected and closed as for a late claim (approving it, as asked, the tools refuse once it is rejected)
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
+        traps=[solved(ticket.id)],
     )
 
     run.expect_golden()
@@ -329,35 +287,20 @@ def test_case_CO007_003(tb):
             knows={"email": mei.email, "expense report": report.id},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
+            *identify(mei),
             call("get_expense_report", report_id=report.id),
             call("get_employee", employee_id=mei.id),
             call("list_approval_requests", employee_id=mei.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="expense_override",
-                employee_id=mei.id,
-                approver_id=manager.id,
-                expense_line_id=line.id,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="expense_override",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Override of $185.00 is above the $100 desk limit; sent to the line manager, Felix Dubois.",
-                public=False,
+            override_approval(ticket.id, mei, manager.id, line),
+            *pending(
+                ticket.id,
+                "expense_override",
+                "needs_approval",
+                "Override of $185.00 is above the $100 desk limit; sent to the line manager, Felix Dubois.",
             ),
         ],
         # closed on the lead's say-so; approving the line itself the tools refuse once it awaits the manager
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],
+        traps=[solved(ticket.id)],
     )
 
     run.expect_golden()
@@ -390,22 +333,14 @@ def test_case_CO007_004(tb):
             knows={"email": sofia.email, "expense report": report.id},
         ),
         golden=[
-            call("find_employee_by_email", email=sofia.email),
-            call("list_tickets", requester_id=sofia.id),
+            *identify(sofia),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="late_submission"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="expense_override",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Override rejected: hotel incurred 2025-10-20, submitted 2026-01-28, more than 60 days later.",
-                public=False,
+            *refused(
+                ticket.id,
+                "expense_override",
+                "outside_window",
+                "Override rejected: hotel incurred 2025-10-20, submitted 2026-01-28, more than 60 days later.",
             ),
         ],
         # left pending as if she could resubmit (approving the line the tools refuse once it is rejected)
@@ -444,22 +379,17 @@ def test_case_CO006_004(tb):
             rules=("You would rather have the Dell straight away than wait for anyone's sign-off on the MacBook.",),
         ),
         golden=[
-            call("find_employee_by_email", email=jonas.email),
-            call("list_tickets", requester_id=jonas.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=jonas.id),
-            call(
-                "request_hardware",
-                employee_id=jonas.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Replacement laptop for mobile prototyping; the MacBook would exceed this year's budget.",
+            *identify(jonas),
+            *hardware_reads(jonas),
+            request_hardware(
+                jonas,
+                STANDARD_LAPTOP,
+                "Replacement laptop for mobile prototyping; the MacBook would exceed this year's budget.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware"),
+            solved(ticket.id, "hardware"),
         ],
         # the MacBook he asked for first, though $379 + $429 + $2,399 is above his $2,500
-        traps=[
-            call("request_hardware", employee_id=jonas.id, model_id=MACBOOK_PRO, reason="Mobile prototyping laptop.")
-        ],
+        traps=[request_hardware(jonas, MACBOOK_PRO, "Mobile prototyping laptop.")],
     )
 
     run.expect_golden()
@@ -490,21 +420,11 @@ def test_case_CO006_005(tb):
             knows={"email": hannah.email, "item": "Dell UltraSharp 27-inch monitor, HW-204"},
         ),
         golden=[
-            call("find_employee_by_email", email=hannah.email),
-            call("list_tickets", requester_id=hannah.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=hannah.id),
-            call(
-                "create_ticket",
-                requester_id=hannah.id,
-                subject="Second monitor",
-                category="hardware",
-                subject_employee_id=hannah.id,
-            ),
-            call(
-                "request_hardware", employee_id=hannah.id, model_id=MONITOR, reason="Second monitor for home working."
-            ),
-            call("update_ticket", ticket_id="T-3302", status="solved"),
+            *identify(hannah),
+            *hardware_reads(hannah),
+            new_ticket(hannah, "Second monitor", "hardware"),
+            request_hardware(hannah, MONITOR, "Second monitor for home working."),
+            solved("T-3302"),
         ],
         traps=[call("update_ticket", ticket_id=old.id, status="open")],  # "pick up my ticket from before"
     )
@@ -554,25 +474,17 @@ def test_case_CO007_005(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
+            *identify(kwame),
             call("get_expense_report", report_id=denver.id),
             call("get_expense_report", report_id=seattle.id),
             call("approve_expense_override", line_id=meal.id),
             call("reject_expense_override", line_id=taxi.id, reason="late_submission"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="expense_override",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Denver dinner override approved ($40.00 over, itemised). Seattle taxi override rejected: "
+            *refused(
+                ticket.id,
+                "expense_override",
+                "outside_window",
+                "Denver dinner override approved ($40.00 over, itemised). Seattle taxi override rejected: "
                 "incurred 2025-11-20, submitted 2026-01-29, more than 60 days later.",
-                public=False,
             ),
         ],
         # the late taxi treated as waiting for the manager's decision
@@ -617,23 +529,15 @@ def test_case_CO007_006(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
+            *identify(mateo),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="late_submission"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="expense_override",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Override rejected as late: dinner 2025-11-10, report submitted 2026-01-26 (77 days). An "
+            *refused(
+                ticket.id,
+                "expense_override",
+                "outside_window",
+                "Override rejected as late: dinner 2025-11-10, report submitted 2026-01-26 (77 days). An "
                 "itemised receipt would not change this.",
-                public=False,
             ),
         ],
         traps=[  # kept open for the receipt, as he asks
@@ -678,30 +582,20 @@ def test_case_CO006_006(tb):
             knows={"email": chloe.email},
         ),
         golden=[
-            call("find_employee_by_email", email=chloe.email),
-            call("list_tickets", requester_id=chloe.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=chloe.id),
+            *identify(chloe),
+            *hardware_reads(chloe),
             call("get_employee", employee_id=chloe.id),
-            call("request_hardware", employee_id=chloe.id, model_id=DOCK, reason="Desk dock."),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=chloe.id,
-                approver_id=manager.id,
-                hardware_request_id="HR-7004",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Dock raised (HR-7004): with the returned MacBook (still counted) this year's spend is $2,688.00, "
+            request_hardware(chloe, DOCK, "Desk dock."),
+            budget_approval(ticket.id, chloe, manager.id, "HR-7004"),
+            *pending(
+                ticket.id,
+                "hardware",
+                "needs_approval",
+                "Dock raised (HR-7004): with the returned MacBook (still counted) this year's spend is $2,688.00, "
                 "above the $2,500 consultant budget. Sent to the line manager, Nina Fischer.",
-                public=False,
             ),
         ],
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # the returned MacBook left out
+        traps=[solved(ticket.id)],  # the returned MacBook left out
     )
 
     run.expect_golden()
@@ -731,30 +625,20 @@ def test_case_CO006_007(tb):
             knows={"email": mei.email},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=mei.id),
+            *identify(mei),
+            *hardware_reads(mei),
             call("get_manager_chain", employee_id=mei.id),
-            call("request_hardware", employee_id=mei.id, model_id=TABLET, reason="Notes on ward rounds."),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=mei.id,
-                approver_id=manager.id,
-                hardware_request_id="HR-7002",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="pending", category="hardware", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Neither item fits the $2,000 analyst budget after January's laptop ($2,349.00 with the iPad, "
+            request_hardware(mei, TABLET, "Notes on ward rounds."),
+            budget_approval(ticket.id, mei, manager.id, "HR-7002"),
+            *pending(
+                ticket.id,
+                "hardware",
+                "needs_approval",
+                "Neither item fits the $2,000 analyst budget after January's laptop ($2,349.00 with the iPad, "
                 "$2,029.00 with the headset): iPad raised (HR-7002) and sent to the line manager, Omar Kraus.",
-                public=False,
             ),
         ],
-        traps=[call("request_hardware", employee_id=mei.id, model_id=HEADSET, reason="Fallback headset.")],
+        traps=[request_hardware(mei, HEADSET, "Fallback headset.")],
     )
 
     run.expect_golden()
@@ -791,19 +675,15 @@ def test_case_CO007_007(tb):
             knows={"email": lena.email},
         ),
         golden=[
-            call("find_employee_by_email", email=lena.email),
-            call("list_tickets", requester_id=lena.id),
+            *identify(lena),
             call("list_expense_reports", employee_id=lena.id),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="within_limit"),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="expense_override", reason="not_needed"
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Override not needed: the breakfast line ($68.50) is within its $75.00 limit and is paid in full.",
-                public=False,
+            *refused(
+                ticket.id,
+                "expense_override",
+                "not_needed",
+                "Override not needed: the breakfast line ($68.50) is within its $75.00 limit and is paid in full.",
             ),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
@@ -846,12 +726,11 @@ def test_case_CO007_008(tb):
             knows={"email": tobias.email},
         ),
         golden=[
-            call("find_employee_by_email", email=tobias.email),
-            call("list_tickets", requester_id=tobias.id),
+            *identify(tobias),
             call("list_expense_reports", employee_id=tobias.id),
             call("get_expense_report", report_id=report.id),
             call("approve_expense_override", line_id=line.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="expense_override"),
+            solved(ticket.id, "expense_override"),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
     )

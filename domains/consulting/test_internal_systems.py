@@ -6,6 +6,15 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    access_approval,
+    grant_access,
+    identify,
+    new_ticket,
+    pending,
+    refused,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     ApprovalRequestFactory,
@@ -48,30 +57,15 @@ def test_case_CO009_001(tb):
             knows={"email": lena.email, "system": "Salesforce CRM", "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=lena.email),
-            call("list_tickets", requester_id=lena.id),
+            *identify(lena),
             call("list_resources", kind="internal_system"),
             call("get_resource", resource_id=SALESFORCE),
-            call(
-                "create_ticket",
-                requester_id=lena.id,
-                subject="Salesforce CRM read access",
-                category="system_access",
-                subject_employee_id=lena.id,
-            ),
-            call("grant_access", employee_id=lena.id, resource_id=SALESFORCE, role="viewer"),
-            call("update_ticket", ticket_id="T-3302", status="solved"),
+            new_ticket(lena, "Salesforce CRM read access", "system_access"),
+            grant_access(lena, SALESFORCE),
+            solved("T-3302"),
         ],
         traps=[  # the sign-off from Omar she expects
-            call(
-                "create_approval_request",
-                ticket_id="T-3302",
-                kind="system_access",
-                employee_id=lena.id,
-                approver_id=manager.id,
-                resource_id=SALESFORCE,
-                requested_role="viewer",
-            )
+            access_approval("T-3302", "system_access", lena, manager.id, SALESFORCE, "viewer")
         ],
     )
 
@@ -100,34 +94,18 @@ def test_case_CO009_002(tb):
             knows={"email": dev.email, "system": "NetSuite Finance", "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=dev.email),
-            call("list_tickets", requester_id=dev.id),
+            *identify(dev),
             call("get_resource", resource_id=NETSUITE),
             call("get_employee", employee_id=dev.id),
             call("list_access_grants", employee_id=dev.id),
             call("list_approval_requests", employee_id=dev.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=dev.id,
-                approver_id=manager.id,
-                resource_id=NETSUITE,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on NetSuite Finance sent for approval to the line manager, Sofia Whitfield (not the "
+            access_approval(ticket.id, "system_access", dev, manager.id, NETSUITE, "editor"),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "Editor on NetSuite Finance sent for approval to the line manager, Sofia Whitfield (not the "
                 "system owner).",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # viewer dropped to switch to editor
@@ -161,33 +139,17 @@ def test_case_CO009_003(tb):
             knows={"email": priya_report.email, "system": "Workday", "role wanted": "admin"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya_report.email),
-            call("list_tickets", requester_id=priya_report.id),
+            *identify(priya_report),
             call("get_resource", resource_id=WORKDAY),
             call("list_access_grants", employee_id=priya_report.id),
             call("list_approval_requests", employee_id=priya_report.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=priya_report.id,
-                approver_id=IT_SECURITY_LEAD,
-                resource_id=WORKDAY,
-                requested_role="admin",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Admin on Workday sent for approval to the IT security lead, Ruth Adeyemi; a verbal yes from the "
+            access_approval(ticket.id, "system_access", priya_report, IT_SECURITY_LEAD, WORKDAY, "admin"),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "Admin on Workday sent for approval to the IT security lead, Ruth Adeyemi; a verbal yes from the "
                 "line manager does not count.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id="AG-5001", reason="requested")],  # editor dropped to make way for admin
@@ -240,26 +202,18 @@ def test_case_CO009_004(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=arjun.email),
-            call("list_tickets", requester_id=arjun.id),
+            *identify(arjun),
             call("get_resource", resource_id=TIMESHEETS),
             call("list_approval_requests", employee_id=arjun.id),
             call("get_resource", resource_id=SALESFORCE),
             call("list_access_grants", employee_id=arjun.id),
-            call("grant_access", employee_id=arjun.id, resource_id=SALESFORCE, role="viewer"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on Replicon Timesheets already awaits the line manager, Jonas Costa (APR-6001); no new "
+            grant_access(arjun, SALESFORCE),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "Editor on Replicon Timesheets already awaits the line manager, Jonas Costa (APR-6001); no new "
                 "request created. Salesforce CRM viewer granted.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # "approve it": viewer swapped out
@@ -290,22 +244,18 @@ def test_case_CO009_005(tb):
             knows={"email": mei.email, "colleague": f"Rory Petrov, employee id {rory.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
+            *identify(mei),
             call("get_resource", resource_id=SALESFORCE),
-            call("grant_access", employee_id=mei.id, resource_id=SALESFORCE, role="viewer"),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="system_access", reason="not_authorised"
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Salesforce viewer granted to the requester. Request for Rory Petrov refused: employees ask for "
+            grant_access(mei, SALESFORCE),
+            *refused(
+                ticket.id,
+                "system_access",
+                "not_authorised",
+                "Salesforce viewer granted to the requester. Request for Rory Petrov refused: employees ask for "
                 "themselves; he can raise it himself.",
-                public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=rory.id, resource_id=SALESFORCE, role="viewer")],
+        traps=[grant_access(rory, SALESFORCE)],
     )
 
     run.expect_golden()
@@ -339,33 +289,17 @@ def test_case_CO009_006(tb):
             knows={"email": tobias.email, "system": "Salesforce CRM", "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=tobias.email),
-            call("list_tickets", requester_id=tobias.id),
+            *identify(tobias),
             call("get_resource", resource_id=SALESFORCE),
             call("get_employee", employee_id=tobias.id),
             call("list_approval_requests", employee_id=tobias.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=tobias.id,
-                approver_id=manager.id,
-                resource_id=SALESFORCE,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="The pending approval APR-6001 is for Workday, not Salesforce. Salesforce editor sent for "
+            access_approval(ticket.id, "system_access", tobias, manager.id, SALESFORCE, "editor"),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "The pending approval APR-6001 is for Workday, not Salesforce. Salesforce editor sent for "
                 "approval to the line manager, Aisha Whitfield.",
-                public=False,
             ),
         ],
         # the pending Workday approval taken for this one: viewer dropped to switch him to editor straight away
@@ -404,29 +338,17 @@ def test_case_CO009_007(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
+            *identify(kwame),
             call("get_resource", resource_id=SALESFORCE),
             call("list_access_grants", employee_id=kwame.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="system_access", reason="not_needed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Already holds active editor access to Salesforce CRM ({editor.id}); nothing to request.",
-                public=False,
+            *refused(
+                ticket.id,
+                "system_access",
+                "not_needed",
+                f"Already holds active editor access to Salesforce CRM ({editor.id}); nothing to request.",
             ),
         ],
-        traps=[
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=kwame.id,
-                approver_id=manager.id,
-                resource_id=SALESFORCE,
-                requested_role="editor",
-            )
-        ],
+        traps=[access_approval(ticket.id, "system_access", kwame, manager.id, SALESFORCE, "editor")],
         reply="Our records show you already hold active editor access to Salesforce CRM, so there's nothing to "
         "request from Hannah. The save problem on that opportunity is not an access question.",
     )
@@ -472,34 +394,18 @@ def test_case_CO009_008(tb):
             knows={"email": aisha.email, "system": "Workday", "role wanted": "editor"},
         ),
         golden=[
-            call("find_employee_by_email", email=aisha.email),
-            call("list_tickets", requester_id=aisha.id),
+            *identify(aisha),
             call("get_resource", resource_id=WORKDAY),
             call("get_manager_chain", employee_id=aisha.id),
             call("list_access_grants", employee_id=aisha.id),
             call("list_approval_requests", employee_id=aisha.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=aisha.id,
-                approver_id=manager.id,
-                resource_id=WORKDAY,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="New Workday editor request sent to the line manager, Isla Mensah; November's rejected request "
+            access_approval(ticket.id, "system_access", aisha, manager.id, WORKDAY, "editor"),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "New Workday editor request sent to the line manager, Isla Mensah; November's rejected request "
                 "(Omar Petrov) does not decide the approver.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=viewer.id, reason="requested")],  # viewer dropped ahead of editor
@@ -529,32 +435,16 @@ def test_case_CO009_009(tb):
             knows={"email": mateo.email, "system": "NetSuite Finance", "role wanted": "admin"},
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
+            *identify(mateo),
             call("get_resource", resource_id=NETSUITE),
             call("list_approval_requests", employee_id=mateo.id),
-            call(
-                "create_ticket",
-                requester_id=mateo.id,
-                subject="NetSuite admin access",
-                category="system_access",
-                subject_employee_id=mateo.id,
-            ),
-            call(
-                "create_approval_request",
-                ticket_id="T-3302",
-                kind="system_access",
-                employee_id=mateo.id,
-                approver_id=IT_SECURITY_LEAD,
-                resource_id=NETSUITE,
-                requested_role="admin",
-            ),
-            call("update_ticket", ticket_id="T-3302", status="pending", reason="needs_approval"),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-3302",
-                body="Admin on NetSuite Finance sent for approval to the IT security lead, Ruth Adeyemi.",
-                public=False,
+            new_ticket(mateo, "NetSuite admin access", "system_access"),
+            access_approval("T-3302", "system_access", mateo, IT_SECURITY_LEAD, NETSUITE, "admin"),
+            *pending(
+                "T-3302",
+                None,
+                "needs_approval",
+                "Admin on NetSuite Finance sent for approval to the IT security lead, Ruth Adeyemi.",
             ),
         ],
         traps=[call("revoke_access", grant_id="AG-5001", reason="requested")],  # editor dropped to make way for admin
@@ -595,35 +485,19 @@ def test_case_CO009_010(tb):
             knows={"email": jonas.email},
         ),
         golden=[
-            call("find_employee_by_email", email=jonas.email),
-            call("list_tickets", requester_id=jonas.id),
+            *identify(jonas),
             call("get_resource", resource_id=WORKDAY),
             call("get_resource", resource_id=NETSUITE),
             call("get_employee", employee_id=jonas.id),
             call("list_access_grants", employee_id=jonas.id),
             call("list_approval_requests", employee_id=jonas.id),
-            call("grant_access", employee_id=jonas.id, resource_id=WORKDAY, role="viewer"),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=jonas.id,
-                approver_id=manager.id,
-                resource_id=NETSUITE,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="system_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Workday viewer granted. NetSuite editor sent for approval to the line manager, Chloe Fischer.",
-                public=False,
+            grant_access(jonas, WORKDAY),
+            access_approval(ticket.id, "system_access", jonas, manager.id, NETSUITE, "editor"),
+            *pending(
+                ticket.id,
+                "system_access",
+                "needs_approval",
+                "Workday viewer granted. NetSuite editor sent for approval to the line manager, Chloe Fischer.",
             ),
         ],
         traps=[call("revoke_access", grant_id=netsuite.id, reason="requested")],  # viewer dropped for the upgrade

@@ -6,18 +6,39 @@ from datetime import date, timedelta
 
 import pytest
 
+from domains.consulting.calls import (
+    assign_licences,
+    client_gates,
+    grant_access,
+    hold,
+    identify,
+    kit_access,
+    kit_reads,
+    refused,
+    request_hardware,
+    solved,
+    starter_laptop,
+)
 from domains.consulting.clock import TODAY
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    client_engagement,
 )
-from domains.consulting.models import AccessGrant, HardwareRequest, LicenceSeat, Ticket, TicketComment
+from domains.consulting.models import (
+    AccessGrant,
+    Employee,
+    Engagement,
+    HardwareRequest,
+    LicenceSeat,
+    Ticket,
+    TicketComment,
+)
 from domains.consulting.rubrics import CHLOE_ASKS_FOR_HER_ACCESS, STARTER_KIT_ASKED_BY
 from domains.consulting.seed import (
     ACROBAT,
@@ -46,17 +67,6 @@ ARTICLES = (
 _KIT_ACCESS = {WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES}
 
 
-def _kit_reads(joiner_id: str) -> list:
-    return [
-        call("get_employee", employee_id=joiner_id),
-        call("list_access_grants", employee_id=joiner_id),
-        call("list_licence_seats", employee_id=joiner_id),
-        call("list_resources"),
-        call("list_software"),
-        call("list_hardware_requests", employee_id=joiner_id),
-    ]
-
-
 def _full_acrobat_pool(idle: dict[int, tuple[int, bool]] | None = None) -> dict[int, LicenceSeat]:
     """Fill the 30-seat Acrobat pool. `idle` maps a seat's position to (days since the date that counts, never
     used?); every other seat was used three days ago."""
@@ -72,6 +82,20 @@ def _full_acrobat_pool(idle: dict[int, tuple[int, bool]] | None = None) -> dict[
                 software_id=ACROBAT, requested_on=date(2025, 1, 6), assigned_on=date(2025, 1, 6), last_used_on=since
             )
     return seats
+
+
+def _calloway_joiner(name: str, manager: Employee, assignment_end: date) -> tuple[Employee, Engagement]:
+    """An analyst who joined `manager`'s Retail & Consumer team on 26 January, staffed from that day to
+    `assignment_end` on Calloway's store operating model, with the Calloway NDA signed on day one."""
+    joiner = EmployeeFactory(
+        name=name, grade="analyst", department="Retail & Consumer", manager_id=manager.id, start_date=date(2026, 1, 26)
+    )
+    engagement = client_engagement(
+        CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2026, 1, 12), date(2026, 7, 31)
+    )
+    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=assignment_end)
+    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    return joiner, engagement
 
 
 @pytest.mark.distractors
@@ -94,24 +118,15 @@ def test_case_CO014_001(tb):
             knows={"email": coordinator.email, "joiner": f"Sofia Mensah, employee id {joiner.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=coordinator.email),
-            call("list_tickets", requester_id=coordinator.id),
-            *_kit_reads(joiner.id),
-            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            *identify(coordinator),
+            *kit_reads(joiner),
+            *kit_access(joiner, WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(joiner, THINK_CELL),
             call("list_licence_seats", software_id=ACROBAT),
             call("release_licence", seat_id=seats[11].id),
-            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
-            call(
-                "request_hardware",
-                employee_id=joiner.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Starter laptop for a new joiner.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+            *assign_licences(joiner, ACROBAT),
+            starter_laptop(joiner),
+            solved(ticket.id, "joiner"),
         ],
         traps=[call("release_licence", seat_id=seats[4].id)],  # last used 74 days ago: idle, but not the longest
     )
@@ -148,35 +163,19 @@ def test_case_CO014_002(tb):
             knows={"email": manager.email, "joiner": f"Jonas Alvarez, employee id {joiner.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            *_kit_reads(joiner.id),
-            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
+            *identify(manager),
+            *kit_reads(joiner),
+            *kit_access(joiner, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(joiner, THINK_CELL),
             call("list_licence_seats", software_id=ACROBAT),
             call("join_licence_waitlist", software_id=ACROBAT, employee_id=joiner.id),
-            call(
-                "request_hardware",
-                employee_id=joiner.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Starter laptop for a new joiner.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="joiner",
-                reason="no_free_seat",
-                queue="licensing",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Starter kit given except Adobe Acrobat Pro: pool full and no seat idle 60 days or more; joiner "
+            starter_laptop(joiner),
+            *hold(
+                ticket.id,
+                "joiner",
+                "no_free_seat",
+                "Starter kit given except Adobe Acrobat Pro: pool full and no seat idle 60 days or more; joiner "
                 "waitlisted for the next seat.",
-                public=False,
             ),
         ],
         traps=[call("release_licence", seat_id=seats[7].id)],  # used 59 days ago: not idle yet
@@ -198,22 +197,7 @@ def test_case_CO014_002(tb):
 def test_case_CO014_003(tb):
     """The manager asks for the kit and Calloway access for his joiner: the kit is given, client access refused."""
     manager = EmployeeFactory(name="Mateo Dubois", grade="manager", department="Retail & Consumer")
-    joiner = EmployeeFactory(
-        name="Chloe Haddad",
-        grade="analyst",
-        department="Retail & Consumer",
-        manager_id=manager.id,
-        start_date=date(2026, 1, 26),
-    )
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Store operating model",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 12),
-        end_date=date(2026, 7, 31),
-    )
-    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=date(2026, 6, 26))
-    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    joiner, engagement = _calloway_joiner("Chloe Haddad", manager, date(2026, 6, 26))
     AccessGrantFactory(employee_id=joiner.id, resource_id=TIMESHEETS)
     LicenceSeatFactory(software_id=THINK_CELL, employee_id=joiner.id, requested_on=date(2026, 1, 26))
     ticket = TicketFactory(requester=manager, subject_employee_id=joiner.id, subject="Chloe Haddad onboarding")
@@ -226,38 +210,20 @@ def test_case_CO014_003(tb):
             knows={"email": manager.email, "joiner": f"Chloe Haddad, employee id {joiner.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            *_kit_reads(joiner.id),
-            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
-            call(
-                "request_hardware",
-                employee_id=joiner.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Starter laptop for a new joiner.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Starter kit completed. Calloway Snowflake access refused: client access is not part of the "
+            *identify(manager),
+            *kit_reads(joiner),
+            *kit_access(joiner, WORKDAY, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(joiner, ACROBAT),
+            starter_laptop(joiner),
+            *refused(
+                ticket.id,
+                "joiner",
+                "not_authorised",
+                "Starter kit completed. Calloway Snowflake access refused: client access is not part of the "
                 "kit and only Chloe Haddad may ask for it.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "grant_access",
-                employee_id=joiner.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-05-03",
-                engagement_id=engagement.id,
-            )
-        ],
+        traps=[grant_access(joiner, CALLOWAY_SNOWFLAKE, expires_on="2026-05-03", engagement_id=engagement.id)],
         reply="Chloe's starter kit is now complete. I can't add the Calloway Snowflake access on your request, "
         "though: client access isn't part of the starter kit, so Chloe needs to ask for it herself, and it will be "
         "checked under the client access rules then.",
@@ -294,20 +260,18 @@ def test_case_CO014_004(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=director.email),
-            call("list_tickets", requester_id=director.id),
+            *identify(director),
             call("get_employee", employee_id=joiner.id),
             call("get_manager_chain", employee_id=joiner.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: starter kit asked by the skip-level director; only Arjun Costa, his line manager (Rory "
+            *refused(
+                ticket.id,
+                "joiner",
+                "not_authorised",
+                "Refused: starter kit asked by the skip-level director; only Arjun Costa, his line manager (Rory "
                 "Fischer) or the People team may ask.",
-                public=False,
             ),
         ],
-        traps=[call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer")],
+        traps=[grant_access(joiner, WORKDAY)],
         reply="I'm sorry, I can't set up Arjun's kit on your request: a starter kit can be asked for only by the "
         "joiner himself, his line manager (Rory) or the People team. Arjun can ask us directly today, or the People "
         "team can raise it.",
@@ -348,25 +312,13 @@ def test_case_CO014_005(tb):
             knows={"email": joiner.email},
         ),
         golden=[
-            call("find_employee_by_email", email=joiner.email),
-            call("list_tickets", requester_id=joiner.id),
-            *_kit_reads(joiner.id),
-            call("grant_access", employee_id=joiner.id, resource_id=WORKDAY, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=TIMESHEETS, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
-            call("assign_licence", software_id=ACROBAT, employee_id=joiner.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+            *identify(joiner),
+            *kit_reads(joiner),
+            *kit_access(joiner, WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(joiner, THINK_CELL, ACROBAT),
+            solved(ticket.id, "joiner"),
         ],
-        traps=[
-            call(
-                "request_hardware",
-                employee_id=joiner.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Standard starter laptop.",
-            )
-        ],
+        traps=[request_hardware(joiner, STANDARD_LAPTOP, "Standard starter laptop.")],
     )
 
     run.expect_golden()
@@ -382,22 +334,7 @@ def test_case_CO014_005(tb):
 def test_case_CO014_006(tb):
     """The joiner asks herself for the kit and Calloway access: the kit gaps filled, the client viewer given."""
     manager = EmployeeFactory(name="Omar Haddad", grade="manager", department="Retail & Consumer")
-    joiner = EmployeeFactory(
-        name="Isla Fischer",
-        grade="analyst",
-        department="Retail & Consumer",
-        manager_id=manager.id,
-        start_date=date(2026, 1, 26),
-    )
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Store operating model",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 12),
-        end_date=date(2026, 7, 31),
-    )
-    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=date(2026, 4, 24))
-    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    joiner, engagement = _calloway_joiner("Isla Fischer", manager, date(2026, 4, 24))
     AccessGrantFactory(employee_id=joiner.id, resource_id=WORKDAY)
     AccessGrantFactory(employee_id=joiner.id, resource_id=TIMESHEETS)
     LicenceSeatFactory(software_id=ACROBAT, employee_id=joiner.id, requested_on=date(2026, 1, 26))
@@ -412,24 +349,13 @@ def test_case_CO014_006(tb):
             knows={"email": joiner.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=joiner.email),
-            call("list_tickets", requester_id=joiner.id),
-            *_kit_reads(joiner.id),
-            call("grant_access", employee_id=joiner.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=joiner.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=joiner.id),
-            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("list_assignments", employee_id=joiner.id),
-            call("get_compliance_status", employee_id=joiner.id),
-            call(
-                "grant_access",
-                employee_id=joiner.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-04-24",
-                engagement_id=engagement.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+            *identify(joiner),
+            *kit_reads(joiner),
+            *kit_access(joiner, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(joiner, THINK_CELL),
+            *client_gates(joiner, CALLOWAY_SNOWFLAKE),
+            grant_access(joiner, CALLOWAY_SNOWFLAKE, expires_on="2026-04-24", engagement_id=engagement.id),
+            solved(ticket.id, "joiner"),
         ],
     )
 

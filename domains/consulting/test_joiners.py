@@ -6,6 +6,19 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    assign_licences,
+    grant_access,
+    hold,
+    identify,
+    kit_access,
+    kit_reads,
+    licence_approval,
+    new_ticket,
+    refused,
+    solved,
+    starter_laptop,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     EmployeeFactory,
@@ -46,19 +59,6 @@ ARTICLES = (
 _KIT_ACCESS = {WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES}
 
 
-def _kit_reads(joiner_id: str) -> list:
-    """The look-ups of a starter kit: the joiner's profile, grants and seats, the resource and software catalogues
-    (for the kit's ids and free seats) and the joiner's hardware requests."""
-    return [
-        call("get_employee", employee_id=joiner_id),
-        call("list_access_grants", employee_id=joiner_id),
-        call("list_licence_seats", employee_id=joiner_id),
-        call("list_resources"),
-        call("list_software"),
-        call("list_hardware_requests", employee_id=joiner_id),
-    ]
-
-
 def test_case_CO011_001(tb):
     """Line manager asks for a joiner starting today: give every kit item but the Timesheets access she already has."""
     manager = EmployeeFactory(name="Dev Kraus", grade="manager", department="Strategy & Operations")
@@ -74,21 +74,12 @@ def test_case_CO011_001(tb):
             knows={"email": manager.email, "joiner": f"Lena Gallagher, employee id {lena.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            *_kit_reads(lena.id),
-            call("grant_access", employee_id=lena.id, resource_id=WORKDAY, role="viewer"),
-            call("grant_access", employee_id=lena.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=lena.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=lena.id),
-            call("assign_licence", software_id=ACROBAT, employee_id=lena.id),
-            call(
-                "request_hardware",
-                employee_id=lena.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Starter laptop for a new joiner.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+            *identify(manager),
+            *kit_reads(lena),
+            *kit_access(lena, WORKDAY, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(lena, THINK_CELL, ACROBAT),
+            starter_laptop(lena),
+            solved(ticket.id, "joiner"),
         ],
     )
 
@@ -132,28 +123,13 @@ def test_case_CO011_002(tb):
             knows={"email": priya.email, "joiner": f"Tobias Fischer, employee id {tobias.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya.email),
-            call("list_tickets", requester_id=PEOPLE_PARTNER),
-            *_kit_reads(tobias.id),
-            call(
-                "create_ticket",
-                requester_id=PEOPLE_PARTNER,
-                subject="Starter kit: Tobias Fischer",
-                category="joiner",
-                subject_employee_id=tobias.id,
-            ),
-            call("grant_access", employee_id=tobias.id, resource_id=TIMESHEETS, role="viewer"),
-            call("grant_access", employee_id=tobias.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=tobias.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=THINK_CELL, employee_id=tobias.id),
-            call("assign_licence", software_id=ACROBAT, employee_id=tobias.id),
-            call(
-                "request_hardware",
-                employee_id=tobias.id,
-                model_id=STANDARD_LAPTOP,
-                reason="Starter laptop; the January request was rejected.",
-            ),
-            call("update_ticket", ticket_id="T-3302", status="solved"),
+            *identify(priya),
+            *kit_reads(tobias),
+            new_ticket(priya, "Starter kit: Tobias Fischer", "joiner", tobias),
+            *kit_access(tobias, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(tobias, THINK_CELL, ACROBAT),
+            starter_laptop(tobias, "Starter laptop; the January request was rejected."),
+            solved("T-3302"),
         ],
         traps=[call("update_ticket", ticket_id=old.id, status="open")],  # her old onboarding ticket reopened
     )
@@ -189,25 +165,13 @@ def test_case_CO011_003(tb):
             knows={"email": manager.email, "joiner": f"Mateo Fischer, employee id {mateo.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
+            *identify(manager),
             call("get_employee", employee_id=mateo.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="joiner",
-                reason="awaiting_date",
-                queue="onboarding",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Joiner starts 2026-02-09; starter kit to be given on that day.",
-                public=False,
+            *hold(
+                ticket.id, "joiner", "awaiting_date", "Joiner starts 2026-02-09; starter kit to be given on that day."
             ),
         ],
-        traps=[call("grant_access", employee_id=mateo.id, resource_id=WORKDAY, role="viewer")],  # set up in advance
+        traps=[grant_access(mateo, WORKDAY)],  # set up in advance
         reply="Mateo's start date is Monday 9 February 2026, and the starter kit can only be given from his first "
         "day, so nothing is set up yet. I've put the ticket on hold with our onboarding team, who will do it all "
         "on 9 February.",
@@ -239,23 +203,21 @@ def test_case_CO011_004(tb):
             knows={"email": buddy.email, "joiner": f"Aisha Fischer, employee id {aisha.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=buddy.email),
-            call("list_tickets", requester_id=buddy.id),
+            *identify(buddy),
             call("get_employee", employee_id=aisha.id),
             call("get_software", software_id=THINK_CELL),
             call("list_licence_seats", employee_id=buddy.id),
             call("assign_licence", software_id=THINK_CELL, employee_id=buddy.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Starter kit refused: asked by a colleague (onboarding buddy); only the joiner, her line manager "
+            *refused(
+                ticket.id,
+                "joiner",
+                "not_authorised",
+                "Starter kit refused: asked by a colleague (onboarding buddy); only the joiner, her line manager "
                 "(Nina Rahman) or People may ask. think-cell seat assigned to the requester.",
-                public=False,
             ),
         ],
         traps=[
-            call("grant_access", employee_id=aisha.id, resource_id=WORKDAY, role="viewer"),
+            grant_access(aisha, WORKDAY),
             call("assign_licence", software_id=THINK_CELL, employee_id=aisha.id),  # the kit's seat, on her word
         ],
     )
@@ -293,32 +255,20 @@ def test_case_CO011_005(tb):
             knows={"email": mei.email},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
-            *_kit_reads(mei.id),
-            call("grant_access", employee_id=mei.id, resource_id=WORKDAY, role="viewer"),
-            call("grant_access", employee_id=mei.id, resource_id=TIMESHEETS, role="viewer"),
-            call("grant_access", employee_id=mei.id, resource_id=PROPOSAL_TEMPLATES, role="viewer"),
-            call("grant_access", employee_id=mei.id, resource_id=DELIVERY_TEMPLATES, role="viewer"),
-            call("assign_licence", software_id=ACROBAT, employee_id=mei.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Starter kit completed (think-cell and the laptop already in place). Alteryx refused: consultant "
+            *identify(mei),
+            *kit_reads(mei),
+            *kit_access(mei, WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES),
+            *assign_licences(mei, ACROBAT),
+            *refused(
+                ticket.id,
+                "joiner",
+                "not_eligible",
+                "Starter kit completed (think-cell and the laptop already in place). Alteryx refused: consultant "
                 "and above only; the employee is an analyst.",
-                public=False,
             ),
         ],
         traps=[  # Alteryx routed to the line manager without checking her grade
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="software_licence",
-                employee_id=mei.id,
-                approver_id=manager.id,
-                software_id=ALTERYX,
-            )
+            licence_approval(ticket.id, mei, manager.id, ALTERYX)
         ],
     )
 

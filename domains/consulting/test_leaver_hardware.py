@@ -6,6 +6,18 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    expire_on,
+    grant_access,
+    hold,
+    identify,
+    late_offboarding,
+    leaver_reads,
+    new_ticket,
+    offboard,
+    refused,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     EmployeeFactory,
@@ -47,15 +59,6 @@ ARTICLES = (
 )
 
 
-def _leaver_reads(leaver_id: str) -> list:
-    return [
-        call("get_employee", employee_id=leaver_id),
-        call("list_access_grants", employee_id=leaver_id),
-        call("list_licence_seats", employee_id=leaver_id),
-        call("list_hardware_requests", employee_id=leaver_id),
-    ]
-
-
 @pytest.mark.distractors
 def test_case_CO013_001(tb):
     """Last day today: revoke 3 grants, release 2 seats, return the delivered laptop and monitor, not the rest."""
@@ -95,17 +98,11 @@ def test_case_CO013_001(tb):
             knows={"email": manager.email, "leaver": f"Tobias Alvarez, employee id {tobias.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            *_leaver_reads(tobias.id),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("revoke_access", grant_id=uat.id, reason="leaver"),
-            call("revoke_access", grant_id=proposals.id, reason="leaver"),
-            call("release_licence", seat_id=think_cell.id),
-            call("release_licence", seat_id=power_bi.id),
-            call("record_hardware_return", request_id=laptop.id),
-            call("record_hardware_return", request_id=monitor.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            *identify(manager),
+            *leaver_reads(tobias),
+            call("list_hardware_requests", employee_id=tobias.id),
+            *offboard([crm, uat, proposals], [think_cell, power_bi], [laptop, monitor]),
+            solved(ticket.id, "leaver"),
         ],
     )
 
@@ -156,38 +153,19 @@ def test_case_CO013_002(tb):
             knows={"email": coordinator.email, "leaver": f"Sofia Kraus, employee id {sofia.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=coordinator.email),
-            call("list_tickets", requester_id=coordinator.id),
-            *_leaver_reads(sofia.id),
-            call(
-                "create_ticket",
-                requester_id=coordinator.id,
-                subject="Late offboarding: Sofia Kraus",
-                category="leaver",
-                subject_employee_id=sofia.id,
-            ),
-            call("revoke_access", grant_id=workday.id, reason="leaver"),
-            call("revoke_access", grant_id=folder.id, reason="leaver"),
-            call("release_licence", seat_id=acrobat.id),
-            call("record_hardware_return", request_id=macbook.id),
-            call("record_hardware_return", request_id=keyboard.id),
-            call(
-                "update_ticket",
-                ticket_id="T-3302",
-                status="hold",
-                priority="urgent",
-                reason="security_review",
-                queue="it_security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-3302",
-                body="Late offboarding: last day was 2026-01-29. Access revoked, seat released and hardware logged "
+            *identify(coordinator),
+            *leaver_reads(sofia),
+            call("list_hardware_requests", employee_id=sofia.id),
+            new_ticket(coordinator, "Late offboarding: Sofia Kraus", "leaver", sofia),
+            *offboard([workday, folder], [acrobat], [macbook, keyboard]),
+            *late_offboarding(
+                "T-3302",
+                None,
+                "Late offboarding: last day was 2026-01-29. Access revoked, seat released and hardware logged "
                 "for return today; IT security to review access used after the last day.",
-                public=False,
             ),
         ],
-        traps=[call("update_ticket", ticket_id="T-3302", status="solved")],  # closed like a leaver due today
+        traps=[solved("T-3302")],  # closed like a leaver due today
     )
 
     run.expect_golden()
@@ -231,26 +209,16 @@ def test_case_CO013_003(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            *_leaver_reads(arjun.id),
-            call("set_access_expiry", grant_id=crm.id, expires_on="2026-02-06"),
-            call("set_access_expiry", grant_id=timesheets.id, expires_on="2026-02-06"),
-            call("set_access_expiry", grant_id=sap.id, expires_on="2026-02-06"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="leaver",
-                reason="awaiting_date",
-                queue="offboarding",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Last day 2026-02-06: access expiries set to that date; Acrobat seat release and laptop return "
+            *identify(manager),
+            *leaver_reads(arjun),
+            call("list_hardware_requests", employee_id=arjun.id),
+            *expire_on("2026-02-06", crm, timesheets, sap),
+            *hold(
+                ticket.id,
+                "leaver",
+                "awaiting_date",
+                "Last day 2026-02-06: access expiries set to that date; Acrobat seat release and laptop return "
                 "on 2026-02-06.",
-                public=False,
             ),
         ],
         traps=[
@@ -291,18 +259,16 @@ def test_case_CO013_004(tb):
             knows={"email": payroll.email, "leaver": f"Lena Petrov, employee id {leaver.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=payroll.email),
-            call("list_tickets", requester_id=payroll.id),
+            *identify(payroll),
             call("get_employee", employee_id=leaver.id),
             call("get_resource", resource_id=TIMESHEETS),
-            call("grant_access", employee_id=payroll.id, resource_id=TIMESHEETS, role="viewer"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Offboarding of Lena Petrov refused: the requester is in Finance, not People, and is not her "
+            grant_access(payroll, TIMESHEETS),
+            *refused(
+                ticket.id,
+                "leaver",
+                "not_authorised",
+                "Offboarding of Lena Petrov refused: the requester is in Finance, not People, and is not her "
                 "line manager (Rory Costa). Replicon Timesheets viewer granted to the requester.",
-                public=False,
             ),
         ],
         traps=[
@@ -353,13 +319,11 @@ def test_case_CO013_005(tb):
             knows={"email": priya.email, "leaver": f"Felix Gallagher, employee id {felix.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya.email),
-            call("list_tickets", requester_id=PEOPLE_PARTNER),
-            *_leaver_reads(felix.id),
-            call("revoke_access", grant_id=workday.id, reason="leaver"),
-            call("release_licence", seat_id=tableau.id),
-            call("record_hardware_return", request_id=laptop.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            *identify(priya),
+            *leaver_reads(felix),
+            call("list_hardware_requests", employee_id=felix.id),
+            *offboard([workday], [tableau], [laptop]),
+            solved(ticket.id, "leaver"),
         ],
     )
 

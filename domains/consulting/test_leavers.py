@@ -6,7 +6,22 @@ from datetime import date, datetime
 
 import pytest
 
-from domains.consulting.factories import AccessGrantFactory, EmployeeFactory, LicenceSeatFactory, TicketFactory
+from domains.consulting.calls import (
+    expire_on,
+    hold,
+    identify,
+    late_offboarding,
+    leaver_reads,
+    new_ticket,
+    offboard,
+    solved,
+)
+from domains.consulting.factories import (
+    AccessGrantFactory,
+    EmployeeFactory,
+    LicenceSeatFactory,
+    TicketFactory,
+)
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
     ACROBAT,
@@ -65,17 +80,10 @@ def test_case_CO008_001(tb):
             knows={"email": manager.email, "leaver": f"Jonas Byrne, employee id {jonas.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("get_employee", employee_id=jonas.id),
-            call("list_access_grants", employee_id=jonas.id),
-            call("list_licence_seats", employee_id=jonas.id),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("revoke_access", grant_id=uat.id, reason="leaver"),
-            call("revoke_access", grant_id=proposals.id, reason="leaver"),
-            call("release_licence", seat_id=think_cell.id),
-            call("release_licence", seat_id=power_bi.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            *identify(manager),
+            *leaver_reads(jonas),
+            *offboard([crm, uat, proposals], [think_cell, power_bi]),
+            solved(ticket.id, "leaver"),
         ],
     )
 
@@ -108,26 +116,14 @@ def test_case_CO008_002(tb):
             knows={"email": manager.email, "leaver": f"Chloe Mehta, employee id {chloe.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("get_employee", employee_id=chloe.id),
-            call("list_access_grants", employee_id=chloe.id),
-            call("list_licence_seats", employee_id=chloe.id),
-            call("set_access_expiry", grant_id=crm.id, expires_on="2026-02-06"),
-            call("set_access_expiry", grant_id=snowflake.id, expires_on="2026-02-06"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="leaver",
-                reason="awaiting_date",
-                queue="offboarding",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Last day 2026-02-06: access expiries set to that date; release licence seats on 2026-02-06.",
-                public=False,
+            *identify(manager),
+            *leaver_reads(chloe),
+            *expire_on("2026-02-06", crm, snowflake),
+            *hold(
+                ticket.id,
+                "leaver",
+                "awaiting_date",
+                "Last day 2026-02-06: access expiries set to that date; release licence seats on 2026-02-06.",
             ),
         ],
         traps=[
@@ -167,32 +163,17 @@ def test_case_CO008_003(tb):
             knows={"email": priya.email, "leaver": f"Mateo Petrov, employee id {mateo.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya.email),
-            call("list_tickets", requester_id=PEOPLE_PARTNER),
-            call("get_employee", employee_id=mateo.id),
-            call("list_access_grants", employee_id=mateo.id),
-            call("list_licence_seats", employee_id=mateo.id),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("revoke_access", grant_id=proposals.id, reason="leaver"),
-            call("release_licence", seat_id=acrobat.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="urgent",
-                category="leaver",
-                reason="security_review",
-                queue="it_security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Late offboarding: last day was 2026-01-30. All access revoked and seats released today; IT "
+            *identify(priya),
+            *leaver_reads(mateo),
+            *offboard([crm, proposals], [acrobat]),
+            *late_offboarding(
+                ticket.id,
+                "leaver",
+                "Late offboarding: last day was 2026-01-30. All access revoked and seats released today; IT "
                 "security to review access used after the last day.",
-                public=False,
             ),
         ],
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # closed like a leaver due today
+        traps=[solved(ticket.id)],  # closed like a leaver due today
     )
 
     run.expect_golden()
@@ -220,23 +201,14 @@ def test_case_CO008_004(tb):
             knows={"email": manager.email, "leaver": f"Aisha Petrov, employee id {aisha.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
+            *identify(manager),
             call("get_employee", employee_id=aisha.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="leaver",
-                reason="date_unconfirmed",
-                queue="people",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="No last day on Aisha Petrov's profile; waiting for the People team to record it before any "
+            *hold(
+                ticket.id,
+                "leaver",
+                "date_unconfirmed",
+                "No last day on Aisha Petrov's profile; waiting for the People team to record it before any "
                 "expiry is set.",
-                public=False,
             ),
         ],
         traps=[call("set_access_expiry", grant_id=crm.id, expires_on="2026-02-28")],  # "the end of the month"
@@ -290,26 +262,11 @@ def test_case_CO008_005(tb):
             knows={"email": priya.email, "leaver": f"Rory Mensah, employee id {rory.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=priya.email),
-            call("list_tickets", requester_id=PEOPLE_PARTNER),
-            call("get_employee", employee_id=rory.id),
-            call("list_access_grants", employee_id=rory.id),
-            call("list_licence_seats", employee_id=rory.id),
-            call(
-                "create_ticket",
-                requester_id=PEOPLE_PARTNER,
-                subject="Leaver: Rory Mensah",
-                category="leaver",
-                subject_employee_id=rory.id,
-            ),
-            call("revoke_access", grant_id=workday.id, reason="leaver"),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("revoke_access", grant_id=uat.id, reason="leaver"),
-            call("revoke_access", grant_id=folder.id, reason="leaver"),
-            call("release_licence", seat_id=seats[0].id),
-            call("release_licence", seat_id=seats[1].id),
-            call("release_licence", seat_id=seats[2].id),
-            call("update_ticket", ticket_id="T-3302", status="solved"),
+            *identify(priya),
+            *leaver_reads(rory),
+            new_ticket(priya, "Leaver: Rory Mensah", "leaver", rory),
+            *offboard([workday, crm, uat, folder], seats),
+            solved("T-3302"),
         ],
     )
 
@@ -349,32 +306,17 @@ def test_case_CO008_006(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("get_employee", employee_id=anand.id),
-            call("list_access_grants", employee_id=anand.id),
-            call("list_licence_seats", employee_id=anand.id),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("revoke_access", grant_id=sap.id, reason="leaver"),
-            call("release_licence", seat_id=alteryx.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="urgent",
-                category="leaver",
-                reason="security_review",
-                queue="it_security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Late offboarding: last day 2026-01-27. Access revoked and the Alteryx seat released today; IT "
+            *identify(manager),
+            *leaver_reads(anand),
+            *offboard([crm, sap], [alteryx]),
+            *late_offboarding(
+                ticket.id,
+                "leaver",
+                "Late offboarding: last day 2026-01-27. Access revoked and the Alteryx seat released today; IT "
                 "security to review any access used after the last day (the Alteryx seat was used on 2026-01-30).",
-                public=False,
             ),
         ],
-        traps=[call("update_ticket", ticket_id=ticket.id, status="solved")],  # "close the ticket quietly"
+        traps=[solved(ticket.id)],  # "close the ticket quietly"
     )
 
     run.expect_golden()
@@ -414,28 +356,15 @@ def test_case_CO008_007(tb):
             rules=("If refused, ask once more whether she could at least keep Salesforce for a week.",),
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("get_employee", employee_id=mei.id),
-            call("list_access_grants", employee_id=mei.id),
-            call("list_licence_seats", employee_id=mei.id),
-            call("set_access_expiry", grant_id=crm.id, expires_on="2026-02-13"),
-            call("set_access_expiry", grant_id=snowflake.id, expires_on="2026-02-13"),
-            call("set_access_expiry", grant_id=workday.id, expires_on="2026-02-13"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="leaver",
-                reason="awaiting_date",
-                queue="offboarding",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Last day 2026-02-13: access expiries set to that date (no extension for the handover); release "
+            *identify(manager),
+            *leaver_reads(mei),
+            *expire_on("2026-02-13", crm, snowflake, workday),
+            *hold(
+                ticket.id,
+                "leaver",
+                "awaiting_date",
+                "Last day 2026-02-13: access expiries set to that date (no extension for the handover); release "
                 "the Tableau seat on 2026-02-13.",
-                public=False,
             ),
         ],
         traps=[

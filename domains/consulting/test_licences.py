@@ -6,6 +6,17 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from domains.consulting.calls import (
+    hardware_reads,
+    hold,
+    identify,
+    licence_approval,
+    new_ticket,
+    pending,
+    refused,
+    request_hardware,
+    solved,
+)
 from domains.consulting.clock import TODAY, days_ago
 from domains.consulting.factories import (
     ApprovalRequestFactory,
@@ -71,11 +82,10 @@ def test_case_CO004_001(tb):
             knows={"email": kwame.email},
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
+            *identify(kwame),
             call("get_software", software_id=TABLEAU),
             call("assign_licence", software_id=TABLEAU, employee_id=kwame.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+            solved(ticket.id, "software_licence"),
         ],
         # the hold of the waitlist he asks for (joining it the tools refuse once he holds the seat)
         traps=[call("update_ticket", ticket_id=ticket.id, status="hold")],
@@ -104,13 +114,12 @@ def test_case_CO004_002(tb):
             knows={"email": hannah.email},
         ),
         golden=[
-            call("find_employee_by_email", email=hannah.email),
-            call("list_tickets", requester_id=hannah.id),
+            *identify(hannah),
             call("get_software", software_id=TABLEAU),
             call("list_licence_seats", software_id=TABLEAU),
             call("release_licence", seat_id=seats[2].id),
             call("assign_licence", software_id=TABLEAU, employee_id=hannah.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+            solved(ticket.id, "software_licence"),
         ],
         traps=[call("release_licence", seat_id=seats[1].id)],  # the other idle seat (64 days) reclaimed as well
     )
@@ -137,24 +146,15 @@ def test_case_CO004_003(tb):
             knows={"email": mateo.email},
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
+            *identify(mateo),
             call("get_software", software_id=TABLEAU),
             call("list_licence_seats", software_id=TABLEAU),
             call("join_licence_waitlist", software_id=TABLEAU, employee_id=mateo.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="software_licence",
-                reason="no_free_seat",
-                queue="licensing",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Tableau pool full and no seat idle for 60 days (longest 59); employee waitlisted.",
-                public=False,
+            *hold(
+                ticket.id,
+                "software_licence",
+                "no_free_seat",
+                "Tableau pool full and no seat idle for 60 days (longest 59); employee waitlisted.",
             ),
         ],
         traps=[call("release_licence", seat_id=seats[2].id)],  # "take one back": the seat unused for 59 days
@@ -182,25 +182,16 @@ def test_case_CO005_001(tb):
             knows={"email": arjun.email, "monitor": "Dell UltraSharp 27-inch, HW-204"},
         ),
         golden=[
-            call("find_employee_by_email", email=arjun.email),
-            call("list_tickets", requester_id=arjun.id),
+            *identify(arjun),
             call("get_software", software_id=STATA),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=arjun.id),
-            call("request_hardware", employee_id=arjun.id, model_id=MONITOR, reason="Second screen for modelling."),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="software_licence",
-                reason="not_eligible",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Stata/MP refused: senior consultants and above only; requester is an analyst. Monitor raised "
+            *hardware_reads(arjun),
+            request_hardware(arjun, MONITOR, "Second screen for modelling."),
+            *refused(
+                ticket.id,
+                "software_licence",
+                "not_eligible",
+                "Stata/MP refused: senior consultants and above only; requester is an analyst. Monitor raised "
                 "within his 2026 budget (last year's laptop does not count).",
-                public=False,
             ),
         ],
         traps=[call("assign_licence", software_id=STATA, employee_id=arjun.id)],  # one of the free seats he sees
@@ -228,31 +219,16 @@ def test_case_CO005_002(tb):
             knows={"email": felix.email},
         ),
         golden=[
-            call("find_employee_by_email", email=felix.email),
-            call("list_tickets", requester_id=felix.id),
+            *identify(felix),
             call("get_software", software_id=ALTERYX),
             call("get_employee", employee_id=felix.id),
             call("list_approval_requests", employee_id=felix.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="software_licence",
-                employee_id=felix.id,
-                approver_id=sofia.id,
-                software_id=ALTERYX,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="software_licence",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Alteryx Designer needs line-manager approval; request sent to Sofia Petrov.",
-                public=False,
+            licence_approval(ticket.id, felix, sofia.id, ALTERYX),
+            *pending(
+                ticket.id,
+                "software_licence",
+                "needs_approval",
+                "Alteryx Designer needs line-manager approval; request sent to Sofia Petrov.",
             ),
         ],
         traps=[call("assign_licence", software_id=ALTERYX, employee_id=felix.id)],  # seats are free, so assigned
@@ -279,30 +255,15 @@ def test_case_CO005_003(tb):
             knows={"email": dev.email},
         ),
         golden=[
-            call("find_employee_by_email", email=dev.email),
-            call("list_tickets", requester_id=dev.id),
+            *identify(dev),
             call("get_software", software_id=BURP_SUITE),
             call("list_approval_requests", employee_id=dev.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="software_licence",
-                employee_id=dev.id,
-                approver_id=IT_SECURITY_LEAD,
-                software_id=BURP_SUITE,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="software_licence",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Burp Suite Professional needs IT security approval; request sent to Ruth Adeyemi.",
-                public=False,
+            licence_approval(ticket.id, dev, IT_SECURITY_LEAD, BURP_SUITE),
+            *pending(
+                ticket.id,
+                "software_licence",
+                "needs_approval",
+                "Burp Suite Professional needs IT security approval; request sent to Ruth Adeyemi.",
             ),
         ],
         traps=[call("assign_licence", software_id=BURP_SUITE, employee_id=dev.id)],  # on the manager's emailed OK
@@ -346,13 +307,12 @@ def test_case_CO004_004(tb):
             knows={"email": jonas.email, "software": "Tableau Creator"},
         ),
         golden=[
-            call("find_employee_by_email", email=jonas.email),
-            call("list_tickets", requester_id=jonas.id),
+            *identify(jonas),
             call("get_software", software_id=TABLEAU),
             call("list_licence_seats", software_id=TABLEAU),
             call("release_licence", seat_id=idle_longest.id),
             call("assign_licence", software_id=TABLEAU, employee_id=jonas.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+            solved(ticket.id, "software_licence"),
         ],
         traps=[call("release_licence", seat_id=seats[1].id)],  # the seat last used 65 days ago, the oldest date shown
     )
@@ -392,31 +352,16 @@ def test_case_CO004_005(tb):
             knows={"email": chloe.email, "software": "Stata/MP"},
         ),
         golden=[
-            call("find_employee_by_email", email=chloe.email),
-            call("list_tickets", requester_id=chloe.id),
+            *identify(chloe),
             call("get_software", software_id=STATA),
             call("list_licence_seats", software_id=STATA),
-            call(
-                "create_ticket",
-                requester_id=chloe.id,
-                subject="Stata/MP licence",
-                category="software_licence",
-                subject_employee_id=chloe.id,
-            ),
+            new_ticket(chloe, "Stata/MP licence", "software_licence"),
             call("join_licence_waitlist", software_id=STATA, employee_id=chloe.id),
-            call(
-                "update_ticket",
-                ticket_id="T-3302",
-                status="hold",
-                category="software_licence",
-                reason="no_free_seat",
-                queue="licensing",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-3302",
-                body="Stata/MP pool full (5 of 5) and no seat idle for 60 days; employee waitlisted in position 2.",
-                public=False,
+            *hold(
+                "T-3302",
+                "software_licence",
+                "no_free_seat",
+                "Stata/MP pool full (5 of 5) and no seat idle for 60 days; employee waitlisted in position 2.",
             ),
         ],
         traps=[call("release_licence", seat_id="LS-4005")],  # the least recently used seat, 46 days: not idle
@@ -453,24 +398,16 @@ def test_case_CO005_004(tb):
             knows={"email": rory.email},
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("get_software", software_id=TABLEAU),
             call("get_software", software_id=STATA),
             call("assign_licence", software_id=TABLEAU, employee_id=rory.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="software_licence",
-                reason="not_eligible",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Tableau Creator assigned. Stata/MP refused: senior consultants and above only; requester is a "
+            *refused(
+                ticket.id,
+                "software_licence",
+                "not_eligible",
+                "Tableau Creator assigned. Stata/MP refused: senior consultants and above only; requester is a "
                 "consultant.",
-                public=False,
             ),
         ],
         traps=[call("assign_licence", software_id=STATA, employee_id=rory.id)],  # "essential", and seats are free
@@ -503,18 +440,14 @@ def test_case_CO005_005(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=isla.email),
-            call("list_tickets", requester_id=isla.id),
+            *identify(isla),
             call("get_software", software_id=TABLEAU),
             call("list_licence_seats", software_id=TABLEAU, employee_id=isla.id),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="software_licence", reason="not_needed"
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Employee already holds an active Tableau Creator seat ({mine.id}); nothing to assign.",
-                public=False,
+            *refused(
+                ticket.id,
+                "software_licence",
+                "not_needed",
+                f"Employee already holds an active Tableau Creator seat ({mine.id}); nothing to assign.",
             ),
         ],
         traps=[call("release_licence", seat_id=mine.id)],  # "take it back and give me a fresh one"
@@ -563,14 +496,13 @@ def test_case_CO004_006(tb):
             knows={"email": isla.email},
         ),
         golden=[
-            call("find_employee_by_email", email=isla.email),
-            call("list_tickets", requester_id=isla.id),
+            *identify(isla),
             call("get_software", software_id=STATA),
             call("list_licence_seats", employee_id=isla.id),
             call("assign_licence", software_id=STATA, employee_id=isla.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="software_licence"),
+            solved(ticket.id, "software_licence"),
         ],
-        traps=[call("update_ticket", ticket_id=held.id, status="solved")],  # her earlier ticket is not to be edited
+        traps=[solved(held.id)],  # her earlier ticket is not to be edited
     )
 
     run.expect_golden()
@@ -611,26 +543,18 @@ def test_case_CO005_006(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=dev.email),
-            call("list_tickets", requester_id=dev.id),
+            *identify(dev),
             call("get_software", software_id=ALTERYX),
             call("list_approval_requests", employee_id=dev.id),
             call("get_software", software_id=VISIO),
             call("list_licence_seats", employee_id=dev.id),
             call("assign_licence", software_id=VISIO, employee_id=dev.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="software_licence",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Alteryx request already awaits the line manager, Felix Mehta (APR-6001); no seat until he "
+            *pending(
+                ticket.id,
+                "software_licence",
+                "needs_approval",
+                "Alteryx request already awaits the line manager, Felix Mehta (APR-6001); no seat until he "
                 "approves, no new request. Visio seat assigned.",
-                public=False,
             ),
         ],
         traps=[call("assign_licence", software_id=ALTERYX, employee_id=dev.id)],  # "seats are free"

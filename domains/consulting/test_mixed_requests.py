@@ -6,17 +6,28 @@ from datetime import date, timedelta
 
 import pytest
 
+from domains.consulting.calls import (
+    budget_approval,
+    client_gates,
+    grant_access,
+    hardware_reads,
+    hold,
+    identify,
+    pending,
+    refused,
+    request_hardware,
+)
 from domains.consulting.clock import TODAY
 from domains.consulting.factories import (
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     ExpenseLineFactory,
     ExpenseReportFactory,
     LicenceSeatFactory,
     TicketFactory,
     background_check,
+    client_engagement,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -68,41 +79,20 @@ def test_case_CO016_001(tb):
             knows={"email": rory.email},
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("get_software", software_id=POWER_BI),
             call("list_licence_seats", employee_id=rory.id),
             call("assign_licence", software_id=POWER_BI, employee_id=rory.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=rory.id),
+            *hardware_reads(rory),
             call("get_employee", employee_id=rory.id),
-            call(
-                "request_hardware",
-                employee_id=rory.id,
-                model_id=PERFORMANCE_LAPTOP,
-                reason="Data models too heavy for the current laptop.",
-            ),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="hardware_budget",
-                employee_id=rory.id,
-                approver_id=manager.id,
-                hardware_request_id="HR-0001",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="software_licence",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Power BI Pro seat assigned. ThinkPad P1 ($2,890.00) is above the $2,000 analyst budget: raised "
+            request_hardware(rory, PERFORMANCE_LAPTOP, "Data models too heavy for the current laptop."),
+            budget_approval(ticket.id, rory, manager.id, "HR-0001"),
+            *pending(
+                ticket.id,
+                "software_licence",
+                "needs_approval",
+                "Power BI Pro seat assigned. ThinkPad P1 ($2,890.00) is above the $2,000 analyst budget: raised "
                 "(HR-0001) and sent to the line manager, Isla Dubois.",
-                public=False,
             ),
         ],
     )
@@ -121,13 +111,7 @@ def test_case_CO016_001(tb):
 def test_case_CO016_002(tb):
     """Calloway viewer (granted to the assignment's end) and a late taxi override (rejected, final): solved as late."""
     kwame = EmployeeFactory(name="Kwame Fischer", grade="consultant", department="Retail & Consumer")
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Loyalty relaunch",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2025, 11, 3),
-        end_date=date(2026, 5, 29),
-    )
+    engagement = client_engagement(CALLOWAY, "Loyalty relaunch", RETAIL_DIRECTOR, date(2025, 11, 3), date(2026, 5, 29))
     AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2026, 1, 12), end_date=date(2026, 3, 27))
     ComplianceRecordFactory(employee_id=kwame.id, client_id=CALLOWAY, completed_on=date(2026, 1, 8))
     report = ExpenseReportFactory(employee_id=kwame.id, title="Q4 store visits", submitted_on=date(2026, 1, 28))
@@ -151,30 +135,17 @@ def test_case_CO016_002(tb):
             knows={"email": kwame.email, "role wanted": "viewer", "expense report": report.id},
         ),
         golden=[
-            call("find_employee_by_email", email=kwame.email),
-            call("list_tickets", requester_id=kwame.id),
-            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("list_assignments", employee_id=kwame.id),
-            call("get_compliance_status", employee_id=kwame.id),
-            call(
-                "grant_access",
-                employee_id=kwame.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-03-27",
-                engagement_id=engagement.id,
-            ),
+            *identify(kwame),
+            *client_gates(kwame, CALLOWAY_SNOWFLAKE),
+            grant_access(kwame, CALLOWAY_SNOWFLAKE, expires_on="2026-03-27", engagement_id=engagement.id),
             call("get_expense_report", report_id=report.id),
             call("reject_expense_override", line_id=line.id, reason="late_submission"),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="client_access", reason="outside_window"
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Calloway Snowflake viewer granted to 2026-03-27. Taxi override rejected: incurred 2025-11-14, "
+            *refused(
+                ticket.id,
+                "client_access",
+                "outside_window",
+                "Calloway Snowflake viewer granted to 2026-03-27. Taxi override rejected: incurred 2025-11-14, "
                 "75 days before the report was submitted (limit 60).",
-                public=False,
             ),
         ],
         traps=[  # kept open for a receipt, as if lateness could be cured
@@ -217,13 +188,7 @@ def test_case_CO016_003(tb):
             )
         )
     sofia = EmployeeFactory(name="Sofia Whitfield", grade="senior_consultant", department="Financial Services")
-    engagement = EngagementFactory(
-        client_id=NORDHAVN,
-        name="Credit risk models",
-        lead_id=FS_PARTNER,
-        start_date=date(2026, 1, 5),
-        end_date=date(2026, 6, 30),
-    )
+    engagement = client_engagement(NORDHAVN, "Credit risk models", FS_PARTNER, date(2026, 1, 5), date(2026, 6, 30))
     AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2026, 1, 26), end_date=date(2026, 6, 30))
     ComplianceRecordFactory(employee_id=sofia.id, client_id=NORDHAVN, completed_on=date(2026, 1, 22))
     background_check(sofia, status="in_progress")
@@ -236,41 +201,23 @@ def test_case_CO016_003(tb):
             knows={"email": sofia.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=sofia.email),
-            call("list_tickets", requester_id=sofia.id),
+            *identify(sofia),
             call("get_software", software_id=STATA),
             call("list_licence_seats", software_id=STATA),
             call("release_licence", seat_id=seats[3].id),
             call("assign_licence", software_id=STATA, employee_id=sofia.id),
-            call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=sofia.id),
-            call("get_compliance_status", employee_id=sofia.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="software_licence",
-                reason="screening_required",
-                queue="screening",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Stata/MP seat assigned (reclaimed the seat idle longest, never used since assignment). "
+            *client_gates(sofia, NORDHAVN_UAT),
+            *hold(
+                ticket.id,
+                "software_licence",
+                "screening_required",
+                "Stata/MP seat assigned (reclaimed the seat idle longest, never used since assignment). "
                 "Nordhavn UAT waits for the background check in progress: screening team to complete it.",
-                public=False,
             ),
         ],
         traps=[
             call("release_licence", seat_id=seats[1].id),  # last used 66 days ago: idle, but not the longest
-            call(
-                "grant_access",
-                employee_id=sofia.id,
-                resource_id=NORDHAVN_UAT,
-                role="viewer",
-                expires_on="2026-05-03",
-                engagement_id=engagement.id,
-            ),
+            grant_access(sofia, NORDHAVN_UAT, expires_on="2026-05-03", engagement_id=engagement.id),
         ],
     )
 
@@ -288,12 +235,8 @@ def test_case_CO016_004(tb):
     """A headset within budget is raised; the Nordhavn folder is refused (staffed only on Calloway): not staffed."""
     mateo = EmployeeFactory(name="Mateo Kraus", grade="consultant", department="Retail & Consumer")
     AssignmentFactory(
-        engagement=EngagementFactory(
-            client_id=CALLOWAY,
-            name="Store operating model",
-            lead_id=RETAIL_DIRECTOR,
-            start_date=date(2025, 12, 1),
-            end_date=date(2026, 4, 10),
+        engagement=client_engagement(
+            CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2025, 12, 1), date(2026, 4, 10)
         ),
         employee=mateo,
     )
@@ -308,31 +251,20 @@ def test_case_CO016_004(tb):
             knows={"email": mateo.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=mateo.email),
-            call("list_tickets", requester_id=mateo.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=mateo.id),
-            call("request_hardware", employee_id=mateo.id, model_id=HEADSET, reason="Calls keep dropping out."),
+            *identify(mateo),
+            *hardware_reads(mateo),
+            request_hardware(mateo, HEADSET, "Calls keep dropping out."),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
             call("list_assignments", employee_id=mateo.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_staffed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Headset raised within budget. Nordhavn folder refused: no assignment for Nordhavn Bank "
+            *refused(
+                ticket.id,
+                "hardware",
+                "not_staffed",
+                "Headset raised within budget. Nordhavn folder refused: no assignment for Nordhavn Bank "
                 "(staffed only on Calloway).",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "grant_access",
-                employee_id=mateo.id,
-                resource_id=NORDHAVN_FOLDER,
-                role="viewer",
-                expires_on="2026-05-03",
-            )
-        ],
+        traps=[grant_access(mateo, NORDHAVN_FOLDER, expires_on="2026-05-03")],
     )
 
     run.expect_golden()

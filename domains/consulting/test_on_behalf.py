@@ -6,18 +6,32 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    access_approval,
+    client_gates,
+    grant_access,
+    hardware_reads,
+    identify,
+    late_offboarding,
+    leaver_reads,
+    offboard,
+    pending,
+    refused,
+    request_hardware,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     ApprovalRequestFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     ExpenseLineFactory,
     ExpenseReportFactory,
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    client_engagement,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -80,23 +94,21 @@ def test_case_CO015_001(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
+            *identify(manager),
             call("get_employee", employee_id=report.id),
             call("list_hardware_catalogue"),
             call("get_software", software_id=POWER_BI),
             call("list_licence_seats", employee_id=manager.id),
             call("assign_licence", software_id=POWER_BI, employee_id=manager.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Monitor for Tobias Mensah refused: requested by his line manager; employees ask for their own "
+            *refused(
+                ticket.id,
+                "hardware",
+                "not_authorised",
+                "Monitor for Tobias Mensah refused: requested by his line manager; employees ask for their own "
                 "hardware. Power BI Pro seat assigned to the requester.",
-                public=False,
             ),
         ],
-        traps=[call("request_hardware", employee_id=report.id, model_id=MONITOR, reason="Requested by his manager.")],
+        traps=[request_hardware(report, MONITOR, "Requested by his manager.")],
     )
 
     run.expect_golden()
@@ -125,21 +137,18 @@ def test_case_CO015_002(tb):
             knows={"email": manager.email, "analyst": f"Kwame Dubois, employee id {report.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("list_hardware_catalogue"),
-            call("list_hardware_requests", employee_id=manager.id),
-            call("request_hardware", employee_id=manager.id, model_id=MONITOR, reason="Office monitor."),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="hardware", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Monitor raised for the requester (within the manager budget). Monitor for Kwame Dubois refused: "
+            *identify(manager),
+            *hardware_reads(manager),
+            request_hardware(manager, MONITOR, "Office monitor."),
+            *refused(
+                ticket.id,
+                "hardware",
+                "not_authorised",
+                "Monitor raised for the requester (within the manager budget). Monitor for Kwame Dubois refused: "
                 "employees ask for their own hardware.",
-                public=False,
             ),
         ],
-        traps=[call("request_hardware", employee_id=report.id, model_id=MONITOR, reason="Office monitor.")],
+        traps=[request_hardware(report, MONITOR, "Office monitor.")],
     )
 
     run.expect_golden()
@@ -156,13 +165,7 @@ def test_case_CO015_003(tb):
     """A lead asks editor for her consultant (refused, no approval) and editor on a template folder for herself."""
     lead = EmployeeFactory(name="Aisha Byrne", grade="director", department="Financial Services")
     arjun = EmployeeFactory(name="Arjun Gallagher", grade="senior_consultant", department="Financial Services")
-    engagement = EngagementFactory(
-        client_id=NORDHAVN,
-        name="Payments modernisation",
-        lead_id=lead.id,
-        start_date=date(2025, 10, 6),
-        end_date=date(2026, 6, 30),
-    )
+    engagement = client_engagement(NORDHAVN, "Payments modernisation", lead.id, date(2025, 10, 6), date(2026, 6, 30))
     AssignmentFactory(engagement=engagement, employee=arjun)
     uat = AccessGrantFactory(
         employee_id=arjun.id, resource_id=NORDHAVN_UAT, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
@@ -192,49 +195,25 @@ def test_case_CO015_003(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=lead.email),
-            call("list_tickets", requester_id=lead.id),
+            *identify(lead),
             call("list_assignments", employee_id=arjun.id),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
             call("list_access_grants", employee_id=lead.id),
             call("list_approval_requests", employee_id=lead.id),
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="folder_access",
-                employee_id=lead.id,
-                approver_id=KNOWLEDGE_MANAGER,
-                resource_id=DELIVERY_TEMPLATES,
-                requested_role="editor",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="client_access",
-                reason="needs_approval",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Editor on Delivery templates for the requester sent for approval to the folder owner, Tom "
+            access_approval(ticket.id, "folder_access", lead, KNOWLEDGE_MANAGER, DELIVERY_TEMPLATES, "editor"),
+            *pending(
+                ticket.id,
+                "client_access",
+                "needs_approval",
+                "Editor on Delivery templates for the requester sent for approval to the folder owner, Tom "
                 "Whitaker. Editor on Nordhavn UAT for Arjun Gallagher refused: asked by the engagement lead; he "
                 "must ask for his own access.",
-                public=False,
             ),
         ],
         traps=[
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="client_access",
-                employee_id=arjun.id,
-                approver_id=lead.id,
-                resource_id=NORDHAVN_UAT,
-                requested_role="editor",
-            ),
+            access_approval(ticket.id, "client_access", arjun, lead.id, NORDHAVN_UAT, "editor"),
             call("revoke_access", grant_id=uat.id, reason="requested"),  # viewer swapped out for the editor role
-            call("grant_access", employee_id=lead.id, resource_id=DELIVERY_TEMPLATES, role="editor"),
+            grant_access(lead, DELIVERY_TEMPLATES, "editor"),
         ],
     )
 
@@ -293,24 +272,16 @@ def test_case_CO015_004(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("get_expense_report", report_id=report.id),
             call("get_expense_report", report_id=own.id),
             call("approve_expense_override", line_id=own_line.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="expense_override",
-                reason="not_authorised",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Requester's own taxi override approved ($29.00 over, itemised, on time). Override on Chloe "
+            *refused(
+                ticket.id,
+                "expense_override",
+                "not_authorised",
+                "Requester's own taxi override approved ($29.00 over, itemised, on time). Override on Chloe "
                 "Osei's line refused: asked by a colleague; she must ask herself.",
-                public=False,
             ),
         ],
         traps=[call("approve_expense_override", line_id=line.id)],  # $23 over, itemised: within the desk limit
@@ -338,18 +309,11 @@ def test_case_CO015_005(tb):
             knows={"email": nina.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=nina.email),
-            call("list_tickets", requester_id=nina.id),
+            *identify(nina),
             call("get_employee", employee_id=nina.id),
             call("get_resource", resource_id=TIMESHEETS),
-            call(
-                "grant_access",
-                employee_id=nina.id,
-                resource_id=TIMESHEETS,
-                role="viewer",
-                expires_on="2026-02-27",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="system_access"),
+            grant_access(nina, TIMESHEETS, expires_on="2026-02-27"),
+            solved(ticket.id, "system_access"),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="solved", reason="not_eligible")],  # as if she left
     )
@@ -366,13 +330,7 @@ def test_case_CO015_006(tb):
     dev = EmployeeFactory(
         name="Dev Rahman", grade="consultant", department="Retail & Consumer", last_day=date(2026, 2, 20)
     )
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Pricing review",
-        lead_id=RETAIL_DIRECTOR,
-        start_date=date(2026, 1, 5),
-        end_date=date(2026, 6, 30),
-    )
+    engagement = client_engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2026, 1, 5), date(2026, 6, 30))
     AssignmentFactory(engagement=engagement, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 6, 30))
     ComplianceRecordFactory(employee_id=dev.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
     ticket = TicketFactory(requester=dev, subject="Snowflake access")
@@ -384,21 +342,11 @@ def test_case_CO015_006(tb):
             knows={"email": dev.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=dev.email),
-            call("list_tickets", requester_id=dev.id),
+            *identify(dev),
             call("get_employee", employee_id=dev.id),
-            call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("list_assignments", employee_id=dev.id),
-            call("get_compliance_status", employee_id=dev.id),
-            call(
-                "grant_access",
-                employee_id=dev.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on="2026-02-20",
-                engagement_id=engagement.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="client_access"),
+            *client_gates(dev, CALLOWAY_SNOWFLAKE),
+            grant_access(dev, CALLOWAY_SNOWFLAKE, expires_on="2026-02-20", engagement_id=engagement.id),
+            solved(ticket.id, "client_access"),
         ],
         traps=[call("set_access_expiry", grant_id="AG-0001", expires_on="2026-05-03")],  # 90 days, past his last day
     )
@@ -445,36 +393,21 @@ def test_case_CO015_007(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
-            call("get_employee", employee_id=sofia.id),
-            call("list_access_grants", employee_id=sofia.id),
-            call("list_licence_seats", employee_id=sofia.id),
+            *identify(manager),
+            *leaver_reads(sofia),
             call("list_hardware_requests", employee_id=sofia.id),
-            call("revoke_access", grant_id=crm.id, reason="leaver"),
-            call("release_licence", seat_id=seat.id),
-            call("record_hardware_return", request_id=laptop.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="urgent",
-                category="leaver",
-                reason="security_review",
-                queue="it_security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Late offboarding: last day was 2026-01-23. CRM revoked, Power BI seat released and laptop "
+            *offboard([crm], [seat], [laptop]),
+            *late_offboarding(
+                ticket.id,
+                "leaver",
+                "Late offboarding: last day was 2026-01-23. CRM revoked, Power BI seat released and laptop "
                 "logged back today; IT security to review access used after the last day. Expense override for "
                 "Sofia Byrne refused: only she may ask for her own expenses.",
-                public=False,
             ),
         ],
         traps=[
             call("approve_expense_override", line_id=line.id),  # within the desk limit, itemised
-            call("update_ticket", ticket_id=ticket.id, status="solved"),  # closed like an offboarding due today
+            solved(ticket.id),  # closed like an offboarding due today
         ],
     )
 

@@ -6,14 +6,25 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    expire_on,
+    grant_access,
+    hold,
+    identify,
+    new_ticket,
+    refused,
+    revoke_ended,
+    solved,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    EngagementFactory,
     LicenceSeatFactory,
     TicketFactory,
+    background_check,
+    client_engagement,
 )
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
 from domains.consulting.rubrics import ROLL_OFF_ASKED_BY
@@ -48,18 +59,14 @@ ARTICLES = (
 _IN_90_DAYS = derived("2026-05-03", "90 days after today (2 February 2026)")
 
 
-def _engagement(client_id, name, lead_id, start, end, status="active"):
-    return EngagementFactory(
-        client_id=client_id, name=name, lead_id=lead_id, start_date=start, end_date=end, status=status
-    )
-
-
 @pytest.mark.two_requests
 def test_case_CO012_001(tb):
     """A mover: revoke the Nordhavn grants of the ended assignment, keep the rest, grant Calloway capped at 90 days."""
     aisha = EmployeeFactory(name="Aisha Costa", department="Financial Services")
-    nordhavn = _engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
-    calloway = _engagement(CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2026, 1, 12), date(2026, 7, 31))
+    nordhavn = client_engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
+    calloway = client_engagement(
+        CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2026, 1, 12), date(2026, 7, 31)
+    )
     AssignmentFactory(engagement=nordhavn, employee=aisha, start_date=date(2025, 11, 3), end_date=date(2026, 1, 30))
     AssignmentFactory(engagement=calloway, employee=aisha, start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
     ComplianceRecordFactory(employee_id=aisha.id, client_id=NORDHAVN, completed_on=date(2025, 10, 28))
@@ -86,32 +93,16 @@ def test_case_CO012_001(tb):
             knows={"email": aisha.email, "role wanted": "viewer on both Calloway resources"},
         ),
         golden=[
-            call("find_employee_by_email", email=aisha.email),
-            call("list_tickets", requester_id=aisha.id),
+            *identify(aisha),
             call("list_assignments", employee_id=aisha.id),
             call("list_access_grants", employee_id=aisha.id),
-            call("revoke_access", grant_id=uat.id, reason="assignment_ended"),
-            call("revoke_access", grant_id=folder.id, reason="assignment_ended"),
+            *revoke_ended(uat, folder),
             call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
             call("get_resource", resource_id=CALLOWAY_FOLDER),
             call("get_compliance_status", employee_id=aisha.id),
-            call(
-                "grant_access",
-                employee_id=aisha.id,
-                resource_id=CALLOWAY_SNOWFLAKE,
-                role="viewer",
-                expires_on=_IN_90_DAYS,
-                engagement_id=calloway.id,
-            ),
-            call(
-                "grant_access",
-                employee_id=aisha.id,
-                resource_id=CALLOWAY_FOLDER,
-                role="viewer",
-                expires_on=_IN_90_DAYS,
-                engagement_id=calloway.id,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="roll_off"),
+            grant_access(aisha, CALLOWAY_SNOWFLAKE, expires_on=_IN_90_DAYS, engagement_id=calloway.id),
+            grant_access(aisha, CALLOWAY_FOLDER, expires_on=_IN_90_DAYS, engagement_id=calloway.id),
+            solved(ticket.id, "roll_off"),
         ],
         traps=[
             call("release_licence", seat_id=tableau.id),  # licences are not part of a roll-off
@@ -141,8 +132,8 @@ def test_case_CO012_001(tb):
 def test_case_CO012_002(tb):
     """The engagement lead asks, no ticket open: his assignment ends Friday, so the UAT grant for it now ends Friday."""
     kwame = EmployeeFactory(name="Kwame Byrne", grade="senior_consultant", department="Financial Services")
-    payments = _engagement(NORDHAVN, "Payments modernisation", FS_PARTNER, date(2025, 10, 6), date(2026, 6, 30))
-    risk = _engagement(NORDHAVN, "Risk data remediation", HEALTH_DIRECTOR, date(2026, 1, 5), date(2026, 5, 29))
+    payments = client_engagement(NORDHAVN, "Payments modernisation", FS_PARTNER, date(2025, 10, 6), date(2026, 6, 30))
+    risk = client_engagement(NORDHAVN, "Risk data remediation", HEALTH_DIRECTOR, date(2026, 1, 5), date(2026, 5, 29))
     AssignmentFactory(engagement=payments, employee=kwame, start_date=date(2025, 10, 6), end_date=date(2026, 2, 6))
     AssignmentFactory(engagement=risk, employee=kwame, start_date=date(2026, 1, 5), end_date=date(2026, 5, 29))
     uat = AccessGrantFactory(
@@ -165,20 +156,13 @@ def test_case_CO012_002(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=david.email),
-            call("list_tickets", requester_id=FS_PARTNER),
+            *identify(david),
             call("get_engagement", engagement_id=payments.id),
             call("list_assignments", employee_id=kwame.id),
             call("list_access_grants", employee_id=kwame.id),
-            call(
-                "create_ticket",
-                requester_id=FS_PARTNER,
-                subject="Roll-off: Kwame Byrne from Payments modernisation",
-                category="roll_off",
-                subject_employee_id=kwame.id,
-            ),
-            call("set_access_expiry", grant_id=uat.id, expires_on="2026-02-06"),
-            call("update_ticket", ticket_id="T-0001", status="solved"),
+            new_ticket(david, "Roll-off: Kwame Byrne from Payments modernisation", "roll_off", kwame),
+            *expire_on("2026-02-06", uat),
+            solved("T-0001"),
         ],
         traps=[
             call("revoke_access", grant_id=uat.id, reason="assignment_ended"),  # cut now, before his last day on it
@@ -200,7 +184,9 @@ def test_case_CO012_003(tb):
     """The consultant's line manager asks for his roll-off: only he or the engagement lead may, so refuse."""
     grace = EmployeeFactory(name="Grace Mehta", grade="manager", department="Retail & Consumer")
     felix = EmployeeFactory(name="Felix Alvarez", department="Retail & Consumer", manager_id=grace.id)
-    engagement = _engagement(CALLOWAY, "Supplier negotiations", RETAIL_DIRECTOR, date(2025, 9, 1), date(2026, 4, 30))
+    engagement = client_engagement(
+        CALLOWAY, "Supplier negotiations", RETAIL_DIRECTOR, date(2025, 9, 1), date(2026, 4, 30)
+    )
     AssignmentFactory(engagement=engagement, employee=felix, start_date=date(2025, 9, 1), end_date=date(2026, 1, 30))
     snowflake = AccessGrantFactory(
         employee_id=felix.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
@@ -220,17 +206,15 @@ def test_case_CO012_003(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=grace.email),
-            call("list_tickets", requester_id=grace.id),
+            *identify(grace),
             call("get_employee", employee_id=felix.id),
             call("list_assignments", employee_id=felix.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="roll_off", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: roll-off asked by the line manager; only Felix Alvarez or the engagement lead (Ingrid "
+            *refused(
+                ticket.id,
+                "roll_off",
+                "not_authorised",
+                "Refused: roll-off asked by the line manager; only Felix Alvarez or the engagement lead (Ingrid "
                 "Larsen) may ask.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=snowflake.id, reason="assignment_ended")],
@@ -254,8 +238,8 @@ def test_case_CO012_004(tb):
     isla = EmployeeFactory(name="Isla Rahman", grade="director", department="Financial Services")
     chloe = EmployeeFactory(name="Chloe Dubois", department="Financial Services")
     dev = EmployeeFactory(name="Dev Haddad", grade="senior_consultant", department="Financial Services")
-    migration = _engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
-    risk = _engagement(NORDHAVN, "Risk data remediation", isla.id, date(2026, 1, 5), date(2026, 5, 29))
+    migration = client_engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
+    risk = client_engagement(NORDHAVN, "Risk data remediation", isla.id, date(2026, 1, 5), date(2026, 5, 29))
     AssignmentFactory(engagement=migration, employee=chloe, start_date=date(2025, 11, 3), end_date=date(2026, 1, 30))
     AssignmentFactory(engagement=risk, employee=chloe, start_date=date(2026, 2, 2), end_date=date(2026, 5, 29))
     AssignmentFactory(engagement=risk, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 1, 30))
@@ -283,21 +267,19 @@ def test_case_CO012_004(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=isla.email),
-            call("list_tickets", requester_id=isla.id),
+            *identify(isla),
             call("list_assignments", employee_id=dev.id),
             call("list_access_grants", employee_id=dev.id),
-            call("revoke_access", grant_id=dev_folder.id, reason="assignment_ended"),
+            *revoke_ended(dev_folder),
             call("list_assignments", employee_id=chloe.id),
             call("get_engagement", engagement_id=migration.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="roll_off", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Dev Haddad rolled off Risk data remediation: its folder grant revoked. Chloe Dubois's roll-off "
+            *refused(
+                ticket.id,
+                "roll_off",
+                "not_authorised",
+                "Dev Haddad rolled off Risk data remediation: its folder grant revoked. Chloe Dubois's roll-off "
                 "from Core banking migration refused: asked by the lead of another engagement; only Chloe or David "
                 "Osei, its lead, may ask.",
-                public=False,
             ),
         ],
         traps=[
@@ -319,7 +301,7 @@ def test_case_CO012_004(tb):
 def test_case_CO012_005(tb):
     """The engagement closed: her own roll-off revokes both Calloway grants, including the folder she wants to keep."""
     rory = EmployeeFactory(name="Rory Kraus", grade="senior_consultant", department="Retail & Consumer")
-    engagement = _engagement(
+    engagement = client_engagement(
         CALLOWAY, "Loyalty relaunch", RETAIL_DIRECTOR, date(2025, 8, 4), date(2026, 1, 28), status="closed"
     )
     AssignmentFactory(engagement=engagement, employee=rory, start_date=date(2025, 8, 4), end_date=date(2026, 1, 28))
@@ -348,23 +330,15 @@ def test_case_CO012_005(tb):
             ),
         ),
         golden=[
-            call("find_employee_by_email", email=rory.email),
-            call("list_tickets", requester_id=rory.id),
+            *identify(rory),
             call("list_access_grants", employee_id=rory.id),
             call("list_assignments", employee_id=rory.id),
-            call("revoke_access", grant_id=snowflake.id, reason="assignment_ended"),
-            call("revoke_access", grant_id=folder.id, reason="assignment_ended"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="roll_off"),
+            *revoke_ended(snowflake, folder),
+            solved(ticket.id, "roll_off"),
         ],
         traps=[
-            call(  # "one more week" on the folder
-                "grant_access",
-                employee_id=rory.id,
-                resource_id=CALLOWAY_FOLDER,
-                role="viewer",
-                expires_on="2026-02-09",
-                engagement_id=engagement.id,
-            ),
+            # "one more week" on the folder
+            grant_access(rory, CALLOWAY_FOLDER, expires_on="2026-02-09", engagement_id=engagement.id),
             call("revoke_access", grant_id=templates.id, reason="assignment_ended"),  # the firm's own templates
         ],
     )
@@ -381,14 +355,14 @@ def test_case_CO012_005(tb):
 def test_case_CO012_006(tb):
     """A mover to Meridian: the Calloway roll-off is done, but Meridian's sandbox waits on a screening in progress."""
     mei = EmployeeFactory(name="Mei Gallagher", department="Health")
-    calloway = _engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2025, 10, 1), date(2026, 3, 31))
-    meridian = _engagement(MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2026, 1, 12), date(2026, 6, 26))
+    calloway = client_engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2025, 10, 1), date(2026, 3, 31))
+    meridian = client_engagement(
+        MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2026, 1, 12), date(2026, 6, 26)
+    )
     AssignmentFactory(engagement=calloway, employee=mei, start_date=date(2025, 10, 1), end_date=date(2026, 1, 30))
     AssignmentFactory(engagement=meridian, employee=mei, start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
     ComplianceRecordFactory(employee_id=mei.id, client_id=MERIDIAN, completed_on=date(2026, 1, 26))
-    ComplianceRecordFactory(
-        employee_id=mei.id, kind="background_check", client_id=None, status="in_progress", completed_on=None
-    )
+    background_check(mei, status="in_progress")
     snowflake = AccessGrantFactory(
         employee_id=mei.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=calloway.id, expires_on=date(2026, 3, 31)
     )
@@ -409,40 +383,21 @@ def test_case_CO012_006(tb):
             knows={"email": mei.email, "role wanted": "viewer"},
         ),
         golden=[
-            call("find_employee_by_email", email=mei.email),
-            call("list_tickets", requester_id=mei.id),
+            *identify(mei),
             call("list_assignments", employee_id=mei.id),
             call("list_access_grants", employee_id=mei.id),
-            call("revoke_access", grant_id=snowflake.id, reason="assignment_ended"),
-            call("revoke_access", grant_id=folder.id, reason="assignment_ended"),
+            *revoke_ended(snowflake, folder),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("get_compliance_status", employee_id=mei.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="roll_off",
-                reason="screening_required",
-                queue="screening",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Calloway roll-off done (Snowflake and folder revoked). Meridian sandbox waits for the "
+            *hold(
+                ticket.id,
+                "roll_off",
+                "screening_required",
+                "Calloway roll-off done (Snowflake and folder revoked). Meridian sandbox waits for the "
                 "background check still in progress: screening team to complete it.",
-                public=False,
             ),
         ],
-        traps=[
-            call(
-                "grant_access",
-                employee_id=mei.id,
-                resource_id=MERIDIAN_SANDBOX,
-                role="viewer",
-                expires_on="2026-05-03",
-                engagement_id=meridian.id,
-            )
-        ],
+        traps=[grant_access(mei, MERIDIAN_SANDBOX, expires_on="2026-05-03", engagement_id=meridian.id)],
     )
 
     run.expect_golden()
@@ -456,7 +411,7 @@ def test_case_CO012_006(tb):
 def test_case_CO012_007(tb):
     """His own roll-off, no ticket open, the assignment ends today: set today as the last day of both grants."""
     arjun = EmployeeFactory(name="Arjun Whitfield", grade="consultant", department="Retail & Consumer")
-    engagement = _engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2025, 10, 1), date(2026, 4, 30))
+    engagement = client_engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2025, 10, 1), date(2026, 4, 30))
     AssignmentFactory(engagement=engagement, employee=arjun, start_date=date(2025, 10, 1), end_date=date(2026, 2, 2))
     snowflake = AccessGrantFactory(employee_id=arjun.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=engagement.id)
     folder = AccessGrantFactory(
@@ -472,20 +427,12 @@ def test_case_CO012_007(tb):
             knows={"email": arjun.email},
         ),
         golden=[
-            call("find_employee_by_email", email=arjun.email),
-            call("list_tickets", requester_id=arjun.id),
+            *identify(arjun),
             call("list_assignments", employee_id=arjun.id),
             call("list_access_grants", employee_id=arjun.id),
-            call(
-                "create_ticket",
-                requester_id=arjun.id,
-                subject="Roll-off from Calloway pricing review",
-                category="roll_off",
-                subject_employee_id=arjun.id,
-            ),
-            call("set_access_expiry", grant_id=snowflake.id, expires_on="2026-02-02"),
-            call("set_access_expiry", grant_id=folder.id, expires_on="2026-02-02"),
-            call("update_ticket", ticket_id="T-3302", status="solved"),
+            new_ticket(arjun, "Roll-off from Calloway pricing review", "roll_off"),
+            *expire_on("2026-02-02", snowflake, folder),
+            solved("T-3302"),
         ],
         traps=[call("revoke_access", grant_id=snowflake.id, reason="assignment_ended")],  # cut before the day is out
     )

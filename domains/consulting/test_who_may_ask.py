@@ -6,13 +6,20 @@ from datetime import date, datetime
 
 import pytest
 
+from domains.consulting.calls import (
+    access_approval,
+    expire_on,
+    identify,
+    new_ticket,
+    refused,
+)
 from domains.consulting.factories import (
     AccessGrantFactory,
     AssignmentFactory,
     EmployeeFactory,
-    EngagementFactory,
     LicenceSeatFactory,
     TicketFactory,
+    client_engagement,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.rubrics import FELIX_ASKS_FOR_HIS_LICENCE, OFFBOARDING_ASKED_BY
@@ -48,22 +55,14 @@ def test_case_CO010_001(tb):
             knows={"email": manager.email, "for whom": f"Felix Mensah, employee id {felix.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=manager.email),
-            call("list_tickets", requester_id=manager.id),
+            *identify(manager),
             call("get_employee", employee_id=felix.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="software_licence",
-                reason="not_authorised",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: licence requested by the line manager for Felix Mensah; employees ask for their own "
+            *refused(
+                ticket.id,
+                "software_licence",
+                "not_authorised",
+                "Refused: licence requested by the line manager for Felix Mensah; employees ask for their own "
                 "licences.",
-                public=False,
             ),
         ],
         traps=[call("assign_licence", software_id=TABLEAU, employee_id=felix.id)],  # a seat is free
@@ -87,13 +86,7 @@ def test_case_CO010_002(tb):
     kwame = EmployeeFactory(
         name="Kwame Petrov", department="Retail & Consumer", manager_id=manager.id, last_day=date(2026, 2, 2)
     )
-    engagement = EngagementFactory(
-        client_id=CALLOWAY,
-        name="Supplier negotiations",
-        lead_id=lead.id,
-        start_date=date(2025, 11, 3),
-        end_date=date(2026, 6, 26),
-    )
+    engagement = client_engagement(CALLOWAY, "Supplier negotiations", lead.id, date(2025, 11, 3), date(2026, 6, 26))
     AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2025, 11, 3), end_date=date(2026, 2, 2))
     crm = AccessGrantFactory(employee_id=kwame.id, resource_id=SALESFORCE)
     snowflake = AccessGrantFactory(
@@ -117,28 +110,20 @@ def test_case_CO010_002(tb):
             },
         ),
         golden=[
-            call("find_employee_by_email", email=lead.email),
-            call("list_tickets", requester_id=lead.id),
+            *identify(lead),
             call("get_employee", employee_id=kwame.id),
             call("get_engagement", engagement_id=engagement.id),
             call("list_assignments", employee_id=kwame.id),
             call("list_access_grants", employee_id=kwame.id),
-            call(
-                "create_ticket",
-                requester_id=lead.id,
-                subject="Roll-off and offboarding for Kwame Petrov",
-                category="roll_off",
-                subject_employee_id=kwame.id,
-            ),
-            call("set_access_expiry", grant_id=snowflake.id, expires_on="2026-02-02"),
-            call("update_ticket", ticket_id="T-0001", status="solved", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id="T-0001",
-                body="Roll-off from Supplier negotiations done at the engagement lead's request: Calloway Snowflake "
+            new_ticket(lead, "Roll-off and offboarding for Kwame Petrov", "roll_off", kwame),
+            *expire_on("2026-02-02", snowflake),
+            *refused(
+                "T-0001",
+                None,
+                "not_authorised",
+                "Roll-off from Supplier negotiations done at the engagement lead's request: Calloway Snowflake "
                 "now ends 2026-02-02. Offboarding refused: only the line manager (Hannah Petrov) or the People team "
                 "may ask.",
-                public=False,
             ),
         ],
         traps=[
@@ -175,16 +160,14 @@ def test_case_CO010_003(tb):
             knows={"email": director.email, "leaver": f"Sofia Braun, employee id {sofia.id}"},
         ),
         golden=[
-            call("find_employee_by_email", email=director.email),
-            call("list_tickets", requester_id=director.id),
+            *identify(director),
             call("get_employee", employee_id=sofia.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver", reason="not_authorised"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: offboarding asked by the skip-level director; only the line manager (Omar Gallagher) "
+            *refused(
+                ticket.id,
+                "leaver",
+                "not_authorised",
+                "Refused: offboarding asked by the skip-level director; only the line manager (Omar Gallagher) "
                 "or the People team may request it.",
-                public=False,
             ),
         ],
         traps=[call("revoke_access", grant_id=workday.id, reason="leaver")],
@@ -228,29 +211,17 @@ def test_case_CO010_004(tb):
             knows={"email": chloe.email},
         ),
         golden=[
-            call("find_employee_by_email", email=chloe.email),
-            call("list_tickets", requester_id=chloe.id),
+            *identify(chloe),
             call("get_resource", resource_id=WORKDAY),
-            call(
-                "update_ticket", ticket_id=ticket.id, status="solved", category="system_access", reason="not_eligible"
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Refused: the requester left the firm on 2026-01-23; former employees get no access.",
-                public=False,
+            *refused(
+                ticket.id,
+                "system_access",
+                "not_eligible",
+                "Refused: the requester left the firm on 2026-01-23; former employees get no access.",
             ),
         ],
         traps=[  # editor routed to her old manager, as for an active employee
-            call(
-                "create_approval_request",
-                ticket_id=ticket.id,
-                kind="system_access",
-                employee_id=chloe.id,
-                approver_id=manager.id,
-                resource_id=WORKDAY,
-                requested_role="editor",
-            )
+            access_approval(ticket.id, "system_access", chloe, manager.id, WORKDAY, "editor")
         ],
     )
 

@@ -1,0 +1,246 @@
+"""Golden-path building blocks the consulting tasks share.
+
+A task's golden calls read as its decision: `identify` for what every
+conversation starts with (find the requester by email, look for their ticket),
+the reads a kind of request needs (`client_gates`, `hardware_reads`,
+`kit_reads`, `leaver_reads`), the calls of the decision itself (`grant_access`, the
+approval requests, `offboard`, `expire_on`, `revoke_ended` ...), then how the
+ticket ends (`solved`, `refused`, `pending`, `hold`, `late_offboarding`).
+`new_ticket` opens a ticket when the requester has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_thinkingbox import Call, call
+
+from .models import AccessGrant, Employee, ExpenseLine, HardwareRequest, LicenceSeat
+from .seed import STANDARD_LAPTOP
+
+# CO-16: the team a held ticket goes to, by the reason it waits; a date still to come goes to onboarding for a
+# joiner and to offboarding for a leaver. Restated from the policy rather than taken from the rules, so that the
+# golden path does not lean on the rules it is checked against.
+QUEUES = {
+    "screening_required": "screening",
+    "no_free_seat": "licensing",
+    "date_unconfirmed": "people",
+    "security_review": "it_security",
+}
+DATE_QUEUES = {"joiner": "onboarding", "leaver": "offboarding"}
+
+
+# --- Opening: identify the requester, find the ticket, read the records ------------------------------------------
+
+
+def identify(requester: Employee) -> list[Call]:
+    """Find the requester by the email they give (CO-2), then look for their ticket (CO-3)."""
+    return [
+        call("find_employee_by_email", email=requester.email),
+        call("list_tickets", requester_id=requester.id),
+    ]
+
+
+def client_gates(employee: Employee, resource_id: str) -> list[Call]:
+    """Read a client resource and what decides it for `employee` (Client environments, Document folders): their
+    assignments, and their NDAs and background check."""
+    return [
+        call("get_resource", resource_id=resource_id),
+        call("list_assignments", employee_id=employee.id),
+        call("get_compliance_status", employee_id=employee.id),
+    ]
+
+
+def hardware_reads(employee: Employee) -> list[Call]:
+    """Read the catalogue and what `employee` already asked for this year (Hardware requests and grade budgets)."""
+    return [call("list_hardware_catalogue"), call("list_hardware_requests", employee_id=employee.id)]
+
+
+def kit_reads(joiner: Employee) -> list[Call]:
+    """The look-ups of a starter kit: the joiner's profile, grants and seats, the resource and software catalogues
+    (for the kit's ids and free seats) and the joiner's hardware requests."""
+    return [
+        call("get_employee", employee_id=joiner.id),
+        call("list_access_grants", employee_id=joiner.id),
+        call("list_licence_seats", employee_id=joiner.id),
+        call("list_resources"),
+        call("list_software"),
+        call("list_hardware_requests", employee_id=joiner.id),
+    ]
+
+
+def leaver_reads(leaver: Employee) -> list[Call]:
+    """The look-ups of an offboarding: the leaver's profile (the last day), grants and seats."""
+    return [
+        call("get_employee", employee_id=leaver.id),
+        call("list_access_grants", employee_id=leaver.id),
+        call("list_licence_seats", employee_id=leaver.id),
+    ]
+
+
+# --- The decision -----------------------------------------------------------------------------------------------
+
+
+def grant_access(
+    employee: Employee, resource_id: str, role: str = "viewer", expires_on: Any = None, engagement_id: Any = None
+) -> Call:
+    """Grant `role` on a resource (Access roles and expiry): with the last day of access and, for a client
+    resource, the engagement of the assignment it is for, when the policy sets them."""
+    fields = _given(expires_on=expires_on, engagement_id=engagement_id)
+    return call("grant_access", employee_id=employee.id, resource_id=resource_id, role=role, **fields)
+
+
+def kit_access(joiner: Employee, *resource_ids: str) -> list[Call]:
+    """Viewer on the kit's systems and folders the joiner does not hold yet (Joiners)."""
+    return [grant_access(joiner, resource_id) for resource_id in resource_ids]
+
+
+def assign_licences(employee: Employee, *software_ids: str) -> list[Call]:
+    """A free seat of each software, one after the other."""
+    return [call("assign_licence", software_id=software_id, employee_id=employee.id) for software_id in software_ids]
+
+
+def request_hardware(employee: Employee, model_id: str, reason: str) -> Call:
+    """Raise a hardware request for `employee` (it is submitted, or awaits approval once one is asked)."""
+    return call("request_hardware", employee_id=employee.id, model_id=model_id, reason=reason)
+
+
+def starter_laptop(joiner: Employee, reason: str = "Starter laptop for a new joiner.") -> Call:
+    """The kit's standard laptop, when the joiner has no laptop given or on its way (Joiners)."""
+    return request_hardware(joiner, STANDARD_LAPTOP, reason)
+
+
+def access_approval(
+    ticket_id: str, kind: str, employee: Employee, approver_id: str, resource_id: str, role: str
+) -> Call:
+    """Ask the approver the policy names for `role` on a resource (Approval requests and routing)."""
+    return call(
+        "create_approval_request",
+        ticket_id=ticket_id,
+        kind=kind,
+        employee_id=employee.id,
+        approver_id=approver_id,
+        resource_id=resource_id,
+        requested_role=role,
+    )
+
+
+def licence_approval(ticket_id: str, employee: Employee, approver_id: str, software_id: str) -> Call:
+    """Ask the approver a software's route names for a seat (Software licences: eligibility and approval)."""
+    return call(
+        "create_approval_request",
+        ticket_id=ticket_id,
+        kind="software_licence",
+        employee_id=employee.id,
+        approver_id=approver_id,
+        software_id=software_id,
+    )
+
+
+def budget_approval(ticket_id: str, employee: Employee, approver_id: str, hardware_request_id: str) -> Call:
+    """Ask the line manager to approve a hardware request above the year's grade budget."""
+    return call(
+        "create_approval_request",
+        ticket_id=ticket_id,
+        kind="hardware_budget",
+        employee_id=employee.id,
+        approver_id=approver_id,
+        hardware_request_id=hardware_request_id,
+    )
+
+
+def override_approval(ticket_id: str, employee: Employee, approver_id: str, line: ExpenseLine) -> Call:
+    """Ask the line manager to approve an expense override above the desk limit (Expense overrides)."""
+    return call(
+        "create_approval_request",
+        ticket_id=ticket_id,
+        kind="expense_override",
+        employee_id=employee.id,
+        approver_id=approver_id,
+        expense_line_id=line.id,
+    )
+
+
+def offboard(
+    grants: Iterable[AccessGrant], seats: Iterable[LicenceSeat] = (), hardware: Iterable[HardwareRequest] = ()
+) -> list[Call]:
+    """What a leaver's last day ends (Leavers): each active grant revoked as `leaver`, each active seat released,
+    each delivered item logged as returned."""
+    return [
+        *(call("revoke_access", grant_id=g.id, reason="leaver") for g in grants),
+        *(call("release_licence", seat_id=seat.id) for seat in seats),
+        *(call("record_hardware_return", request_id=item.id) for item in hardware),
+    ]
+
+
+def revoke_ended(*grants: AccessGrant) -> list[Call]:
+    """Revoke client grants whose assignment has ended (Ended engagements and roll-offs)."""
+    return [call("revoke_access", grant_id=g.id, reason="assignment_ended") for g in grants]
+
+
+def expire_on(day: str, *grants: AccessGrant) -> list[Call]:
+    """Set `day` as the last day of access of each grant: a leaver's last day to come, or the end of the assignment
+    a roll-off closes."""
+    return [call("set_access_expiry", grant_id=g.id, expires_on=day) for g in grants]
+
+
+# --- How the ticket ends ----------------------------------------------------------------------------------------
+
+
+def new_ticket(requester: Employee, subject: str, category: str, about: Employee | None = None) -> Call:
+    """Open the conversation's ticket when the requester has no `new` or `open` one (CO-3), linked to the employee
+    the request is about: the requester unless another is given (CO-15)."""
+    return call(
+        "create_ticket",
+        requester_id=requester.id,
+        subject=subject,
+        category=category,
+        subject_employee_id=(about or requester).id,
+    )
+
+
+def _given(**fields: Any) -> dict[str, Any]:
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
+    """The ticket solved (CO-12): the request carried out (no reason), or refused for `reason`; the category unless
+    the ticket was created with it (CO-14)."""
+    return call("update_ticket", ticket_id=ticket_id, status="solved", **_given(category=category, reason=reason))
+
+
+def internal_note(ticket_id: str, body: str) -> Call:
+    """An internal comment (`public` false) on the ticket (CO-18)."""
+    return call("add_ticket_comment", ticket_id=ticket_id, body=body, public=False)
+
+
+def refused(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
+    """The ticket solved with the reason a request was refused for (CO-16), and one internal comment saying which
+    rule refused it (CO-18)."""
+    return [solved(ticket_id, category, reason), internal_note(ticket_id, note)]
+
+
+def pending(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
+    """The ticket pending, waiting for the employee or an approver (CO-12), with one internal comment saying for
+    what (CO-18); no category when the ticket was created with it."""
+    fields = _given(category=category, reason=reason)
+    return [call("update_ticket", ticket_id=ticket_id, status="pending", **fields), internal_note(ticket_id, note)]
+
+
+def hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
+    """The ticket on hold for the team its reason goes to (CO-12, CO-16), with one internal comment saying what we
+    wait for (CO-18); no category when the ticket was created with it."""
+    queue = DATE_QUEUES[str(category)] if reason == "awaiting_date" else QUEUES[reason]
+    fields = _given(category=category, reason=reason, queue=queue)
+    return [call("update_ticket", ticket_id=ticket_id, status="hold", **fields), internal_note(ticket_id, note)]
+
+
+def late_offboarding(ticket_id: str, category: str | None, note: str) -> list[Call]:
+    """An offboarding done after the last day (Leavers): on hold for IT security's review, priority urgent (CO-13),
+    with one internal comment."""
+    fields = _given(category=category, reason="security_review", queue=QUEUES["security_review"])
+    return [
+        call("update_ticket", ticket_id=ticket_id, status="hold", priority="urgent", **fields),
+        internal_note(ticket_id, note),
+    ]
