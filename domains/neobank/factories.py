@@ -10,12 +10,14 @@ check digits (`make_iban`).
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 import factory
 
 from domains.shared.factories import CommentFactoryBase, TicketFactoryBase
 from pytest_thinkingbox.core.factories import Factory  # not the package's lazy export, which mypy sees as Any
 
+from .calls import next_ticket_id
 from .clock import NOW, TODAY, days_ago
 from .models import (
     AccessGrant,
@@ -451,3 +453,91 @@ class DeskCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     # A plain value where the base declares a LazyAttribute: factory-boy takes either, mypy sees a narrower base type.
     author = "employee"  # type: ignore[assignment]
     body = "Employee message."
+
+
+# --------------------------------------------------------------------------- arrange helpers: set-ups many tasks share
+
+
+def account_holder(name: str, *, balance_cents: int, **customer: Any) -> tuple[Customer, Account]:
+    """A customer (`customer`: more of CustomerFactory's fields) and their current account holding `balance_cents`."""
+    holder = CustomerFactory(name=name, **customer)
+    return holder, AccountFactory(customer=holder, balance_cents=balance_cents)
+
+
+def savings_withdrawal(savings: Account, amount_cents: int, booked_at: datetime) -> Transaction:
+    """Money moved out of a savings account to the customer's main account: what the monthly count of free
+    withdrawals looks at."""
+    return TransactionFactory(
+        account=savings, kind="transfer_out", amount_cents=amount_cents, description="Main account", booked_at=booked_at
+    )
+
+
+def goodwill_refunded(
+    account: Account, kind: str, amount_cents: int, charged_at: datetime, refunded_at: datetime
+) -> FeeRefund:
+    """A fee of `kind` charged on `account` and refunded as goodwill: what the once-in-180-days rule looks back at."""
+    fee = FeeFactory(account=account, kind=kind, amount_cents=amount_cents, charged_at=charged_at)
+    return FeeRefundFactory(fee=fee, created_at=refunded_at)
+
+
+def card_replacement_fee(old_card: Card, charged_at: datetime) -> Fee:
+    """The 600-cent fee charged on the card's account for replacing `old_card`."""
+    return FeeFactory(
+        account=old_card.account,
+        kind="card_replacement",
+        amount_cents=600,
+        description=f"Replacement card for card *{old_card.last4}",
+        charged_at=charged_at,
+        card=old_card,
+    )
+
+
+def contractor(name: str, title: str, contract_end_on: date, **employee: Any) -> Employee:
+    """A contractor (`title` is their job, marked as a contractor's) whose contract ends on `contract_end_on`."""
+    return EmployeeFactory(
+        name=name, title=f"{title} (contractor)", is_contractor=True, contract_end_on=contract_end_on, **employee
+    )
+
+
+def held_transfer(account: Account, amount_cents: int, beneficiary_name: str, created_at: datetime) -> Transfer:
+    """A transfer held for compliance review, and the hold that reserves its amount on the account."""
+    transfer = TransferFactory(
+        account=account,
+        amount_cents=amount_cents,
+        created_at=created_at,
+        status="held",
+        beneficiary_name=beneficiary_name,
+    )
+    HoldFactory(
+        account=account,
+        amount_cents=amount_cents,
+        reason="transfer_review",
+        description=f"Transfer {transfer.id} to {beneficiary_name} under review",
+        placed_at=created_at,
+        transfer_id=transfer.id,
+    )
+    return transfer
+
+
+def finished_ticket(
+    requester: Customer, subject: str, created_at: datetime, status: str = "solved", **ticket: Any
+) -> tuple[Ticket, str]:
+    """An earlier ticket of the customer, `solved` or `closed`: with no new or open one, the agent creates the
+    conversation's ticket, and this gives the id `create_ticket` will give it."""
+    old = TicketFactory(requester=requester, status=status, subject=subject, created_at=created_at, **ticket)
+    return old, next_ticket_id(old.id)
+
+
+def finished_desk_ticket(
+    employee: Employee, subject: str, created_at: datetime, status: str = "solved"
+) -> tuple[Ticket, str]:
+    """An earlier internal desk ticket of the employee, `solved` or `closed`, and the id `create_ticket` will give
+    the conversation's new ticket."""
+    old = DeskTicketFactory(employee=employee, status=status, subject=subject, created_at=created_at)
+    return old, next_ticket_id(old.id)
+
+
+def mover(name: str, moved_from: str, moved_on: date, **employee: Any) -> Employee:
+    """An employee who moved to another department (`employee`: the new one, title and manager) from `moved_from`
+    on `moved_on`."""
+    return EmployeeFactory(name=name, previous_department=moved_from, moved_on=moved_on, **employee)

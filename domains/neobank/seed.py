@@ -8,6 +8,7 @@ below.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy.orm import Session
@@ -59,6 +60,24 @@ _EMPLOYEES = [
     (KATRIN_WOLFF, "Katrin Wolff", INFORMATION_SECURITY, "Information Security Officer", date(1976, 9, 18)),
     (MIRIAM_ADLER, "Miriam Adler", HUMAN_RESOURCES, "HR Business Partner", date(1989, 3, 2)),
 ]
+
+
+@dataclass(frozen=True)
+class SeededEmployee:
+    """A seeded employee as a task's caller knows them: employee number, name and date of birth."""
+
+    id: str
+    name: str
+    date_of_birth: date
+
+
+def seeded(employee_number: str) -> SeededEmployee:
+    """The seeded employee with this number (`DIETER_HAHN` ...), for a task where they call the desk."""
+    for emp_id, name, _, _, born in _EMPLOYEES:
+        if emp_id == employee_number:
+            return SeededEmployee(emp_id, name, born)
+    raise KeyError(f"no seeded employee has the number {employee_number!r}")
+
 
 # id, name, risk, owner, the owner team's queue
 _SYSTEMS = [

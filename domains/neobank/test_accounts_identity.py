@@ -6,7 +6,21 @@ from datetime import timedelta
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    account_record,
+    accounts_of,
+    cards_of,
+    create_ticket,
+    customer_profile,
+    disputes_of,
+    identify,
+    opening,
+    pending,
+    refused,
+    scheduled_payments_of,
+    solved,
+    transfers_of,
+)
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -18,6 +32,8 @@ from domains.neobank.factories import (
     ScheduledPaymentFactory,
     TicketFactory,
     TransactionFactory,
+    account_holder,
+    finished_ticket,
     make_iban,
 )
 from domains.neobank.models import (
@@ -49,8 +65,7 @@ ARTICLES = (
 
 def test_case_NB009_001(tb):
     """Zero balance, no hold, the only dispute is won: cancel the gym standing order, then close; the card goes."""
-    yara = CustomerFactory(name="Yara Brandt")
-    account = AccountFactory(customer=yara, balance_cents=0)
+    yara, account = account_holder("Yara Brandt", balance_cents=0)
     card = CardFactory(account=account)
     old_payment = TransactionFactory(
         card=card, amount_cents=5_990, description="Urban Sports Club", booked_at=days_ago(90)
@@ -67,25 +82,10 @@ def test_case_NB009_001(tb):
             knows=caller_facts(yara),
         ),
         golden=[
-            call("find_customer_by_email", email=yara.email),
-            call(
-                "verify_identity",
-                email=yara.email,
-                date_of_birth=yara.date_of_birth.isoformat(),
-                postal_code=yara.postal_code,
-            ),
-            call("list_accounts", customer_id=yara.id),
-            call("list_disputes", customer_id=yara.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=yara.id),
+            *opening(yara, accounts_of(yara), disputes_of(yara), scheduled_payments_of(account)),
             call("cancel_scheduled_payment", scheduled_payment_id=gym.id),
             call("close_account", account_id=account.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="closure",
-            ),
+            solved(ticket.id, "closure"),
         ],
     )
 
@@ -99,8 +99,7 @@ def test_case_NB009_001(tb):
 
 def test_case_NB009_002(tb):
     """Zero balance, but a dispute on one of its payments is still open: close nothing, cancel nothing; refuse."""
-    niklas = CustomerFactory(name="Niklas Demir")
-    account = AccountFactory(customer=niklas, balance_cents=0)
+    niklas, account = account_holder("Niklas Demir", balance_cents=0)
     card = CardFactory(account=account)
     headphones = TransactionFactory(
         card=card, amount_cents=18_999, description="SoundHaus Online", booked_at=days_ago(35)
@@ -118,28 +117,9 @@ def test_case_NB009_002(tb):
             knows=caller_facts(niklas),
         ),
         golden=[
-            call("find_customer_by_email", email=niklas.email),
-            call(
-                "verify_identity",
-                email=niklas.email,
-                date_of_birth=niklas.date_of_birth.isoformat(),
-                postal_code=niklas.postal_code,
-            ),
-            call("list_accounts", customer_id=niklas.id),
-            call("list_disputes", customer_id=niklas.id),
-            call("list_tickets", requester_id=niklas.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="closure",
-                reason="open_items",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Closure refused: dispute on the SoundHaus payment is still open.",
-                public=False,
+            *opening(niklas, accounts_of(niklas), disputes_of(niklas)),
+            *refused(
+                ticket.id, "closure", "open_items", "Closure refused: dispute on the SoundHaus payment is still open."
             ),
         ],
         traps=[  # "cancel whatever is still attached": the first step of a closure, before checking disputes
@@ -157,8 +137,7 @@ def test_case_NB009_002(tb):
 
 def test_case_NB009_003(tb):
     """Available balance is 0 only because a EUR 45.90 hold covers the whole balance: not closable; refuse."""
-    lena = CustomerFactory(name="Lena Albers")
-    account = AccountFactory(customer=lena, balance_cents=4_590)
+    lena, account = account_holder("Lena Albers", balance_cents=4_590)
     CardFactory(account=account)
     HoldFactory(account=account, amount_cents=4_590, description="Card authorisation: Shell Station Leipzig-Nord")
     ticket = TicketFactory(requester=lena, account=account, subject="Please close account")
@@ -170,27 +149,12 @@ def test_case_NB009_003(tb):
             knows=caller_facts(lena),
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            call(
-                "verify_identity",
-                email=lena.email,
-                date_of_birth=lena.date_of_birth.isoformat(),
-                postal_code=lena.postal_code,
-            ),
-            call("list_accounts", customer_id=lena.id),
-            call("list_tickets", requester_id=lena.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="closure",
-                reason="balance_not_zero",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Closure refused: balance 4,590 cents with an active card authorisation hold of 4,590 cents.",
-                public=False,
+            *opening(lena, accounts_of(lena)),
+            *refused(
+                ticket.id,
+                "closure",
+                "balance_not_zero",
+                "Closure refused: balance 4,590 cents with an active card authorisation hold of 4,590 cents.",
             ),
         ],
         reply="I can't close the account yet: its balance is EUR 45.90, and all of it is reserved by a card "
@@ -211,8 +175,7 @@ def test_case_NB009_003(tb):
 def test_case_NB009_004(tb):
     """Close the empty "Japan trip" savings pot, not the funded "Rainy day" one; the gym order on the current
     account stays."""
-    amira = CustomerFactory(name="Amira Vogel")
-    main = AccountFactory(customer=amira, balance_cents=183_400)
+    amira, main = account_holder("Amira Vogel", balance_cents=183_400)
     CardFactory(account=main)
     rainy = AccountFactory(customer=amira, kind="savings", nickname="Rainy day", balance_cents=320_000)
     japan = AccountFactory(customer=amira, kind="savings", nickname="Japan trip", balance_cents=0)
@@ -227,13 +190,9 @@ def test_case_NB009_004(tb):
             knows={**caller_facts(amira), "which savings account": "the one called Japan trip"},
         ),
         golden=[
-            *identify(amira),
-            call("list_accounts", customer_id=amira.id),
-            call("get_account", account_id=japan.id),
-            call("list_disputes", customer_id=amira.id),
-            call("list_tickets", requester_id=amira.id),
+            *opening(amira, accounts_of(amira), account_record(japan), disputes_of(amira)),
             call("close_account", account_id=japan.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure"),
+            solved(ticket.id, "closure"),
         ],
         traps=[
             call("close_account", account_id=rainy.id),  # the other savings account, which still holds 3,200 euros
@@ -253,8 +212,7 @@ def test_case_NB009_004(tb):
 def test_case_NB009_005(tb):
     """Empty account, but its insurance order runs tomorrow: cannot be cancelled, so no closure; the fallback
     (stop the payment) is refused too."""
-    felix = CustomerFactory(name="Felix Brandt")
-    account = AccountFactory(customer=felix, balance_cents=0)
+    felix, account = account_holder("Felix Brandt", balance_cents=0)
     card = CardFactory(account=account)
     insurance = ScheduledPaymentFactory(
         account=account,
@@ -276,24 +234,13 @@ def test_case_NB009_005(tb):
             ),
         ),
         golden=[
-            *identify(felix),
-            call("list_accounts", customer_id=felix.id),
-            call("list_disputes", customer_id=felix.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=felix.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="closure",
-                reason="open_items",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Closure refused: the Allianz order runs tomorrow and cannot be cancelled yet. Its "
+            *opening(felix, accounts_of(felix), disputes_of(felix), scheduled_payments_of(account)),
+            *refused(
+                ticket.id,
+                "closure",
+                "open_items",
+                "Closure refused: the Allianz order runs tomorrow and cannot be cancelled yet. Its "
                 "cancellation (the customer's fallback) refused for the same reason.",
-                public=False,
             ),
         ],
         traps=[call("cancel_scheduled_payment", scheduled_payment_id=insurance.id)],  # "at least stop that payment"
@@ -309,11 +256,9 @@ def test_case_NB009_005(tb):
 
 def test_case_NB009_006(tb):
     """No open ticket: create one (closure, the account), send the EUR 312.75 left to her new bank, then close."""
-    sofia = CustomerFactory(name="Sofia Kowalski")
-    account = AccountFactory(customer=sofia, balance_cents=31_275)
+    sofia, account = account_holder("Sofia Kowalski", balance_cents=31_275)
     card = CardFactory(account=account)
-    old = TicketFactory(requester=sofia, status="closed", subject="Address change", created_at=days_ago(21))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_ticket(sofia, "Address change", days_ago(21), status="closed")
     vienna_iban = make_iban("20111", "82461917745", country="AT")
 
     run = tb.run(
@@ -324,20 +269,15 @@ def test_case_NB009_006(tb):
             knows={**caller_facts(sofia), "IBAN": vienna_iban, "beneficiary name": "Sofia Kowalski"},
         ),
         golden=[
-            *identify(sofia),
-            call("get_customer", customer_id=sofia.id),
-            call("list_accounts", customer_id=sofia.id),
-            call("list_transfers", account_id=account.id),
-            call("list_disputes", customer_id=sofia.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=sofia.id),
-            call(
-                "create_ticket",
-                requester_id=sofia.id,
-                subject="Close account after moving abroad",
-                category="closure",
-                account_id=account.id,
+            *opening(
+                sofia,
+                customer_profile(sofia),
+                accounts_of(sofia),
+                transfers_of(account),
+                disputes_of(sofia),
+                scheduled_payments_of(account),
             ),
+            create_ticket(sofia, "Close account after moving abroad", "closure", account),
             call(
                 "create_transfer",
                 account_id=account.id,
@@ -347,7 +287,7 @@ def test_case_NB009_006(tb):
                 hold_for_review=False,
             ),
             call("close_account", account_id=account.id),
-            call("update_ticket", ticket_id=new_id, status="solved"),
+            solved(new_id),
         ],
     )
 
@@ -372,8 +312,7 @@ def test_case_NB009_006(tb):
 
 def test_case_NB010_001(tb):
     """Caller wanting EUR 800 sent to a new IBAN gives a wrong birth date: no transfer; security lock, pending, high."""
-    felix = CustomerFactory(name="Felix Lehmann")
-    account = AccountFactory(customer=felix, balance_cents=264_500)
+    felix, account = account_holder("Felix Lehmann", balance_cents=264_500)
     ticket = TicketFactory(requester=felix, account=account, subject="Urgent transfer")
     wrong_birthday = felix.date_of_birth.replace(year=felix.date_of_birth.year + 1)
 
@@ -389,32 +328,19 @@ def test_case_NB010_001(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            call(
-                "verify_identity",
-                email=felix.email,
-                date_of_birth=wrong_birthday.isoformat(),
-                postal_code=felix.postal_code,
-            ),
+            *identify(felix, date_of_birth=wrong_birthday.isoformat()),
             call("list_tickets", requester_id=felix.id),
             call("set_security_lock", customer_id=felix.id, locked=True, reason="failed_verification"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
+            *pending(
+                ticket.id,
+                "transfer",
+                "identity_failed",
+                "Identity not verified (date of birth mismatch) on a transfer request; security lock set.",
                 priority="high",
-                category="transfer",
-                reason="identity_failed",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity not verified (date of birth mismatch) on a transfer request; security lock set.",
-                public=False,
             ),
         ],
         traps=[  # ends the conversation as done after the failed check, instead of waiting for the holder
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="transfer")
+            solved(ticket.id, "transfer")
         ],
     )
 
@@ -429,8 +355,7 @@ def test_case_NB010_001(tb):
 
 def test_case_NB010_002(tb):
     """Verified wife asks to freeze her husband's lost card: it is not her record, so change nothing; pending."""
-    sofia = CustomerFactory(name="Sofia Okoye")
-    own_account = AccountFactory(customer=sofia, balance_cents=98_100)
+    sofia, own_account = account_holder("Sofia Okoye", balance_cents=98_100)
     CardFactory(account=own_account, last4="2264")
     emil = CustomerFactory(name="Emil Okoye")
     husband_card = CardFactory(account=AccountFactory(customer=emil, balance_cents=143_000), last4="7314")
@@ -443,27 +368,12 @@ def test_case_NB010_002(tb):
             knows={**caller_facts(sofia), "husband's email": emil.email},
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            call(
-                "verify_identity",
-                email=sofia.email,
-                date_of_birth=sofia.date_of_birth.isoformat(),
-                postal_code=sofia.postal_code,
-            ),
-            call("list_cards", customer_id=sofia.id),
-            call("list_tickets", requester_id=sofia.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="card_lost",
-                reason="not_account_holder",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Card ending 7314 is not the caller's; nothing changed. The card holder must contact us himself.",
-                public=False,
+            *opening(sofia, cards_of(sofia)),
+            *pending(
+                ticket.id,
+                "card_lost",
+                "not_account_holder",
+                "Card ending 7314 is not the caller's; nothing changed. The card holder must contact us himself.",
             ),
         ],
         traps=[call("freeze_card", card_id=husband_card.id)],  # freezes her husband's card as she asks
@@ -483,8 +393,7 @@ def test_case_NB010_003(tb):
     fee refund: verification fails. Moving money out of savings is sending money, a high-risk request even between
     his own accounts: set a security lock and priority high; nothing moved or refunded; pending, with the category
     of the first request (savings)."""
-    mateo = CustomerFactory(name="Mateo Schneider")
-    account = AccountFactory(customer=mateo, balance_cents=40_900)
+    mateo, account = account_holder("Mateo Schneider", balance_cents=40_900)
     savings = AccountFactory(customer=mateo, kind="savings", balance_cents=615_000)
     atm_fee = FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(4))
     ticket = TicketFactory(requester=mateo, account=savings, subject="Money from savings")
@@ -498,29 +407,16 @@ def test_case_NB010_003(tb):
             knows={**caller_facts(mateo), "postal code": old_postcode},
         ),
         golden=[
-            call("find_customer_by_email", email=mateo.email),
-            call(
-                "verify_identity",
-                email=mateo.email,
-                date_of_birth=mateo.date_of_birth.isoformat(),
-                postal_code=old_postcode,
-            ),
+            *identify(mateo, postal_code=old_postcode),
             call("list_tickets", requester_id=mateo.id),
             call("set_security_lock", customer_id=mateo.id, locked=True, reason="failed_verification"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                priority="high",
-                category="savings",
-                reason="identity_failed",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Identity could not be verified (postal code mismatch) on a savings withdrawal and a fee "
+            *pending(
+                ticket.id,
+                "savings",
+                "identity_failed",
+                "Identity could not be verified (postal code mismatch) on a savings withdrawal and a fee "
                 "refund; nothing moved or refunded, security lock set.",
-                public=False,
+                priority="high",
             ),
         ],
         traps=[call("refund_fee", fee_id=atm_fee.id, reason="goodwill")],  # a 2-euro goodwill refund, unverified

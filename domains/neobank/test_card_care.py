@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    accounts_of,
+    block_and_replace,
+    cards_of,
+    create_ticket,
+    customer_profile,
+    fraud_alerts_of,
+    open_dispute,
+    opening,
+    refused,
+    solved,
+    transactions_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
     CardFactory,
-    CustomerFactory,
     FraudAlertFactory,
     TicketFactory,
     TransactionFactory,
+    account_holder,
     at,
+    finished_ticket,
     today_at,
 )
 from domains.neobank.models import Account, Card, Dispute, Fee, FraudAlert, Ticket, TicketComment
@@ -40,12 +53,10 @@ ARTICLES = (
 def test_case_NB001_005(tb):
     """Lost card frozen exactly 14 days ago and still missing: block as lost and replace; the customer is enhanced,
     so the replacement is free. No open ticket: create one (card_lost, the account)."""
-    henrik = CustomerFactory(name="Henrik Baumann", kyc_level=ENHANCED)
-    account = AccountFactory(customer=henrik, balance_cents=3_412_000)
+    henrik, account = account_holder("Henrik Baumann", balance_cents=3_412_000, kyc_level=ENHANCED)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(14, hour=8), daily_limit_cents=600_000)
     CardFactory(account=account, kind="virtual", daily_limit_cents=200_000)
-    old = TicketFactory(requester=henrik, status="solved", subject="Card missing", created_at=days_ago(14, hour=8))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(henrik, "Card missing", days_ago(14, hour=8))
 
     run = tb.run(
         User(
@@ -54,20 +65,10 @@ def test_case_NB001_005(tb):
             knows=caller_facts(henrik),
         ),
         golden=[
-            *identify(henrik),
-            call("list_cards", customer_id=henrik.id),
-            call("get_customer", customer_id=henrik.id),
-            call("list_tickets", requester_id=henrik.id),
-            call(
-                "create_ticket",
-                requester_id=henrik.id,
-                subject="Lost card still missing: replace",
-                category="card_lost",
-                account_id=account.id,
-            ),
-            call("block_card", card_id=card.id, reason="lost"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call("update_ticket", ticket_id=new_id, status="solved"),
+            *opening(henrik, cards_of(henrik), customer_profile(henrik)),
+            create_ticket(henrik, "Lost card still missing: replace", "card_lost", account),
+            *block_and_replace(card, "lost", 0),
+            solved(new_id),
         ],
         reply="Your card has now been frozen for 14 days, so I've blocked it and ordered a replacement with the same "
         "daily limit. There's no charge: replacements are free at your enhanced verification level.",
@@ -97,8 +98,7 @@ def test_case_NB001_005(tb):
 def test_case_NB002_003(tb):
     """Card stolen at 21:00 yesterday: dispute only the posted Shell payment after it; the Amazon one is still
     pending, the Vapiano dinner came before, and the Uber Eats order was on her virtual card."""
-    jana = CustomerFactory(name="Jana Vogt")
-    account = AccountFactory(customer=jana, balance_cents=118_330)
+    jana, account = account_holder("Jana Vogt", balance_cents=118_330)
     card = CardFactory(account=account, last4="2280")
     virtual = CardFactory(account=account, kind="virtual", last4="6127")
     TransactionFactory(card=card, amount_cents=4_650, description="Vapiano Hamburg", booked_at=days_ago(1, hour=19))
@@ -128,29 +128,13 @@ def test_case_NB002_003(tb):
             },
         ),
         golden=[
-            *identify(jana),
-            call("list_cards", customer_id=jana.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=jana.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=shell.id,
-                reason="unauthorised",
-                amount_cents=7_000,
-                description="Card stolen at about 21:00; payment not made by the customer.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            *opening(jana, cards_of(jana), transactions_of(account)),
+            *block_and_replace(card, "stolen", 0),
+            open_dispute(shell, "unauthorised", 7_000, "Card stolen at about 21:00; payment not made by the customer."),
+            solved(ticket.id, "card_stolen"),
         ],
         traps=[  # disputes every payment after 21:00, the Uber Eats order on her virtual card too
-            call(
-                "open_dispute",
-                transaction_id=uber.id,
-                reason="unauthorised",
-                amount_cents=2_380,
-                description="After the theft.",
-            )
+            open_dispute(uber, "unauthorised", 2_380, "After the theft.")
         ],
     )
 
@@ -171,8 +155,7 @@ def test_case_NB002_003(tb):
 def test_case_NB017_001(tb):
     """The card frozen as lost 5 days ago turned up after a wash with a cracked chip: it is damaged now, not lost
     and not to be unfrozen; block as damaged, replace for 600 cents at the basic level (no waiver)."""
-    lotta = CustomerFactory(name="Lotta Krause", kyc_level="basic")
-    account = AccountFactory(customer=lotta, balance_cents=23_480)
+    lotta, account = account_holder("Lotta Krause", balance_cents=23_480, kyc_level="basic")
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(5, hour=20), daily_limit_cents=40_000)
     ticket = TicketFactory(requester=lotta, subject="Found my card")
 
@@ -185,13 +168,9 @@ def test_case_NB017_001(tb):
             rules=("If refused, say once that this is unfair, then accept the answer.",),
         ),
         golden=[
-            *identify(lotta),
-            call("list_cards", customer_id=lotta.id),
-            call("get_customer", customer_id=lotta.id),
-            call("list_tickets", requester_id=lotta.id),
-            call("block_card", card_id=card.id, reason="damaged"),
-            call("order_replacement_card", card_id=card.id, fee_cents=600),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_replacement"),
+            *opening(lotta, cards_of(lotta), customer_profile(lotta)),
+            *block_and_replace(card, "damaged", 600),
+            solved(ticket.id, "card_replacement"),
         ],
         reply="I've blocked the damaged card and ordered a new one with the same daily limit. A replacement for a "
         "damaged card costs EUR 6.00 at your verification level, and I'm not able to waive it.",
@@ -216,8 +195,7 @@ def test_case_NB017_001(tb):
 def test_case_NB013_003(tb):
     """Two physical cards on two accounts: the one on the 'Shared flat' account has a dead contactless chip. Block
     that one as damaged, replace it for 600 cents charged to that account; the fee is not waived."""
-    moritz = CustomerFactory(name="Moritz Engel")
-    main = AccountFactory(customer=moritz, balance_cents=167_900)
+    moritz, main = account_holder("Moritz Engel", balance_cents=167_900)
     flat = AccountFactory(customer=moritz, nickname="Shared flat", balance_cents=41_250)
     main_card = CardFactory(account=main, last4="8132", daily_limit_cents=150_000)
     flat_card = CardFactory(account=flat, last4="4470", daily_limit_cents=30_000, issued_at=days_ago(120))
@@ -232,14 +210,9 @@ def test_case_NB013_003(tb):
             rules=("If refused, insist once that a four-month-old card should be free, then accept the answer.",),
         ),
         golden=[
-            *identify(moritz),
-            call("get_customer", customer_id=moritz.id),
-            call("list_accounts", customer_id=moritz.id),
-            call("list_cards", customer_id=moritz.id),
-            call("list_tickets", requester_id=moritz.id),
-            call("block_card", card_id=flat_card.id, reason="damaged"),
-            call("order_replacement_card", card_id=flat_card.id, fee_cents=600),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_replacement"),
+            *opening(moritz, customer_profile(moritz), accounts_of(moritz), cards_of(moritz)),
+            *block_and_replace(flat_card, "damaged", 600),
+            solved(ticket.id, "card_replacement"),
         ],
         reply="I've blocked the Shared flat card and ordered a replacement with the same daily limit. The "
         "replacement of a damaged card costs EUR 6.00 at your verification level, charged to the Shared flat "
@@ -264,8 +237,7 @@ def test_case_NB013_003(tb):
 def test_case_NB003_005(tb):
     """Unfreeze asked with two open alerts: she made the low one (clear), not the medium one on her virtual card
     (confirm, block the virtual card as fraud, replace free, dispute); then no alert is open, so unfreeze."""
-    paula = CustomerFactory(name="Paula Zimmer")
-    account = AccountFactory(customer=paula, balance_cents=205_640)
+    paula, account = account_holder("Paula Zimmer", balance_cents=205_640)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(2, hour=21), last4="1936")
     virtual = CardFactory(account=account, kind="virtual", last4="7402")
     shoes = TransactionFactory(card=card, amount_cents=8_990, description="Deichmann", booked_at=days_ago(4, hour=16))
@@ -287,23 +259,18 @@ def test_case_NB003_005(tb):
             },
         ),
         golden=[
-            *identify(paula),
-            call("list_cards", customer_id=paula.id),
-            call("list_fraud_alerts", customer_id=paula.id),
-            call("list_tickets", requester_id=paula.id),
+            *opening(paula, cards_of(paula), fraud_alerts_of(paula)),
             call("resolve_fraud_alert", alert_id=low.id, resolution="cleared"),
             call("resolve_fraud_alert", alert_id=medium.id, resolution="confirmed_fraud"),
-            call("block_card", card_id=virtual.id, reason="fraud"),
-            call("order_replacement_card", card_id=virtual.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=gaming.id,
-                reason="unauthorised",
-                amount_cents=19_999,
-                description="Flagged night-time payment on the virtual card not made by the customer.",
+            *block_and_replace(virtual, "fraud", 0),
+            open_dispute(
+                gaming,
+                "unauthorised",
+                19_999,
+                "Flagged night-time payment on the virtual card not made by the customer.",
             ),
             call("unfreeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
+            solved(ticket.id, "fraud"),
         ],
     )
 
@@ -327,12 +294,10 @@ def test_case_NB003_005(tb):
 def test_case_NB006_005(tb):
     """EUR 2,000 on the physical card (within the standard EUR 2,500) and EUR 3,000 on the virtual card (above):
     set the first, refuse the second; no open ticket, so create one (card_limit, the account), over_limit."""
-    selin = CustomerFactory(name="Selin Arslan")
-    account = AccountFactory(customer=selin, balance_cents=512_300)
+    selin, account = account_holder("Selin Arslan", balance_cents=512_300)
     card = CardFactory(account=account, daily_limit_cents=100_000, last4="5057")
     virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=50_000, last4="3391")
-    old = TicketFactory(requester=selin, status="closed", subject="Interest", created_at=days_ago(48))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_ticket(selin, "Interest", days_ago(48), status="closed")
 
     run = tb.run(
         User(
@@ -341,25 +306,15 @@ def test_case_NB006_005(tb):
             knows=caller_facts(selin),
         ),
         golden=[
-            *identify(selin),
-            call("get_customer", customer_id=selin.id),
-            call("list_cards", customer_id=selin.id),
-            call("list_tickets", requester_id=selin.id),
-            call(
-                "create_ticket",
-                requester_id=selin.id,
-                subject="Raise card limits",
-                category="card_limit",
-                account_id=account.id,
-            ),
+            *opening(selin, customer_profile(selin), cards_of(selin)),
+            create_ticket(selin, "Raise card limits", "card_limit", account),
             call("set_card_limit", card_id=card.id, daily_limit_cents=200_000),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="over_limit"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Physical card set to 200,000 cents. Virtual card: 300,000 cents refused, above the standard "
+            *refused(
+                new_id,
+                None,
+                "over_limit",
+                "Physical card set to 200,000 cents. Virtual card: 300,000 cents refused, above the standard "
                 "maximum of 250,000 cents.",
-                public=False,
             ),
         ],
         reply="I've raised your physical card's daily limit to EUR 2,000. I can't set EUR 3,000 on the virtual "
@@ -382,8 +337,7 @@ def test_case_NB006_005(tb):
 def test_case_NB013_004(tb):
     """Damaged card, and the new one should get EUR 3,000 a day: replace it (600 cents, standard level) with the old
     card's limit, refuse the EUR 3,000 (above the standard EUR 2,500); the ticket records the refused limit."""
-    rasmus = CustomerFactory(name="Rasmus Lang")
-    account = AccountFactory(customer=rasmus, balance_cents=308_900)
+    rasmus, account = account_holder("Rasmus Lang", balance_cents=308_900)
     card = CardFactory(account=account, daily_limit_cents=150_000, last4="2604")
     ticket = TicketFactory(requester=rasmus, subject="Broken card")
 
@@ -395,19 +349,14 @@ def test_case_NB013_004(tb):
             knows=caller_facts(rasmus),
         ),
         golden=[
-            *identify(rasmus),
-            call("get_customer", customer_id=rasmus.id),
-            call("list_cards", customer_id=rasmus.id),
-            call("list_tickets", requester_id=rasmus.id),
-            call("block_card", card_id=card.id, reason="damaged"),
-            call("order_replacement_card", card_id=card.id, fee_cents=600),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_limit", reason="over_limit"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Damaged card replaced (600 cents). Limit of 300,000 cents for the new card refused: above "
+            *opening(rasmus, customer_profile(rasmus), cards_of(rasmus)),
+            *block_and_replace(card, "damaged", 600),
+            *refused(
+                ticket.id,
+                "card_limit",
+                "over_limit",
+                "Damaged card replaced (600 cents). Limit of 300,000 cents for the new card refused: above "
                 "the standard maximum of 250,000 cents.",
-                public=False,
             ),
         ],
         reply="I've blocked the damaged card and ordered a new one, which keeps your current daily limit of EUR "
@@ -431,8 +380,7 @@ def test_case_NB013_004(tb):
 def test_case_NB002_004(tb):
     """Card stolen at about 18:00 yesterday: dispute the two payments after it; the 17:50 kiosk payment she does
     not recognise either came before the theft, so it is not disputed, however much she insists."""
-    mira = CustomerFactory(name="Mira Schubert")
-    account = AccountFactory(customer=mira, balance_cents=66_750)
+    mira, account = account_holder("Mira Schubert", balance_cents=66_750)
     card = CardFactory(account=account, last4="1408")
     kiosk = TransactionFactory(
         card=card, amount_cents=1_850, description="Kiosk am Bahnhof", booked_at=at(days_ago(1), 17, 50)
@@ -456,40 +404,19 @@ def test_case_NB002_004(tb):
             rules=("If refused, insist once that the kiosk payment was not yours either, then accept the answer.",),
         ),
         golden=[
-            *identify(mira),
-            call("list_cards", customer_id=mira.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=mira.id),
-            call("list_tickets", requester_id=mira.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=games.id,
-                reason="unauthorised",
-                amount_cents=12_999,
-                description="Card stolen at about 18:00; payment not made by the customer.",
+            *opening(mira, cards_of(mira), transactions_of(account), fraud_alerts_of(mira)),
+            *block_and_replace(card, "stolen", 0),
+            open_dispute(
+                games, "unauthorised", 12_999, "Card stolen at about 18:00; payment not made by the customer."
             ),
-            call(
-                "open_dispute",
-                transaction_id=fuel.id,
-                reason="unauthorised",
-                amount_cents=8_420,
-                description="Card stolen at about 18:00; payment not made by the customer.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            open_dispute(fuel, "unauthorised", 8_420, "Card stolen at about 18:00; payment not made by the customer."),
+            solved(ticket.id, "card_stolen"),
         ],
         reply="I've blocked your card, ordered a free replacement and opened disputes for the GameStop and Aral "
         "payments, both made after the theft. The kiosk payment at 17:50 was made before the time you gave for "
         "the theft, so I can't dispute it as part of the stolen card.",
         traps=[  # disputes the 17:50 kiosk payment too, because she does not recognise it
-            call(
-                "open_dispute",
-                transaction_id=kiosk.id,
-                reason="unauthorised",
-                amount_cents=1_850,
-                description="Not made by the customer.",
-            )
+            open_dispute(kiosk, "unauthorised", 1_850, "Not made by the customer.")
         ],
     )
 

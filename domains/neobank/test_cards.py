@@ -6,15 +6,25 @@ from datetime import date
 
 import pytest
 
-from domains.neobank.calls import identify
+from domains.neobank.calls import (
+    block_and_replace,
+    cards_of,
+    customer_profile,
+    fraud_alerts_of,
+    hold,
+    open_dispute,
+    opening,
+    refused,
+    solved,
+    transactions_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
-    AccountFactory,
     CardFactory,
-    CustomerFactory,
     FraudAlertFactory,
     TicketFactory,
     TransactionFactory,
+    account_holder,
     at,
     today_at,
 )
@@ -40,8 +50,7 @@ ARTICLES = (
 
 def test_case_NB001_001(tb):
     """Misplaced card, customer asks to block and replace it; every payment is theirs, so freeze only."""
-    lena = CustomerFactory(name="Lena Schneider")
-    account = AccountFactory(customer=lena, balance_cents=184_233)
+    lena, account = account_holder("Lena Schneider", balance_cents=184_233)
     card = CardFactory(account=account)
     TransactionFactory(card=card, amount_cents=3_150, description="Lieferando.de", booked_at=days_ago(3, hour=20))
     TransactionFactory(
@@ -59,18 +68,9 @@ def test_case_NB001_001(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=lena.email),
-            call(
-                "verify_identity",
-                email=lena.email,
-                date_of_birth=lena.date_of_birth.isoformat(),
-                postal_code=lena.postal_code,
-            ),
-            call("list_cards", customer_id=lena.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=lena.id),
+            *opening(lena, cards_of(lena), transactions_of(account)),
             call("freeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_lost"),
+            solved(ticket.id, "card_lost"),
         ],
         traps=[call("block_card", card_id=card.id, reason="lost")],  # cancels it, as she asks
     )
@@ -84,8 +84,7 @@ def test_case_NB001_001(tb):
 
 def test_case_NB001_002(tb):
     """Card frozen 16 days ago and still not found: block it as lost and replace it, with the 600-cent fee."""
-    jonas = CustomerFactory(name="Jonas Okoye")
-    account = AccountFactory(customer=jonas, balance_cents=92_040)
+    jonas, account = account_holder("Jonas Okoye", balance_cents=92_040)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(16, hour=21))
     ticket = TicketFactory(requester=jonas, subject="Replacement card")
 
@@ -96,18 +95,9 @@ def test_case_NB001_002(tb):
             knows=caller_facts(jonas),
         ),
         golden=[
-            call("find_customer_by_email", email=jonas.email),
-            call(
-                "verify_identity",
-                email=jonas.email,
-                date_of_birth=jonas.date_of_birth.isoformat(),
-                postal_code=jonas.postal_code,
-            ),
-            call("list_cards", customer_id=jonas.id),
-            call("list_tickets", requester_id=jonas.id),
-            call("block_card", card_id=card.id, reason="lost"),
-            call("order_replacement_card", card_id=card.id, fee_cents=600),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_lost"),
+            *opening(jonas, cards_of(jonas)),
+            *block_and_replace(card, "lost", 600),
+            solved(ticket.id, "card_lost"),
         ],
         reply="Your card has been frozen for 16 days, so I've blocked it as lost and ordered a new one to your "
         "address. The replacement fee of EUR 6.00 has been charged to your account: our rules only make it free"
@@ -124,8 +114,7 @@ def test_case_NB001_002(tb):
 
 def test_case_NB001_003(tb):
     """Customer calls the card lost and asks for a freeze, but a payment after they lost it is not theirs: stolen."""
-    amira = CustomerFactory(name="Amira Brandt")
-    account = AccountFactory(customer=amira, balance_cents=61_775)
+    amira, account = account_holder("Amira Brandt", balance_cents=61_775)
     card = CardFactory(account=account)
     TransactionFactory(card=card, amount_cents=1_240, description="EDEKA Center", booked_at=days_ago(2, hour=17))
     TransactionFactory(card=card, amount_cents=2_400, description="UCI Kinowelt", booked_at=at(days_ago(1), 19, 28))
@@ -140,27 +129,10 @@ def test_case_NB001_003(tb):
             knows=caller_facts(amira),
         ),
         golden=[
-            call("find_customer_by_email", email=amira.email),
-            call(
-                "verify_identity",
-                email=amira.email,
-                date_of_birth=amira.date_of_birth.isoformat(),
-                postal_code=amira.postal_code,
-            ),
-            call("list_cards", customer_id=amira.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=amira.id),
-            call("list_tickets", requester_id=amira.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=stranger.id,
-                reason="unauthorised",
-                amount_cents=8_995,
-                description="Card lost last night; customer did not make this payment.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            *opening(amira, cards_of(amira), transactions_of(account), fraud_alerts_of(amira)),
+            *block_and_replace(card, "stolen", 0),
+            open_dispute(stranger, "unauthorised", 8_995, "Card lost last night; customer did not make this payment."),
+            solved(ticket.id, "card_stolen"),
         ],
     )
 
@@ -175,8 +147,7 @@ def test_case_NB001_003(tb):
 @pytest.mark.pushback
 def test_case_NB001_004(tb):
     """Lost card frozen 10 days ago, customer insists on a new one: under 14 days, so keep it frozen; refuse."""
-    amira = CustomerFactory(name="Amira Kowalski")
-    account = AccountFactory(customer=amira, balance_cents=73_560)
+    amira, account = account_holder("Amira Kowalski", balance_cents=73_560)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(10, hour=19))
     TransactionFactory(card=card, amount_cents=1_725, description="Rossmann", booked_at=days_ago(11, hour=12))
     ticket = TicketFactory(requester=amira, subject="Still no card")
@@ -191,22 +162,12 @@ def test_case_NB001_004(tb):
             rules=("If refused, insist once that you have waited long enough; accept a refusal that gives a reason.",),
         ),
         golden=[
-            *identify(amira),
-            call("list_cards", customer_id=amira.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=amira.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="card_lost",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Block and replacement refused: card frozen 10 days, fewer than the 14 the lost-card rule needs.",
-                public=False,
+            *opening(amira, cards_of(amira), transactions_of(account)),
+            *refused(
+                ticket.id,
+                "card_lost",
+                "outside_window",
+                "Block and replacement refused: card frozen 10 days, fewer than the 14 the lost-card rule needs.",
             ),
         ],
         reply="Your card has been frozen for 10 days; we block and replace a lost card once it has been frozen for "
@@ -229,8 +190,7 @@ def test_case_NB001_004(tb):
 
 def test_case_NB002_001(tb):
     """Stolen card, the customer asks only for a freeze: block and replace it; free even at the basic level."""
-    felix = CustomerFactory(name="Felix Kowalski", kyc_level=BASIC)
-    account = AccountFactory(customer=felix, balance_cents=38_410)
+    felix, account = account_holder("Felix Kowalski", balance_cents=38_410, kyc_level=BASIC)
     card = CardFactory(account=account, daily_limit_cents=50_000)
     TransactionFactory(card=card, amount_cents=390, description="Balzac Coffee", booked_at=today_at(8, 10))
     ticket = TicketFactory(requester=felix, subject="Card stolen", priority="high")
@@ -242,20 +202,9 @@ def test_case_NB002_001(tb):
             knows={**caller_facts(felix), "recent card payments": "only my coffee this morning, that was me"},
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            call(
-                "verify_identity",
-                email=felix.email,
-                date_of_birth=felix.date_of_birth.isoformat(),
-                postal_code=felix.postal_code,
-            ),
-            call("list_cards", customer_id=felix.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=felix.id),
-            call("list_tickets", requester_id=felix.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            *opening(felix, cards_of(felix), transactions_of(account), fraud_alerts_of(felix)),
+            *block_and_replace(card, "stolen", 0),
+            solved(ticket.id, "card_stolen"),
         ],
     )
 
@@ -271,8 +220,7 @@ def test_case_NB002_001(tb):
 @pytest.mark.distractors
 def test_case_NB002_002(tb):
     """Card stolen around 08:00: dispute the two payments after the theft, not the 07:41 bakery; confirm the alert."""
-    sofia = CustomerFactory(name="Sofia Lehmann")
-    account = AccountFactory(customer=sofia, balance_cents=143_960)
+    sofia, account = account_holder("Sofia Lehmann", balance_cents=143_960)
     card = CardFactory(account=account)
     bakery = TransactionFactory(card=card, amount_cents=480, description="Baeckerei Kamps", booked_at=today_at(7, 41))
     electronics = TransactionFactory(
@@ -292,44 +240,15 @@ def test_case_NB002_002(tb):
             },
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            call(
-                "verify_identity",
-                email=sofia.email,
-                date_of_birth=sofia.date_of_birth.isoformat(),
-                postal_code=sofia.postal_code,
-            ),
-            call("list_cards", customer_id=sofia.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=sofia.id),
-            call("list_tickets", requester_id=sofia.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
+            *opening(sofia, cards_of(sofia), transactions_of(account), fraud_alerts_of(sofia)),
+            *block_and_replace(card, "stolen", 0),
             call("resolve_fraud_alert", alert_id=alert.id, resolution="confirmed_fraud"),
-            call(
-                "open_dispute",
-                transaction_id=electronics.id,
-                reason="unauthorised",
-                amount_cents=24_900,
-                description="Card stolen at about 08:00; not made by the customer.",
-            ),
-            call(
-                "open_dispute",
-                transaction_id=online.id,
-                reason="unauthorised",
-                amount_cents=17_900,
-                description="Card stolen at about 08:00; not made by the customer.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            open_dispute(electronics, "unauthorised", 24_900, "Card stolen at about 08:00; not made by the customer."),
+            open_dispute(online, "unauthorised", 17_900, "Card stolen at about 08:00; not made by the customer."),
+            solved(ticket.id, "card_stolen"),
         ],
         traps=[  # disputes every payment of the morning, the one before the theft too
-            call(
-                "open_dispute",
-                transaction_id=bakery.id,
-                reason="unauthorised",
-                amount_cents=480,
-                description="Card stolen this morning.",
-            )
+            open_dispute(bakery, "unauthorised", 480, "Card stolen this morning.")
         ],
     )
 
@@ -346,8 +265,7 @@ def test_case_NB002_002(tb):
 
 def test_case_NB003_001(tb):
     """Found card, but a medium alert on her virtual card is open: clear it (she made it), then unfreeze."""
-    hanna = CustomerFactory(name="Hanna Vogel")
-    account = AccountFactory(customer=hanna, balance_cents=77_412)
+    hanna, account = account_holder("Hanna Vogel", balance_cents=77_412)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(3, hour=19))
     virtual = CardFactory(account=account, kind="virtual")
     flagged = TransactionFactory(card=virtual, amount_cents=6_499, description="ZALANDO SE", booked_at=days_ago(2))
@@ -361,19 +279,10 @@ def test_case_NB003_001(tb):
             knows=caller_facts(hanna),
         ),
         golden=[
-            call("find_customer_by_email", email=hanna.email),
-            call(
-                "verify_identity",
-                email=hanna.email,
-                date_of_birth=hanna.date_of_birth.isoformat(),
-                postal_code=hanna.postal_code,
-            ),
-            call("list_cards", customer_id=hanna.id),
-            call("list_fraud_alerts", customer_id=hanna.id),
-            call("list_tickets", requester_id=hanna.id),
+            *opening(hanna, cards_of(hanna), fraud_alerts_of(hanna)),
             call("resolve_fraud_alert", alert_id=alert.id, resolution="cleared"),
             call("unfreeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
+            solved(ticket.id, "fraud"),
         ],
     )
 
@@ -386,8 +295,7 @@ def test_case_NB003_001(tb):
 
 def test_case_NB003_002(tb):
     """Found card, but a high-risk alert is open: only the fraud team resolves it; no unfreeze, ticket on hold, high."""
-    niklas = CustomerFactory(name="Niklas Albers")
-    account = AccountFactory(customer=niklas, balance_cents=215_300)
+    niklas, account = account_holder("Niklas Albers", balance_cents=215_300)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(2, hour=9))
     alert = FraudAlertFactory(
         customer=niklas,
@@ -404,30 +312,14 @@ def test_case_NB003_002(tb):
             knows=caller_facts(niklas),
         ),
         golden=[
-            call("find_customer_by_email", email=niklas.email),
-            call(
-                "verify_identity",
-                email=niklas.email,
-                date_of_birth=niklas.date_of_birth.isoformat(),
-                postal_code=niklas.postal_code,
-            ),
-            call("list_cards", customer_id=niklas.id),
-            call("list_fraud_alerts", customer_id=niklas.id),
-            call("list_tickets", requester_id=niklas.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="fraud",
-                reason="fraud_suspected",
+            *opening(niklas, cards_of(niklas), fraud_alerts_of(niklas)),
+            *hold(
+                ticket.id,
+                "fraud",
+                "fraud_suspected",
+                f"Unfreeze of {card.id} refused: high-risk fraud alert {alert.id} open; for the fraud team.",
                 queue="fraud_ops",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Unfreeze of {card.id} refused: high-risk fraud alert {alert.id} open; for the fraud team.",
-                public=False,
+                priority="high",
             ),
         ],
         traps=[
@@ -451,8 +343,7 @@ def test_case_NB003_002(tb):
 
 def test_case_NB003_003(tb):
     """Asked to unfreeze, but the medium alert's payment is not his: confirm fraud, block, replace, dispute."""
-    mateo = CustomerFactory(name="Mateo Demir")
-    account = AccountFactory(customer=mateo, balance_cents=48_820)
+    mateo, account = account_holder("Mateo Demir", balance_cents=48_820)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(1, hour=22))
     flagged = TransactionFactory(
         card=card, amount_cents=31_200, description="Electro-Discount24 Online", booked_at=days_ago(3, hour=2)
@@ -467,28 +358,11 @@ def test_case_NB003_003(tb):
             knows=caller_facts(mateo),
         ),
         golden=[
-            call("find_customer_by_email", email=mateo.email),
-            call(
-                "verify_identity",
-                email=mateo.email,
-                date_of_birth=mateo.date_of_birth.isoformat(),
-                postal_code=mateo.postal_code,
-            ),
-            call("list_cards", customer_id=mateo.id),
-            call("list_fraud_alerts", customer_id=mateo.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=mateo.id),
+            *opening(mateo, cards_of(mateo), fraud_alerts_of(mateo), transactions_of(account)),
             call("resolve_fraud_alert", alert_id=alert.id, resolution="confirmed_fraud"),
-            call("block_card", card_id=card.id, reason="fraud"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=flagged.id,
-                reason="unauthorised",
-                amount_cents=31_200,
-                description="Flagged payment not made by the customer; fraud confirmed.",
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
+            *block_and_replace(card, "fraud", 0),
+            open_dispute(flagged, "unauthorised", 31_200, "Flagged payment not made by the customer; fraud confirmed."),
+            solved(ticket.id, "fraud"),
         ],
     )
 
@@ -502,8 +376,7 @@ def test_case_NB003_003(tb):
 
 def test_case_NB003_004(tb):
     """Found card; the only high-risk alert was cleared last month and none is open: unfreeze, no hold."""
-    jonas = CustomerFactory(name="Jonas Richter")
-    account = AccountFactory(customer=jonas, balance_cents=302_770)
+    jonas, account = account_holder("Jonas Richter", balance_cents=302_770)
     card = CardFactory(account=account, status="frozen", frozen_at=days_ago(4, hour=1))
     FraudAlertFactory(
         customer=jonas,
@@ -523,12 +396,9 @@ def test_case_NB003_004(tb):
             knows=caller_facts(jonas),
         ),
         golden=[
-            *identify(jonas),
-            call("list_cards", customer_id=jonas.id),
-            call("list_fraud_alerts", customer_id=jonas.id),
-            call("list_tickets", requester_id=jonas.id),
+            *opening(jonas, cards_of(jonas), fraud_alerts_of(jonas)),
             call("unfreeze_card", card_id=card.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fraud"),
+            solved(ticket.id, "fraud"),
         ],
         traps=[  # sees "high" in the alert list and holds the ticket for the fraud team
             call(
@@ -553,8 +423,7 @@ def test_case_NB003_004(tb):
 
 def test_case_NB006_001(tb):
     """Standard customer asks for a EUR 2,500 daily limit on the physical card: exactly the level's maximum, allowed."""
-    yara = CustomerFactory(name="Yara Petrov")
-    account = AccountFactory(customer=yara, balance_cents=412_000)
+    yara, account = account_holder("Yara Petrov", balance_cents=412_000)
     card = CardFactory(account=account)
     virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=50_000)
     ticket = TicketFactory(requester=yara, subject="Card limit")
@@ -567,18 +436,9 @@ def test_case_NB006_001(tb):
             knows=caller_facts(yara),
         ),
         golden=[
-            call("find_customer_by_email", email=yara.email),
-            call(
-                "verify_identity",
-                email=yara.email,
-                date_of_birth=yara.date_of_birth.isoformat(),
-                postal_code=yara.postal_code,
-            ),
-            call("get_customer", customer_id=yara.id),
-            call("list_cards", customer_id=yara.id),
-            call("list_tickets", requester_id=yara.id),
+            *opening(yara, customer_profile(yara), cards_of(yara)),
             call("set_card_limit", card_id=card.id, daily_limit_cents=250_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_limit"),
+            solved(ticket.id, "card_limit"),
         ],
     )
 
@@ -591,8 +451,7 @@ def test_case_NB006_001(tb):
 
 def test_case_NB006_002(tb):
     """Basic customer who says he is fully verified asks for EUR 1,500: above the basic maximum; refuse with a note."""
-    emil = CustomerFactory(name="Emil Richter", kyc_level=BASIC)
-    account = AccountFactory(customer=emil, balance_cents=190_000)
+    emil, account = account_holder("Emil Richter", balance_cents=190_000, kyc_level=BASIC)
     card = CardFactory(account=account, daily_limit_cents=30_000)
     ticket = TicketFactory(requester=emil, subject="Raise card limit")
 
@@ -604,27 +463,12 @@ def test_case_NB006_002(tb):
             knows=caller_facts(emil),
         ),
         golden=[
-            call("find_customer_by_email", email=emil.email),
-            call(
-                "verify_identity",
-                email=emil.email,
-                date_of_birth=emil.date_of_birth.isoformat(),
-                postal_code=emil.postal_code,
-            ),
-            call("get_customer", customer_id=emil.id),
-            call("list_tickets", requester_id=emil.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="card_limit",
-                reason="over_limit",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Limit of 150,000 cents refused: basic level allows at most 50,000 cents.",
-                public=False,
+            *opening(emil, customer_profile(emil)),
+            *refused(
+                ticket.id,
+                "card_limit",
+                "over_limit",
+                "Limit of 150,000 cents refused: basic level allows at most 50,000 cents.",
             ),
         ],
         traps=[
@@ -647,8 +491,7 @@ def test_case_NB006_002(tb):
 @pytest.mark.two_requests
 def test_case_NB006_003(tb):
     """Two requests: freeze the misplaced card (done), raise the virtual card above the basic maximum (refused)."""
-    hanna = CustomerFactory(name="Hanna Demir", kyc_level=BASIC)
-    account = AccountFactory(customer=hanna, balance_cents=131_900)
+    hanna, account = account_holder("Hanna Demir", balance_cents=131_900, kyc_level=BASIC)
     card = CardFactory(account=account, daily_limit_cents=50_000)
     virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=20_000)
     TransactionFactory(card=card, amount_cents=4_310, description="Kaufland Neukoelln", booked_at=days_ago(2, hour=18))
@@ -662,25 +505,14 @@ def test_case_NB006_003(tb):
             knows={**caller_facts(hanna), "recent card payments": "all mine, the last one was Kaufland on Tuesday"},
         ),
         golden=[
-            *identify(hanna),
-            call("get_customer", customer_id=hanna.id),
-            call("list_cards", customer_id=hanna.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=hanna.id),
+            *opening(hanna, customer_profile(hanna), cards_of(hanna), transactions_of(account)),
             call("freeze_card", card_id=card.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="card_limit",
-                reason="over_limit",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Physical card frozen as misplaced. Virtual card limit of 100,000 cents refused: basic level "
+            *refused(
+                ticket.id,
+                "card_limit",
+                "over_limit",
+                "Physical card frozen as misplaced. Virtual card limit of 100,000 cents refused: basic level "
                 "maximum is 50,000 cents.",
-                public=False,
             ),
         ],
         traps=[call("set_card_limit", card_id=virtual.id, daily_limit_cents=100_000)],  # the 1,000 euros she asks
@@ -697,8 +529,7 @@ def test_case_NB006_003(tb):
 def test_case_NB006_004(tb):
     """EUR 3,000 asked, else the highest allowed: refuse the 3,000, set the standard maximum EUR 2,500 as the
     fallback; the ticket records the refusal."""
-    felix = CustomerFactory(name="Felix Okoye")
-    account = AccountFactory(customer=felix, balance_cents=388_000)
+    felix, account = account_holder("Felix Okoye", balance_cents=388_000)
     card = CardFactory(account=account, daily_limit_cents=150_000)
     ticket = TicketFactory(requester=felix, subject="Higher card limit")
 
@@ -712,23 +543,13 @@ def test_case_NB006_004(tb):
             rules=("You would take the highest limit you are allowed if 3,000 is not possible.",),
         ),
         golden=[
-            *identify(felix),
-            call("get_customer", customer_id=felix.id),
-            call("list_cards", customer_id=felix.id),
-            call("list_tickets", requester_id=felix.id),
+            *opening(felix, customer_profile(felix), cards_of(felix)),
             call("set_card_limit", card_id=card.id, daily_limit_cents=250_000),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="card_limit",
-                reason="over_limit",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="300,000 cents refused (standard maximum 250,000); set to 250,000 as the customer's fallback.",
-                public=False,
+            *refused(
+                ticket.id,
+                "card_limit",
+                "over_limit",
+                "300,000 cents refused (standard maximum 250,000); set to 250,000 as the customer's fallback.",
             ),
         ],
         reply="3,000 euros is above what your verification level allows, so I couldn't set that. As you asked, "

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    accounts_of,
+    card_record,
+    cards_of,
+    create_ticket,
+    fees_of,
+    open_dispute,
+    opening,
+    refused,
+    solved,
+    transactions_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -14,7 +25,12 @@ from domains.neobank.factories import (
     FeeRefundFactory,
     TicketFactory,
     TransactionFactory,
+    account_holder,
     at,
+    card_replacement_fee,
+    finished_ticket,
+    goodwill_refunded,
+    savings_withdrawal,
 )
 from domains.neobank.models import Account, Dispute, FeeRefund, Ticket, TicketComment
 from domains.shared.identity import caller_facts
@@ -55,29 +71,9 @@ def test_case_NB007_001(tb):
             knows=caller_facts(emil),
         ),
         golden=[
-            call("find_customer_by_email", email=emil.email),
-            call(
-                "verify_identity",
-                email=emil.email,
-                date_of_birth=emil.date_of_birth.isoformat(),
-                postal_code=emil.postal_code,
-            ),
-            call("list_accounts", customer_id=emil.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=emil.id),
-            call(
-                "open_dispute",
-                transaction_id=tent.id,
-                reason="not_received",
-                amount_cents=21_900,
-                description="Tent ordered in June never delivered; merchant unresponsive.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="dispute",
-            ),
+            *opening(emil, accounts_of(emil), transactions_of(account)),
+            open_dispute(tent, "not_received", 21_900, "Tent ordered in June never delivered; merchant unresponsive."),
+            solved(ticket.id, "dispute"),
         ],
     )
 
@@ -116,47 +112,20 @@ def test_case_NB007_002(tb):
             knows=caller_facts(lena),
         ),
         golden=[
-            *identify(lena),
-            call("list_accounts", customer_id=lena.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=lena.id),
-            call(
-                "open_dispute",
-                transaction_id=second_fee.id,
-                reason="duplicate_charge",
-                amount_cents=5_900,
-                description="SkyJet change fee charged twice, at 10:14 and 10:15.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="dispute",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Flight payment booked 131 days ago: outside the 120-day window, refused. Change fee charged "
+            *opening(lena, accounts_of(lena), transactions_of(account)),
+            open_dispute(second_fee, "duplicate_charge", 5_900, "SkyJet change fee charged twice, at 10:14 and 10:15."),
+            *refused(
+                ticket.id,
+                "dispute",
+                "outside_window",
+                "Flight payment booked 131 days ago: outside the 120-day window, refused. Change fee charged "
                 "twice: the later payment disputed as a duplicate.",
-                public=False,
             ),
         ],
         traps=[  # starts the chargeback she asks for without checking the booking date
-            call(
-                "open_dispute",
-                transaction_id=flight.id,
-                reason="not_received",
-                amount_cents=38_600,
-                description="Flight cancelled by SkyJet, never refunded.",
-            ),
-            call(  # disputes the first of the two change fees as well
-                "open_dispute",
-                transaction_id=first_fee.id,
-                reason="duplicate_charge",
-                amount_cents=5_900,
-                description="Change fee charged twice.",
-            ),
+            open_dispute(flight, "not_received", 38_600, "Flight cancelled by SkyJet, never refunded."),
+            # disputes the first of the two change fees as well
+            open_dispute(first_fee, "duplicate_charge", 5_900, "Change fee charged twice."),
         ],
     )
 
@@ -184,29 +153,14 @@ def test_case_NB007_003(tb):
             knows=caller_facts(felix),
         ),
         golden=[
-            call("find_customer_by_email", email=felix.email),
-            call(
-                "verify_identity",
-                email=felix.email,
-                date_of_birth=felix.date_of_birth.isoformat(),
-                postal_code=felix.postal_code,
+            *opening(felix, accounts_of(felix), transactions_of(account)),
+            open_dispute(
+                dinner,
+                "incorrect_amount",
+                derived(3_600, "the 8,400-cent payment less the 48.00 bill the customer agreed to pay"),
+                "Charged 84.00 for a bill of 48.00.",
             ),
-            call("list_accounts", customer_id=felix.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=felix.id),
-            call(
-                "open_dispute",
-                transaction_id=dinner.id,
-                reason="incorrect_amount",
-                amount_cents=derived(3_600, "the 8,400-cent payment less the 48.00 bill the customer agreed to pay"),
-                description="Charged 84.00 for a bill of 48.00.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="dispute",
-            ),
+            solved(ticket.id, "dispute"),
         ],
         reply="I've opened a dispute with Trattoria Da Enzo for EUR 36.00, the difference between the 84.00 they "
         "charged and the 48.00 bill. The 48.00 you agreed to pay stands, so that part can't be disputed.",
@@ -239,38 +193,12 @@ def test_case_NB007_004(tb):
             knows=caller_facts(sofia),
         ),
         golden=[
-            call("find_customer_by_email", email=sofia.email),
-            call(
-                "verify_identity",
-                email=sofia.email,
-                date_of_birth=sofia.date_of_birth.isoformat(),
-                postal_code=sofia.postal_code,
-            ),
-            call("list_accounts", customer_id=sofia.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=sofia.id),
-            call(
-                "open_dispute",
-                transaction_id=later.id,
-                reason="duplicate_charge",
-                amount_cents=14_250,
-                description="One-night stay charged twice at 11:02 and 11:06.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="dispute",
-            ),
+            *opening(sofia, accounts_of(sofia), transactions_of(account)),
+            open_dispute(later, "duplicate_charge", 14_250, "One-night stay charged twice at 11:02 and 11:06."),
+            solved(ticket.id, "dispute"),
         ],
         traps=[  # disputes both payments, as she asks
-            call(
-                "open_dispute",
-                transaction_id=earlier.id,
-                reason="duplicate_charge",
-                amount_cents=14_250,
-                description="One-night stay charged twice.",
-            )
+            open_dispute(earlier, "duplicate_charge", 14_250, "One-night stay charged twice.")
         ],
     )
 
@@ -301,40 +229,18 @@ def test_case_NB007_005(tb):
             knows=caller_facts(yara),
         ),
         golden=[
-            *identify(yara),
-            call("list_accounts", customer_id=yara.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=yara.id),
-            call(
-                "open_dispute",
-                transaction_id=dress.id,
-                reason="not_received",
-                amount_cents=7_480,
-                description="Dress ordered in early September never delivered.",
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="dispute",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Kleiderei payment disputed (not received). FlixBus payment booked 126 days ago: outside the "
+            *opening(yara, accounts_of(yara), transactions_of(account)),
+            open_dispute(dress, "not_received", 7_480, "Dress ordered in early September never delivered."),
+            *refused(
+                ticket.id,
+                "dispute",
+                "outside_window",
+                "Kleiderei payment disputed (not received). FlixBus payment booked 126 days ago: outside the "
                 "120-day window, refused.",
-                public=False,
             ),
         ],
         traps=[  # disputes the June bus ticket too, as she asks
-            call(
-                "open_dispute",
-                transaction_id=bus.id,
-                reason="not_received",
-                amount_cents=3_200,
-                description="Trip cancelled, never refunded.",
-            )
+            open_dispute(bus, "not_received", 3_200, "Trip cancelled, never refunded.")
         ],
     )
 
@@ -351,13 +257,9 @@ def test_case_NB007_005(tb):
 def test_case_NB008_001(tb):
     """Goodwill refund of the plan fee: the last goodwill refund was 200 days ago (a 40-day-old error refund is
     not goodwill), so refund it."""
-    mateo = CustomerFactory(name="Mateo Vogel")
-    account = AccountFactory(customer=mateo, balance_cents=23_410)
+    mateo, account = account_holder("Mateo Vogel", balance_cents=23_410)
     plan_fee = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(10, hour=6))
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(205)),
-        created_at=days_ago(200),
-    )
+    goodwill_refunded(account, "atm_withdrawal", 200, days_ago(205), days_ago(200))
     FeeRefundFactory(
         fee=FeeFactory(account=account, kind="savings_withdrawal", amount_cents=250, charged_at=days_ago(44)),
         reason="charged_in_error",
@@ -372,22 +274,9 @@ def test_case_NB008_001(tb):
             knows=caller_facts(mateo),
         ),
         golden=[
-            call("find_customer_by_email", email=mateo.email),
-            call(
-                "verify_identity",
-                email=mateo.email,
-                date_of_birth=mateo.date_of_birth.isoformat(),
-                postal_code=mateo.postal_code,
-            ),
-            call("list_fees", customer_id=mateo.id),
-            call("list_tickets", requester_id=mateo.id),
+            *opening(mateo, fees_of(mateo)),
             call("refund_fee", fee_id=plan_fee.id, reason="goodwill"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="fees",
-            ),
+            solved(ticket.id, "fees"),
         ],
     )
 
@@ -403,8 +292,7 @@ def test_case_NB008_002(tb):
     """Two fee refunds asked: goodwill for an FX fee is refused (a goodwill refund was given 120 days ago); the
     replacement fee for a card blocked as fraud was charged in error, so refund it whatever the earlier refunds.
     The ticket takes the refusal's reason."""
-    hanna = CustomerFactory(name="Hanna Kowalski")
-    account = AccountFactory(customer=hanna, balance_cents=58_730)
+    hanna, account = account_holder("Hanna Kowalski", balance_cents=58_730)
     fx_fee = FeeFactory(
         account=account,
         kind="foreign_exchange",
@@ -416,18 +304,8 @@ def test_case_NB008_002(tb):
         account=account, status="blocked", blocked_at=days_ago(26, hour=16), block_reason="fraud", last4="5518"
     )
     CardFactory(account=account, replaces=old_card, issued_at=days_ago(26, hour=16), last4="0742")
-    card_fee = FeeFactory(
-        account=account,
-        kind="card_replacement",
-        amount_cents=600,
-        description="Replacement card for card *5518",
-        charged_at=days_ago(26, hour=16),
-        card=old_card,
-    )
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(126)),
-        created_at=days_ago(120),
-    )
+    card_fee = card_replacement_fee(old_card, days_ago(26, hour=16))
+    goodwill_refunded(account, "overdraft", 1_500, days_ago(126), days_ago(120))
     TicketFactory(requester=hanna, status="closed", subject="Overdraft fee", created_at=days_ago(121))
     ticket = TicketFactory(requester=hanna, subject="Currency fee")
 
@@ -440,24 +318,14 @@ def test_case_NB008_002(tb):
             knows=caller_facts(hanna),
         ),
         golden=[
-            *identify(hanna),
-            call("list_fees", customer_id=hanna.id),
-            call("get_card", card_id=old_card.id),
-            call("list_tickets", requester_id=hanna.id),
+            *opening(hanna, fees_of(hanna), card_record(old_card)),
             call("refund_fee", fee_id=card_fee.id, reason="charged_in_error"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="fees",
-                reason="not_eligible",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Goodwill refund of the FX fee refused: last goodwill refund was 120 days ago (one per 180 "
+            *refused(
+                ticket.id,
+                "fees",
+                "not_eligible",
+                "Goodwill refund of the FX fee refused: last goodwill refund was 120 days ago (one per 180 "
                 "days). Replacement fee for the card blocked as fraud refunded as charged in error.",
-                public=False,
             ),
         ],
         traps=[call("refund_fee", fee_id=fx_fee.id, reason="goodwill")],  # refunds the small fee she asks about
@@ -474,24 +342,13 @@ def test_case_NB008_002(tb):
 
 def test_case_NB008_003(tb):
     """Replacement-card fee for a card blocked as stolen was charged in error: refund it despite a recent goodwill."""
-    jonas = CustomerFactory(name="Jonas Petrov")
-    account = AccountFactory(customer=jonas, balance_cents=71_290)
+    jonas, account = account_holder("Jonas Petrov", balance_cents=71_290)
     old_card = CardFactory(
         account=account, status="blocked", blocked_at=days_ago(21, hour=8), block_reason="stolen", last4="3307"
     )
     CardFactory(account=account, replaces=old_card, issued_at=days_ago(21, hour=8), last4="9150")
-    card_fee = FeeFactory(
-        account=account,
-        kind="card_replacement",
-        amount_cents=600,
-        description="Replacement card for card *3307",
-        charged_at=days_ago(21, hour=8),
-        card=old_card,
-    )
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(33)),
-        created_at=days_ago(30),
-    )
+    card_fee = card_replacement_fee(old_card, days_ago(21, hour=8))
+    goodwill_refunded(account, "atm_withdrawal", 200, days_ago(33), days_ago(30))
     ticket = TicketFactory(requester=jonas, subject="Card fee")
 
     run = tb.run(
@@ -501,23 +358,9 @@ def test_case_NB008_003(tb):
             knows=caller_facts(jonas),
         ),
         golden=[
-            call("find_customer_by_email", email=jonas.email),
-            call(
-                "verify_identity",
-                email=jonas.email,
-                date_of_birth=jonas.date_of_birth.isoformat(),
-                postal_code=jonas.postal_code,
-            ),
-            call("list_fees", customer_id=jonas.id),
-            call("get_card", card_id=old_card.id),
-            call("list_tickets", requester_id=jonas.id),
+            *opening(jonas, fees_of(jonas), card_record(old_card)),
             call("refund_fee", fee_id=card_fee.id, reason="charged_in_error"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="fees",
-            ),
+            solved(ticket.id, "fees"),
         ],
     )
 
@@ -532,18 +375,11 @@ def test_case_NB008_003(tb):
 def test_case_NB008_004(tb):
     """Two fee refunds asked: a withdrawal fee on October's 2nd withdrawal was charged in error (refund); the plan
     fee's goodwill is refused (goodwill 60 days ago)."""
-    emil = CustomerFactory(name="Emil Brandt")
-    current = AccountFactory(customer=emil, balance_cents=44_870)
+    emil, current = account_holder("Emil Brandt", balance_cents=44_870)
     savings = AccountFactory(customer=emil, kind="savings", balance_cents=318_000)
-    TransactionFactory(
-        account=savings, kind="transfer_out", amount_cents=20_000, description="Main account", booked_at=days_ago(20)
-    )
-    TransactionFactory(
-        account=savings, kind="transfer_out", amount_cents=15_000, description="Main account", booked_at=days_ago(14)
-    )
-    second = TransactionFactory(
-        account=savings, kind="transfer_out", amount_cents=12_000, description="Main account", booked_at=days_ago(12)
-    )
+    savings_withdrawal(savings, 20_000, days_ago(20))
+    savings_withdrawal(savings, 15_000, days_ago(14))
+    second = savings_withdrawal(savings, 12_000, days_ago(12))
     wrong_fee = FeeFactory(
         account=savings,
         kind="savings_withdrawal",
@@ -552,10 +388,7 @@ def test_case_NB008_004(tb):
         charged_at=days_ago(12, hour=11),
     )
     plan_fee = FeeFactory(account=current, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
-    FeeRefundFactory(
-        fee=FeeFactory(account=current, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(63)),
-        created_at=days_ago(60),
-    )
+    goodwill_refunded(current, "atm_withdrawal", 200, days_ago(63), days_ago(60))
     ticket = TicketFactory(requester=emil, subject="Fees on my statement")
 
     run = tb.run(
@@ -566,25 +399,14 @@ def test_case_NB008_004(tb):
             knows=caller_facts(emil),
         ),
         golden=[
-            *identify(emil),
-            call("list_accounts", customer_id=emil.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_fees", customer_id=emil.id),
-            call("list_tickets", requester_id=emil.id),
+            *opening(emil, accounts_of(emil), transactions_of(savings), fees_of(emil)),
             call("refund_fee", fee_id=wrong_fee.id, reason="charged_in_error"),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="fees",
-                reason="not_eligible",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Withdrawal fee on the 2nd October withdrawal refunded as charged in error. Goodwill refund of "
+            *refused(
+                ticket.id,
+                "fees",
+                "not_eligible",
+                "Withdrawal fee on the 2nd October withdrawal refunded as charged in error. Goodwill refund of "
                 "the plan fee refused: goodwill refund given 60 days ago.",
-                public=False,
             ),
         ],
         traps=[call("refund_fee", fee_id=plan_fee.id, reason="goodwill")],  # refunds both, as he asks
@@ -603,8 +425,7 @@ def test_case_NB008_004(tb):
 def test_case_NB008_005(tb):
     """Two replacement fees: the one for the stolen card was charged in error (refund); the one for the card she
     lost in August stands."""
-    hanna = CustomerFactory(name="Hanna Richter")
-    account = AccountFactory(customer=hanna, balance_cents=52_040)
+    hanna, account = account_holder("Hanna Richter", balance_cents=52_040)
     lost = CardFactory(
         account=account, status="blocked", blocked_at=days_ago(70, hour=9), block_reason="lost", last4="1184"
     )
@@ -618,22 +439,8 @@ def test_case_NB008_005(tb):
         last4="6630",
     )
     CardFactory(account=account, replaces=stolen, issued_at=days_ago(9, hour=23), status="ordered", last4="2047")
-    lost_fee = FeeFactory(
-        account=account,
-        kind="card_replacement",
-        amount_cents=600,
-        description="Replacement card for card *1184",
-        charged_at=days_ago(70, hour=9),
-        card=lost,
-    )
-    stolen_fee = FeeFactory(
-        account=account,
-        kind="card_replacement",
-        amount_cents=600,
-        description="Replacement card for card *6630",
-        charged_at=days_ago(9, hour=23),
-        card=stolen,
-    )
+    lost_fee = card_replacement_fee(lost, days_ago(70, hour=9))
+    stolen_fee = card_replacement_fee(stolen, days_ago(9, hour=23))
     ticket = TicketFactory(requester=hanna, subject="Card fees")
 
     run = tb.run(
@@ -644,12 +451,9 @@ def test_case_NB008_005(tb):
             knows=caller_facts(hanna),
         ),
         golden=[
-            *identify(hanna),
-            call("list_fees", customer_id=hanna.id),
-            call("list_cards", customer_id=hanna.id),
-            call("list_tickets", requester_id=hanna.id),
+            *opening(hanna, fees_of(hanna), cards_of(hanna)),
             call("refund_fee", fee_id=stolen_fee.id, reason="charged_in_error"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees"),
+            solved(ticket.id, "fees"),
         ],
         traps=[call("refund_fee", fee_id=lost_fee.id, reason="charged_in_error")],  # refunds both replacement fees
     )
@@ -668,16 +472,11 @@ def test_case_NB008_006(tb):
     ticket: create one (fees, the account). The overdraft fee is outside the 90 days (refuse); the fallback is a
     request of its own, and with no goodwill refund in 180 days the plan fee is refunded. The ticket takes the
     refusal's reason."""
-    jonas = CustomerFactory(name="Jonas Lehmann")
-    account = AccountFactory(customer=jonas, balance_cents=166_000)
+    jonas, account = account_holder("Jonas Lehmann", balance_cents=166_000)
     overdraft = FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(95, hour=6))
     plan = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(240)),
-        created_at=days_ago(236),
-    )
-    old = TicketFactory(requester=jonas, status="solved", subject="New PIN", created_at=days_ago(30))
-    new_id = next_ticket_id(old.id)
+    goodwill_refunded(account, "atm_withdrawal", 200, days_ago(240), days_ago(236))
+    old, new_id = finished_ticket(jonas, "New PIN", days_ago(30))
 
     run = tb.run(
         User(
@@ -688,24 +487,15 @@ def test_case_NB008_006(tb):
             knows=caller_facts(jonas),
         ),
         golden=[
-            *identify(jonas),
-            call("list_fees", customer_id=jonas.id),
-            call("list_tickets", requester_id=jonas.id),
-            call(
-                "create_ticket",
-                requester_id=jonas.id,
-                subject="Goodwill refund of overdraft fee",
-                category="fees",
-                account_id=account.id,
-            ),
+            *opening(jonas, fees_of(jonas)),
+            create_ticket(jonas, "Goodwill refund of overdraft fee", "fees", account),
             call("refund_fee", fee_id=plan.id, reason="goodwill"),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="outside_window"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Goodwill refund of the overdraft fee refused: charged 95 days ago, more than 90. Plan fee "
+            *refused(
+                new_id,
+                None,
+                "outside_window",
+                "Goodwill refund of the overdraft fee refused: charged 95 days ago, more than 90. Plan fee "
                 "refunded as goodwill instead (last goodwill refund 236 days ago).",
-                public=False,
             ),
         ],
         traps=[call("refund_fee", fee_id=overdraft.id, reason="goodwill")],  # a first-time goodwill refund

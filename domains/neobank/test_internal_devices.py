@@ -7,9 +7,9 @@ from datetime import date
 
 import pytest
 
-from domains.neobank.calls import employee_facts, identify_employee, next_ticket_id
+from domains.neobank.calls import create_ticket, desk_opening, devices_of, employee_facts, hold, refused, solved
 from domains.neobank.clock import days_ago
-from domains.neobank.factories import DeskTicketFactory, DeviceFactory, EmployeeFactory
+from domains.neobank.factories import DeskTicketFactory, DeviceFactory, EmployeeFactory, finished_desk_ticket
 from domains.neobank.models import Device, Ticket, TicketComment
 from domains.neobank.seed import FINANCE, LEONIE_FISCHER, TECHNOLOGY
 from pytest_thinkingbox import User, call
@@ -48,13 +48,10 @@ def test_case_NB037_001(tb):
             knows=employee_facts(amira),
         ),
         golden=[
-            *identify_employee(amira),
-            call("list_tickets", requester_id=amira.id),
-            call("list_devices", employee_id=amira.id),
-            call("list_device_stock", kind="laptop"),
+            *desk_opening(amira, devices_of(amira), call("list_device_stock", kind="laptop")),
             call("return_device", device_id=old.id, condition="faulty"),
             call("assign_device", device_id=standard.id, employee_id=amira.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+            solved(ticket.id, "device"),
         ],
         reply="I've booked your broken laptop in for repair and assigned you a replacement: a standard Lenovo "
         "ThinkPad T14. Developer laptops are only for the Technology department, so I can't give you one of those.",
@@ -93,21 +90,21 @@ def test_case_NB037_002(tb):
             rules=("If refused, insist once that it slows down your work every day, then accept.",),
         ),
         golden=[
-            *identify_employee(henrik),
-            call("list_tickets", requester_id=henrik.id),
-            call("list_devices", employee_id=henrik.id),
-            call("search_employees", name="Lea Brandt"),
-            call("list_devices", employee_id=lea.id),
-            call("list_device_stock", kind="laptop"),
+            *desk_opening(
+                henrik,
+                devices_of(henrik),
+                call("search_employees", name="Lea Brandt"),
+                devices_of(lea),
+                call("list_device_stock", kind="laptop"),
+            ),
             call("return_device", device_id=old.id, condition="working"),
             call("assign_device", device_id=new.id, employee_id=lea.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="device", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"{own.id} works and was purchased on 2024-09-02, under 4 years ago: not due for replacement. "
+            *refused(
+                ticket.id,
+                "device",
+                "not_eligible",
+                f"{own.id} works and was purchased on 2024-09-02, under 4 years ago: not due for replacement. "
                 f"{lea.name}'s {old.id} (2021-08-16) refreshed: {new.id} handed out.",
-                public=False,
             ),
         ],
         reply="I'm sorry, I can't swap your laptop: a working laptop is replaced only once it is 4 years old, and "
@@ -142,13 +139,10 @@ def test_case_NB037_003(tb):
             knows=employee_facts(selin),
         ),
         golden=[
-            *identify_employee(selin),
-            call("list_tickets", requester_id=selin.id),
-            call("list_devices", employee_id=selin.id),
-            call("list_device_stock", kind="laptop"),
+            *desk_opening(selin, devices_of(selin), call("list_device_stock", kind="laptop")),
             call("assign_device", device_id=dev.id, employee_id=selin.id),
             call("return_device", device_id=old.id, condition="working"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+            solved(ticket.id, "device"),
         ],
     )
 
@@ -165,8 +159,7 @@ def test_case_NB037_004(tb):
     laptop = DeviceFactory(assigned_to=pavel, purchased_on=date(2025, 1, 20))
     phone = DeviceFactory(kind="phone", assigned_to=pavel)
     spare = DeviceFactory()
-    old = DeskTicketFactory(employee=pavel, status="solved", subject="VPN problem", created_at=days_ago(20))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_desk_ticket(pavel, "VPN problem", days_ago(20))
 
     run = tb.run(
         User(
@@ -175,25 +168,18 @@ def test_case_NB037_004(tb):
             knows=employee_facts(pavel),
         ),
         golden=[
-            *identify_employee(pavel),
-            call("list_tickets", requester_id=pavel.id),
-            call("create_ticket", requester_id=pavel.id, subject="Laptop stolen", category="device"),
-            call("list_devices", employee_id=pavel.id),
+            *desk_opening(pavel),
+            create_ticket(pavel, "Laptop stolen", "device"),
+            devices_of(pavel),
             call("report_device_lost", device_id=laptop.id),
-            call(
-                "update_ticket",
-                ticket_id=new_id,
-                status="hold",
-                priority="high",
-                reason="device_lost",
-                queue="security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body=f"Laptop {laptop.id} stolen from a car; reported lost. Security to wipe it and decide on a "
+            *hold(
+                new_id,
+                None,
+                "device_lost",
+                f"Laptop {laptop.id} stolen from a car; reported lost. Security to wipe it and decide on a "
                 "replacement.",
-                public=False,
+                queue="security",
+                priority="high",
             ),
         ],
         reply="I've reported the laptop as lost, so it's barred from our network now, and handed the case to the "
@@ -231,19 +217,16 @@ def test_case_NB037_005(tb):
             knows=employee_facts(nadia),
         ),
         golden=[
-            *identify_employee(nadia),
-            call("list_tickets", requester_id=nadia.id),
-            call("list_devices", employee_id=nadia.id),
+            *desk_opening(nadia, devices_of(nadia)),
             call("report_device_lost", device_id=phone.id),
             call("list_device_stock", kind="phone"),
             call("assign_device", device_id=new_phone.id, employee_id=nadia.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="device", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"Phone {phone.id} reported lost, {new_phone.id} handed out. Laptop {laptop.id} (2023-05-08) "
+            *refused(
+                ticket.id,
+                "device",
+                "not_eligible",
+                f"Phone {phone.id} reported lost, {new_phone.id} handed out. Laptop {laptop.id} (2023-05-08) "
                 "works and is under 4 years old: not replaced.",
-                public=False,
             ),
         ],
         traps=[call("assign_device", device_id=spare_laptop.id, employee_id=nadia.id)],
@@ -276,16 +259,14 @@ def test_case_NB037_006(tb):
             knows=employee_facts(oskar),
         ),
         golden=[
-            *identify_employee(oskar),
-            call("list_tickets", requester_id=oskar.id),
-            call("list_devices", employee_id=oskar.id),
+            *desk_opening(oskar, devices_of(oskar)),
             call("report_device_lost", device_id=phone.id),
             call("list_device_stock", kind="phone"),
             call("assign_device", device_id=new_phone.id, employee_id=oskar.id),
             call("return_device", device_id=laptop.id, condition="faulty"),
             call("list_device_stock", kind="laptop"),
             call("assign_device", device_id=dev.id, employee_id=oskar.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="device"),
+            solved(ticket.id, "device"),
         ],
     )
 

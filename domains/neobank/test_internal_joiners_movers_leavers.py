@@ -7,7 +7,19 @@ from datetime import date
 
 import pytest
 
-from domains.neobank.calls import employee_facts, identify_employee, next_ticket_id
+from domains.neobank.calls import (
+    create_ticket,
+    desk_opening,
+    devices_of,
+    employee_facts,
+    grant_access,
+    grants_of,
+    hold,
+    next_ticket_id,
+    refused,
+    requests_of,
+    solved,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccessGrantFactory,
@@ -16,6 +28,9 @@ from domains.neobank.factories import (
     DeskTicketFactory,
     DeviceFactory,
     EmployeeFactory,
+    contractor,
+    finished_desk_ticket,
+    mover,
 )
 from domains.neobank.models import AccessGrant, AccessRequest, Device, Ticket, TicketComment
 from domains.neobank.seed import (
@@ -30,6 +45,7 @@ from domains.neobank.seed import (
     RAFAEL_SOUSA,
     TECHNOLOGY,
     TOBIAS_REUTER,
+    seeded,
 )
 from pytest_thinkingbox import User, call
 
@@ -74,16 +90,12 @@ def test_case_NB034_001(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("search_employees", name="Emil Arndt"),
-            call("list_systems"),
-            call("list_access_grants", employee_id=joiner.id),
-            call("grant_access", employee_id=joiner.id, role_id="CRM-READ"),
-            call("grant_access", employee_id=joiner.id, role_id="CRM-AGENT"),
+            *desk_opening(lead, call("search_employees", name="Emil Arndt"), call("list_systems"), grants_of(joiner)),
+            grant_access(joiner, "CRM-READ"),
+            grant_access(joiner, "CRM-AGENT"),
             call("list_device_stock", kind="laptop"),
             call("assign_device", device_id=laptop.id, employee_id=joiner.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="joiner"),
+            solved(ticket.id, "joiner"),
         ],
     )
 
@@ -117,33 +129,27 @@ def test_case_NB034_002(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("search_employees", name="Yara Nowak"),
-            call("list_systems"),
-            call("list_access_requests", employee_id=joiner.id),
-            call("list_access_grants", employee_id=joiner.id),
-            call("grant_access", employee_id=joiner.id, role_id="CBS-READ"),
+            *desk_opening(
+                lead,
+                call("search_employees", name="Yara Nowak"),
+                call("list_systems"),
+                requests_of(joiner),
+                grants_of(joiner),
+            ),
+            grant_access(joiner, "CBS-READ"),
             call("create_access_request", employee_id=joiner.id, role_id="CBS-ADMIN", raised_by=lead.id),
             call("list_device_stock", kind="laptop"),
             call("assign_device", device_id=dev.id, employee_id=joiner.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="joiner",
-                reason="approval_required",
+            *hold(
+                ticket.id,
+                "joiner",
+                "approval_required",
+                "CBS-READ and a developer laptop done. CBS-ADMIN is privileged: waiting for the system owner "
+                "and security.",
                 queue="core_banking_team",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="CBS-READ and a developer laptop done. CBS-ADMIN is privileged: waiting for the system owner "
-                "and security.",
-                public=False,
-            ),
         ],
-        traps=[call("grant_access", employee_id=joiner.id, role_id="CBS-ADMIN")],
+        traps=[grant_access(joiner, "CBS-ADMIN")],
     )
 
     run.expect_golden()
@@ -201,25 +207,25 @@ def test_case_NB034_003(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("search_employees", name="Mia Roth"),
-            call("search_employees", name="Jonas Horn"),
-            call("list_systems"),
-            call("list_access_grants", employee_id=jonas.id),
-            call("create_ticket", requester_id=lead.id, subject="Payments viewer for two joiners", category="joiner"),
-            call("grant_access", employee_id=jonas.id, role_id="PAY-READ"),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="not_line_manager"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body=f"{mia.name} reports to {other_lead.name}, not to {lead.name}: nothing set up for her. "
+            *desk_opening(
+                lead,
+                call("search_employees", name="Mia Roth"),
+                call("search_employees", name="Jonas Horn"),
+                call("list_systems"),
+                grants_of(jonas),
+            ),
+            create_ticket(lead, "Payments viewer for two joiners", "joiner"),
+            grant_access(jonas, "PAY-READ"),
+            *refused(
+                new_id,
+                None,
+                "not_line_manager",
+                f"{mia.name} reports to {other_lead.name}, not to {lead.name}: nothing set up for her. "
                 f"{jonas.name} given PAY-READ on his line manager's request.",
-                public=False,
             ),
         ],
         traps=[
-            call("grant_access", employee_id=mia.id, role_id="PAY-READ"),
+            grant_access(mia, "PAY-READ"),
             call("create_access_request", employee_id=mia.id, role_id="PAY-READ", raised_by=lead.id),
         ],
     )
@@ -252,34 +258,28 @@ def test_case_NB034_004(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("search_employees", name="Amira Falk"),
-            call("list_access_grants", employee_id=joiner.id),
-            call("list_access_requests", employee_id=joiner.id),
-            call("list_systems"),
-            call("grant_access", employee_id=joiner.id, role_id="PAY-READ"),
+            *desk_opening(
+                lead,
+                call("search_employees", name="Amira Falk"),
+                grants_of(joiner),
+                requests_of(joiner),
+                call("list_systems"),
+            ),
+            grant_access(joiner, "PAY-READ"),
             call("create_access_request", employee_id=joiner.id, role_id="PAY-INIT", raised_by=lead.id),
             call("list_device_stock", kind="laptop"),
             call("assign_device", device_id=laptop.id, employee_id=joiner.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="joiner",
-                reason="approval_required",
-                queue="payments_team",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="PAY-READ and laptop done. PAY-INIT (high-risk payments hub) waits for the system owner; no "
+            *hold(
+                ticket.id,
+                "joiner",
+                "approval_required",
+                "PAY-READ and laptop done. PAY-INIT (high-risk payments hub) waits for the system owner; no "
                 "token until it is given.",
-                public=False,
+                queue="payments_team",
             ),
         ],
         traps=[
-            call("grant_access", employee_id=joiner.id, role_id="PAY-INIT"),
+            grant_access(joiner, "PAY-INIT"),
             call("assign_device", device_id=token.id, employee_id=joiner.id),
         ],
     )
@@ -305,17 +305,9 @@ def test_case_NB034_005(tb):
     lead = EmployeeFactory(
         name="Timo Nowak", title="Customer Support Team Lead", grade="manager", manager_id=LEONIE_FISCHER
     )
-    yara = EmployeeFactory(
-        name="Yara Falk",
-        title="Customer Support Agent (contractor)",
-        manager=lead,
-        start_on=MONDAY,
-        is_contractor=True,
-        contract_end_on=date(2027, 1, 15),
-    )
+    yara = contractor("Yara Falk", "Customer Support Agent", date(2027, 1, 15), manager=lead, start_on=MONDAY)
     phone = DeviceFactory(kind="phone")
-    old = DeskTicketFactory(employee=lead, status="closed", subject="Headset", created_at=days_ago(60))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_desk_ticket(lead, "Headset", days_ago(60), status="closed")
 
     run = tb.run(
         User(
@@ -324,19 +316,17 @@ def test_case_NB034_005(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("create_ticket", requester_id=lead.id, subject="Contractor joiner Yara Falk", category="joiner"),
+            *desk_opening(lead),
+            create_ticket(lead, "Contractor joiner Yara Falk", "joiner"),
             call("search_employees", name="Yara Falk"),
             call("list_systems"),
-            call("list_access_grants", employee_id=yara.id),
-            call("grant_access", employee_id=yara.id, role_id="CRM-AGENT", expires_on="2027-01-15"),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="contractor_limit"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body=f"CRM-AGENT given until the contract end 2027-01-15. Phone refused: {yara.id} is a contractor.",
-                public=False,
+            grants_of(yara),
+            grant_access(yara, "CRM-AGENT", expires_on="2027-01-15"),
+            *refused(
+                new_id,
+                None,
+                "contractor_limit",
+                f"CRM-AGENT given until the contract end 2027-01-15. Phone refused: {yara.id} is a contractor.",
             ),
         ],
         traps=[call("assign_device", device_id=phone.id, employee_id=yara.id)],
@@ -362,13 +352,13 @@ def test_case_NB035_001(tb):
     new_lead = EmployeeFactory(
         name="Pavel Horn", department=CARD_OPS, title="Card Ops Team Lead", grade="manager", manager_id=TOBIAS_REUTER
     )
-    marta = EmployeeFactory(
-        name="Marta Ziegler",
+    marta = mover(
+        "Marta Ziegler",
+        PAYMENTS_OPS,
+        days_ago(3).date(),
         department=CARD_OPS,
         title="Card Operations Agent",
         manager=new_lead,
-        previous_department=PAYMENTS_OPS,
-        moved_on=days_ago(3).date(),
     )
     AccessGrantFactory(employee=marta, role_id="PAY-READ")
     initiator = AccessGrantFactory(employee=marta, role_id="PAY-INIT")
@@ -387,16 +377,11 @@ def test_case_NB035_001(tb):
             knows=employee_facts(marta),
         ),
         golden=[
-            *identify_employee(marta),
-            call("list_tickets", requester_id=marta.id),
-            call("list_access_grants", employee_id=marta.id),
-            call("list_access_requests", employee_id=marta.id),
-            call("list_systems"),
-            call("list_devices", employee_id=marta.id),
+            *desk_opening(marta, grants_of(marta), requests_of(marta), call("list_systems"), devices_of(marta)),
             call("revoke_access", grant_id=initiator.id, reason="moved"),
-            call("grant_access", employee_id=marta.id, role_id="CMS-SUPPORT", request_id=request.id),
+            grant_access(marta, "CMS-SUPPORT", request_id=request.id),
             call("return_device", device_id=token.id, condition="working"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="mover"),
+            solved(ticket.id, "mover"),
         ],
         reply="Your payment initiator role has been removed, as it belongs to your old department; the read-only "
         "payments and CRM viewer roles stay. Card support is switched on, and please hand your payments token in "
@@ -419,13 +404,13 @@ def test_case_NB035_002(tb):
     new_lead = EmployeeFactory(
         name="Henrik Wendt", department=DATA_ANALYTICS, title="Analytics Lead", grade="manager", manager_id=RAFAEL_SOUSA
     )
-    bianca = EmployeeFactory(
-        name="Bianca Seidel",
+    bianca = mover(
+        "Bianca Seidel",
+        CUSTOMER_SUPPORT,
+        days_ago(1).date(),
         department=DATA_ANALYTICS,
         title="Junior Data Analyst",
         manager=new_lead,
-        previous_department=CUSTOMER_SUPPORT,
-        moved_on=days_ago(1).date(),
     )
     AccessGrantFactory(employee=bianca, role_id="CRM-READ")
     agent = AccessGrantFactory(employee=bianca, role_id="CRM-AGENT")
@@ -439,32 +424,26 @@ def test_case_NB035_002(tb):
             knows=employee_facts(new_lead),
         ),
         golden=[
-            *identify_employee(new_lead),
-            call("list_tickets", requester_id=new_lead.id),
-            call("search_employees", name="Bianca Seidel"),
-            call("list_access_grants", employee_id=bianca.id),
-            call("list_access_requests", employee_id=bianca.id),
-            call("list_systems"),
+            *desk_opening(
+                new_lead,
+                call("search_employees", name="Bianca Seidel"),
+                grants_of(bianca),
+                requests_of(bianca),
+                call("list_systems"),
+            ),
             call("revoke_access", grant_id=agent.id, reason="moved"),
-            call("grant_access", employee_id=bianca.id, role_id="DWH-ANALYST"),
+            grant_access(bianca, "DWH-ANALYST"),
             call("create_access_request", employee_id=bianca.id, role_id="DWH-PII", raised_by=new_lead.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                category="mover",
-                reason="approval_required",
+            *hold(
+                ticket.id,
+                "mover",
+                "approval_required",
+                "CRM-AGENT revoked, DWH-ANALYST granted. DWH-PII is privileged: waiting for the data "
+                "warehouse owner and security.",
                 queue="data_team",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="CRM-AGENT revoked, DWH-ANALYST granted. DWH-PII is privileged: waiting for the data "
-                "warehouse owner and security.",
-                public=False,
-            ),
         ],
-        traps=[call("grant_access", employee_id=bianca.id, role_id="DWH-PII")],
+        traps=[grant_access(bianca, "DWH-PII")],
     )
 
     run.expect_golden()
@@ -494,13 +473,8 @@ def test_case_NB035_003(tb):
         grade="manager",
         manager_id=INES_MARQUARDT,
     )
-    emil = EmployeeFactory(
-        name="Emil Nowak",
-        department=PAYMENTS_OPS,
-        title="Payments Clerk",
-        manager=new_lead,
-        previous_department=CARD_OPS,
-        moved_on=days_ago(2).date(),
+    emil = mover(
+        "Emil Nowak", CARD_OPS, days_ago(2).date(), department=PAYMENTS_OPS, title="Payments Clerk", manager=new_lead
     )
     support = AccessGrantFactory(employee=emil, role_id="CMS-SUPPORT")
     AccessGrantFactory(employee=emil, role_id="CMS-READ")
@@ -517,25 +491,20 @@ def test_case_NB035_003(tb):
             rules=("If refused, insist once that Ayla was your manager when she approved it, then accept the answer.",),
         ),
         golden=[
-            *identify_employee(emil),
-            call("list_tickets", requester_id=emil.id),
-            call("list_access_grants", employee_id=emil.id),
-            call("list_systems"),
-            call("list_access_requests", employee_id=emil.id),
+            *desk_opening(emil, grants_of(emil), call("list_systems"), requests_of(emil)),
             call("revoke_access", grant_id=support.id, reason="moved"),
-            call("update_ticket", ticket_id=ticket.id, status="hold", category="mover", reason="approval_required"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"CMS-SUPPORT revoked. {request.id}: line manager approval is from the former manager "
+            *hold(
+                ticket.id,
+                "mover",
+                "approval_required",
+                f"CMS-SUPPORT revoked. {request.id}: line manager approval is from the former manager "
                 f"{old_lead.name}; waiting for {new_lead.name}.",
-                public=False,
             ),
         ],
         reply="I've removed your card support role. The approver role needs your current line manager's approval: "
         "Ayla approved as your manager in cards, but your line manager is now Lukas Horn, so the request waits for "
         "him; the owner's approval from Ines stands.",
-        traps=[call("grant_access", employee_id=emil.id, role_id="PAY-APPROVE", request_id=request.id)],
+        traps=[grant_access(emil, "PAY-APPROVE", request_id=request.id)],
     )
 
     run.expect_golden()
@@ -551,17 +520,10 @@ def test_case_NB035_004(tb):
     new_lead = EmployeeFactory(
         name="Oskar Nowak", title="Customer Support Team Lead", grade="manager", manager_id=LEONIE_FISCHER
     )
-    greta = EmployeeFactory(
-        name="Greta Berger",
-        title="Customer Support Agent",
-        manager=new_lead,
-        previous_department="Finance",
-        moved_on=date(2026, 10, 15),
-    )
+    greta = mover("Greta Berger", "Finance", date(2026, 10, 15), title="Customer Support Agent", manager=new_lead)
     AccessGrantFactory(employee=greta, role_id="CBS-READ")
     booking = AccessGrantFactory(employee=greta, role_id="CBS-POST")
-    old = DeskTicketFactory(employee=greta, status="solved", subject="Printer", created_at=days_ago(100))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_desk_ticket(greta, "Printer", days_ago(100))
 
     run = tb.run(
         User(
@@ -570,23 +532,21 @@ def test_case_NB035_004(tb):
             knows=employee_facts(greta),
         ),
         golden=[
-            *identify_employee(greta),
-            call("list_tickets", requester_id=greta.id),
-            call("create_ticket", requester_id=greta.id, subject="Access after move to support", category="mover"),
-            call("list_access_grants", employee_id=greta.id),
-            call("list_access_requests", employee_id=greta.id),
+            *desk_opening(greta),
+            create_ticket(greta, "Access after move to support", "mover"),
+            grants_of(greta),
+            requests_of(greta),
             call("list_systems"),
             call("revoke_access", grant_id=booking.id, reason="moved"),
             call("create_access_request", employee_id=greta.id, role_id="CRM-AGENT", raised_by=greta.id),
-            call("update_ticket", ticket_id=new_id, status="hold", reason="approval_required"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body=f"CBS-POST revoked (moved from Finance). CRM-AGENT requested; waiting for {new_lead.name}.",
-                public=False,
+            *hold(
+                new_id,
+                None,
+                "approval_required",
+                f"CBS-POST revoked (moved from Finance). CRM-AGENT requested; waiting for {new_lead.name}.",
             ),
         ],
-        traps=[call("grant_access", employee_id=greta.id, role_id="CRM-AGENT")],
+        traps=[grant_access(greta, "CRM-AGENT")],
     )
 
     run.expect_golden()
@@ -610,13 +570,13 @@ def test_case_NB035_005(tb):
     new_lead = EmployeeFactory(
         name="Henrik Nowak", department=TECHNOLOGY, title="Engineering Manager", grade="manager", manager_id=DIETER_HAHN
     )
-    ayla = EmployeeFactory(
-        name="Ayla Ziegler",
+    ayla = mover(
+        "Ayla Ziegler",
+        PAYMENTS_OPS,
+        days_ago(7).date(),
         department=TECHNOLOGY,
         title="Payments Platform Engineer",
         manager=new_lead,
-        previous_department=PAYMENTS_OPS,
-        moved_on=days_ago(7).date(),
     )
     initiator = AccessGrantFactory(employee=ayla, role_id="PAY-INIT")
     AccessGrantFactory(employee=ayla, role_id="PAY-ADMIN", granted_at=days_ago(6, hour=11))
@@ -631,13 +591,9 @@ def test_case_NB035_005(tb):
             knows=employee_facts(ayla),
         ),
         golden=[
-            *identify_employee(ayla),
-            call("list_tickets", requester_id=ayla.id),
-            call("list_access_grants", employee_id=ayla.id),
-            call("list_systems"),
-            call("list_devices", employee_id=ayla.id),
+            *desk_opening(ayla, grants_of(ayla), call("list_systems"), devices_of(ayla)),
             call("revoke_access", grant_id=initiator.id, reason="moved"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="mover"),
+            solved(ticket.id, "mover"),
         ],
         reply="I've removed the payment initiator role from your old job. Your payments hub administrator role "
         "belongs to Technology, so it stays, and you keep your token: you still need it for that role.",
@@ -676,14 +632,11 @@ def test_case_NB036_001(tb):
             knows=employee_facts(lead),
         ),
         golden=[
-            *identify_employee(lead),
-            call("list_tickets", requester_id=lead.id),
-            call("search_employees", name="Pavel Wendt"),
-            call("list_access_grants", employee_id=pavel.id),
+            *desk_opening(lead, call("search_employees", name="Pavel Wendt"), grants_of(pavel)),
             call("set_access_expiry", grant_id=report.id, expires_on="2026-10-25"),
             call("set_access_expiry", grant_id=analyst.id, expires_on="2026-10-25"),
             call("set_access_expiry", grant_id=cards.id, expires_on="2026-10-25"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            solved(ticket.id, "leaver"),
         ],
         reply="Pavel keeps his access until his last day: every role now ends on 25 October 2026 (his CRM viewer "
         "role already ends on the 20th). Nothing is switched off before then, and he hands in his laptop on his "
@@ -730,20 +683,16 @@ def test_case_NB036_002(tb):
             says="Miriam Adler from HR. Emil Krause in card operations left yesterday. He handed his laptop and "
             "his token in to me this morning, but says he lost his company phone last week. Please close "
             "everything down.",
-            knows={"employee number": MIRIAM_ADLER, "date of birth": "1989-03-02"},
+            knows=employee_facts(seeded(MIRIAM_ADLER)),
         ),
         golden=[
-            call("find_employee", employee_number=MIRIAM_ADLER),
-            call("verify_employee", employee_number=MIRIAM_ADLER, date_of_birth="1989-03-02"),
-            call("list_tickets", requester_id=MIRIAM_ADLER),
-            call("search_employees", name="Emil Krause"),
-            call("list_access_grants", employee_id=emil.id),
+            *desk_opening(seeded(MIRIAM_ADLER), call("search_employees", name="Emil Krause"), grants_of(emil)),
             *[call("revoke_access", grant_id=g.id, reason="leaver") for g in grants],
-            call("list_devices", employee_id=emil.id),
+            devices_of(emil),
             call("return_device", device_id=laptop.id, condition="working"),
             call("return_device", device_id=token.id, condition="working"),
             call("report_device_lost", device_id=phone.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            solved(ticket.id, "leaver"),
         ],
     )
 
@@ -777,18 +726,14 @@ def test_case_NB036_003(tb):
             knows=employee_facts(peer),
         ),
         golden=[
-            *identify_employee(peer),
-            call("list_tickets", requester_id=peer.id),
-            call("search_employees", name="Nadia Horn"),
-            call("list_access_grants", employee_id=peer.id),
+            *desk_opening(peer, call("search_employees", name="Nadia Horn"), grants_of(peer)),
             call("revoke_access", grant_id=cards.id, reason="no_longer_needed"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver", reason="not_line_manager"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body=f"{peer.name} is not {nadia.name}'s line manager or HR; nothing changed for her. Line manager: "
+            *refused(
+                ticket.id,
+                "leaver",
+                "not_line_manager",
+                f"{peer.name} is not {nadia.name}'s line manager or HR; nothing changed for her. Line manager: "
                 f"{lead.name}. His own CMS-READ revoked as no longer needed.",
-                public=False,
             ),
         ],
         reply="I've removed the card viewer role from your account. I can't change Nadia's access at your request, "
@@ -815,13 +760,12 @@ def test_case_NB036_004(tb):
     lead = EmployeeFactory(
         name="Bianca Kaiser", department=TECHNOLOGY, title="Engineering Manager", manager_id=DIETER_HAHN
     )
-    lukas = EmployeeFactory(
-        name="Lukas Krause",
+    lukas = contractor(
+        "Lukas Krause",
+        "QA Engineer",
+        date(2026, 10, 15),
         department=TECHNOLOGY,
-        title="QA Engineer (contractor)",
         manager=lead,
-        is_contractor=True,
-        contract_end_on=date(2026, 10, 15),
         leave_on=date(2026, 10, 15),
     )
     grants = [
@@ -839,14 +783,11 @@ def test_case_NB036_004(tb):
             knows=employee_facts(lukas),
         ),
         golden=[
-            *identify_employee(lukas),
-            call("list_tickets", requester_id=lukas.id),
-            call("list_access_grants", employee_id=lukas.id),
-            call("list_devices", employee_id=lukas.id),
+            *desk_opening(lukas, grants_of(lukas), devices_of(lukas)),
             *[call("revoke_access", grant_id=g.id, reason="leaver") for g in grants],
             call("return_device", device_id=token.id, condition="working"),
             call("return_device", device_id=laptop.id, condition="faulty"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            solved(ticket.id, "leaver"),
         ],
     )
 
@@ -867,13 +808,12 @@ def test_case_NB036_005(tb):
     lukas = EmployeeFactory(
         name="Lukas Arndt", department="Finance", title="Accountant", manager=boss, leave_on=date(2026, 10, 14)
     )
-    namesake = EmployeeFactory(
-        name="Lukas Arndt",
+    namesake = contractor(
+        "Lukas Arndt",
+        "QA Engineer",
+        date(2026, 10, 31),
         department=TECHNOLOGY,
-        title="QA Engineer (contractor)",
         manager=other_boss,
-        is_contractor=True,
-        contract_end_on=date(2026, 10, 31),
         leave_on=date(2026, 10, 31),
     )
     grants = [
@@ -889,18 +829,15 @@ def test_case_NB036_005(tb):
         User(
             says="Miriam Adler from HR. Lukas Arndt has left the bank; he handed his laptop in to me. Please close "
             "down his access.",
-            knows={"employee number": MIRIAM_ADLER, "date of birth": "1989-03-02", "line manager": boss.name},
+            knows=employee_facts(seeded(MIRIAM_ADLER), **{"line manager": boss.name}),
         ),
         golden=[
-            call("find_employee", employee_number=MIRIAM_ADLER),
-            call("verify_employee", employee_number=MIRIAM_ADLER, date_of_birth="1989-03-02"),
-            call("list_tickets", requester_id=MIRIAM_ADLER),
-            call("search_employees", name="Lukas Arndt"),
-            call("list_access_grants", employee_id=lukas.id),
-            call("list_devices", employee_id=lukas.id),
+            *desk_opening(
+                seeded(MIRIAM_ADLER), call("search_employees", name="Lukas Arndt"), grants_of(lukas), devices_of(lukas)
+            ),
             *[call("revoke_access", grant_id=g.id, reason="leaver") for g in grants],
             call("return_device", device_id=laptop.id, condition="working"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="leaver"),
+            solved(ticket.id, "leaver"),
         ],
         traps=[call("revoke_access", grant_id=other.id, reason="leaver")],
     )

@@ -5,17 +5,38 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    Payee,
+    accounts_of,
+    block_and_replace,
+    cards_of,
+    create_ticket,
+    create_transfer,
+    customer_profile,
+    fraud_alerts_of,
+    hold,
+    identify,
+    open_dispute,
+    opening,
+    payee_facts,
+    pending,
+    refused,
+    solved,
+    transactions_of,
+    transfers_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
     CardFactory,
     CustomerFactory,
-    HoldFactory,
     TicketFactory,
     TransactionFactory,
     TransferFactory,
+    account_holder,
     at,
+    finished_ticket,
+    held_transfer,
     make_iban,
     today_at,
 )
@@ -44,13 +65,13 @@ ARTICLES = (
 def test_case_NB015_001(tb):
     """A failed-verification lock stands; the verified customer misplaced her card and wants the lock gone: the
     freeze is not stopped by a lock (do it), the lift is the security team's (hold, high)."""
-    greta = CustomerFactory(
-        name="Greta Hoffmann",
+    greta, account = account_holder(
+        "Greta Hoffmann",
+        balance_cents=231_870,
         security_locked=True,
         security_lock_reason="failed_verification",
         security_locked_at=days_ago(3, hour=11),
     )
-    account = AccountFactory(customer=greta, balance_cents=231_870)
     card = CardFactory(account=account, last4="3309")
     TransactionFactory(card=card, amount_cents=1_890, description="dm-drogerie markt", booked_at=days_ago(1, hour=17))
     monday = TicketFactory(
@@ -69,27 +90,18 @@ def test_case_NB015_001(tb):
             },
         ),
         golden=[
-            *identify(greta),
-            call("get_customer", customer_id=greta.id),
-            call("list_tickets", requester_id=greta.id),
-            call("list_cards", customer_id=greta.id),
-            call("list_transactions", account_id=account.id),
+            *opening(greta, customer_profile(greta)),
+            cards_of(greta),
+            transactions_of(account),
             call("freeze_card", card_id=card.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="security",
-                reason="security_lock",
-                queue="security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Card frozen as misplaced. Customer asks to lift the failed_verification lock of Monday: only "
+            *hold(
+                ticket.id,
+                "security",
+                "security_lock",
+                "Card frozen as misplaced. Customer asks to lift the failed_verification lock of Monday: only "
                 "the security team may lift it.",
-                public=False,
+                queue="security",
+                priority="high",
             ),
         ],
         reply="I've frozen your card so nobody can use it; you can unfreeze it once it turns up. The lock on your "
@@ -117,28 +129,18 @@ def test_case_NB015_001(tb):
 def test_case_NB015_002(tb):
     """Her own lock from Sunday can go (she asks), then EUR 1,400 to her sister fits October's EUR 15,000 only
     when the held transfer counts and September's does not: lift, send at once."""
-    ida = CustomerFactory(
-        name="Ida Marquardt",
+    ida, account = account_holder(
+        "Ida Marquardt",
+        balance_cents=1_260_000,
         security_locked=True,
         security_lock_reason="customer_request",
         security_locked_at=days_ago(4, hour=22),
     )
-    account = AccountFactory(customer=ida, balance_cents=1_260_000)
     TransferFactory(account=account, amount_cents=300_000, created_at=days_ago(14), beneficiary_name="Autohaus Lindner")
     TransferFactory(account=account, amount_cents=600_000, created_at=days_ago(12), beneficiary_name="Notar Kessler")
-    review = TransferFactory(
-        account=account, amount_cents=450_000, created_at=days_ago(9), status="held", beneficiary_name="Bauhaus AG"
-    )
-    HoldFactory(
-        account=account,
-        amount_cents=450_000,
-        reason="transfer_review",
-        description=f"Transfer {review.id} to Bauhaus AG under review",
-        placed_at=days_ago(9),
-        transfer_id=review.id,
-    )
+    held_transfer(account, 450_000, "Bauhaus AG", days_ago(9))
     TransferFactory(account=account, amount_cents=300_000, created_at=days_ago(16), beneficiary_name="Notar Kessler")
-    sister_iban = make_iban("50010517", "5407324931")
+    sister = Payee("Paula Marquardt", make_iban("50010517", "5407324931"), "Geschenk Mama 70")
     sunday = TicketFactory(
         requester=ida, status="solved", priority="high", subject="Lost phone", created_at=days_ago(4, hour=22)
     )
@@ -149,41 +151,16 @@ def test_case_NB015_002(tb):
             says="On Sunday I asked you to lock my account because I had left my phone in a taxi. The taxi company "
             "brought it back yesterday, so please lift the lock. And once that's done, I need to send 1,400 euros "
             "to my sister for our mother's birthday present, with a reference she asked for.",
-            knows={
-                **caller_facts(ida),
-                "beneficiary name": "Paula Marquardt",
-                "IBAN": sister_iban,
-                "reference": "Geschenk Mama 70",
-            },
+            knows={**caller_facts(ida), **payee_facts(sister)},
         ),
         golden=[
-            *identify(ida),
-            call("get_customer", customer_id=ida.id),
-            call("list_accounts", customer_id=ida.id),
-            call("list_transfers", account_id=account.id),
-            call("list_tickets", requester_id=ida.id),
+            *opening(ida, customer_profile(ida), accounts_of(ida), transfers_of(account)),
             call("set_security_lock", customer_id=ida.id, locked=False),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Paula Marquardt",
-                beneficiary_iban=sister_iban,
-                amount_cents=140_000,
-                reference="Geschenk Mama 70",
-                hold_for_review=False,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="security"),
+            create_transfer(account, sister, 140_000, held=False),
+            solved(ticket.id, "security"),
         ],
-        traps=[
-            call(  # counts September's transfer as well, goes over EUR 15,000 and holds it
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Paula Marquardt",
-                beneficiary_iban=sister_iban,
-                amount_cents=140_000,
-                reference="Geschenk Mama 70",
-                hold_for_review=True,
-            )
+        traps=[  # counts September's transfer as well, goes over EUR 15,000 and holds it
+            create_transfer(account, sister, 140_000, held=True)
         ],
     )
 
@@ -205,8 +182,7 @@ def test_case_NB015_002(tb):
 def test_case_NB011_004(tb):
     """Bag with phone and card stolen at 12:30: lock on her request (ticket high), block and replace the card for
     free, dispute only the 12:52 payment after the theft; the ticket takes the lock's category."""
-    hedda = CustomerFactory(name="Hedda Lorenz")
-    account = AccountFactory(customer=hedda, balance_cents=96_410)
+    hedda, account = account_holder("Hedda Lorenz", balance_cents=96_410)
     card = CardFactory(account=account, last4="7720")
     virtual = CardFactory(account=account, kind="virtual", last4="0415")
     coffee = TransactionFactory(card=card, amount_cents=1_260, description="Coffee Fellows", booked_at=today_at(11, 15))
@@ -228,31 +204,16 @@ def test_case_NB011_004(tb):
             },
         ),
         golden=[
-            *identify(hedda),
-            call("list_cards", customer_id=hedda.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=hedda.id),
-            call("list_tickets", requester_id=hedda.id),
+            *opening(hedda, cards_of(hedda), transactions_of(account), fraud_alerts_of(hedda)),
             call("set_security_lock", customer_id=hedda.id, locked=True, reason="customer_request"),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=stranger.id,
-                reason="unauthorised",
-                amount_cents=8_940,
-                description="Card stolen at about 12:30 with the customer's bag; payment not hers.",
+            *block_and_replace(card, "stolen", 0),
+            open_dispute(
+                stranger, "unauthorised", 8_940, "Card stolen at about 12:30 with the customer's bag; payment not hers."
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", priority="high", category="security"),
+            solved(ticket.id, "security", priority="high"),
         ],
         traps=[  # disputes every card payment of the day, the coffee before the theft too
-            call(
-                "open_dispute",
-                transaction_id=coffee.id,
-                reason="unauthorised",
-                amount_cents=1_260,
-                description="Card stolen today.",
-            )
+            open_dispute(coffee, "unauthorised", 1_260, "Card stolen today.")
         ],
     )
 
@@ -277,8 +238,7 @@ def test_case_NB011_004(tb):
 def test_case_NB014_002(tb):
     """An enhanced customer wants to be put down to basic after a scam scare: support cannot change the level
     (refuse, kyc); the fallback, EUR 200 a day on both cards, is done."""
-    walter = CustomerFactory(name="Walter Franke", kyc_level=ENHANCED)
-    account = AccountFactory(customer=walter, balance_cents=2_840_000)
+    walter, account = account_holder("Walter Franke", balance_cents=2_840_000, kyc_level=ENHANCED)
     card = CardFactory(account=account, daily_limit_cents=500_000, last4="6612")
     virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=300_000, last4="9043")
     ticket = TicketFactory(requester=walter, subject="Lower my limits")
@@ -292,19 +252,15 @@ def test_case_NB014_002(tb):
             persona="A careful retiree who wants fewer ways for money to leave his account.",
         ),
         golden=[
-            *identify(walter),
-            call("get_customer", customer_id=walter.id),
-            call("list_cards", customer_id=walter.id),
-            call("list_tickets", requester_id=walter.id),
+            *opening(walter, customer_profile(walter), cards_of(walter)),
             call("set_card_limit", card_id=card.id, daily_limit_cents=20_000),
             call("set_card_limit", card_id=virtual.id, daily_limit_cents=20_000),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="kyc", reason="kyc_required"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Request to lower the KYC level refused: support cannot change levels. Both card limits set to "
+            *refused(
+                ticket.id,
+                "kyc",
+                "kyc_required",
+                "Request to lower the KYC level refused: support cannot change levels. Both card limits set to "
                 "20,000 cents as the customer's fallback.",
-                public=False,
             ),
         ],
         reply="I can't change your verification level from here, not even downwards: levels are changed only "
@@ -327,8 +283,7 @@ def test_case_NB014_003(tb):
     one (kyc, no account), refuse; he pushes back and the answer stays."""
     anton = CustomerFactory(name="Anton Seidel")
     AccountFactory(customer=anton, balance_cents=2_210_000)
-    old = TicketFactory(requester=anton, status="closed", subject="Card PIN", created_at=days_ago(33))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(anton, "Card PIN", days_ago(33), status="closed")
 
     run = tb.run(
         User(
@@ -339,22 +294,14 @@ def test_case_NB014_003(tb):
             rules=("If refused, insist once that a loyal customer deserves an exception for one month, then accept.",),
         ),
         golden=[
-            *identify(anton),
-            call("get_customer", customer_id=anton.id),
-            call("list_tickets", requester_id=anton.id),
-            call(
-                "create_ticket",
-                requester_id=anton.id,
-                subject="Raise transfer limits for October",
-                category="kyc",
-            ),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="kyc_required"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Temporary raise of the standard transfer limits refused: support cannot change a level's "
+            *opening(anton, customer_profile(anton)),
+            create_ticket(anton, "Raise transfer limits for October", "kyc"),
+            *refused(
+                new_id,
+                None,
+                "kyc_required",
+                "Temporary raise of the standard transfer limits refused: support cannot change a level's "
                 "limits; documents go through the app.",
-                public=False,
             ),
         ],
         reply="I'm sorry, I can't raise your limits, not even for one month: the limits come with your verification "
@@ -386,10 +333,7 @@ def test_case_NB010_004(tb):
         security_locked_at=days_ago(8, hour=18),
     )
     AccountFactory(customer=ilse, balance_cents=77_640)
-    old = TicketFactory(
-        requester=ilse, status="solved", priority="high", subject="Wallet lost", created_at=days_ago(8, hour=18)
-    )
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(ilse, "Wallet lost", days_ago(8, hour=18), priority="high")
     wrong_postcode = "10117"  # her office's postal code; the profile has her home address
 
     run = tb.run(
@@ -402,21 +346,14 @@ def test_case_NB010_004(tb):
             ),
         ),
         golden=[
-            call("find_customer_by_email", email=ilse.email),
-            call(
-                "verify_identity",
-                email=ilse.email,
-                date_of_birth=ilse.date_of_birth.isoformat(),
-                postal_code=wrong_postcode,
-            ),
+            *identify(ilse, postal_code=wrong_postcode),
             call("list_tickets", requester_id=ilse.id),
-            call("create_ticket", requester_id=ilse.id, subject="Lift security lock", category="security"),
-            call("update_ticket", ticket_id=new_id, status="pending", reason="identity_failed"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Identity could not be verified (postal code mismatch); lock not lifted.",
-                public=False,
+            create_ticket(ilse, "Lift security lock", "security"),
+            *pending(
+                new_id,
+                None,
+                "identity_failed",
+                "Identity could not be verified (postal code mismatch); lock not lifted.",
             ),
         ],
         reply="I'm sorry, I couldn't verify your identity with those details, so I can't change anything on your "
@@ -437,13 +374,13 @@ def test_case_NB010_004(tb):
 def test_case_NB015_003(tb):
     """A suspected-takeover lock stands while the verified customer reports her card stolen: a lock does not stop
     blocking, replacing or disputing, so do all three; the lock stays for the security team, nothing held."""
-    nora = CustomerFactory(
-        name="Nora Pohl",
+    nora, account = account_holder(
+        "Nora Pohl",
+        balance_cents=142_080,
         security_locked=True,
         security_lock_reason="suspected_takeover",
         security_locked_at=days_ago(1, hour=7),
     )
-    account = AccountFactory(customer=nora, balance_cents=142_080)
     card = CardFactory(account=account, last4="8846")
     TransactionFactory(card=card, amount_cents=2_240, description="Rossmann", booked_at=at(days_ago(2), 12, 5))
     taxi = TransactionFactory(card=card, amount_cents=6_300, description="FREE NOW Taxi", booked_at=today_at(1, 40))
@@ -460,22 +397,15 @@ def test_case_NB015_003(tb):
             },
         ),
         golden=[
-            *identify(nora),
-            call("get_customer", customer_id=nora.id),
-            call("list_cards", customer_id=nora.id),
-            call("list_transactions", account_id=account.id),
-            call("list_fraud_alerts", customer_id=nora.id),
-            call("list_tickets", requester_id=nora.id),
-            call("block_card", card_id=card.id, reason="stolen"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call(
-                "open_dispute",
-                transaction_id=taxi.id,
-                reason="unauthorised",
-                amount_cents=6_300,
-                description="Card stolen yesterday at about 20:00; taxi payment not made by the customer.",
+            *opening(nora, customer_profile(nora), cards_of(nora), transactions_of(account), fraud_alerts_of(nora)),
+            *block_and_replace(card, "stolen", 0),
+            open_dispute(
+                taxi,
+                "unauthorised",
+                6_300,
+                "Card stolen yesterday at about 20:00; taxi payment not made by the customer.",
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_stolen"),
+            solved(ticket.id, "card_stolen"),
         ],
         traps=[call("set_security_lock", customer_id=nora.id, locked=False)],  # clears the lock while at it
     )

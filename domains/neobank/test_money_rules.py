@@ -6,21 +6,43 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    Payee,
+    accounts_of,
+    create_ticket,
+    create_transfer,
+    customer_profile,
+    disputes_of,
+    fees_of,
+    move_money,
+    open_dispute,
+    opening,
+    payee_facts,
+    pending,
+    refused,
+    solved,
+    transaction_record,
+    transactions_of,
+    transfers_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
     CardFactory,
-    CustomerFactory,
     DisputeFactory,
     FeeFactory,
     FeeRefundFactory,
-    HoldFactory,
     TicketFactory,
     TransactionFactory,
     TransferFactory,
+    account_holder,
     at,
+    card_replacement_fee,
+    finished_ticket,
+    goodwill_refunded,
+    held_transfer,
     make_iban,
+    savings_withdrawal,
 )
 from domains.neobank.models import Account, Customer, Dispute, Fee, FeeRefund, Hold, Ticket, TicketComment, Transfer
 from domains.neobank.seed import BASIC
@@ -45,26 +67,15 @@ def test_case_NB004_006(tb):
     """Basic customer, EUR 600: October's completed EUR 1,000 and held EUR 900 (on her second account) plus this
     make exactly EUR 2,500, the monthly limit, which is within it; the rejected and September transfers do not
     count. Send at once."""
-    nele = CustomerFactory(name="Nele Brandt", kyc_level=BASIC)
-    main = AccountFactory(customer=nele, balance_cents=410_000)
+    nele, main = account_holder("Nele Brandt", balance_cents=410_000, kyc_level=BASIC)
     shop = AccountFactory(customer=nele, nickname="Etsy shop", balance_cents=230_000)
     TransferFactory(account=main, amount_cents=100_000, created_at=days_ago(11), beneficiary_name="Nele Brandt")
-    fabric = TransferFactory(
-        account=shop, amount_cents=90_000, created_at=days_ago(4), status="held", beneficiary_name="Stoffwelt GmbH"
-    )
-    HoldFactory(
-        account=shop,
-        amount_cents=90_000,
-        reason="transfer_review",
-        description=f"Transfer {fabric.id} to Stoffwelt GmbH under review",
-        placed_at=days_ago(4),
-        transfer_id=fabric.id,
-    )
+    held_transfer(shop, 90_000, "Stoffwelt GmbH", days_ago(4))
     TransferFactory(
         account=main, amount_cents=60_000, created_at=days_ago(2), status="rejected", beneficiary_name="Foto Kunz"
     )
     TransferFactory(account=shop, amount_cents=95_000, created_at=days_ago(17), beneficiary_name="Stoffwelt GmbH")
-    printer_iban = make_iban("60050101", "7402310988")
+    printer = Payee("Druckerei Kunz & Sohn", make_iban("60050101", "7402310988"), "RE-2026-1187")
     ticket = TicketFactory(requester=nele, account=main, subject="Pay the print shop")
 
     run = tb.run(
@@ -72,41 +83,15 @@ def test_case_NB004_006(tb):
             says="I need to pay 600 euros from my main account to the print shop that makes my shop's catalogues, "
             "with their invoice number as the reference. I've sent quite a lot this month, I hope it still goes "
             "through?",
-            knows={
-                **caller_facts(nele),
-                "beneficiary name": "Druckerei Kunz & Sohn",
-                "IBAN": printer_iban,
-                "reference": "RE-2026-1187",
-            },
+            knows={**caller_facts(nele), **payee_facts(printer)},
         ),
         golden=[
-            *identify(nele),
-            call("list_accounts", customer_id=nele.id),
-            call("get_customer", customer_id=nele.id),
-            call("list_transfers", account_id=main.id),
-            call("list_transfers", account_id=shop.id),
-            call("list_tickets", requester_id=nele.id),
-            call(
-                "create_transfer",
-                account_id=main.id,
-                beneficiary_name="Druckerei Kunz & Sohn",
-                beneficiary_iban=printer_iban,
-                amount_cents=60_000,
-                reference="RE-2026-1187",
-                hold_for_review=False,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="transfer"),
+            *opening(nele, accounts_of(nele), customer_profile(nele), transfers_of(main), transfers_of(shop)),
+            create_transfer(main, printer, 60_000, held=False),
+            solved(ticket.id, "transfer"),
         ],
-        traps=[
-            call(  # counts the rejected transfer (or September's) and holds it above the monthly limit
-                "create_transfer",
-                account_id=main.id,
-                beneficiary_name="Druckerei Kunz & Sohn",
-                beneficiary_iban=printer_iban,
-                amount_cents=60_000,
-                reference="RE-2026-1187",
-                hold_for_review=True,
-            )
+        traps=[  # counts the rejected transfer (or September's) and holds it above the monthly limit
+            create_transfer(main, printer, 60_000, held=True)
         ],
     )
 
@@ -125,68 +110,36 @@ def test_case_NB004_007(tb):
     """The customer says his enhanced verification went through yesterday, but the records still say standard:
     EUR 6,000 is above the standard single limit, so hold it; no open ticket, so create one (transfer, the
     account)."""
-    jakob = CustomerFactory(name="Jakob Reuter")
-    account = AccountFactory(customer=jakob, balance_cents=1_905_000)
+    jakob, account = account_holder("Jakob Reuter", balance_cents=1_905_000)
     TransferFactory(account=account, amount_cents=120_000, created_at=days_ago(7), beneficiary_name="Jakob Reuter")
-    old = TicketFactory(requester=jakob, status="solved", subject="Upload failed", created_at=days_ago(1, hour=9))
-    new_id = next_ticket_id(old.id)
-    builder_iban = make_iban("76050101", "0011284455")
+    _, new_id = finished_ticket(jakob, "Upload failed", days_ago(1, hour=9))
+    builder = Payee("Holzbau Petersen GmbH", make_iban("76050101", "0011284455"), "Abschlag 2 Dachstuhl")
 
     run = tb.run(
         User(
             says="I need to pay my builder 6,000 euros today. I uploaded my income documents yesterday and the app "
             "said my enhanced verification is complete, so my limit is 25,000 now. Please send it straight away.",
-            knows={
-                **caller_facts(jakob),
-                "beneficiary name": "Holzbau Petersen GmbH",
-                "IBAN": builder_iban,
-                "reference": "Abschlag 2 Dachstuhl",
-            },
+            knows={**caller_facts(jakob), **payee_facts(builder)},
             rules=("If refused, insist once that you are enhanced now, then accept the answer.",),
         ),
         golden=[
-            *identify(jakob),
-            call("get_customer", customer_id=jakob.id),
-            call("list_transfers", account_id=account.id),
-            call("list_tickets", requester_id=jakob.id),
-            call(
-                "create_ticket",
-                requester_id=jakob.id,
-                subject="Transfer to builder",
-                category="transfer",
-                account_id=account.id,
-            ),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Holzbau Petersen GmbH",
-                beneficiary_iban=builder_iban,
-                amount_cents=600_000,
-                reference="Abschlag 2 Dachstuhl",
-                hold_for_review=True,
-            ),
-            call("update_ticket", ticket_id=new_id, status="pending", reason="over_limit", queue="compliance"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Transfer of 600,000 cents held: above the standard single-transfer limit of 500,000 cents "
+            *opening(jakob, customer_profile(jakob), transfers_of(account)),
+            create_ticket(jakob, "Transfer to builder", "transfer", account),
+            create_transfer(account, builder, 600_000, held=True),
+            *pending(
+                new_id,
+                None,
+                "over_limit",
+                "Transfer of 600,000 cents held: above the standard single-transfer limit of 500,000 cents "
                 "(records show standard). Waiting for source-of-funds documents.",
-                public=False,
+                queue="compliance",
             ),
         ],
         reply="Our records still show your verification level as standard, where a single transfer can be at most "
         "EUR 5,000. I've created the EUR 6,000 transfer to Holzbau Petersen, but it is held for review until our "
         "compliance team has checked your source-of-funds documents.",
-        traps=[
-            call(  # believes the customer's "enhanced" and sends it at once
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Holzbau Petersen GmbH",
-                beneficiary_iban=builder_iban,
-                amount_cents=600_000,
-                reference="Abschlag 2 Dachstuhl",
-                hold_for_review=False,
-            )
+        traps=[  # believes the customer's "enhanced" and sends it at once
+            create_transfer(account, builder, 600_000, held=False)
         ],
     )
 
@@ -208,24 +161,11 @@ def test_case_NB005_005(tb):
     """A withdrawal booked late on 30 September is September's: this one is only October's 3rd, so free. The
     EUR 2.50 fee of 30 September (the 4th that month) was right, and its goodwill refund is refused: goodwill
     170 days ago."""
-    tobias = CustomerFactory(name="Tobias Wolf")
-    current = AccountFactory(customer=tobias, balance_cents=18_450)
+    tobias, current = account_holder("Tobias Wolf", balance_cents=18_450)
     savings = AccountFactory(customer=tobias, kind="savings", balance_cents=402_000)
     for day, amount in ((25, 10_000), (20, 5_000), (18, 7_500)):
-        TransactionFactory(
-            account=savings,
-            kind="transfer_out",
-            amount_cents=amount,
-            description="Main account",
-            booked_at=days_ago(day),
-        )
-    late = TransactionFactory(
-        account=savings,
-        kind="transfer_out",
-        amount_cents=6_000,
-        description="Main account",
-        booked_at=days_ago(15, hour=23),
-    )
+        savings_withdrawal(savings, amount, days_ago(day))
+    late = savings_withdrawal(savings, 6_000, days_ago(15, hour=23))
     september_fee = FeeFactory(
         account=savings,
         kind="savings_withdrawal",
@@ -234,20 +174,11 @@ def test_case_NB005_005(tb):
         charged_at=days_ago(15, hour=23),
     )
     for day, amount in ((12, 20_000), (5, 8_000)):
-        TransactionFactory(
-            account=savings,
-            kind="transfer_out",
-            amount_cents=amount,
-            description="Main account",
-            booked_at=days_ago(day),
-        )
+        savings_withdrawal(savings, amount, days_ago(day))
     TransactionFactory(
         account=savings, kind="transfer_in", amount_cents=50_000, description="Main account", booked_at=days_ago(3)
     )
-    FeeRefundFactory(
-        fee=FeeFactory(account=current, kind="overdraft", amount_cents=1_500, charged_at=days_ago(175)),
-        created_at=days_ago(170),
-    )
+    goodwill_refunded(current, "overdraft", 1_500, days_ago(175), days_ago(170))
     ticket = TicketFactory(requester=tobias, subject="Savings withdrawal and fee")
 
     run = tb.run(
@@ -257,25 +188,14 @@ def test_case_NB005_005(tb):
             knows=caller_facts(tobias),
         ),
         golden=[
-            *identify(tobias),
-            call("list_accounts", customer_id=tobias.id),
-            call("list_fees", customer_id=tobias.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_tickets", requester_id=tobias.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=15_000,
-                fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Withdrawal of 15,000 cents done, free (3rd in October). Goodwill refund of the 30 September "
+            *opening(tobias, accounts_of(tobias), fees_of(tobias), transactions_of(savings)),
+            move_money(savings, current, 15_000, 0),
+            *refused(
+                ticket.id,
+                "fees",
+                "not_eligible",
+                "Withdrawal of 15,000 cents done, free (3rd in October). Goodwill refund of the 30 September "
                 "withdrawal fee refused: goodwill refund given 170 days ago.",
-                public=False,
             ),
         ],
         traps=[call("refund_fee", fee_id=september_fee.id, reason="goodwill")],  # a small fee, so refunds it
@@ -298,8 +218,7 @@ def test_case_NB005_005(tb):
 def test_case_NB007_006(tb):
     """Hotel charged EUR 412 twice, 123 and 119 days ago: dispute the later one (inside the 120-day window) as a
     duplicate; the earlier one stands, and its age does not make the dispute late."""
-    olga = CustomerFactory(name="Olga Berger")
-    account = AccountFactory(customer=olga, balance_cents=264_300)
+    olga, account = account_holder("Olga Berger", balance_cents=264_300)
     card = CardFactory(account=account)
     first = TransactionFactory(
         card=card, amount_cents=41_200, description="Hotel Alpenrose Garmisch", booked_at=days_ago(123, hour=15)
@@ -318,28 +237,14 @@ def test_case_NB007_006(tb):
             knows=caller_facts(olga),
         ),
         golden=[
-            *identify(olga),
-            call("list_accounts", customer_id=olga.id),
-            call("list_transactions", account_id=account.id),
-            call("get_transaction", transaction_id=second.id),
-            call("list_tickets", requester_id=olga.id),
-            call(
-                "open_dispute",
-                transaction_id=second.id,
-                reason="duplicate_charge",
-                amount_cents=41_200,
-                description="Hotel Alpenrose charged the same 412 euros twice for one stay.",
+            *opening(olga, accounts_of(olga), transactions_of(account), transaction_record(second)),
+            open_dispute(
+                second, "duplicate_charge", 41_200, "Hotel Alpenrose charged the same 412 euros twice for one stay."
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="dispute"),
+            solved(ticket.id, "dispute"),
         ],
         traps=[  # disputes the first payment, which the duplicate rule leaves standing
-            call(
-                "open_dispute",
-                transaction_id=first.id,
-                reason="duplicate_charge",
-                amount_cents=41_200,
-                description="Double charge.",
-            )
+            open_dispute(first, "duplicate_charge", 41_200, "Double charge.")
         ],
     )
 
@@ -356,8 +261,7 @@ def test_case_NB007_007(tb):
     """The customer wants a second dispute of the festival tickets whose dispute was lost: one dispute per payment,
     refuse (not_eligible). The camping pass paid with them was never disputed and is inside the window: dispute it
     as not received. The concert payment of the same amount is his own and stays alone."""
-    kai = CustomerFactory(name="Kai Brenner")
-    account = AccountFactory(customer=kai, balance_cents=73_900)
+    kai, account = account_holder("Kai Brenner", balance_cents=73_900)
     card = CardFactory(account=account)
     festival = TransactionFactory(
         card=card, amount_cents=18_900, description="Eventim Tickets", booked_at=at(days_ago(64), 20, 1)
@@ -387,37 +291,23 @@ def test_case_NB007_007(tb):
             rules=("If refused, insist once that the organiser lied, then accept the answer.",),
         ),
         golden=[
-            *identify(kai),
-            call("list_disputes", customer_id=kai.id),
-            call("list_transactions", account_id=account.id),
-            call("list_tickets", requester_id=kai.id),
-            call(
-                "open_dispute",
-                transaction_id=camping.id,
-                reason="not_received",
-                amount_cents=4_500,
-                description="Festival called off; camping pass never provided or refunded.",
+            *opening(kai, disputes_of(kai), transactions_of(account)),
+            open_dispute(
+                camping, "not_received", 4_500, "Festival called off; camping pass never provided or refunded."
             ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="dispute", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Second dispute of the festival tickets refused: that payment already had a dispute (lost); one "
+            *refused(
+                ticket.id,
+                "dispute",
+                "not_eligible",
+                "Second dispute of the festival tickets refused: that payment already had a dispute (lost); one "
                 "dispute per payment. Camping pass disputed as not received.",
-                public=False,
             ),
         ],
         reply="I'm sorry, I can't open another dispute about the festival tickets: each card payment can be disputed "
         "only once, and that dispute has been decided. The camping pass was never disputed, so I've opened a "
         "dispute for the EUR 45.00.",
         traps=[  # opens the "again" dispute on the other Eventim payment of the same amount
-            call(
-                "open_dispute",
-                transaction_id=concert.id,
-                reason="duplicate_charge",
-                amount_cents=18_900,
-                description="Festival tickets, second attempt.",
-            )
+            open_dispute(concert, "duplicate_charge", 18_900, "Festival tickets, second attempt.")
         ],
     )
 
@@ -440,25 +330,18 @@ def test_case_NB008_007(tb):
     charged-in-error refund of last month does not matter); refuse. She also moves money out of savings: October's
     4th withdrawal from that account (September's does not count), so it costs the 250-cent fee. No open ticket:
     create one (fees, the plan fee's account); it takes the refusal's reason."""
-    rosa = CustomerFactory(name="Rosa Hahn")
-    account = AccountFactory(customer=rosa, balance_cents=41_760)
+    rosa, account = account_holder("Rosa Hahn", balance_cents=41_760)
     savings = AccountFactory(customer=rosa, kind="savings", balance_cents=522_000)
     for amount, booked in [(10_000, days_ago(16)), (20_000, days_ago(12)), (5_000, days_ago(8)), (8_000, days_ago(3))]:
-        TransactionFactory(
-            account=savings, kind="transfer_out", amount_cents=amount, description="Main account", booked_at=booked
-        )
+        savings_withdrawal(savings, amount, booked)
     plan_fee = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="foreign_exchange", amount_cents=380, charged_at=days_ago(186)),
-        created_at=days_ago(180, hour=9),
-    )
+    goodwill_refunded(account, "foreign_exchange", 380, days_ago(186), days_ago(180, hour=9))
     FeeRefundFactory(
         fee=FeeFactory(account=account, kind="card_replacement", amount_cents=600, charged_at=days_ago(33)),
         reason="charged_in_error",
         created_at=days_ago(30),
     )
-    old = TicketFactory(requester=rosa, status="closed", subject="Card fee", created_at=days_ago(30))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(rosa, "Card fee", days_ago(30), status="closed")
 
     run = tb.run(
         User(
@@ -469,32 +352,18 @@ def test_case_NB008_007(tb):
             rules=("If refused, argue once that half a year has passed, then accept the answer.",),
         ),
         golden=[
-            *identify(rosa),
-            call("list_tickets", requester_id=rosa.id),
-            call("list_fees", customer_id=rosa.id),
-            call("list_accounts", customer_id=rosa.id),
-            call("list_transactions", account_id=savings.id),
-            call(
-                "create_ticket",
-                requester_id=rosa.id,
-                subject="Goodwill refund of plan fee",
-                category="fees",
-                account_id=account.id,
-            ),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=account.id,
-                amount_cents=15_000,
-                fee_cents=250,
-            ),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Goodwill refund refused: last goodwill refund given 180 days ago, within the 180-day limit. "
+            *opening(rosa),
+            fees_of(rosa),
+            accounts_of(rosa),
+            transactions_of(savings),
+            create_ticket(rosa, "Goodwill refund of plan fee", "fees", account),
+            move_money(savings, account, 15_000, 250),
+            *refused(
+                new_id,
+                None,
+                "not_eligible",
+                "Goodwill refund refused: last goodwill refund given 180 days ago, within the 180-day limit. "
                 "Savings withdrawal made (4th in October, 2.50 fee).",
-                public=False,
             ),
         ],
         traps=[
@@ -518,8 +387,7 @@ def test_case_NB008_007(tb):
 def test_case_NB008_008(tb):
     """Goodwill for the Lisbon ATM fee on the travel account: charged exactly 90 days ago and the last goodwill
     was 181 days ago, so both rules allow it; the Porto fee of 92 days ago is not the one asked about."""
-    vera = CustomerFactory(name="Vera Kuhn")
-    main = AccountFactory(customer=vera, balance_cents=88_100)
+    vera, main = account_holder("Vera Kuhn", balance_cents=88_100)
     travel = AccountFactory(customer=vera, nickname="Travel", balance_cents=12_640)
     lisbon = FeeFactory(
         account=travel,
@@ -536,10 +404,7 @@ def test_case_NB008_008(tb):
         charged_at=days_ago(92, hour=12),
     )
     FeeFactory(account=main, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(20))
-    FeeRefundFactory(
-        fee=FeeFactory(account=main, kind="overdraft", amount_cents=1_500, charged_at=days_ago(190)),
-        created_at=days_ago(181),
-    )
+    goodwill_refunded(main, "overdraft", 1_500, days_ago(190), days_ago(181))
     ticket = TicketFactory(requester=vera, account=travel, subject="ATM fee in Lisbon")
 
     run = tb.run(
@@ -550,12 +415,9 @@ def test_case_NB008_008(tb):
             knows=caller_facts(vera),
         ),
         golden=[
-            *identify(vera),
-            call("list_accounts", customer_id=vera.id),
-            call("list_fees", customer_id=vera.id),
-            call("list_tickets", requester_id=vera.id),
+            *opening(vera, accounts_of(vera), fees_of(vera)),
             call("refund_fee", fee_id=lisbon.id, reason="goodwill"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees"),
+            solved(ticket.id, "fees"),
         ],
         traps=[call("refund_fee", fee_id=porto.id, reason="goodwill")],  # the other Multibanco fee of the trip
     )
@@ -572,24 +434,13 @@ def test_case_NB008_008(tb):
 def test_case_NB008_009(tb):
     """Goodwill asked for a replacement fee of 100 days ago, with a goodwill refund 30 days ago: both goodwill
     rules would refuse, but the customer is enhanced, so the fee was charged in error: refund it in full."""
-    greta = CustomerFactory(name="Greta Sommer", kyc_level="enhanced")
-    account = AccountFactory(customer=greta, balance_cents=1_204_300)
+    greta, account = account_holder("Greta Sommer", balance_cents=1_204_300, kyc_level="enhanced")
     old_card = CardFactory(
         account=account, status="blocked", block_reason="damaged", blocked_at=days_ago(100, hour=9), last4="9921"
     )
     CardFactory(account=account, replaces=old_card, issued_at=days_ago(100, hour=9), last4="3115")
-    replacement_fee = FeeFactory(
-        account=account,
-        kind="card_replacement",
-        amount_cents=600,
-        description="Replacement card for card *9921",
-        charged_at=days_ago(100, hour=9),
-        card=old_card,
-    )
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="foreign_exchange", amount_cents=520, charged_at=days_ago(35)),
-        created_at=days_ago(30),
-    )
+    replacement_fee = card_replacement_fee(old_card, days_ago(100, hour=9))
+    goodwill_refunded(account, "foreign_exchange", 520, days_ago(35), days_ago(30))
     ticket = TicketFactory(requester=greta, subject="Old card fee")
 
     run = tb.run(
@@ -600,12 +451,9 @@ def test_case_NB008_009(tb):
             knows=caller_facts(greta),
         ),
         golden=[
-            *identify(greta),
-            call("get_customer", customer_id=greta.id),
-            call("list_fees", customer_id=greta.id),
-            call("list_tickets", requester_id=greta.id),
+            *opening(greta, customer_profile(greta), fees_of(greta)),
             call("refund_fee", fee_id=replacement_fee.id, reason="charged_in_error"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees"),
+            solved(ticket.id, "fees"),
         ],
         reply="You don't need a goodwill gesture for this one: replacement cards are free at your enhanced "
         "verification level, so the EUR 6.00 was charged in error. I've refunded it in full.",
@@ -623,14 +471,10 @@ def test_case_NB008_009(tb):
 def test_case_NB008_010(tb):
     """Goodwill asked for two fees, both recent, no goodwill in 180 days: the first one asked about is refunded, and
     that refund then blocks the second (one goodwill refund per 180 days); refuse it as not eligible."""
-    timo = CustomerFactory(name="Timo Graf")
-    account = AccountFactory(customer=timo, balance_cents=14_220)
+    timo, account = account_holder("Timo Graf", balance_cents=14_220)
     overdraft = FeeFactory(account=account, kind="overdraft", amount_cents=1_500, charged_at=days_ago(26, hour=6))
     plan = FeeFactory(account=account, kind="monthly_plan", amount_cents=990, charged_at=days_ago(14, hour=6))
-    FeeRefundFactory(
-        fee=FeeFactory(account=account, kind="atm_withdrawal", amount_cents=200, charged_at=days_ago(250)),
-        created_at=days_ago(244),
-    )
+    goodwill_refunded(account, "atm_withdrawal", 200, days_ago(250), days_ago(244))
     ticket = TicketFactory(requester=timo, subject="Two fees")
 
     run = tb.run(
@@ -641,18 +485,14 @@ def test_case_NB008_010(tb):
             knows=caller_facts(timo),
         ),
         golden=[
-            *identify(timo),
-            call("list_fees", customer_id=timo.id),
-            call("list_accounts", customer_id=timo.id),
-            call("list_tickets", requester_id=timo.id),
+            *opening(timo, fees_of(timo), accounts_of(timo)),
             call("refund_fee", fee_id=overdraft.id, reason="goodwill"),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="fees", reason="not_eligible"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Overdraft fee refunded as goodwill. Goodwill refund of the plan fee refused: a goodwill refund "
+            *refused(
+                ticket.id,
+                "fees",
+                "not_eligible",
+                "Overdraft fee refunded as goodwill. Goodwill refund of the plan fee refused: a goodwill refund "
                 "was given today, within 180 days.",
-                public=False,
             ),
         ],
         reply="I've refunded the EUR 15.00 overdraft fee as a goodwill gesture. I can't refund the plan fee as well: "

@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify
+from domains.neobank.calls import (
+    Payee,
+    accounts_of,
+    create_transfer,
+    customer_profile,
+    fees_of,
+    move_money,
+    next_fee_id,
+    opening,
+    payee_facts,
+    pending,
+    refused,
+    solved,
+    transactions_of,
+    transfers_of,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -14,7 +29,9 @@ from domains.neobank.factories import (
     TicketFactory,
     TransactionFactory,
     TransferFactory,
+    account_holder,
     make_iban,
+    savings_withdrawal,
 )
 from domains.neobank.models import Account, Fee, FeeRefund, Hold, Ticket, Transfer
 from domains.neobank.replies import SOURCE_OF_FUNDS
@@ -36,9 +53,10 @@ ARTICLES = (
 
 def test_case_NB004_001(tb):
     """Basic customer sends a EUR 1,200 rent deposit: above the EUR 1,000 single limit, so create it held; pending."""
-    hanna = CustomerFactory(name="Hanna Vogel", kyc_level=BASIC)
-    account = AccountFactory(customer=hanna, balance_cents=340_000)
-    landlord_iban = make_iban("10050000", "0190345678")
+    hanna, account = account_holder("Hanna Vogel", balance_cents=340_000, kyc_level=BASIC)
+    landlord = Payee(
+        "Grundstuecksgesellschaft Weber KG", make_iban("10050000", "0190345678"), "Kaution Weserstrasse 14"
+    )
     ticket = TicketFactory(requester=hanna, account=account, subject="Deposit transfer")
 
     run = tb.run(
@@ -46,61 +64,25 @@ def test_case_NB004_001(tb):
             says="I need to send 1,200 euros to my new landlord today for the rental deposit, otherwise I lose "
             "the flat. He gave me his bank details and a payment reference that must be on the transfer. Can you "
             "do that for me?",
-            knows={
-                **caller_facts(hanna),
-                "beneficiary name": "Grundstuecksgesellschaft Weber KG",
-                "IBAN": landlord_iban,
-                "reference": "Kaution Weserstrasse 14",
-            },
+            knows={**caller_facts(hanna), **payee_facts(landlord)},
         ),
         golden=[
-            call("find_customer_by_email", email=hanna.email),
-            call(
-                "verify_identity",
-                email=hanna.email,
-                date_of_birth=hanna.date_of_birth.isoformat(),
-                postal_code=hanna.postal_code,
-            ),
-            call("get_customer", customer_id=hanna.id),
-            call("list_tickets", requester_id=hanna.id),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Grundstuecksgesellschaft Weber KG",
-                beneficiary_iban=landlord_iban,
-                amount_cents=120_000,
-                reference="Kaution Weserstrasse 14",
-                hold_for_review=True,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="transfer",
-                reason="over_limit",
-                queue="compliance",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Transfer of 120,000 cents held: above the basic single-transfer limit of 100,000 cents. "
+            *opening(hanna, customer_profile(hanna)),
+            create_transfer(account, landlord, 120_000, held=True),
+            *pending(
+                ticket.id,
+                "transfer",
+                "over_limit",
+                "Transfer of 120,000 cents held: above the basic single-transfer limit of 100,000 cents. "
                 "Waiting for source-of-funds documents.",
-                public=False,
+                queue="compliance",
             ),
         ],
         reply="I've set up the transfer of EUR 1,200 to Grundstuecksgesellschaft Weber KG, but it is above the EUR "
         "1,000 single-transfer limit of your verification level, so it is held for review. Please upload proof "
         "of your source of funds in the app; once our compliance team has checked it, the transfer is released.",
-        traps=[
-            call(  # sends it at once, as she asks, without checking the basic single-transfer limit
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Grundstuecksgesellschaft Weber KG",
-                beneficiary_iban=landlord_iban,
-                amount_cents=120_000,
-                reference="Kaution Weserstrasse 14",
-                hold_for_review=False,
-            )
+        traps=[  # sends it at once, as she asks, without checking the basic single-transfer limit
+            create_transfer(account, landlord, 120_000, held=False)
         ],
     )
 
@@ -116,74 +98,36 @@ def test_case_NB004_001(tb):
 
 def test_case_NB004_002(tb):
     """EUR 4,500 is under the standard single limit, but October's completed transfers push it over EUR 15,000: held."""
-    jonas = CustomerFactory(name="Jonas Brandt")
-    account = AccountFactory(customer=jonas, balance_cents=1_320_000)
+    jonas, account = account_holder("Jonas Brandt", balance_cents=1_320_000)
     TransferFactory(account=account, amount_cents=400_000, created_at=days_ago(16), beneficiary_name="Jonas Brandt")
     TransferFactory(account=account, amount_cents=800_000, created_at=days_ago(13), beneficiary_name="Autohaus Kern")
     TransferFactory(account=account, amount_cents=300_000, created_at=days_ago(6), beneficiary_name="Tischlerei Maas")
     TransferFactory(
         account=account, amount_cents=200_000, created_at=days_ago(3), status="rejected", beneficiary_name="Kfz Petzold"
     )
-    seller_iban = make_iban("43060967", "1182736400")
+    seller = Payee("Tobias Heinrich", make_iban("43060967", "1182736400"), "Kaufpreis Yamaha MT-07")
     ticket = TicketFactory(requester=jonas, subject="Pay for a used car")
 
     run = tb.run(
         User(
             says="I'm buying a used motorbike from a private seller and need to transfer him 4,500 euros, with the "
             "payment reference we agreed on. My limit is 5,000 per transfer, so that's fine, right?",
-            knows={
-                **caller_facts(jonas),
-                "beneficiary name": "Tobias Heinrich",
-                "IBAN": seller_iban,
-                "reference": "Kaufpreis Yamaha MT-07",
-            },
+            knows={**caller_facts(jonas), **payee_facts(seller)},
         ),
         golden=[
-            call("find_customer_by_email", email=jonas.email),
-            call(
-                "verify_identity",
-                email=jonas.email,
-                date_of_birth=jonas.date_of_birth.isoformat(),
-                postal_code=jonas.postal_code,
-            ),
-            call("get_customer", customer_id=jonas.id),
-            call("list_transfers", account_id=account.id),
-            call("list_tickets", requester_id=jonas.id),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Tobias Heinrich",
-                beneficiary_iban=seller_iban,
-                amount_cents=450_000,
-                reference="Kaufpreis Yamaha MT-07",
-                hold_for_review=True,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="transfer",
-                reason="over_limit",
+            *opening(jonas, customer_profile(jonas), transfers_of(account)),
+            create_transfer(account, seller, 450_000, held=True),
+            *pending(
+                ticket.id,
+                "transfer",
+                "over_limit",
+                "Transfer of 450,000 cents held: 1,100,000 cents already sent in October, total above the "
+                "monthly limit of 1,500,000 cents. Waiting for source-of-funds documents.",
                 queue="compliance",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Transfer of 450,000 cents held: 1,100,000 cents already sent in October, total above the "
-                "monthly limit of 1,500,000 cents. Waiting for source-of-funds documents.",
-                public=False,
-            ),
         ],
-        traps=[
-            call(  # "my limit is 5,000 per transfer": checks the single limit only, not October's total
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Tobias Heinrich",
-                beneficiary_iban=seller_iban,
-                amount_cents=450_000,
-                reference="Kaufpreis Yamaha MT-07",
-                hold_for_review=False,
-            )
+        traps=[  # "my limit is 5,000 per transfer": checks the single limit only, not October's total
+            create_transfer(account, seller, 450_000, held=False)
         ],
     )
 
@@ -199,13 +143,12 @@ def test_case_NB004_002(tb):
 
 def test_case_NB004_003(tb):
     """EUR 5,000 equals the standard single limit and October's total stays under EUR 15,000 (September's excluded)."""
-    amira = CustomerFactory(name="Amira Okoye")
-    account = AccountFactory(customer=amira, balance_cents=1_405_000)
+    amira, account = account_holder("Amira Okoye", balance_cents=1_405_000)
     TransferFactory(account=account, amount_cents=800_000, created_at=days_ago(15, hour=16), beneficiary_name="Notar")
     TransferFactory(
         account=account, amount_cents=600_000, created_at=days_ago(10), beneficiary_name="Kuechenstudio Lutz"
     )
-    builder_iban = make_iban("50010517", "5407324911")
+    builder = Payee("Baeder Schulte GmbH", make_iban("50010517", "5407324911"), "Rechnung 2026-118 Rate 2")
     TicketFactory(requester=amira, status="solved", subject="Transfer limits", created_at=days_ago(15))
     ticket = TicketFactory(requester=amira, account=account, subject="Transfer to builder")
 
@@ -213,50 +156,15 @@ def test_case_NB004_003(tb):
         User(
             says="I have to pay our builder 5,000 euros today for the second instalment of the bathroom "
             "renovation, with the payment reference from his invoice. Please send it from my main account.",
-            knows={
-                **caller_facts(amira),
-                "beneficiary name": "Baeder Schulte GmbH",
-                "IBAN": builder_iban,
-                "reference": "Rechnung 2026-118 Rate 2",
-            },
+            knows={**caller_facts(amira), **payee_facts(builder)},
         ),
         golden=[
-            call("find_customer_by_email", email=amira.email),
-            call(
-                "verify_identity",
-                email=amira.email,
-                date_of_birth=amira.date_of_birth.isoformat(),
-                postal_code=amira.postal_code,
-            ),
-            call("get_customer", customer_id=amira.id),
-            call("list_transfers", account_id=account.id),
-            call("list_tickets", requester_id=amira.id),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Baeder Schulte GmbH",
-                beneficiary_iban=builder_iban,
-                amount_cents=500_000,
-                reference="Rechnung 2026-118 Rate 2",
-                hold_for_review=False,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="transfer",
-            ),
+            *opening(amira, customer_profile(amira), transfers_of(account)),
+            create_transfer(account, builder, 500_000, held=False),
+            solved(ticket.id, "transfer"),
         ],
-        traps=[
-            call(  # counts September's 8,000 transfer into October's total and holds it
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Baeder Schulte GmbH",
-                beneficiary_iban=builder_iban,
-                amount_cents=500_000,
-                reference="Rechnung 2026-118 Rate 2",
-                hold_for_review=True,
-            )
+        traps=[  # counts September's 8,000 transfer into October's total and holds it
+            create_transfer(account, builder, 500_000, held=True)
         ],
     )
 
@@ -273,8 +181,7 @@ def test_case_NB004_003(tb):
 def test_case_NB004_004(tb):
     """EUR 2,500 fits October's EUR 15,000 when both current accounts are counted and the cancelled transfer is
     not: send it at once."""
-    lena = CustomerFactory(name="Lena Okoye")
-    main = AccountFactory(customer=lena, balance_cents=912_000)
+    lena, main = account_holder("Lena Okoye", balance_cents=912_000)
     household = AccountFactory(customer=lena, nickname="Household", balance_cents=287_500)
     TransferFactory(account=main, amount_cents=400_000, created_at=days_ago(20), beneficiary_name="Umzuege Haase")
     TransferFactory(account=main, amount_cents=700_000, created_at=days_ago(12), beneficiary_name="Autohaus Kern")
@@ -286,7 +193,7 @@ def test_case_NB004_004(tb):
         beneficiary_name="Moebel Pfister",
     )
     TransferFactory(account=household, amount_cents=500_000, created_at=days_ago(5), beneficiary_name="Kita Sonnenhof")
-    venue_iban = make_iban("12030000", "1020775533")
+    venue = Payee("Gut Ravensberg Events GmbH", make_iban("12030000", "1020775533"), "GR-2027-0612")
     ticket = TicketFactory(requester=lena, account=main, subject="Venue deposit")
 
     run = tb.run(
@@ -296,39 +203,18 @@ def test_case_NB004_004(tb):
             "another couple tomorrow morning.",
             knows={
                 **caller_facts(lena),
-                "beneficiary name": "Gut Ravensberg Events GmbH",
-                "IBAN": venue_iban,
-                "booking number": "GR-2027-0612",
+                "beneficiary name": venue.name,
+                "IBAN": venue.iban,
+                "booking number": venue.reference,
             },
         ),
         golden=[
-            *identify(lena),
-            call("get_customer", customer_id=lena.id),
-            call("list_accounts", customer_id=lena.id),
-            call("list_transfers", account_id=main.id),
-            call("list_transfers", account_id=household.id),
-            call("list_tickets", requester_id=lena.id),
-            call(
-                "create_transfer",
-                account_id=main.id,
-                beneficiary_name="Gut Ravensberg Events GmbH",
-                beneficiary_iban=venue_iban,
-                amount_cents=250_000,
-                reference="GR-2027-0612",
-                hold_for_review=False,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="transfer"),
+            *opening(lena, customer_profile(lena), accounts_of(lena), transfers_of(main), transfers_of(household)),
+            create_transfer(main, venue, 250_000, held=False),
+            solved(ticket.id, "transfer"),
         ],
-        traps=[
-            call(  # counts the cancelled 3,000 (or September's 4,000) into October and holds it
-                "create_transfer",
-                account_id=main.id,
-                beneficiary_name="Gut Ravensberg Events GmbH",
-                beneficiary_iban=venue_iban,
-                amount_cents=250_000,
-                reference="GR-2027-0612",
-                hold_for_review=True,
-            )
+        traps=[  # counts the cancelled 3,000 (or September's 4,000) into October and holds it
+            create_transfer(main, venue, 250_000, held=True)
         ],
     )
 
@@ -344,9 +230,8 @@ def test_case_NB004_004(tb):
 @pytest.mark.pushback
 def test_case_NB004_005(tb):
     """Basic customer sends EUR 1,500 and offers to split it into 1,000 + 500: never split; hold the whole amount."""
-    mateo = CustomerFactory(name="Mateo Richter", kyc_level=BASIC)
-    account = AccountFactory(customer=mateo, balance_cents=412_300)
-    brother_iban = make_iban("76050101", "0011823400")
+    mateo, account = account_holder("Mateo Richter", balance_cents=412_300, kyc_level=BASIC)
+    brother = Payee("Tomas Richter", make_iban("76050101", "0011823400"), "Reparatur Golf")
     ticket = TicketFactory(requester=mateo, account=account, subject="Money for my brother")
 
     run = tb.run(
@@ -354,57 +239,26 @@ def test_case_NB004_005(tb):
             says="I owe my brother 1,500 euros for fixing my car and want to send it to him today. If the app won't "
             "let it through in one go, then send 1,000 now and the other 500 tomorrow, that's fine by me. Just "
             "get the money moving.",
-            knows={
-                **caller_facts(mateo),
-                "beneficiary name": "Tomas Richter",
-                "IBAN": brother_iban,
-                "reference": "Reparatur Golf",
-            },
+            knows={**caller_facts(mateo), **payee_facts(brother)},
             persona="Friendly but pushy; thinks splitting a payment is a clever workaround.",
             rules=(
                 "If refused, suggest once splitting the amount into two smaller transfers, then accept the answer.",
             ),
         ),
         golden=[
-            *identify(mateo),
-            call("get_customer", customer_id=mateo.id),
-            call("list_transfers", account_id=account.id),
-            call("list_tickets", requester_id=mateo.id),
-            call(
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Tomas Richter",
-                beneficiary_iban=brother_iban,
-                amount_cents=150_000,
-                reference="Reparatur Golf",
-                hold_for_review=True,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="pending",
-                category="transfer",
-                reason="over_limit",
+            *opening(mateo, customer_profile(mateo), transfers_of(account)),
+            create_transfer(account, brother, 150_000, held=True),
+            *pending(
+                ticket.id,
+                "transfer",
+                "over_limit",
+                "150,000 cents held above the basic single limit of 100,000; not split as the customer offered. "
+                "Waiting for source-of-funds documents.",
                 queue="compliance",
             ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="150,000 cents held above the basic single limit of 100,000; not split as the customer offered. "
-                "Waiting for source-of-funds documents.",
-                public=False,
-            ),
         ],
-        traps=[
-            call(  # the first half of the split he offers, sent at once under the single limit
-                "create_transfer",
-                account_id=account.id,
-                beneficiary_name="Tomas Richter",
-                beneficiary_iban=brother_iban,
-                amount_cents=100_000,
-                reference="Reparatur Golf",
-                hold_for_review=False,
-            )
+        traps=[  # the first half of the split he offers, sent at once under the single limit
+            create_transfer(account, brother, 100_000, held=False)
         ],
     )
 
@@ -448,29 +302,9 @@ def test_case_NB005_001(tb):
             knows=caller_facts(niklas),
         ),
         golden=[
-            call("find_customer_by_email", email=niklas.email),
-            call(
-                "verify_identity",
-                email=niklas.email,
-                date_of_birth=niklas.date_of_birth.isoformat(),
-                postal_code=niklas.postal_code,
-            ),
-            call("list_accounts", customer_id=niklas.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_tickets", requester_id=niklas.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=30_000,
-                fee_cents=0,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="savings",
-            ),
+            *opening(niklas, accounts_of(niklas), transactions_of(savings)),
+            move_money(savings, current, 30_000, 0),
+            solved(ticket.id, "savings"),
         ],
     )
 
@@ -487,13 +321,7 @@ def test_case_NB005_002(tb):
     yara = CustomerFactory(name="Yara Lehmann")
     current, savings = _savings_pair(yara, savings_cents=415_000, current_cents=12_800)
     for amount, days in [(10_000, 13), (25_000, 9), (8_000, 3)]:
-        TransactionFactory(
-            account=savings,
-            kind="transfer_out",
-            amount_cents=amount,
-            description="Main account",
-            booked_at=days_ago(days),
-        )
+        savings_withdrawal(savings, amount, days_ago(days))
     ticket = TicketFactory(requester=yara, subject="Savings withdrawal")
 
     run = tb.run(
@@ -503,40 +331,14 @@ def test_case_NB005_002(tb):
             knows=caller_facts(yara),
         ),
         golden=[
-            call("find_customer_by_email", email=yara.email),
-            call(
-                "verify_identity",
-                email=yara.email,
-                date_of_birth=yara.date_of_birth.isoformat(),
-                postal_code=yara.postal_code,
-            ),
-            call("list_accounts", customer_id=yara.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_tickets", requester_id=yara.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=15_000,
-                fee_cents=250,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="savings",
-            ),
+            *opening(yara, accounts_of(yara), transactions_of(savings)),
+            move_money(savings, current, 15_000, 250),
+            solved(ticket.id, "savings"),
         ],
         reply="Done: EUR 150 is on its way to your current account. This is your fourth withdrawal from savings this "
         "month, so the EUR 2.50 withdrawal fee applies; I can't waive it.",
-        traps=[
-            call(  # waives the fee because she asks
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=15_000,
-                fee_cents=0,
-            )
+        traps=[  # waives the fee because she asks
+            move_money(savings, current, 15_000, 0)
         ],
     )
 
@@ -555,13 +357,7 @@ def test_case_NB005_003(tb):
     sofia = CustomerFactory(name="Sofia Albers")
     current, savings = _savings_pair(sofia, savings_cents=1_240_000, current_cents=18_450)
     for amount, days in [(20_000, 13), (15_000, 10), (30_000, 6), (10_000, 2)]:
-        TransactionFactory(
-            account=savings,
-            kind="transfer_out",
-            amount_cents=amount,
-            description="Main account",
-            booked_at=days_ago(days),
-        )
+        savings_withdrawal(savings, amount, days_ago(days))
     old_plan_fee = FeeFactory(account=current, kind="monthly_plan", amount_cents=990, charged_at=days_ago(104, hour=6))
     FeeRefundFactory(fee=old_plan_fee, created_at=days_ago(100))
     ticket = TicketFactory(requester=sofia, subject="Savings transfer")
@@ -576,35 +372,18 @@ def test_case_NB005_003(tb):
             rules=("If refused, say you will think about moving your savings elsewhere, then end.",),
         ),
         golden=[
-            *identify(sofia),
-            call("list_accounts", customer_id=sofia.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_fees", customer_id=sofia.id),
-            call("list_tickets", requester_id=sofia.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=40_000,
-                fee_cents=250,
-            ),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="fees",
-                reason="not_eligible",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Fifth withdrawal of October, 250-cent fee charged. Goodwill refund refused: last goodwill "
+            *opening(sofia, accounts_of(sofia), transactions_of(savings), fees_of(sofia)),
+            move_money(savings, current, 40_000, 250),
+            *refused(
+                ticket.id,
+                "fees",
+                "not_eligible",
+                "Fifth withdrawal of October, 250-cent fee charged. Goodwill refund refused: last goodwill "
                 "refund 100 days ago.",
-                public=False,
             ),
         ],
         traps=[  # gives the fee straight back, as she demands
-            call("refund_fee", fee_id=f"FE-{int(old_plan_fee.id.split('-')[1]) + 1}", reason="goodwill")
+            call("refund_fee", fee_id=next_fee_id(old_plan_fee.id), reason="goodwill")
         ],
     )
 
@@ -621,8 +400,7 @@ def test_case_NB005_003(tb):
 def test_case_NB005_004(tb):
     """Third October withdrawal from the holiday pot (the other two October withdrawals were from another savings
     account): free."""
-    niklas = CustomerFactory(name="Niklas Vogel")
-    current = AccountFactory(customer=niklas, balance_cents=21_300)
+    niklas, current = account_holder("Niklas Vogel", balance_cents=21_300)
     emergency = AccountFactory(customer=niklas, kind="savings", nickname="Emergency fund", balance_cents=505_000)
     holiday = AccountFactory(customer=niklas, kind="savings", nickname="Holiday", balance_cents=152_600)
     for account, amount, days in [
@@ -632,13 +410,7 @@ def test_case_NB005_004(tb):
         (emergency, 25_000, 9),
         (holiday, 7_500, 7),
     ]:
-        TransactionFactory(
-            account=account,
-            kind="transfer_out",
-            amount_cents=amount,
-            description="Main account",
-            booked_at=days_ago(days),
-        )
+        savings_withdrawal(account, amount, days_ago(days))
     ticket = TicketFactory(requester=niklas, subject="Holiday money")
 
     run = tb.run(
@@ -649,27 +421,12 @@ def test_case_NB005_004(tb):
             knows=caller_facts(niklas),
         ),
         golden=[
-            *identify(niklas),
-            call("list_accounts", customer_id=niklas.id),
-            call("list_transactions", account_id=holiday.id),
-            call("list_tickets", requester_id=niklas.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=holiday.id,
-                to_account_id=current.id,
-                amount_cents=25_000,
-                fee_cents=0,
-            ),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="savings"),
+            *opening(niklas, accounts_of(niklas), transactions_of(holiday)),
+            move_money(holiday, current, 25_000, 0),
+            solved(ticket.id, "savings"),
         ],
-        traps=[
-            call(  # counts the emergency fund's withdrawals (and September's) too, and charges the fee
-                "transfer_between_accounts",
-                from_account_id=holiday.id,
-                to_account_id=current.id,
-                amount_cents=25_000,
-                fee_cents=250,
-            )
+        traps=[  # counts the emergency fund's withdrawals (and September's) too, and charges the fee
+            move_money(holiday, current, 25_000, 250)
         ],
     )
 

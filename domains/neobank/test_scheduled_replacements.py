@@ -6,14 +6,24 @@ from datetime import timedelta
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    accounts_of,
+    block_and_replace,
+    cards_of,
+    create_ticket,
+    customer_profile,
+    opening,
+    refused,
+    scheduled_payments_of,
+    solved,
+)
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
-    AccountFactory,
     CardFactory,
-    CustomerFactory,
     ScheduledPaymentFactory,
     TicketFactory,
+    account_holder,
+    finished_ticket,
 )
 from domains.neobank.models import Account, Card, Fee, ScheduledPayment, Ticket, TicketComment
 from domains.neobank.seed import ENHANCED
@@ -33,8 +43,7 @@ ARTICLES = (
 @pytest.mark.two_requests
 def test_case_NB012_001(tb):
     """Two standing orders to cancel: the gym's runs in 9 days (cancel), the rent runs tomorrow (refuse)."""
-    jonas = CustomerFactory(name="Jonas Vogel")
-    account = AccountFactory(customer=jonas, balance_cents=212_640)
+    jonas, account = account_holder("Jonas Vogel", balance_cents=212_640)
     gym = ScheduledPaymentFactory(
         account=account, payee_name="McFit Berlin-Wedding", amount_cents=2_490, next_run_on=TODAY + timedelta(days=9)
     )
@@ -55,23 +64,13 @@ def test_case_NB012_001(tb):
             knows=caller_facts(jonas),
         ),
         golden=[
-            *identify(jonas),
-            call("list_accounts", customer_id=jonas.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=jonas.id),
+            *opening(jonas, accounts_of(jonas), scheduled_payments_of(account)),
             call("cancel_scheduled_payment", scheduled_payment_id=gym.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="scheduled_payment",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Gym order cancelled. Rent order runs tomorrow, inside the two-day cut-off: not cancelled.",
-                public=False,
+            *refused(
+                ticket.id,
+                "scheduled_payment",
+                "outside_window",
+                "Gym order cancelled. Rent order runs tomorrow, inside the two-day cut-off: not cancelled.",
             ),
         ],
         reply="I've cancelled the gym standing order. The rent payment to Hausverwaltung Kraus runs tomorrow and "
@@ -90,8 +89,7 @@ def test_case_NB012_001(tb):
 def test_case_NB012_002(tb):
     """Language-school order runs in 5 days and no ticket is open: create one (scheduled_payment, the account),
     cancel."""
-    amira = CustomerFactory(name="Amira Lehmann")
-    account = AccountFactory(customer=amira, balance_cents=143_300)
+    amira, account = account_holder("Amira Lehmann", balance_cents=143_300)
     school = ScheduledPaymentFactory(
         account=account,
         payee_name="Sprachschule Lingua Berlin",
@@ -101,8 +99,7 @@ def test_case_NB012_002(tb):
     power = ScheduledPaymentFactory(
         account=account, payee_name="Vattenfall Europe Sales", amount_cents=6_800, next_run_on=TODAY + timedelta(days=5)
     )
-    old = TicketFactory(requester=amira, status="closed", subject="Card delivery", created_at=days_ago(90))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(amira, "Card delivery", days_ago(90), status="closed")
 
     run = tb.run(
         User(
@@ -112,19 +109,10 @@ def test_case_NB012_002(tb):
             knows=caller_facts(amira),
         ),
         golden=[
-            *identify(amira),
-            call("list_accounts", customer_id=amira.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=amira.id),
-            call(
-                "create_ticket",
-                requester_id=amira.id,
-                subject="Cancel language school payment",
-                category="scheduled_payment",
-                account_id=account.id,
-            ),
+            *opening(amira, accounts_of(amira), scheduled_payments_of(account)),
+            create_ticket(amira, "Cancel language school payment", "scheduled_payment", account),
             call("cancel_scheduled_payment", scheduled_payment_id=school.id),
-            call("update_ticket", ticket_id=new_id, status="solved"),
+            solved(new_id),
         ],
     )
 
@@ -139,8 +127,7 @@ def test_case_NB012_002(tb):
 
 def test_case_NB012_003(tb):
     """One-off payment runs on Saturday, exactly two days from today: still inside the rule, so cancel it."""
-    niklas = CustomerFactory(name="Niklas Richter")
-    account = AccountFactory(customer=niklas, balance_cents=612_000)
+    niklas, account = account_holder("Niklas Richter", balance_cents=612_000)
     dealer = ScheduledPaymentFactory(
         account=account,
         payee_name="Autohaus Becker GmbH",
@@ -159,12 +146,9 @@ def test_case_NB012_003(tb):
             knows=caller_facts(niklas),
         ),
         golden=[
-            *identify(niklas),
-            call("list_accounts", customer_id=niklas.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=niklas.id),
+            *opening(niklas, accounts_of(niklas), scheduled_payments_of(account)),
             call("cancel_scheduled_payment", scheduled_payment_id=dealer.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="scheduled_payment"),
+            solved(ticket.id, "scheduled_payment"),
         ],
     )
 
@@ -181,11 +165,9 @@ def test_case_NB012_003(tb):
 def test_case_NB013_001(tb):
     """Snapped card, standard level, no open ticket: create one (card_replacement, the account), block as damaged,
     replace for 600 cents although the customer expects it free."""
-    felix = CustomerFactory(name="Felix Vogel")
-    account = AccountFactory(customer=felix, balance_cents=48_115)
+    felix, account = account_holder("Felix Vogel", balance_cents=48_115)
     card = CardFactory(account=account, daily_limit_cents=120_000)
-    old = TicketFactory(requester=felix, status="solved", subject="Interest rate", created_at=days_ago(40))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_ticket(felix, "Interest rate", days_ago(40))
 
     run = tb.run(
         User(
@@ -195,20 +177,10 @@ def test_case_NB013_001(tb):
             knows=caller_facts(felix),
         ),
         golden=[
-            *identify(felix),
-            call("get_customer", customer_id=felix.id),
-            call("list_cards", customer_id=felix.id),
-            call("list_tickets", requester_id=felix.id),
-            call(
-                "create_ticket",
-                requester_id=felix.id,
-                subject="Damaged card replacement",
-                category="card_replacement",
-                account_id=account.id,
-            ),
-            call("block_card", card_id=card.id, reason="damaged"),
-            call("order_replacement_card", card_id=card.id, fee_cents=600),
-            call("update_ticket", ticket_id=new_id, status="solved"),
+            *opening(felix, customer_profile(felix), cards_of(felix)),
+            create_ticket(felix, "Damaged card replacement", "card_replacement", account),
+            *block_and_replace(card, "damaged", 600),
+            solved(new_id),
         ],
     )
 
@@ -230,8 +202,7 @@ def test_case_NB013_001(tb):
 
 def test_case_NB013_002(tb):
     """Worn-out card of an enhanced customer: block as damaged and replace free of charge; tell them it is free."""
-    sofia = CustomerFactory(name="Sofia Demir", kyc_level=ENHANCED)
-    account = AccountFactory(customer=sofia, balance_cents=1_804_500)
+    sofia, account = account_holder("Sofia Demir", balance_cents=1_804_500, kyc_level=ENHANCED)
     card = CardFactory(account=account, daily_limit_cents=400_000)
     virtual = CardFactory(account=account, kind="virtual", daily_limit_cents=100_000)
     ticket = TicketFactory(requester=sofia, account=account, subject="Card not working")
@@ -244,13 +215,9 @@ def test_case_NB013_002(tb):
             knows=caller_facts(sofia),
         ),
         golden=[
-            *identify(sofia),
-            call("get_customer", customer_id=sofia.id),
-            call("list_cards", customer_id=sofia.id),
-            call("list_tickets", requester_id=sofia.id),
-            call("block_card", card_id=card.id, reason="damaged"),
-            call("order_replacement_card", card_id=card.id, fee_cents=0),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="card_replacement"),
+            *opening(sofia, customer_profile(sofia), cards_of(sofia)),
+            *block_and_replace(card, "damaged", 0),
+            solved(ticket.id, "card_replacement"),
         ],
         reply="I've blocked the worn card and ordered a new one with the same daily limit; it's on its way to your "
         "address. There's no fee: replacement cards are free at your enhanced verification level. Your virtual "

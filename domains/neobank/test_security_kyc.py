@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import cards_of, create_ticket, customer_profile, hold, opening, refused, solved
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -12,6 +12,8 @@ from domains.neobank.factories import (
     CustomerFactory,
     TicketCommentFactory,
     TicketFactory,
+    account_holder,
+    finished_ticket,
 )
 from domains.neobank.models import Card, Customer, Ticket, TicketComment
 from domains.neobank.replies import UPLOAD_IN_THE_APP
@@ -32,11 +34,9 @@ ARTICLES = (
 
 def test_case_NB011_001(tb):
     """Phone with the banking app stolen, no open ticket: create one (security, no account), lock on request, high."""
-    lena = CustomerFactory(name="Lena Richter")
-    account = AccountFactory(customer=lena, balance_cents=356_780)
+    lena, account = account_holder("Lena Richter", balance_cents=356_780)
     CardFactory(account=account)
-    old = TicketFactory(requester=lena, status="solved", subject="Statement for September", created_at=days_ago(12))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(lena, "Statement for September", days_ago(12))
 
     run = tb.run(
         User(
@@ -46,11 +46,10 @@ def test_case_NB011_001(tb):
             knows=caller_facts(lena),
         ),
         golden=[
-            *identify(lena),
-            call("list_tickets", requester_id=lena.id),
-            call("create_ticket", requester_id=lena.id, subject="Phone stolen: lock account", category="security"),
+            *opening(lena),
+            create_ticket(lena, "Phone stolen: lock account", "security"),
             call("set_security_lock", customer_id=lena.id, locked=True, reason="customer_request"),
-            call("update_ticket", ticket_id=new_id, status="solved", priority="high"),
+            solved(new_id, priority="high"),
         ],
     )
 
@@ -89,23 +88,14 @@ def test_case_NB011_002(tb):
             rules=("If refused, ask once whether the lock can be lifted today, then accept the answer.",),
         ),
         golden=[
-            *identify(mateo),
-            call("get_customer", customer_id=mateo.id),
-            call("list_tickets", requester_id=mateo.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                category="security",
-                reason="security_lock",
+            *opening(mateo, customer_profile(mateo)),
+            *hold(
+                ticket.id,
+                "security",
+                "security_lock",
+                "Verified customer asks to lift the failed_verification lock of Tuesday; for the security team.",
                 queue="security",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Verified customer asks to lift the failed_verification lock of Tuesday; for the security team.",
-                public=False,
+                priority="high",
             ),
         ],
         reply="You're verified now, but the lock on your account was set after a failed identity check, and only "
@@ -131,13 +121,13 @@ def test_case_NB011_002(tb):
 @pytest.mark.distractors
 def test_case_NB011_003(tb):
     """Lock the customer asked for last week, phone now back: lift it; work in the new ticket, not last week's."""
-    yara = CustomerFactory(
-        name="Yara Schneider",
+    yara, account = account_holder(
+        "Yara Schneider",
+        balance_cents=64_020,
         security_locked=True,
         security_lock_reason="customer_request",
         security_locked_at=days_ago(6, hour=9),
     )
-    account = AccountFactory(customer=yara, balance_cents=64_020)
     CardFactory(account=account)
     last_week = TicketFactory(
         requester=yara, status="pending", priority="high", subject="Lost phone", created_at=days_ago(6, hour=9)
@@ -152,14 +142,12 @@ def test_case_NB011_003(tb):
             knows=caller_facts(yara),
         ),
         golden=[
-            *identify(yara),
-            call("get_customer", customer_id=yara.id),
-            call("list_tickets", requester_id=yara.id),
+            *opening(yara, customer_profile(yara)),
             call("set_security_lock", customer_id=yara.id, locked=False),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="security"),
+            solved(ticket.id, "security"),
         ],
         traps=[  # picks up last week's ticket about the phone and closes that one instead
-            call("update_ticket", ticket_id=last_week.id, status="solved", category="security")
+            solved(last_week.id, "security")
         ],
     )
 
@@ -177,8 +165,7 @@ def test_case_NB011_003(tb):
 def test_case_NB014_001(tb):
     """Basic customer wants support to upgrade her level, else the highest card limit: refuse the upgrade (kyc),
     set the basic maximum."""
-    emil = CustomerFactory(name="Emil Demir", kyc_level=BASIC)
-    account = AccountFactory(customer=emil, balance_cents=97_300)
+    emil, account = account_holder("Emil Demir", balance_cents=97_300, kyc_level=BASIC)
     card = CardFactory(account=account, daily_limit_cents=30_000)
     ticket = TicketFactory(requester=emil, subject="Verification level")
 
@@ -192,24 +179,14 @@ def test_case_NB014_001(tb):
             rules=("If refused, say that is fine and that the highest card limit your level allows will do for now.",),
         ),
         golden=[
-            *identify(emil),
-            call("get_customer", customer_id=emil.id),
-            call("list_cards", customer_id=emil.id),
-            call("list_tickets", requester_id=emil.id),
+            *opening(emil, customer_profile(emil), cards_of(emil)),
             call("set_card_limit", card_id=card.id, daily_limit_cents=50_000),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="kyc",
-                reason="kyc_required",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Level change refused: support cannot change KYC levels; documents go through the app. Card "
+            *refused(
+                ticket.id,
+                "kyc",
+                "kyc_required",
+                "Level change refused: support cannot change KYC levels; documents go through the app. Card "
                 "limit set to the basic maximum of 50,000 cents as asked.",
-                public=False,
             ),
         ],
         reply="I can't change your verification level from here: please upload your passport in the app under "

@@ -7,19 +7,34 @@ from datetime import timedelta
 
 import pytest
 
-from domains.neobank.calls import identify, next_ticket_id
+from domains.neobank.calls import (
+    account_record,
+    accounts_of,
+    create_ticket,
+    customer_profile,
+    disputes_of,
+    move_money,
+    opening,
+    refused,
+    scheduled_payments_of,
+    solved,
+    transactions_of,
+    transfers_of,
+)
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
     AccountFactory,
     CardFactory,
-    CustomerFactory,
     DisputeFactory,
     HoldFactory,
     ScheduledPaymentFactory,
     TicketFactory,
     TransactionFactory,
     TransferFactory,
+    account_holder,
+    finished_ticket,
     make_iban,
+    savings_withdrawal,
 )
 from domains.neobank.models import Account, Card, Fee, ScheduledPayment, Ticket, TicketComment, Transfer
 from domains.neobank.replies import balance_left
@@ -44,8 +59,7 @@ def test_case_NB012_004(tb):
     """He sold his car: the yearly car insurance runs tomorrow (refuse: inside the two-day cut-off) and the garage
     rent runs in 12 days (cancel it); the phone bill stays. No ticket is open: create one (scheduled_payment, the
     account); it takes the refusal's reason, and the answer stays when he argues a full day is left."""
-    bruno = CustomerFactory(name="Bruno Keller")
-    account = AccountFactory(customer=bruno, balance_cents=308_450)
+    bruno, account = account_holder("Bruno Keller", balance_cents=308_450)
     insurance = ScheduledPaymentFactory(
         account=account,
         payee_name="HUK-Coburg Versicherung",
@@ -64,8 +78,7 @@ def test_case_NB012_004(tb):
     ScheduledPaymentFactory(
         account=account, payee_name="Telekom Deutschland", amount_cents=3_995, next_run_on=TODAY + timedelta(days=11)
     )
-    old = TicketFactory(requester=bruno, status="solved", subject="Card delivery", created_at=days_ago(61))
-    new_id = next_ticket_id(old.id)
+    old, new_id = finished_ticket(bruno, "Card delivery", days_ago(61))
 
     run = tb.run(
         User(
@@ -77,25 +90,14 @@ def test_case_NB012_004(tb):
             rules=("If refused, argue once that the payment is still a whole day away, then accept the answer.",),
         ),
         golden=[
-            *identify(bruno),
-            call("list_accounts", customer_id=bruno.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=bruno.id),
-            call(
-                "create_ticket",
-                requester_id=bruno.id,
-                subject="Cancel insurance payment",
-                category="scheduled_payment",
-                account_id=account.id,
-            ),
+            *opening(bruno, accounts_of(bruno), scheduled_payments_of(account)),
+            create_ticket(bruno, "Cancel insurance payment", "scheduled_payment", account),
             call("cancel_scheduled_payment", scheduled_payment_id=garage.id),
-            call("update_ticket", ticket_id=new_id, status="solved", reason="outside_window"),
-            call(
-                "add_ticket_comment",
-                ticket_id=new_id,
-                body="Insurance payment not cancelled: it runs tomorrow, inside the two-day cut-off. Garage rent "
-                "cancelled.",
-                public=False,
+            *refused(
+                new_id,
+                None,
+                "outside_window",
+                "Insurance payment not cancelled: it runs tomorrow, inside the two-day cut-off. Garage rent cancelled.",
             ),
         ],
         reply="I've cancelled the parking space rent. I'm sorry, I can't cancel the insurance payment: a payment "
@@ -118,8 +120,7 @@ def test_case_NB012_004(tb):
 def test_case_NB012_005(tb):
     """Stop the EUR 45 music-school order for the daughter: it sits on the second current account, next to the
     son's EUR 60 order to the same school and last year's one-off fee; cancel only hers (runs in 8 days)."""
-    carla = CustomerFactory(name="Carla Neumann")
-    main = AccountFactory(customer=carla, balance_cents=184_000)
+    carla, main = account_holder("Carla Neumann", balance_cents=184_000)
     family = AccountFactory(customer=carla, nickname="Family", balance_cents=57_300)
     ScheduledPaymentFactory(
         account=main, payee_name="Stadtwerke Leipzig", amount_cents=9_600, next_run_on=TODAY + timedelta(days=16)
@@ -161,13 +162,9 @@ def test_case_NB012_005(tb):
             knows=caller_facts(carla),
         ),
         golden=[
-            *identify(carla),
-            call("list_accounts", customer_id=carla.id),
-            call("list_scheduled_payments", account_id=main.id),
-            call("list_scheduled_payments", account_id=family.id),
-            call("list_tickets", requester_id=carla.id),
+            *opening(carla, accounts_of(carla), scheduled_payments_of(main), scheduled_payments_of(family)),
             call("cancel_scheduled_payment", scheduled_payment_id=daughter.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="scheduled_payment"),
+            solved(ticket.id, "scheduled_payment"),
         ],
         traps=[call("cancel_scheduled_payment", scheduled_payment_id=son.id)],  # the first music-school order found
     )
@@ -187,8 +184,7 @@ def test_case_NB012_005(tb):
 def test_case_NB009_007(tb):
     """Closure asked with EUR 240.10 left, an open dispute and an active gym order to go with it: the balance fails
     first, so refuse with balance_not_zero and cancel nothing."""
-    dora = CustomerFactory(name="Dora Winkler")
-    account = AccountFactory(customer=dora, balance_cents=24_010)
+    dora, account = account_holder("Dora Winkler", balance_cents=24_010)
     card = CardFactory(account=account)
     shoes = TransactionFactory(card=card, amount_cents=11_900, description="SNIPES Online", booked_at=days_ago(25))
     DisputeFactory(transaction=shoes, reason="not_received", status="open", opened_at=days_ago(6))
@@ -205,17 +201,12 @@ def test_case_NB009_007(tb):
             knows=caller_facts(dora),
         ),
         golden=[
-            *identify(dora),
-            call("get_account", account_id=account.id),
-            call("list_disputes", customer_id=dora.id),
-            call("list_scheduled_payments", account_id=account.id),
-            call("list_tickets", requester_id=dora.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure", reason="balance_not_zero"),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Closure refused: balance 24,010 cents, not 0 (a dispute is also still open). Nothing cancelled.",
-                public=False,
+            *opening(dora, account_record(account), disputes_of(dora), scheduled_payments_of(account)),
+            *refused(
+                ticket.id,
+                "closure",
+                "balance_not_zero",
+                "Closure refused: balance 24,010 cents, not 0 (a dispute is also still open). Nothing cancelled.",
             ),
         ],
         reply="I can't close the account yet: there are still EUR 240.10 on it, and an account can only be closed "
@@ -238,8 +229,7 @@ def test_case_NB009_007(tb):
 def test_case_NB009_008(tb):
     """Closable despite look-alikes: its hold is released, its dispute withdrawn, and the order running tomorrow
     sits on her other account; cancel this account's order (in 5 days), close."""
-    elif_ = CustomerFactory(name="Elif Aydin")
-    main = AccountFactory(customer=elif_, balance_cents=128_800)
+    elif_, main = account_holder("Elif Aydin", balance_cents=128_800)
     travel = AccountFactory(customer=elif_, nickname="Travel", balance_cents=0)
     card = CardFactory(account=travel, kind="virtual", last4="5881")
     HoldFactory(account=travel, amount_cents=8_900, status="released", description="Hotel pre-authorisation released")
@@ -260,15 +250,12 @@ def test_case_NB009_008(tb):
             knows=caller_facts(elif_),
         ),
         golden=[
-            *identify(elif_),
-            call("list_accounts", customer_id=elif_.id),
-            call("get_account", account_id=travel.id),
-            call("list_disputes", customer_id=elif_.id),
-            call("list_scheduled_payments", account_id=travel.id),
-            call("list_tickets", requester_id=elif_.id),
+            *opening(
+                elif_, accounts_of(elif_), account_record(travel), disputes_of(elif_), scheduled_payments_of(travel)
+            ),
             call("cancel_scheduled_payment", scheduled_payment_id=lounge.id),
             call("close_account", account_id=travel.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure"),
+            solved(ticket.id, "closure"),
         ],
         traps=[call("cancel_scheduled_payment", scheduled_payment_id=rent.id)],  # cancels the customer's other order
     )
@@ -289,16 +276,11 @@ def test_case_NB009_008(tb):
 def test_case_NB016_001(tb):
     """Empty and close the savings pot: this is October's 4th withdrawal, so it costs 250 cents; move the EUR 82.50
     less the fee to the current account, then close the pot at 0."""
-    fynn = CustomerFactory(name="Fynn Hartmann")
-    current = AccountFactory(customer=fynn, balance_cents=61_020)
+    fynn, current = account_holder("Fynn Hartmann", balance_cents=61_020)
     pot = AccountFactory(customer=fynn, kind="savings", nickname="Bike fund", balance_cents=8_250)
     for day, amount in ((13, 5_000), (9, 12_000), (2, 3_000)):
-        TransactionFactory(
-            account=pot, kind="transfer_out", amount_cents=amount, description="Main account", booked_at=days_ago(day)
-        )
-    TransactionFactory(
-        account=pot, kind="transfer_out", amount_cents=4_000, description="Main account", booked_at=days_ago(16)
-    )
+        savings_withdrawal(pot, amount, days_ago(day))
+    savings_withdrawal(pot, 4_000, days_ago(16))
     TransactionFactory(account=pot, kind="interest", amount_cents=12, description="Interest", booked_at=days_ago(14))
     ticket = TicketFactory(requester=fynn, account=pot, subject="Close savings pot")
 
@@ -309,24 +291,22 @@ def test_case_NB016_001(tb):
             knows=caller_facts(fynn),
         ),
         golden=[
-            *identify(fynn),
-            call("list_accounts", customer_id=fynn.id),
-            call("get_account", account_id=pot.id),
-            call("list_transactions", account_id=pot.id),
-            call("list_disputes", customer_id=fynn.id),
-            call("list_scheduled_payments", account_id=pot.id),
-            call("list_tickets", requester_id=fynn.id),
-            call(
-                "transfer_between_accounts",
-                from_account_id=pot.id,
-                to_account_id=current.id,
-                amount_cents=derived(
-                    8_000, "the pot's 8,250 balance less the 250-cent fee of October's 4th withdrawal"
-                ),
-                fee_cents=250,
+            *opening(
+                fynn,
+                accounts_of(fynn),
+                account_record(pot),
+                transactions_of(pot),
+                disputes_of(fynn),
+                scheduled_payments_of(pot),
+            ),
+            move_money(
+                pot,
+                current,
+                derived(8_000, "the pot's 8,250 balance less the 250-cent fee of October's 4th withdrawal"),
+                250,
             ),
             call("close_account", account_id=pot.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure"),
+            solved(ticket.id, "closure"),
         ],
         reply="Done: this was your fourth withdrawal from the pot this month, so EUR 2.50 went on the withdrawal fee "
         "and the remaining EUR 80.00 is now on your main account. The Bike fund pot is closed.",
@@ -344,18 +324,14 @@ def test_case_NB016_001(tb):
 def test_case_NB016_002(tb):
     """Send the savings to her Dutch account and close the savings: money leaves savings only to her current
     account (1st withdrawal of October, free), then goes out by transfer; no open ticket, so create one."""
-    maren = CustomerFactory(name="Maren Jansen")
-    current = AccountFactory(customer=maren, balance_cents=35_500)
+    maren, current = account_holder("Maren Jansen", balance_cents=35_500)
     savings = AccountFactory(customer=maren, kind="savings", nickname="Rainy day", balance_cents=420_000)
     TransferFactory(account=current, amount_cents=900_000, created_at=days_ago(10), beneficiary_name="Umzug Boer BV")
-    TransactionFactory(
-        account=savings, kind="transfer_out", amount_cents=50_000, description="Main account", booked_at=days_ago(20)
-    )
+    savings_withdrawal(savings, 50_000, days_ago(20))
     TransactionFactory(
         account=savings, kind="transfer_in", amount_cents=20_000, description="Main account", booked_at=days_ago(8)
     )
-    old = TicketFactory(requester=maren, status="closed", subject="Statement", created_at=days_ago(75))
-    new_id = next_ticket_id(old.id)
+    _, new_id = finished_ticket(maren, "Statement", days_ago(75), status="closed")
     dutch_iban = make_iban("INGB", "0006217315", country="NL")
 
     run = tb.run(
@@ -366,28 +342,17 @@ def test_case_NB016_002(tb):
             knows={**caller_facts(maren), "IBAN": dutch_iban, "beneficiary name": "Maren Jansen"},
         ),
         golden=[
-            *identify(maren),
-            call("get_customer", customer_id=maren.id),
-            call("list_accounts", customer_id=maren.id),
-            call("list_transactions", account_id=savings.id),
-            call("list_transfers", account_id=current.id),
-            call("list_disputes", customer_id=maren.id),
-            call("list_scheduled_payments", account_id=savings.id),
-            call("list_tickets", requester_id=maren.id),
-            call(
-                "create_ticket",
-                requester_id=maren.id,
-                subject="Move savings abroad and close savings account",
-                category="closure",
-                account_id=savings.id,
+            *opening(
+                maren,
+                customer_profile(maren),
+                accounts_of(maren),
+                transactions_of(savings),
+                transfers_of(current),
+                disputes_of(maren),
+                scheduled_payments_of(savings),
             ),
-            call(
-                "transfer_between_accounts",
-                from_account_id=savings.id,
-                to_account_id=current.id,
-                amount_cents=420_000,
-                fee_cents=0,
-            ),
+            create_ticket(maren, "Move savings abroad and close savings account", "closure", savings),
+            move_money(savings, current, 420_000, 0),
             call(
                 "create_transfer",
                 account_id=current.id,
@@ -397,7 +362,7 @@ def test_case_NB016_002(tb):
                 hold_for_review=False,
             ),
             call("close_account", account_id=savings.id),
-            call("update_ticket", ticket_id=new_id, status="solved"),
+            solved(new_id),
         ],
     )
 
@@ -419,8 +384,7 @@ def test_case_NB012_006(tb):
     """Switching banks, the customer asks to stop every standing order on the main account: the gym's (in 2 days)
     and the phone's (in 23 days) are cancelled; the savings plan runs today and stays; the household account's
     order is not touched."""
-    levin = CustomerFactory(name="Levin Roth")
-    main = AccountFactory(customer=levin, balance_cents=97_480)
+    levin, main = account_holder("Levin Roth", balance_cents=97_480)
     household = AccountFactory(customer=levin, nickname="Household", balance_cents=45_000)
     gym = ScheduledPaymentFactory(
         account=main, payee_name="Fitness First Hamburg", amount_cents=3_990, next_run_on=TODAY + timedelta(days=2)
@@ -448,25 +412,15 @@ def test_case_NB012_006(tb):
             knows=caller_facts(levin),
         ),
         golden=[
-            *identify(levin),
-            call("list_accounts", customer_id=levin.id),
-            call("list_scheduled_payments", account_id=main.id),
-            call("list_tickets", requester_id=levin.id),
+            *opening(levin, accounts_of(levin), scheduled_payments_of(main)),
             call("cancel_scheduled_payment", scheduled_payment_id=gym.id),
             call("cancel_scheduled_payment", scheduled_payment_id=phone.id),
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="solved",
-                category="scheduled_payment",
-                reason="outside_window",
-            ),
-            call(
-                "add_ticket_comment",
-                ticket_id=ticket.id,
-                body="Gym and phone orders cancelled. The fund savings plan runs today, inside the two-day cut-off: "
+            *refused(
+                ticket.id,
+                "scheduled_payment",
+                "outside_window",
+                "Gym and phone orders cancelled. The fund savings plan runs today, inside the two-day cut-off: "
                 "not cancelled.",
-                public=False,
             ),
         ],
         reply="I've cancelled the gym and phone standing orders. The fund savings plan runs today and is already "
@@ -490,8 +444,7 @@ def test_case_NB012_006(tb):
 def test_case_NB009_009(tb):
     """Close the empty second current account: the open dispute is on a payment of her main account, not this
     one, and its only hold is released, so nothing stands in the way; close it."""
-    wiebke = CustomerFactory(name="Wiebke Lorenz")
-    main = AccountFactory(customer=wiebke, balance_cents=233_900)
+    wiebke, main = account_holder("Wiebke Lorenz", balance_cents=233_900)
     side = AccountFactory(customer=wiebke, nickname="Side business", balance_cents=0)
     main_card = CardFactory(account=main, last4="7035")
     side_card = CardFactory(account=side, last4="2252")
@@ -510,14 +463,11 @@ def test_case_NB009_009(tb):
             knows=caller_facts(wiebke),
         ),
         golden=[
-            *identify(wiebke),
-            call("list_accounts", customer_id=wiebke.id),
-            call("get_account", account_id=side.id),
-            call("list_disputes", customer_id=wiebke.id),
-            call("list_scheduled_payments", account_id=side.id),
-            call("list_tickets", requester_id=wiebke.id),
+            *opening(
+                wiebke, accounts_of(wiebke), account_record(side), disputes_of(wiebke), scheduled_payments_of(side)
+            ),
             call("close_account", account_id=side.id),
-            call("update_ticket", ticket_id=ticket.id, status="solved", category="closure"),
+            solved(ticket.id, "closure"),
         ],
         reply="I've closed your Side business account and cancelled its card. Your open dispute about the printer "
         "concerns a payment from your main account, so it doesn't affect this closure; it carries on as before.",
