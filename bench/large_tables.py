@@ -32,12 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from domains.retail import DOMAIN
 from domains.retail.models import Customer, Order
 from domains.retail.test_refunds import test_case_RT003_001 as TASK
-from pytest_thinkingbox.attempt import Attempt, WorkerCache
+from pytest_thinkingbox.attempt import WorkerCache
 from pytest_thinkingbox.core.backends import open_backend
-from pytest_thinkingbox.core.episode import Limits
 from pytest_thinkingbox.roles.agents import make_agent
-from pytest_thinkingbox.roles.judge import PhraseJudge
-from pytest_thinkingbox.roles.users import make_user
+from pytest_thinkingbox.serve.reward import offline_harness
 
 
 def padded_seed(extra: int) -> Any:
@@ -97,16 +95,8 @@ def attempt_times(cache: WorkerCache, domain: Any, attempts: int) -> list[tuple[
         if number == 1:
             cache.golden.clear()
         started = time.perf_counter()
-        attempt = Attempt(
-            task="RT003_001",
-            attempt=number + 1,
-            seed=0,
-            domain=domain,
-            cache=cache,
-            make_agent=lambda context: make_agent("golden", context),
-            make_user=lambda brief: make_user("scripted", brief),
-            make_judge=PhraseJudge,
-            limits=Limits(),
+        attempt = offline_harness(lambda context: make_agent("golden", context), cache=cache).attempt(
+            "RT003_001", number + 1, domain
         )
         try:
             TASK(attempt)

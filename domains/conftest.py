@@ -1,9 +1,12 @@
-"""What every bundled domain shares in pytest: its `tb_domain` fixture, and markers to select tasks by.
+"""What every bundled domain shares in pytest: markers to select tasks by. (Each task's domain is the
+``DOMAIN`` its package exports, which the plugin's own ``tb_domain`` finds.)
 
-Each task is marked with its domain (``retail``), its family (``RT003``) and
-the kinds of ending its golden path has, read from the literal golden calls in
-its source: ``write`` (it changes business records), ``refusal`` (a ticket
-solved with a reason), ``hold``, ``pending`` and ``escalation`` (a ticket sent
+Each task is marked with its domain (``retail``) and its family (``RT003``).
+When the ``-m`` expression names a kind of ending, each task is also marked
+with the kinds its golden path has, read from its golden calls (its arrange
+step runs up to ``tb.run``, nothing more, a few milliseconds a task):
+``write`` (it changes business records), ``refusal`` (a ticket solved with a
+reason), ``hold``, ``pending`` and ``escalation`` (a ticket sent
 to a queue); a task with two requests can have several. ``pytest domains -m "retail and refusal"``
 selects by them.
 
@@ -14,15 +17,13 @@ visible in their calls.
 
 from __future__ import annotations
 
-import ast
-import importlib
-import inspect
-import re
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from pytest_thinkingbox.core.catalog import domain_of, family_of, load
+from pytest_thinkingbox.core.task import Call
 
 HERE = Path(__file__).parent
 DOMAINS = sorted(p.name for p in HERE.iterdir() if (p / "policy.md").exists())
@@ -34,33 +35,32 @@ KINDS = {
     "escalation": "the golden path sends a ticket to a team's queue",
 }
 TICKET_TOOLS = {"create_ticket", "update_ticket", "add_ticket_comment"}
-_TASK = re.compile(r"^def (test_case_([A-Z]{2}\d{3})_\d{3})\(", re.M)
-
-
-@pytest.fixture(scope="module")
-def tb_domain(request: pytest.FixtureRequest):
-    """The domain of the bundled package a task lives in: its ``DOMAIN`` (models, tools, policy, clock)."""
-    return importlib.import_module(request.module.__package__).DOMAIN
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name in DOMAINS:
         config.addinivalue_line("markers", f"{name}: a task of the bundled {name} domain")
-    for family in sorted({m[2] for path in HERE.glob("*/test_*.py") for m in _TASK.finditer(path.read_text())}):
-        config.addinivalue_line("markers", f"{family}: a task of family {family}")
     for kind, what in KINDS.items():
         config.addinivalue_line("markers", f"{kind}: {what}")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    by_kind = any(kind in (config.option.markexpr or "") for kind in KINDS)
+    families: set[str] = set()
     for item in items:
         if not isinstance(item, pytest.Function) or not item.name.startswith("test_case_"):
             continue
         domain = item.path.parent.name
         if domain not in DOMAINS:
             continue
-        family = item.originalname.split("_")[2]
-        for name in (domain, family, *kinds(item.function)):
+        family = family_of(item.originalname)
+        if family not in families and family is not None:
+            families.add(family)
+            config.addinivalue_line("markers", f"{family}: a task of family {family}")
+        names = [domain, family] if family else [domain]
+        if by_kind:
+            names += kinds(item.originalname)
+        for name in names:
             item.add_marker(_mark(name))
 
 
@@ -70,43 +70,27 @@ def _mark(name: str) -> pytest.MarkDecorator:
     return getattr(pytest.mark, name)
 
 
-def kinds(function: Any) -> tuple[str, ...]:
-    """The kinds of ending of a task, from the literal golden calls in its source."""
-    return module_kinds(function.__module__).get(function.__name__, ())
-
-
 @cache
-def module_kinds(module_name: str) -> dict[str, tuple[str, ...]]:
-    """The kinds of ending of every task of a module, by name: one parse per module, not one per task."""
-    module = importlib.import_module(module_name)
-    writes = set(importlib.import_module(module_name.rsplit(".", 1)[0]).DOMAIN.tools.writes())
-    tree = ast.parse(inspect.getsource(module))
-    return {
-        node.name: _kinds_of(node, writes)
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_case_")
-    }
+def kinds(task_id: str) -> tuple[str, ...]:
+    """The kinds of ending of a bundled task, from the golden calls its `tb.run` is given."""
+    from pytest_thinkingbox.serve.reward import offline_harness
+
+    entry = load(HERE)[task_id]
+    brief = offline_harness(lambda context: None).brief(entry)
+    return kinds_of(brief.golden, set(domain_of(entry).tools.writes())) if brief else ()
 
 
-def _kinds_of(task: ast.FunctionDef, writes: set[str]) -> tuple[str, ...]:
+def kinds_of(golden: tuple[Call, ...], writes: set[str]) -> tuple[str, ...]:
+    """The kinds of ending of a golden path, given its domain's write tools."""
     found: set[str] = set()
-    business = False
-    for node in ast.walk(task):
-        if not (isinstance(node, ast.keyword) and node.arg == "golden"):
-            continue
-        for c in ast.walk(node.value):
-            if not (isinstance(c, ast.Call) and getattr(c.func, "id", None) == "call" and c.args):
-                continue
-            tool = c.args[0].value if isinstance(c.args[0], ast.Constant) else None
-            arguments = {k.arg: k.value.value for k in c.keywords if isinstance(k.value, ast.Constant)}
-            business |= tool in writes and tool not in TICKET_TOOLS
-            status = arguments.get("status")
-            if status in ("hold", "pending"):
-                found.add(str(status))
-            if arguments.get("queue"):
-                found.add("escalation")
-            if status == "solved" and arguments.get("reason"):
-                found.add("refusal")
-    if business:
-        found.add("write")
+    for c in golden:
+        if c.tool in writes and c.tool not in TICKET_TOOLS:
+            found.add("write")
+        status = c.arguments.get("status")
+        if status in ("hold", "pending"):
+            found.add(str(status))
+        if c.arguments.get("queue"):
+            found.add("escalation")
+        if status == "solved" and c.arguments.get("reason"):
+            found.add("refusal")
     return tuple(sorted(found))

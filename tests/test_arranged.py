@@ -14,10 +14,8 @@ from pytest_thinkingbox import User, call
 from pytest_thinkingbox.attempt import Attempt, WorkerCache
 from pytest_thinkingbox.core.arranged import commit_noting_filled, pending_writes, persist_unflushed
 from pytest_thinkingbox.core.backends.sqlite import SQLiteBackend
-from pytest_thinkingbox.core.episode import Limits
 from pytest_thinkingbox.roles.agents import make_agent
-from pytest_thinkingbox.roles.judge import PhraseJudge
-from pytest_thinkingbox.roles.users import make_user
+from pytest_thinkingbox.serve.reward import offline_harness
 
 
 class Base(DeclarativeBase):
@@ -148,18 +146,8 @@ def test_rows_that_existed_are_not_replayed(shops):
 
 
 def _toy_attempt(cache: WorkerCache, attempt: int, task: str = "test_case_TY900_001") -> Attempt:
-    return Attempt(
-        task=task,
-        attempt=attempt,
-        seed=attempt,
-        domain=toydomain.DOMAIN,
-        cache=cache,
-        make_agent=lambda context: make_agent("golden", context),
-        make_user=lambda brief: make_user("scripted", brief),
-        make_judge=PhraseJudge,
-        limits=Limits(),
-        arranged_key="test_case_TY900_001",
-    )
+    harness = offline_harness(lambda context: make_agent("golden", context), seed=attempt, cache=cache)
+    return harness.attempt(task, attempt, toydomain.DOMAIN, key="test_case_TY900_001")
 
 
 def _toy_task(tb: Attempt, balance_cents: int = 500) -> tuple[str, str]:

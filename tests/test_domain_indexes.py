@@ -23,11 +23,9 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.orm import DeclarativeBase
 
-from pytest_thinkingbox.attempt import Attempt, WorkerCache
-from pytest_thinkingbox.core.episode import Limits
+from pytest_thinkingbox.attempt import WorkerCache
 from pytest_thinkingbox.roles.agents import make_agent
-from pytest_thinkingbox.roles.judge import PhraseJudge
-from pytest_thinkingbox.roles.users import make_user
+from pytest_thinkingbox.serve.reward import offline_harness
 
 DOMAINS_DIR = Path(__file__).resolve().parent.parent / "domains"
 DOMAINS = sorted(p.name for p in DOMAINS_DIR.iterdir() if (p / "policy.md").exists())
@@ -114,17 +112,8 @@ def test_the_tools_search_tables_rather_than_scan_them(domain, scans):
     ran = 0
     try:
         for name, task in _first_task_of_each_module(domain):
-            attempt = Attempt(
-                task=name,
-                attempt=1,
-                seed=0,
-                domain=package.DOMAIN,
-                cache=cache,
-                make_agent=lambda context: make_agent("golden", context),
-                make_user=lambda brief: make_user("scripted", brief),
-                make_judge=PhraseJudge,
-                limits=Limits(),
-            )
+            harness = offline_harness(lambda context: make_agent("golden", context), cache=cache)
+            attempt = harness.attempt(name, 1, package.DOMAIN)
             try:
                 task(attempt)
             finally:

@@ -40,7 +40,7 @@ def test_a_good_trajectory_earns_1_and_a_wrong_one_0_with_the_reason():
 
 def test_later_rewards_of_a_task_write_its_arranged_rows_again_and_grade_the_same(monkeypatch):
     """A trainer grades many trajectories of one task: after the first, its arranged rows are not flushed again."""
-    import pytest_thinkingbox.attempt as attempt_module
+    import pytest_thinkingbox.attempt.attempt as attempt_module
 
     written_again = []
     real = attempt_module.persist_unflushed

@@ -35,7 +35,7 @@ def _rules_parser(commands: Any) -> None:
 def rules_command(args: argparse.Namespace) -> int:
     from ..campaign.records import read_records
     from ..campaign.rule_list import domains_under, listing_lines, rule_listing
-    from ..serve.reward import bundled_root
+    from ..core.catalog import bundled_root
 
     root = args.root or bundled_root()
     if not root.is_dir():

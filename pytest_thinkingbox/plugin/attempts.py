@@ -152,13 +152,20 @@ def _task_key(item: pytest.Item) -> str:
     return f"{item.parent.nodeid if item.parent else ''}::{item_key(item)[0]}{params!r}"
 
 
-@pytest.fixture(scope="session")
-def tb_domain() -> Any:
-    """The domain a task runs against. Override it in the conftest.py beside your tasks."""
-    raise pytest.UsageError(
-        "no domain for this task: define a session-scoped `tb_domain` fixture returning a "
-        "pytest_thinkingbox.Domain in the conftest.py beside your tasks (see docs/getting-started.md)"
-    )
+@pytest.fixture(scope="module")
+def tb_domain(request: pytest.FixtureRequest) -> Any:
+    """The domain a task runs against: the ``DOMAIN`` its package exports (`core/catalog.py`), unless a
+    conftest.py beside the tasks overrides this fixture."""
+    from ..core.catalog import package_domain
+
+    domain = package_domain(request.module)
+    if domain is None:
+        raise pytest.UsageError(
+            f"no domain for {request.module.__name__}: export DOMAIN (a pytest_thinkingbox.Domain) from its "
+            "package, or define a `tb_domain` fixture in the conftest.py beside your tasks "
+            "(see docs/getting-started.md)"
+        )
+    return domain
 
 
 @pytest.fixture(scope="session")
@@ -221,32 +228,30 @@ def tb(
 def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, worker: Any) -> Any:
     """The `Attempt` behind `tb` for `item`, from the values of the fixtures it is built from; in an early pass,
     on its task's prepared start if it has one."""
-    from ..attempt import Attempt
+    from ..attempt import Harness, Roles
     from ..core.episode import Limits
 
     config = item.config
     task, number = item_key(item)
     concurrent = concurrency(config) > 1
-    return Attempt(
-        task=task,
-        attempt=number,
-        seed=config.getoption("tb_seed"),
-        domain=domain,
-        cache=worker,
-        make_agent=agent,
-        make_user=user,
-        make_judge=judge,
-        agent_name=getattr(agent, "agent_name", None),  # None: a custom agent, named when it is built
-        limits=Limits(
+    harness = Harness(
+        worker,
+        Roles(agent, user, judge, agent_name=getattr(agent, "agent_name", None)),  # None: a custom agent
+        Limits(
             max_steps=config.getoption("tb_max_steps"),
             max_turns=config.getoption("tb_max_turns"),
             time_limit_s=config.getoption("tb_time_limit"),
         ),
+        seed=config.getoption("tb_seed"),
+        capture=bool(config.getoption("tb_capture")),
+    )
+    return harness.attempt(
+        task,
+        number,
+        domain,
+        key=_task_key(item),
         early_key=item.nodeid if concurrent else None,
         start_early=item.stash.get(STARTING_EARLY, False),
-        prepared_key=_task_key(item) if concurrent else None,
-        arranged_key=_task_key(item),
-        capture=bool(config.getoption("tb_capture")),
     )
 
 

@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.catalog import find, task_ids
 from ..core.episode import AgentStep, AgentView
 from ..core.errors import ThinkingboxError
 from ..core.task import Call
-from .reward import find_task, run_task, task_ids
+from .reward import offline_harness
 
 IDLE_TIMEOUT_S = 300.0  # an episode whose client sends nothing this long is ended and freed
 MAX_EPISODES = 256  # live episodes at once; a reset beyond is refused
@@ -225,11 +226,11 @@ class EnvServer:
             # Images and golden end states are shared by every cache: a burst of episodes builds each once.
             cache = self._caches.pop() if self._caches else WorkerCache(images=self._images, golden=self._golden)
         try:
-            function, domain = find_task(episode.task, self.root)
+            entry = find(episode.task, self.root)
             _arrange.acquire()
             episode.holds_arrange_lock = True
             agent = RemoteAgent(episode, self.idle_timeout_s)
-            passed, _ = run_task(function, episode.task, domain, cache, lambda context: agent, episode.seed)
+            passed, _ = offline_harness(lambda context: agent, episode.seed, cache=cache).run_task(entry)
             # A failed check is not described: what failed would tell the expected state, which stays here.
             outcome: tuple[str, Any] = ("reward", (1, "every check passed") if passed else (0, "a check failed"))
         except ThinkingboxError as exc:

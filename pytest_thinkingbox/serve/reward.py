@@ -9,22 +9,20 @@ and returns 1 when its checks pass and 0 with the failure when they do not. A fa
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import inspect
 import json
-import re
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..core.episode import AgentStep
-from ..core.errors import HarnessError, TaskDefinitionError
+from ..attempt import Harness, Roles, WorkerCache
+from ..core.catalog import bundled_root, find
+from ..core.episode import AgentStep, Limits
 from ..core.task import Call
 from ..roles.agents.golden import CLOSING
+from ..roles.judge import PhraseJudge
+from ..roles.users import make_user
 
 
 @dataclass(frozen=True)
@@ -33,15 +31,6 @@ class Reward:
 
     value: int
     reason: str
-
-
-def bundled_root() -> Path:
-    """Where the tasks are by default: ``./domains`` in a checkout, else the installed bundled domains."""
-    here = Path("domains")
-    if here.is_dir():
-        return here
-    spec = importlib.util.find_spec("domains")
-    return Path(spec.origin).parent if spec is not None and spec.origin else here
 
 
 def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: str | Path | None = None) -> Reward:
@@ -57,12 +46,10 @@ def reward(task_id: str, trajectory: Sequence[Call | Mapping[str, Any]], root: s
         root: the folder whose packages hold the tasks (default: `bundled_root`); each task's package
             exports its ``DOMAIN``.
     """
-    from ..core.episode import Limits
-
-    function, domain = find_task(task_id, Path(root or bundled_root()).resolve())
+    entry = find(task_id, Path(root or bundled_root()))
     steps = _steps(trajectory)
     limits = Limits(max_steps=max(50, len(steps) + 1))
-    passed, reason = run_task(function, task_id, domain, _worker(), lambda context: Replay(steps), limits=limits)
+    passed, reason = offline_harness(lambda context: Replay(steps), limits=limits).run_task(entry)
     return Reward(int(passed), reason)
 
 
@@ -108,44 +95,13 @@ def _plain_call(call_: Any) -> Any:
     return {"tool": function.get("name"), "arguments": arguments}
 
 
-def run_task(
-    function: Any, task_id: str, domain: Any, cache: Any, make_agent: Any, seed: int = 0, limits: Any = None
-) -> tuple[bool, str]:
-    """Run a task function once, outside pytest, on a fresh attempt whose agent `make_agent` builds.
-
-    Returns whether its checks passed and, if not, the failure. A harness failure raises `HarnessError`.
-    """
-    from ..attempt import Attempt
-    from ..core.episode import Limits
-    from ..roles.judge import PhraseJudge
-    from ..roles.users import make_user
-
-    try:
-        attempt = Attempt(
-            task=task_id,
-            attempt=1,
-            seed=seed,
-            domain=domain,
-            cache=cache,
-            make_agent=make_agent,
-            make_user=lambda brief: make_user("scripted", brief),
-            make_judge=PhraseJudge,
-            limits=limits or Limits(),
-            # Its next attempts write the rows the arrange step's flush wrote again (core/arranged.py).
-            arranged_key=f"{function.__code__.co_filename}::{task_id}",
-        )
-    except HarnessError:
-        raise
-    except Exception as exc:
-        raise HarnessError("backend", f"a fresh backend failed: {type(exc).__name__}: {exc}") from exc
-    arguments = {"tb": attempt, "_tb_attempt": 1}
-    try:
-        function(**{name: arguments[name] for name in inspect.signature(function).parameters})
-    except AssertionError as failure:
-        return False, str(failure) or "a check failed"
-    finally:
-        attempt.close()
-    return True, "every check passed"
+def offline_harness(
+    make_agent: Callable[[Any], Any], seed: int = 0, limits: Limits | None = None, cache: WorkerCache | None = None
+) -> Harness:
+    """A harness for grading outside pytest: the scripted user, the offline judge, the agent `make_agent`
+    builds, and `cache` (by default this process's worker caches)."""
+    roles = Roles(make_agent, lambda brief: make_user("scripted", brief), PhraseJudge)
+    return Harness(cache or _worker(), roles, limits or Limits(), seed=seed)
 
 
 def _as_call(step: Call | Mapping[str, Any], position: int) -> Call:
@@ -159,41 +115,5 @@ def _as_call(step: Call | Mapping[str, Any], position: int) -> Call:
 
 
 @cache
-def _worker() -> Any:
-    from ..attempt import WorkerCache
-
+def _worker() -> WorkerCache:
     return WorkerCache()
-
-
-@cache
-def _test_files(root: Path) -> dict[str, list[Path]]:
-    """Every test function name under `root`, with the files that define it (read once per root)."""
-    pattern = re.compile(r"^def (test_\w+)\(", re.MULTILINE)
-    index: dict[str, list[Path]] = {}
-    for path in sorted(root.rglob("test_*.py")):
-        for name in pattern.findall(path.read_text(encoding="utf-8")):
-            index.setdefault(name, []).append(path)
-    return index
-
-
-def task_ids(root: Path) -> list[str]:
-    """Every task id (``test_case_...`` function) under `root`."""
-    return sorted(name for name in _test_files(root) if name.startswith("test_case_"))
-
-
-@cache
-def find_task(task_id: str, root: Path) -> tuple[Any, Any]:
-    """The task function called `task_id` under `root`, and the domain of its package."""
-    matches = _test_files(root).get(task_id, [])
-    if not matches:
-        raise LookupError(f"no task {task_id!r} under {root}")
-    if len(matches) > 1:
-        raise LookupError(f"task {task_id!r} is defined more than once under {root}: {', '.join(map(str, matches))}")
-    if str(root.parent) not in sys.path:
-        sys.path.insert(0, str(root.parent))
-    module_name = ".".join(matches[0].relative_to(root.parent).with_suffix("").parts)
-    module = importlib.import_module(module_name)
-    domain = getattr(importlib.import_module(module.__package__ or ""), "DOMAIN", None)
-    if domain is None:
-        raise TaskDefinitionError(f"{task_id}: its package {module.__package__!r} exports no DOMAIN")
-    return getattr(module, task_id), domain
