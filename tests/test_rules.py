@@ -110,12 +110,14 @@ def test_a_rule_runs_only_when_a_table_it_watches_was_written_and_its_violations
     Table("refunds", metadata, Column("id", String, primary_key=True), Column("amount", Integer))
     Table("tickets", metadata, Column("id", String, primary_key=True), Column("status", String))
     quiet = Evidence(
-        metadata, {"tickets": {"T-1": ({"id": "T-1", "status": "open"}, {"id": "T-1", "status": "hold"})}}, NoDatabase()
+        metadata,
+        {"tickets": {"T-1": ({"id": "T-1", "status": "open"}, {"id": "T-1", "status": "hold"})}},
+        NoDatabase(),  # type: ignore[arg-type]  # reads nothing
     )
     assert rules.check(quiet) == []
     assert seen == []
     refund = {"id": "R-1", "amount": 150}
-    loud = Evidence(metadata, {"refunds": {"R-1": (None, refund)}}, NoDatabase())
+    loud = Evidence(metadata, {"refunds": {"R-1": (None, refund)}}, NoDatabase())  # type: ignore[arg-type]
     [violation] = rules.check(loud)
     assert violation == Violation("refund of 150", "refunds", "R-1", "amount", "SH-1")
     assert violation.explain() == "SH-1 refunds[R-1].amount: refund of 150"

@@ -802,13 +802,19 @@ def no_card_is_unfrozen_while_a_fraud_alert_is_open(ev: Evidence) -> Iterator[Vi
             yield Violation.of(alert, "a high-risk alert is for the fraud team only: never resolved here", "status")
         if alert.status != "confirmed_fraud":
             continue
-        tx = ev.start.get("transactions", alert.transaction_id) if alert.transaction_id else None
-        card_id = tx.card_id if tx is not None and tx.card_id else alert.card_id
-        card = ev.end.get("cards", card_id) if card_id else None
-        if card is not None and (card.status != "blocked" or card.block_reason not in ("fraud", "stolen")):
-            yield Violation.of(card, f"fraud confirmed on alert {alert.id}: the card is blocked (fraud)", "status")
-        if tx is not None and ev.end.one("disputes", transaction_id=tx.id, reason="unauthorised") is None:
-            yield Violation.of(alert, f"fraud confirmed: payment {tx.id} is disputed as unauthorised", "transaction_id")
+        fraud_tx = ev.start.get("transactions", alert.transaction_id) if alert.transaction_id else None
+        card_id = fraud_tx.card_id if fraud_tx is not None and fraud_tx.card_id else alert.card_id
+        fraud_card = ev.end.get("cards", card_id) if card_id else None
+        if fraud_card is not None and (
+            fraud_card.status != "blocked" or fraud_card.block_reason not in ("fraud", "stolen")
+        ):
+            yield Violation.of(
+                fraud_card, f"fraud confirmed on alert {alert.id}: the card is blocked (fraud)", "status"
+            )
+        if fraud_tx is not None and ev.end.one("disputes", transaction_id=fraud_tx.id, reason="unauthorised") is None:
+            yield Violation.of(
+                alert, f"fraud confirmed: payment {fraud_tx.id} is disputed as unauthorised", "transaction_id"
+            )
     for _, t in _tickets(ev, desk=False):
         if t.category != "fraud" and t.reason != "fraud_suspected":
             continue

@@ -92,6 +92,7 @@ class OrderFactory(Factory[Order]):
                     line = (line, 1)
                 product_id, quantity, *paid = line  # (product, quantity[, unit price paid when it differs])
                 product = db.get(Product, product_id)
+                assert product is not None, f"no product {product_id} in the seed"
                 price = paid[0] if paid else product.price_cents
                 items.append(OrderItemFactory(order=order, product=product, quantity=quantity, unit_price_cents=price))
         order.subtotal_cents = sum(i.unit_price_cents * i.quantity for i in items)
@@ -172,6 +173,7 @@ class RefundFactory(Factory[Refund]):
     def _create(cls, model_class, *args, **kwargs):
         refund = super()._create(model_class, *args, **kwargs)
         payment = current_session().get(Payment, refund.payment_id)
+        assert payment is not None, f"refund of payment {refund.payment_id}, which the attempt does not hold"
         payment.refunded_cents += refund.amount_cents
         payment.status = "refunded" if payment.refunded_cents == payment.amount_cents else "partially_refunded"
         current_session().flush()

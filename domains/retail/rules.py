@@ -1158,7 +1158,7 @@ def claims_get_the_resolution_the_price_and_history_set(ev: Evidence) -> Iterato
     for claim in ev.added("warranty_claims"):
         w = ev.start.get("warranties", claim.warranty_id)
         product = ev.start.get("products", w.product_id) if w is not None else None
-        if product is None:
+        if product is None or w is None:
             continue
         earlier = [c for c in ev.start.where("warranty_claims", warranty_id=w.key) if c.status == "approved"]
         wanted = "replacement" if product.price_cents < 15_000 or earlier else "repair"

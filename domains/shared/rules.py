@@ -54,7 +54,7 @@ def _day(value: dt.date | dt.datetime) -> dt.date:
 
 def written_tables(ev: Evidence, *ignore: str) -> set[str]:
     """The tables the conversation wrote, leaving out `ignore` (e.g. the ticket tables)."""
-    return ev.tables_written - set(ignore)
+    return set(ev.tables_written) - set(ignore)
 
 
 def called(ev: Evidence, tool: str, **arguments: Any) -> bool:

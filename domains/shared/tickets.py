@@ -116,7 +116,7 @@ def register_ticket_tools(
     """
     Category = Literal[tuple(categories)]  # type: ignore[valid-type]
     Reason = Literal[tuple(reasons)]  # type: ignore[valid-type]
-    Queue = Literal[tuple(queues)] if queues else None  # type: ignore[valid-type]
+    Queue: Any = Literal[tuple(queues)] if queues else None  # a Literal of the domain's queues, built at run time
 
     # The queries, built once: a statement built for every call costs as much again as running it.
     counted = comment.ticket_id.in_(bindparam("ticket_ids", expanding=True))

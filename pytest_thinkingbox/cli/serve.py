@@ -103,9 +103,9 @@ def _serve_env_parser(commands: Any) -> None:
 
 
 def serve_env_command(args: argparse.Namespace) -> int:
+    from ..core.catalog import bundled_root
     from ..serve.env_http import HttpServer
     from ..serve.env_server import EnvServer
-    from ..core.catalog import bundled_root
 
     tasks = None
     if args.tasks:

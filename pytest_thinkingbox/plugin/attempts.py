@@ -14,9 +14,12 @@ Nothing heavy is imported until a fixture is set up.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from ..attempt import Attempt
 
 from .catalog import briefs
 from .concurrency import START_PREPARED, STARTING_EARLY, WORKER, concurrency
@@ -200,7 +203,7 @@ def tb(
     tb_user: Callable[[Any], Any],
     tb_judge: Callable[[], Any],
     _tb_worker: Any,
-) -> Iterator[Any]:
+) -> Iterator[Attempt]:
     """One attempt of a task: a fresh database and `tb.run(User(...), golden=[call(...)])`.
 
     Factories write into this attempt's database; `run.db` reads it back.
