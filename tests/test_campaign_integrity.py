@@ -208,7 +208,7 @@ def test_model_config_values_of_the_wrong_type_are_usage_errors(toy, field, mess
     ],
 )
 def test_appending_keeps_every_whole_line_and_starts_on_a_new_one(tmp_path, before, after):
-    from pytest_thinkingbox.campaign.records import ResultsWriter
+    from pytest_thinkingbox.campaign.writer import ResultsWriter
 
     path = tmp_path / "r.jsonl"
     path.write_bytes(before)

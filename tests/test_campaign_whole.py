@@ -14,7 +14,8 @@ import time
 import pytest
 from conftest import REFUND_TASK
 
-from pytest_thinkingbox.campaign.records import FileInUse, ResultsWriter, read_records
+from pytest_thinkingbox.campaign.records import read_records
+from pytest_thinkingbox.campaign.writer import FileInUse, ResultsWriter
 
 THREE_TASKS = "".join(REFUND_TASK.replace("TY001_001", f"TY001_00{i}") for i in (1, 2, 3))
 
@@ -94,7 +95,7 @@ def test_a_second_campaign_on_the_same_results_file_is_refused_and_the_first_los
 def test_the_lock_of_a_killed_writer_is_gone_with_it(tmp_path):
     path = tmp_path / "r.jsonl"
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"from pytest_thinkingbox.campaign.records import ResultsWriter as W; "
+        [sys.executable, "-c", f"from pytest_thinkingbox.campaign.writer import ResultsWriter as W; "
          f"w = W(__import__('pathlib').Path({str(path)!r})); w.write({{'manifest': {{'run': 'held'}}}}); "
          "print('held', flush=True); import time; time.sleep(60)"],
         stdout=subprocess.PIPE, text=True,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ..campaign.records import FileInUse, ResultsWriter
+from ..campaign.writer import FileInUse, ResultsWriter
 from .attempts import REPEAT
 from .roles import MODELS, agent_name, role_name
 from .shards import SHARD

@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from ..campaign.records import DEFINING, ResultsWriter, expected_attempts, expected_keys, fingerprint
+from ..campaign.records import DEFINING, expected_attempts, expected_keys, fingerprint
+from ..campaign.writer import ResultsWriter
 from ..core.bundle import __version__
 from .attempts import REPEAT
 from .continuation import CONTINUATION, Continuation, Key, _continuation, _read
