@@ -243,7 +243,7 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
     )
     result = pytester.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*define a session-scoped `tb_domain` fixture*"])
+    result.stdout.fnmatch_lines(["*no domain for test_tasks: export DOMAIN*define a `tb_domain` fixture in the conftest.py*"])
     [record] = read_records([pytester.path / "r.jsonl"])
     assert (record["task"], record["attempt"], record["outcome"]) == ("test_case_X", 1, "error")
     assert record["error"]["stage"] == "setup"

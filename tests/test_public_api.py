@@ -7,9 +7,10 @@ from importlib.metadata import entry_points
 import pytest_thinkingbox
 
 NAMES = {
-    "AgentStep", "AgentView", "CONFLICT", "Call", "Domain", "Evidence", "Factory", "INVALID_ARGUMENT", "NOT_FOUND",
-    "PRECONDITION_FAILED", "Rules", "ToolFailure", "ToolSet", "User", "Verdict", "Violation", "__version__", "call",
-    "current_session", "derived", "get_or_fail", "next_id", "reward", "row_dict", "rows_where", "volatile",
+    "AgentStep", "AgentView", "Attempt", "CONFLICT", "Call", "Domain", "Evidence", "Factory", "HarnessError",
+    "INVALID_ARGUMENT", "NOT_FOUND", "PRECONDITION_FAILED", "Rules", "Run", "TaskDefinitionError", "ThinkingboxError",
+    "ToolFailure", "ToolSet", "User", "Verdict", "Violation", "__version__", "call", "current_session", "derived",
+    "get_or_fail", "next_id", "reward", "row_dict", "rows_where", "volatile",
 }  # fmt: skip
 OPTIONS = (
     "--tb-agent", "--tb-user", "--tb-judge", "--tb-config", "--tb-base-url", "--tb-repeat", "--tb-seed",
@@ -47,4 +48,4 @@ def test_every_option_ini_and_fixture_is_offered(pytester):
         assert f"{ini} (string)" in help_text, ini
     fixtures = pytester.runpytest("--fixtures").stdout.str()
     for name in FIXTURES:
-        assert f"{name} [session scope]" in fixtures or f"\n{name}\n" in fixtures or f"{name} --" in fixtures, name
+        assert f"{name} [session scope]" in fixtures or f"{name} [module scope]" in fixtures or f"\n{name}\n" in fixtures or f"{name} --" in fixtures, name

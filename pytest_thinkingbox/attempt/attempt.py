@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -43,9 +43,6 @@ from .early import EarlyStarts, PreparedStart, StartedEarly
 from .result import AttemptResult, Captured, RubricAnswer, Run, TaskBrief
 from .worker import ArrangedStart, GoldenEnd
 
-if TYPE_CHECKING:
-    from .harness import Harness
-
 
 def agent_label(agent: object) -> str:
     """What records call an agent the harness did not build: its `name` (and `version`), else ``custom``."""
@@ -66,7 +63,7 @@ class Attempt(EarlyStarts):
 
     def __init__(
         self,
-        harness: Harness,
+        harness: Any,  # its Harness (harness.py imports this module, so not named here)
         task: str,
         attempt: int,
         domain: Domain,

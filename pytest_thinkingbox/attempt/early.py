@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from ..core.episode import Agent, SimulatedUser
     from ..roles.agents import AgentContext
-    from .worker import WorkerCache
 
 
 class StartedEarly(BaseException):
@@ -66,7 +65,7 @@ class EarlyStarts:
 
     if TYPE_CHECKING:  # what it uses of `Attempt`
         db: Session
-        _cache: WorkerCache
+        _cache: Any  # the WorkerCache (worker.py, which imports this module)
         _prepared: PreparedStart | None
         _early_key: str | None
         _prepared_key: str | None
