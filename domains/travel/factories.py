@@ -10,8 +10,9 @@ one night. `TripFactory` opens an itinerary (pass ``trip=`` to `BookingFactory` 
 nightly rate cap in a city.
 
 The arrange helpers at the end name the rows most tasks set up, so that a task's arrange step reads as its
-situation: `booking_for` (a traveller's booking), `trip_segment`, `group_room` / `group_rooms`, `closure` and
-`room_disruption`, `approval_request` (one already with the travel manager), `earlier_ticket` (another matter).
+situation: `travellers` (several of one account), `booking_for` (a traveller's booking), `trip_segment`,
+`group_booking` and its `group_room` / `group_rooms`, `closure` and `room_disruption`, `approval_request` (one already
+with the travel manager) and `cap_exception`, `earlier_ticket` (another matter).
 """
 
 from __future__ import annotations
@@ -307,6 +308,18 @@ class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
 # --- Arrange helpers: the rows most tasks set up, in the words of the domain ---------------------------------------
 
 
+def travellers(*names: str, **fields: Any) -> list[Traveller]:
+    """One traveller per name, in that order, all with the same other `fields` (a group's organiser and guests, say
+    ``account_id=CASTELLAN``)."""
+    return [TravellerFactory(name=name, **fields) for name in names]
+
+
+def group_booking(organiser: Traveller, hotel_id: str, name: str, check_in: date, **fields: Any) -> GroupBooking:
+    """A group booking `organiser` made at `hotel_id` under the group's `name`, from `check_in` (three nights unless
+    ``check_out`` says otherwise); its rooms come from `group_room` / `group_rooms`."""
+    return GroupBookingFactory(organiser=organiser, hotel_id=hotel_id, name=name, check_in=check_in, **fields)
+
+
 def booking_for(
     traveller: Traveller, room_type_id: str, check_in: date, nights: int, nightly_rate_cents: int, **fields: Any
 ) -> Booking:
@@ -393,6 +406,22 @@ def approval_request(
         created_at=created_at,
         decided_at=decided_at,
         **fields,
+    )
+
+
+def cap_exception(
+    booking: Booking,
+    room_type_id: str,
+    rate_cents: int,
+    status: str,
+    created_at: datetime,
+    decided_at: datetime | None = None,
+    **fields: Any,
+) -> ApprovalRequest:
+    """A city-cap exception already asked of the travel manager for `booking` at `room_type_id` and `rate_cents`, above
+    the account's cap for the city (see `approval_request`)."""
+    return approval_request(
+        booking, room_type_id, rate_cents, status, created_at, decided_at, kind="cap_exception", **fields
     )
 
 

@@ -48,6 +48,7 @@ from domains.travel.factories import (
     booking_for,
     earlier_ticket,
     set_available_rooms,
+    travellers,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
 from domains.travel.phrases import contact_travel_manager
@@ -557,8 +558,7 @@ def test_case_TR022_006(tb):
 def test_case_TR022_007(tb):
     """An assistant asks for her director's free Platinum late checkout and her own paid one: his booking is not
     hers to change (not_authorised), her own is arranged for the hotel's 40.00 fee she accepts."""
-    lieke = TravellerFactory(name="Lieke Janssen")
-    maarten = TravellerFactory(name="Maarten Visser")
+    lieke, maarten = travellers("Lieke Janssen", "Maarten Visser")
     LoyaltyProfileFactory(traveller=maarten, tier="platinum", tier_valid_until=date(2027, 6, 30))
     his = booking_for(maarten, LIS_EXECUTIVE, date(2026, 9, 15), 3, 24_900)
     own = booking_for(lieke, LIS_STANDARD, date(2026, 9, 15), 3, 15_900)

@@ -40,6 +40,7 @@ from domains.travel.factories import (
     booking_for,
     earlier_ticket,
     set_available_rooms,
+    travellers,
 )
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
 from domains.travel.phrases import contact_travel_manager
@@ -175,8 +176,7 @@ def test_case_TR001_003(tb):
 @pytest.mark.two_requests
 def test_case_TR001_004(tb):
     """Cancel her own room (inside the window) but not a sick colleague's room on the same account: not_authorised."""
-    hanna = TravellerFactory(name="Hanna de Vries")
-    pieter = TravellerFactory(name="Pieter Jansen")
+    hanna, pieter = travellers("Hanna de Vries", "Pieter Jansen")
     own = booking_for(hanna, FRA_DOUBLE, date(2026, 9, 22), 2, 13_900)  # free until 21 Sep 15:00
     his = booking_for(pieter, FRA_DOUBLE, date(2026, 9, 22), 2, 13_900)
     ticket = TicketFactory(requester=hanna, booking_id=own.id, subject="Cancel Frankfurt rooms")

@@ -35,14 +35,15 @@ from domains.travel.calls import (
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     CorporateAccountFactory,
-    GroupBookingFactory,
     LoyaltyProfileFactory,
     TicketFactory,
     TravellerFactory,
     booking_for,
     earlier_ticket,
+    group_booking,
     group_rooms,
     set_available_rooms,
+    travellers,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment
 from domains.travel.seed import (
@@ -253,13 +254,8 @@ def test_case_TR006_004(tb):
 
 def test_case_TR005_001(tb):
     """Organiser upgrades two of four group rooms: charge each upgraded room its own difference, not her room."""
-    inge = TravellerFactory(name="Inge Vermeulen")
-    pieter = TravellerFactory(name="Pieter Jansen")
-    maarten = TravellerFactory(name="Maarten Visser")
-    sanne = TravellerFactory(name="Sanne Bos")
-    group = GroupBookingFactory(
-        organiser=inge, hotel_id=LISBON, name="Veldhoven sales kick-off", check_in=date(2026, 9, 23)
-    )
+    inge, pieter, maarten, sanne = travellers("Inge Vermeulen", "Pieter Jansen", "Maarten Visser", "Sanne Bos")
+    group = group_booking(inge, LISBON, "Veldhoven sales kick-off", date(2026, 9, 23))
     own, room_pieter, room_maarten, _ = group_rooms(group, [inge, pieter, maarten, sanne], LIS_STANDARD, 15_900)
     ticket = TicketFactory(requester=inge, subject="Upgrade two rooms in our group")
 
@@ -292,12 +288,8 @@ def test_case_TR005_001(tb):
 def test_case_TR005_002(tb):
     """A group guest asks to upgrade her own group room, which only the organiser may change (pending for the group
     desk), and to add a night to her own London stay, which she may: added at its own rate and charged."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
-    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan regulatory workshop", check_in=date(2026, 9, 21)
-    )
+    harriet, tom, niamh = travellers("Harriet Cole", "Tom Whitfield", "Niamh Gallagher", account_id=CASTELLAN)
+    group = group_booking(harriet, AMSTERDAM, "Castellan regulatory workshop", date(2026, 9, 21))
     _, _, room_niamh = group_rooms(group, [harriet, tom, niamh], AMS_STANDARD, 18_500)
     london = booking_for(niamh, LON_CLASSIC, date(2026, 9, 17), 2, 23_000)
     ticket = TicketFactory(requester=niamh, booking_id=room_niamh.id, subject="Canal View upgrade")
@@ -350,12 +342,9 @@ def test_case_TR005_002(tb):
 
 def test_case_TR005_003(tb):
     """Organiser cancels one group room: the group's deadline (passed) counts, not the room's own (still ahead)."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    ravi = TravellerFactory(name="Ravi Sharma", account_id=CASTELLAN)
-    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan supplier summit", check_in=date(2026, 9, 14)
-    )  # group free until 31 Aug 18:00; each room's own deadline is 11 Sep 15:00
+    harriet, ravi, niamh = travellers("Harriet Cole", "Ravi Sharma", "Niamh Gallagher", account_id=CASTELLAN)
+    # group free until 31 Aug 18:00; each room's own deadline is 11 Sep 15:00
+    group = group_booking(harriet, AMSTERDAM, "Castellan supplier summit", date(2026, 9, 14))
     _, room_ravi, _ = group_rooms(group, [harriet, ravi, niamh], AMS_STANDARD, 18_500)
     ticket = TicketFactory(requester=harriet, subject="Cancel one room of the summit group")
 
@@ -528,11 +517,9 @@ def test_case_TR005_004(tb):
     """Organiser cancels a guest's room (group window open) but cannot lend her Platinum late checkout to another."""
     harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=harriet, tier="platinum", tier_valid_until=date(2027, 5, 31))
-    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
-    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=LONDON, name="Castellan board offsite", check_in=date(2026, 9, 23)
-    )  # group free until 9 Sep 18:00
+    tom, niamh = travellers("Tom Whitfield", "Niamh Gallagher", account_id=CASTELLAN)
+    # group free until 9 Sep 18:00
+    group = group_booking(harriet, LONDON, "Castellan board offsite", date(2026, 9, 23))
     _, room_tom, room_niamh = group_rooms(group, [harriet, tom, niamh], LON_CLASSIC, 23_000)
     ticket = TicketFactory(requester=harriet, subject="Board offsite rooms")
 
@@ -563,12 +550,8 @@ def test_case_TR005_004(tb):
 
 def test_case_TR005_005(tb):
     """Organiser's only ticket is pending on another matter: open a new group ticket, upgrade one room on its own."""
-    inge = TravellerFactory(name="Inge Vermeulen")
-    sanne = TravellerFactory(name="Sanne Bos")
-    bas = TravellerFactory(name="Bas Kuiper")
-    group = GroupBookingFactory(
-        organiser=inge, hotel_id=FRANKFURT, name="Veldhoven quality workshop", check_in=date(2026, 9, 24)
-    )
+    inge, sanne, bas = travellers("Inge Vermeulen", "Sanne Bos", "Bas Kuiper")
+    group = group_booking(inge, FRANKFURT, "Veldhoven quality workshop", date(2026, 9, 24))
     own, room_sanne, _ = group_rooms(group, [inge, sanne, bas], FRA_SINGLE, 12_400)
     waiting = earlier_ticket(inge, "Cheaper room for my Lisbon trip", "pending", days_ago(2, hour=10))
 
@@ -604,13 +587,8 @@ def test_case_TR005_005(tb):
 
 def test_case_TR005_006(tb):
     """Executive Rooms for three guests: only two left one night, so the organiser's fallback, three Superiors."""
-    femke = TravellerFactory(name="Femke Smit")
-    lotte = TravellerFactory(name="Lotte Hendriks")
-    daan = TravellerFactory(name="Daan Mulder")
-    joost = TravellerFactory(name="Joost de Graaf")
-    group = GroupBookingFactory(
-        organiser=femke, hotel_id=LISBON, name="Veldhoven product launch", check_in=date(2026, 9, 23)
-    )
+    femke, lotte, daan, joost = travellers("Femke Smit", "Lotte Hendriks", "Daan Mulder", "Joost de Graaf")
+    group = group_booking(femke, LISBON, "Veldhoven product launch", date(2026, 9, 23))
     own, *guests = group_rooms(group, [femke, lotte, daan, joost], LIS_STANDARD, 15_900)
     set_available_rooms(LIS_EXECUTIVE, date(2026, 9, 24), 2)
     ticket = TicketFactory(requester=femke, subject="Better rooms for the launch team")

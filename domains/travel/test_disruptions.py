@@ -43,16 +43,17 @@ from domains.travel.calls import (
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
     CorporateAccountFactory,
-    GroupBookingFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
     booking_for,
     closure,
+    group_booking,
     group_rooms,
     room_disruption,
     set_available_rooms,
+    travellers,
 )
 from domains.travel.models import Booking, PartnerEscalation, Payment, Ticket, TicketComment
 from domains.travel.phrases import contact_travel_manager, refund_amount
@@ -388,12 +389,8 @@ def test_case_TR010_005(tb):
 
 def test_case_TR011_001(tb):
     """Group of three at a closed Harbourline: two Alfama Classics left, so all three to Patio Rooms; three claims."""
-    joris = TravellerFactory(name="Joris van Dam", account_id=VELDHOVEN)
-    eva = TravellerFactory(name="Eva Kramer", account_id=VELDHOVEN)
-    milan = TravellerFactory(name="Milan Bakker", account_id=VELDHOVEN)
-    group = GroupBookingFactory(
-        organiser=joris, hotel_id=LISBON, name="Veldhoven port audit", check_in=date(2026, 9, 16)
-    )
+    joris, eva, milan = travellers("Joris van Dam", "Eva Kramer", "Milan Bakker", account_id=VELDHOVEN)
+    group = group_booking(joris, LISBON, "Veldhoven port audit", date(2026, 9, 16))
     rooms = group_rooms(group, [joris, eva, milan], LIS_STANDARD, 15_900, hotel_confirmation="cannot_honour")
     closure(
         LISBON,
@@ -451,11 +448,8 @@ def test_case_TR011_002(tb):
     """A group guest asks to have her own group room relocated, which only the organiser may ask (pending for the
     group desk), and her own Frankfurt stay, which the hotel closed for a night: that one she may have moved, to the
     Westend's Double Room at her 169.00 rate, the 10.00 a night claimed from the hotel."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    priya = TravellerFactory(name="Priya Nair", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=LONDON, name="Castellan trial investigators meeting", check_in=date(2026, 9, 15)
-    )
+    harriet, priya = travellers("Harriet Cole", "Priya Nair", account_id=CASTELLAN)
+    group = group_booking(harriet, LONDON, "Castellan trial investigators meeting", date(2026, 9, 15))
     _, room_priya = group_rooms(group, [harriet, priya], LON_DELUXE, 27_500, hotel_confirmation="cannot_honour")
     room_disruption(LON_DELUXE, "overbooking", date(2026, 9, 15), date(2026, 9, 16), "Deluxe Kings oversold.")
     frankfurt = booking_for(priya, FRA_DOUBLE, date(2026, 9, 18), 2, 16_900, hotel_confirmation="cannot_honour")
@@ -528,13 +522,10 @@ def test_case_TR011_002(tb):
 @pytest.mark.distractors
 def test_case_TR011_003(tb):
     """Only the group's Deluxe rooms are oversold: those two move (refunded 60.00 each), the Classics stay."""
-    rebecca = TravellerFactory(name="Rebecca Stone", account_id=CASTELLAN)
-    liam = TravellerFactory(name="Liam Foster", account_id=CASTELLAN)
-    nadia = TravellerFactory(name="Nadia Haddad", account_id=CASTELLAN)
-    omar = TravellerFactory(name="Omar Farouk", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=rebecca, hotel_id=LONDON, name="Castellan market access forum", check_in=date(2026, 9, 22)
+    rebecca, liam, nadia, omar = travellers(
+        "Rebecca Stone", "Liam Foster", "Nadia Haddad", "Omar Farouk", account_id=CASTELLAN
     )
+    group = group_booking(rebecca, LONDON, "Castellan market access forum", date(2026, 9, 22))
     group.check_out = date(2026, 9, 24)
     deluxe = group_rooms(group, [rebecca, liam], LON_DELUXE, 32_500, hotel_confirmation="cannot_honour")
     classic = group_rooms(group, [nadia, omar], LON_CLASSIC, 23_000)
@@ -795,12 +786,8 @@ def test_case_TR010_007(tb):
 
 def test_case_TR011_004(tb):
     """Closed Meridian Quay: the group's two confirmed rooms move at an equal rate (no money moves), not the third."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
-    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan pharmacovigilance audit", check_in=date(2026, 9, 19)
-    )
+    harriet, tom, niamh = travellers("Harriet Cole", "Tom Whitfield", "Niamh Gallagher", account_id=CASTELLAN)
+    group = group_booking(harriet, AMSTERDAM, "Castellan pharmacovigilance audit", date(2026, 9, 19))
     group.check_out = date(2026, 9, 21)
     own, room_tom, room_niamh = group_rooms(
         group, [harriet, tom, niamh], AMS_STANDARD, 17_000, hotel_confirmation="cannot_honour"

@@ -40,8 +40,6 @@ from domains.travel.calls import (
 )
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
-    GroupBookingFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
@@ -49,9 +47,11 @@ from domains.travel.factories import (
     approval_request,
     booking_for,
     earlier_ticket,
+    group_booking,
     group_room,
     room_disruption,
     set_available_rooms,
+    travellers,
 )
 from domains.travel.models import ApprovalRequest, Booking, PartnerEscalation, Payment, Ticket, TicketComment
 from domains.travel.phrases import refund_amount
@@ -100,13 +100,8 @@ ARTICLES = (
 def test_case_TR021_001(tb):
     """Organiser extends three of four group rooms by a night: each added night is charged on its own room at that
     room's own rate (the Executive at 249.00, the Standards at 159.00); Joost's room is left alone."""
-    femke = TravellerFactory(name="Femke Smit")
-    lotte = TravellerFactory(name="Lotte Hendriks")
-    daan = TravellerFactory(name="Daan Mulder")
-    joost = TravellerFactory(name="Joost de Graaf")
-    group = GroupBookingFactory(
-        organiser=femke, hotel_id=LISBON, name="Veldhoven dealer days", check_in=date(2026, 9, 23)
-    )
+    femke, lotte, daan, joost = travellers("Femke Smit", "Lotte Hendriks", "Daan Mulder", "Joost de Graaf")
+    group = group_booking(femke, LISBON, "Veldhoven dealer days", date(2026, 9, 23))
     own = group_room(group, femke, LIS_STANDARD, 15_900)
     room_lotte = group_room(group, lotte, LIS_EXECUTIVE, 24_900)
     room_daan = group_room(group, daan, LIS_STANDARD, 15_900)
@@ -159,12 +154,9 @@ def test_case_TR021_001(tb):
 def test_case_TR021_002(tb):
     """Organiser cancels two rooms after the group's deadline: the Canal View the hotel cannot honour is refunded in
     full (hotel fault, no fee), the other keeps a night and the fee; solved as outside_window."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
-    niamh = TravellerFactory(name="Niamh Gallagher", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan market access forum", check_in=date(2026, 9, 17)
-    )  # group free until 3 Sep 18:00
+    harriet, tom, niamh = travellers("Harriet Cole", "Tom Whitfield", "Niamh Gallagher", account_id=CASTELLAN)
+    # group free until 3 Sep 18:00
+    group = group_booking(harriet, AMSTERDAM, "Castellan market access forum", date(2026, 9, 17))
     group_room(group, harriet, AMS_STANDARD, 18_500)
     room_tom = group_room(group, tom, AMS_CANAL_VIEW, 22_000, hotel_confirmation="cannot_honour")
     room_niamh = group_room(group, niamh, AMS_STANDARD, 18_500)
@@ -224,9 +216,7 @@ def test_case_TR021_003(tb):
     LoyaltyProfileFactory(traveller=priya, tier="gold", tier_valid_until=date(2026, 9, 30))
     tom = TravellerFactory(name="Tom Whitfield", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=tom, tier="gold", tier_valid_until=date(2026, 8, 31))
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=LONDON, name="Castellan pricing committee", check_in=date(2026, 9, 15)
-    )
+    group = group_booking(harriet, LONDON, "Castellan pricing committee", date(2026, 9, 15))
     own = group_room(group, harriet, LON_CLASSIC, 23_000)
     room_priya = group_room(group, priya, LON_CLASSIC, 23_000)
     room_tom = group_room(group, tom, LON_CLASSIC, 23_000)
@@ -450,15 +440,10 @@ def test_case_TR024_004(tb):
     upgrade and late checkout he paid: 1,040.00 refundable, 1,015.00 after the fee, over the limit; payments."""
     hugo = TravellerFactory(name="Hugo Marsh", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=hugo, tier="silver", tier_valid_until=date(2027, 1, 31))
-    booking = BookingFactory(
-        traveller=hugo,
-        room_type_id=LON_CLUB,
-        check_in=date(2026, 9, 21),
-        nights=3,
-        nightly_rate_cents=33_000,
-        late_checkout=True,
-        payment__amount_cents=82_500,  # booked as a Deluxe King at 275.00
-    )  # free until 19 Sep 15:00
+    # free until 19 Sep 15:00; the booking charge of 825.00: booked as a Deluxe King at 275.00
+    booking = booking_for(
+        hugo, LON_CLUB, date(2026, 9, 21), 3, 33_000, late_checkout=True, payment__amount_cents=82_500
+    )
     PaymentFactory(booking=booking, reason="room_upgrade", amount_cents=16_500, created_at=days_ago(6, hour=10))
     PaymentFactory(booking=booking, reason="late_checkout", amount_cents=5_000, created_at=days_ago(6, hour=10))
     ticket = TicketFactory(requester=hugo, booking_id=booking.id, subject="Cancel London")
@@ -503,11 +488,8 @@ def test_case_TR024_004(tb):
 def test_case_TR021_004(tb):
     """A group guest cancels his group room and his own London stay: only the organiser may cancel the group room
     (pending for the group desk); his own booking is cancelled inside the window, less the fee."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    ravi = TravellerFactory(name="Ravi Sharma", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=AMSTERDAM, name="Castellan launch readiness", check_in=date(2026, 9, 24)
-    )
+    harriet, ravi = travellers("Harriet Cole", "Ravi Sharma", account_id=CASTELLAN)
+    group = group_booking(harriet, AMSTERDAM, "Castellan launch readiness", date(2026, 9, 24))
     group_room(group, harriet, AMS_STANDARD, 18_500)
     room_ravi = group_room(group, ravi, AMS_STANDARD, 18_500)
     london = booking_for(ravi, LON_CLASSIC, date(2026, 9, 22), 2, 23_000)  # free until 20 Sep 15:00
@@ -547,12 +529,8 @@ def test_case_TR021_004(tb):
 def test_case_TR021_005(tb):
     """Organiser moves two guests to cheaper rooms: Bram's downgrade was approved (change it, refund the difference),
     Sanne's has no request yet (create one at the 159.00 contract rate, change nothing); the ticket waits: pending."""
-    inge = TravellerFactory(name="Inge Vermeulen")
-    bram = TravellerFactory(name="Bram Peeters")
-    sanne = TravellerFactory(name="Sanne Bos")
-    group = GroupBookingFactory(
-        organiser=inge, hotel_id=LISBON, name="Veldhoven board retreat", check_in=date(2026, 9, 28)
-    )
+    inge, bram, sanne = travellers("Inge Vermeulen", "Bram Peeters", "Sanne Bos")
+    group = group_booking(inge, LISBON, "Veldhoven board retreat", date(2026, 9, 28))
     group_room(group, inge, LIS_EXECUTIVE, 24_900)
     room_bram = group_room(group, bram, LIS_EXECUTIVE, 24_900)
     room_sanne = group_room(group, sanne, LIS_EXECUTIVE, 24_900)
@@ -621,15 +599,8 @@ def test_case_TR021_005(tb):
 def test_case_TR021_006(tb):
     """A group guest questions the hotel's second charge for her room: not a room change, so she need not wait for
     the organiser; our ledger has one charge, so escalate to the hotel; the category is group_booking; hold."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    olivia = TravellerFactory(name="Olivia Grant", account_id=CASTELLAN)
-    group = GroupBookingFactory(
-        organiser=harriet,
-        hotel_id=LONDON,
-        name="Castellan investor day",
-        check_in=date(2026, 9, 1),
-        created_at=days_ago(45, hour=10),
-    )
+    harriet, olivia = travellers("Harriet Cole", "Olivia Grant", account_id=CASTELLAN)
+    group = group_booking(harriet, LONDON, "Castellan investor day", date(2026, 9, 1), created_at=days_ago(45, hour=10))
     group_room(group, harriet, LON_CLASSIC, 23_000, status="completed")
     room_olivia = group_room(group, olivia, LON_CLASSIC, 23_000, status="completed")
     ticket = TicketFactory(requester=olivia, booking_id=room_olivia.id, subject="Charged twice for the investor day")

@@ -42,17 +42,18 @@ from domains.travel.calls import (
 )
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
     CityRateCapFactory,
-    GroupBookingFactory,
     LoyaltyProfileFactory,
     PaymentFactory,
     TicketFactory,
     TravellerFactory,
     TripFactory,
+    booking_for,
     earlier_ticket,
+    group_booking,
     room_disruption,
     set_available_rooms,
+    travellers,
     trip_segment,
 )
 from domains.travel.models import ApprovalRequest, Booking, Payment, Ticket, TicketComment, Trip
@@ -197,30 +198,12 @@ def test_case_TR012_002(tb):
 @pytest.mark.two_requests
 def test_case_TR012_003(tb):
     """A guest cancels her trip: her Amsterdam stay is cancelled, the London group room waits for the organiser."""
-    harriet = TravellerFactory(name="Harriet Cole", account_id=CASTELLAN)
-    zoe = TravellerFactory(name="Zoe Marsh", account_id=CASTELLAN)
+    harriet, zoe = travellers("Harriet Cole", "Zoe Marsh", account_id=CASTELLAN)
     trip = TripFactory(traveller=zoe, name="Congress and site visit")
-    group = GroupBookingFactory(
-        organiser=harriet, hotel_id=LONDON, name="Castellan oncology congress", check_in=date(2026, 9, 15)
-    )
+    group = group_booking(harriet, LONDON, "Castellan oncology congress", date(2026, 9, 15))
     group.check_out = date(2026, 9, 17)
-    BookingFactory(
-        traveller=harriet,
-        group=group,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 15),
-        nights=2,
-        nightly_rate_cents=27_500,
-    )
-    room = BookingFactory(
-        traveller=zoe,
-        group=group,
-        trip=trip,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 15),
-        nights=2,
-        nightly_rate_cents=27_500,
-    )
+    booking_for(harriet, LON_DELUXE, date(2026, 9, 15), 2, 27_500, group=group)
+    room = booking_for(zoe, LON_DELUXE, date(2026, 9, 15), 2, 27_500, group=group, trip=trip)
     ams = trip_segment(trip, AMS_CANAL_VIEW, date(2026, 9, 17), 2, 22_000)  # free until 14 Sep 15:00
     ticket = TicketFactory(requester=zoe, booking_id=room.id, subject="Cancel my congress trip")
 

@@ -163,14 +163,8 @@ def test_case_TR008_004(tb):
     granted as the alternative she named, so no reason."""
     victoria = TravellerFactory(name="Victoria Lane", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=victoria, tier="platinum", tier_valid_until=date(2027, 6, 30))
-    weekend = BookingFactory(
-        traveller=victoria,
-        room_type_id=LON_CLUB,
-        check_in=date(2026, 9, 12),
-        nights=3,
-        nightly_rate_cents=27_500,
-        upgrade_allowance_used=True,  # booked a Deluxe King, already upgraded once with the allowance
-    )
+    # booked a Deluxe King, already upgraded once with the allowance
+    weekend = booking_for(victoria, LON_CLUB, date(2026, 9, 12), 3, 27_500, upgrade_allowance_used=True)
     october = booking_for(victoria, LON_DELUXE, date(2026, 10, 19), 2, 27_500)
     ticket = TicketFactory(requester=victoria, booking_id=weekend.id, subject="Suite upgrade")
 
@@ -248,14 +242,15 @@ def test_case_TR008_006(tb):
     """The allowance was used on August's stay, a different booking: this stay still gets its one-rank upgrade."""
     lena = TravellerFactory(name="Lena Fischer", account_id=CASTELLAN)
     LoyaltyProfileFactory(traveller=lena, tier="platinum", tier_valid_until=date(2027, 4, 30))
-    BookingFactory(
-        traveller=lena,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 8, 18),
-        nights=3,
-        nightly_rate_cents=23_000,
+    # booked a Classic Double in August, upgraded with the allowance
+    booking_for(
+        lena,
+        LON_DELUXE,
+        date(2026, 8, 18),
+        3,
+        23_000,
         status="completed",
-        upgrade_allowance_used=True,  # booked a Classic Double in August, upgraded with the allowance
+        upgrade_allowance_used=True,
         booked_at=days_ago(40, hour=11),
     )
     booking = booking_for(lena, LON_CLASSIC, date(2026, 9, 21), 3, 23_000)

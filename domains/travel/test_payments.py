@@ -24,7 +24,6 @@ from domains.travel.calls import (
 )
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
     PartnerEscalationFactory,
     PaymentFactory,
     TicketFactory,
@@ -134,14 +133,8 @@ def test_case_TR002_003(tb):
     """The 'duplicate' is the paid upgrade the traveller asked for last week: refund nothing (not_eligible); the late
     checkout she also asks for is not complimentary without a tier, so the hotel's 45.00 fee she accepts is paid."""
     freya = TravellerFactory(name="Freya Nyberg", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=freya,
-        room_type_id=AMS_CANAL_VIEW,
-        check_in=date(2026, 9, 24),
-        nights=2,
-        nightly_rate_cents=22_000,
-        payment__amount_cents=37_000,  # booked as a Canal Standard at 185.00
-    )
+    # the booking charge of 370.00: booked as a Canal Standard at 185.00
+    booking = booking_for(freya, AMS_CANAL_VIEW, date(2026, 9, 24), 2, 22_000, payment__amount_cents=37_000)
     PaymentFactory(booking=booking, reason="room_upgrade", amount_cents=7_000, created_at=days_ago(6, hour=15))
     ticket = TicketFactory(requester=freya, booking_id=booking.id, subject="Charged twice for Amsterdam")
 
@@ -239,14 +232,8 @@ def test_case_TR002_004(tb):
 def test_case_TR002_005(tb):
     """Three charges: the second booking charge is ours to refund; the extra-night charge he asked for is not."""
     thijs = TravellerFactory(name="Thijs Vos")
-    booking = BookingFactory(
-        traveller=thijs,
-        room_type_id=FRA_DOUBLE,
-        check_in=date(2026, 9, 14),
-        nights=3,
-        nightly_rate_cents=13_900,
-        payment__amount_cents=27_800,  # booked for two nights
-    )
+    # the booking charge of 278.00: booked for two nights
+    booking = booking_for(thijs, FRA_DOUBLE, date(2026, 9, 14), 3, 13_900, payment__amount_cents=27_800)
     PaymentFactory(booking=booking, amount_cents=27_800, created_at=booking.booked_at.replace(minute=5))
     PaymentFactory(booking=booking, reason="extra_nights", amount_cents=13_900, created_at=days_ago(5, hour=17))
     ticket = TicketFactory(requester=thijs, booking_id=booking.id, subject="Three charges for one stay")
@@ -323,14 +310,8 @@ def test_case_TR002_006(tb):
 def test_case_TR002_007(tb):
     """No ticket yet; the added night was charged twice by us: open a billing ticket and refund the one extra line."""
     aron = TravellerFactory(name="Aron Dahl", account_id=NORRLAND)
-    booking = BookingFactory(
-        traveller=aron,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 9, 13),
-        nights=3,
-        nightly_rate_cents=16_500,
-        payment__amount_cents=33_000,  # booked for two nights, a third added on Sunday
-    )
+    # the booking charge of 330.00: booked for two nights, a third added on Sunday
+    booking = booking_for(aron, LIS_STANDARD, date(2026, 9, 13), 3, 16_500, payment__amount_cents=33_000)
     PaymentFactory(booking=booking, reason="extra_nights", amount_cents=16_500, created_at=days_ago(2, hour=18))
     PaymentFactory(
         booking=booking, reason="extra_nights", amount_cents=16_500, created_at=days_ago(2, hour=18).replace(minute=1)

@@ -34,13 +34,13 @@ from domains.travel.calls import (
 )
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    ApprovalRequestFactory,
     CityRateCapFactory,
-    GroupBookingFactory,
     LoyaltyProfileFactory,
     TicketFactory,
     TravellerFactory,
     booking_for,
+    cap_exception,
+    group_booking,
     group_room,
     set_available_rooms,
 )
@@ -244,24 +244,22 @@ def test_case_TR015_002(tb):
     ravi = TravellerFactory(name="Ravi Sharma", account_id=CASTELLAN)
     booking = booking_for(ravi, LON_DELUXE, date(2026, 9, 16), 3, 27_500)
     CityRateCapFactory(account_id=CASTELLAN, city="London", max_nightly_rate_cents=30_000)
-    ApprovalRequestFactory(
-        booking=booking,
-        kind="cap_exception",
-        requested_room_type_id=LON_SUITE,
-        requested_rate_cents=62_000,
-        status="rejected",
-        created_at=days_ago(6, hour=9),
-        decided_at=days_ago(5, hour=15),
+    cap_exception(
+        booking,
+        LON_SUITE,
+        62_000,
+        "rejected",
+        days_ago(6, hour=9),
+        days_ago(5, hour=15),
         justification="Suite for the stay, above the London cap.",
     )
-    ApprovalRequestFactory(
-        booking=booking,
-        kind="cap_exception",
-        requested_room_type_id=LON_CLUB,
-        requested_rate_cents=33_000,
-        status="approved",
-        created_at=days_ago(4, hour=10),
-        decided_at=days_ago(2, hour=11),
+    cap_exception(
+        booking,
+        LON_CLUB,
+        33_000,
+        "approved",
+        days_ago(4, hour=10),
+        days_ago(2, hour=11),
         justification="Club Room at 330.00, above the 300.00 London cap.",
     )
     ticket = TicketFactory(requester=ravi, booking_id=booking.id, subject="Upgrade approved?")
@@ -303,15 +301,14 @@ def test_case_TR015_003(tb):
     freya = TravellerFactory(name="Freya Lindqvist", account_id=NORRLAND)
     booking = booking_for(freya, LIS_STANDARD, date(2026, 9, 24), 3, 16_500)
     CityRateCapFactory(account_id=NORRLAND, city="Lisbon", max_nightly_rate_cents=21_000)
-    ApprovalRequestFactory(
-        booking=booking,
-        kind="cap_exception",
-        requested_room_type_id=LIS_SUITE,
-        requested_rate_cents=35_900,
+    cap_exception(
+        booking,
+        LIS_SUITE,
+        35_900,
+        "rejected",
+        days_ago(5, hour=9),
+        days_ago(3, hour=16),
         approver_email="erik.lindholm@norrlandtimber.example.com",
-        status="rejected",
-        created_at=days_ago(5, hour=9),
-        decided_at=days_ago(3, hour=16),
         justification="Junior Suite at 359.00, above the 210.00 Lisbon cap.",
     )
     ticket = TicketFactory(requester=freya, booking_id=booking.id, subject="Junior Suite upgrade")
@@ -351,13 +348,12 @@ def test_case_TR015_004(tb):
     LoyaltyProfileFactory(traveller=clara, tier="gold", tier_valid_until=date(2027, 2, 28))
     booking = booking_for(clara, FRA_DOUBLE, date(2026, 9, 15), 3, 13_900)
     CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
-    ApprovalRequestFactory(
-        booking=booking,
-        kind="cap_exception",
-        requested_room_type_id=FRA_COMFORT,
-        requested_rate_cents=16_500,
-        status="pending",
-        created_at=days_ago(2, hour=14),
+    cap_exception(
+        booking,
+        FRA_COMFORT,
+        16_500,
+        "pending",
+        days_ago(2, hour=14),
         justification="Comfort Plus at 165.00, above the 150.00 Frankfurt cap.",
     )
     ticket = TicketFactory(requester=clara, booking_id=booking.id, subject="Comfort Plus and late checkout")
@@ -396,15 +392,14 @@ def test_case_TR015_005(tb):
     olof = TravellerFactory(name="Olof Nyström", account_id=NORRLAND)
     booking = booking_for(olof, AMS_STANDARD, date(2026, 9, 21), 3, 19_000)
     CityRateCapFactory(account_id=NORRLAND, city="Amsterdam", max_nightly_rate_cents=25_000)
-    ApprovalRequestFactory(
-        booking=booking,
-        kind="cap_exception",
-        requested_room_type_id="RT-1043",
-        requested_rate_cents=31_000,
+    cap_exception(
+        booking,
+        "RT-1043",
+        31_000,
+        "approved",
+        days_ago(4, hour=9),
+        days_ago(1, hour=12),
         approver_email="erik.lindholm@norrlandtimber.example.com",
-        status="approved",
-        created_at=days_ago(4, hour=9),
-        decided_at=days_ago(1, hour=12),
         justification="Loft Room at 310.00, above the 250.00 Amsterdam cap.",
     )
     set_available_rooms("RT-1043", date(2026, 9, 22), 0)
@@ -447,20 +442,17 @@ def test_case_TR015_006(tb):
     """Organiser asks Comfort Plus for three group rooms above the cap: two new cap exceptions, one stays rejected."""
     inge = TravellerFactory(name="Inge Vermeulen", account_id=VELDHOVEN)
     guests = [TravellerFactory(name=n, account_id=VELDHOVEN) for n in ("Sanne Bos", "Bas Kuiper", "Daan Mulder")]
-    group = GroupBookingFactory(
-        organiser=inge, hotel_id=FRANKFURT, name="Veldhoven tooling review", check_in=date(2026, 9, 24)
-    )
+    group = group_booking(inge, FRANKFURT, "Veldhoven tooling review", date(2026, 9, 24))
     rooms = [group_room(group, t, "RT-1031", 12_400) for t in [inge, *guests]]
     _, sanne_room, bas_room, daan_room = rooms
     CityRateCapFactory(account_id=VELDHOVEN, city="Frankfurt", max_nightly_rate_cents=15_000)
-    ApprovalRequestFactory(
-        booking=sanne_room,
-        kind="cap_exception",
-        requested_room_type_id=FRA_COMFORT,
-        requested_rate_cents=16_500,
-        status="rejected",
-        created_at=days_ago(9, hour=10),
-        decided_at=days_ago(8, hour=9),
+    cap_exception(
+        sanne_room,
+        FRA_COMFORT,
+        16_500,
+        "rejected",
+        days_ago(9, hour=10),
+        days_ago(8, hour=9),
         justification="Comfort Plus at 165.00 for a group room, above the 150.00 Frankfurt cap.",
     )
     ticket = TicketFactory(requester=inge, subject="Comfort Plus for the review team")

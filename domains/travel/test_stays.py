@@ -41,7 +41,6 @@ from domains.travel.calls import (
 )
 from domains.travel.clock import days_ago
 from domains.travel.factories import (
-    BookingFactory,
     CityRateCapFactory,
     CorporateAccountFactory,
     InvoiceFactory,
@@ -759,15 +758,16 @@ def test_case_TR029_002(tb):
     """The hotel cannot honour a stay that was shortened after its window: a hotel fault refunds everything still
     refundable, 825.00 (the kept night included), not the 550.00 booking total nor the 1,100.00 first paid."""
     imogen = TravellerFactory(name="Imogen Clarke", account_id=CASTELLAN)
-    booking = BookingFactory(
-        traveller=imogen,
-        room_type_id=LON_DELUXE,
-        check_in=date(2026, 9, 9),
-        nights=2,
-        nightly_rate_cents=27_500,
+    # free until 7 Sep 15:00; the booking charge of 1,100.00: booked for four nights, 9 to 13 September
+    booking = booking_for(
+        imogen,
+        LON_DELUXE,
+        date(2026, 9, 9),
+        2,
+        27_500,
         hotel_confirmation="cannot_honour",
-        payment__amount_cents=110_000,  # booked for four nights, 9 to 13 September
-    )  # free until 7 Sep 15:00
+        payment__amount_cents=110_000,
+    )
     PaymentFactory(
         booking=booking,
         kind="refund",
@@ -907,13 +907,9 @@ def test_case_TR025_005(tb):
     """Two windows: the Lisbon stay's deadline is this very moment (08:30), which is still inside: refund less the
     fee only; the Amsterdam stay's closed on 7 Sep, so of its two dropped nights the first is kept."""
     linnea = TravellerFactory(name="Linnea Ek", account_id=NORRLAND)
-    lisbon = BookingFactory(
-        traveller=linnea,
-        room_type_id=LIS_STANDARD,
-        check_in=date(2026, 9, 10),
-        nights=2,
-        nightly_rate_cents=16_500,
-        free_cancellation_until=datetime(2026, 9, 8, 8, 30),  # a promotional rate with a shorter window
+    # a promotional rate with a shorter free-cancellation window
+    lisbon = booking_for(
+        linnea, LIS_STANDARD, date(2026, 9, 10), 2, 16_500, free_cancellation_until=datetime(2026, 9, 8, 8, 30)
     )
     amsterdam = booking_for(linnea, AMS_CANAL_VIEW, date(2026, 9, 10), 4, 22_500)  # free until 7 Sep 15:00
     ticket = TicketFactory(requester=linnea, subject="Lisbon off, Amsterdam shorter")
