@@ -14,7 +14,7 @@ from typing import Any
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import Call, call
 
-from .models import Claim, Customer, LicenceRecord, Policy, Vehicle
+from .models import Bill, Claim, Customer, Driver, LicenceRecord, Policy, Vehicle
 
 # AI-102: the team a held ticket goes to, by the reason it waits. Restated from the policy rather than taken from
 # rules.HOLD_QUEUES, so that the golden path does not lean on the rules it is checked against.
@@ -48,6 +48,28 @@ def opening(customer: Customer, policy: Policy, *reads: Call) -> list[Call]:
         call("get_policy", policy_id=policy.id),
         *reads,
         call("list_tickets", requester_id=customer.id),
+    ]
+
+
+def opening_listed(customer: Customer, policy: Policy, *reads: Call) -> list[Call]:
+    """`opening` for a caller who gives no policy number: identify them, list their policies, read the one the
+    request is about and the other records (`reads`), then look for their ticket."""
+    return [
+        *identify(customer),
+        call("list_customer_policies", customer_id=customer.id),
+        call("get_policy", policy_id=policy.id),
+        *reads,
+        call("list_tickets", requester_id=customer.id),
+    ]
+
+
+def unverified(customer: Customer, date_of_birth: str, ticket_id: str, category: str, note: str) -> list[Call]:
+    """A caller who gives the wrong date of birth (AI-9): look for their ticket, change nothing, and leave it
+    pending for them with the reason `identity_not_verified`."""
+    return [
+        *identify(customer, date_of_birth),
+        call("list_tickets", requester_id=customer.id),
+        *pending(ticket_id, category, "identity_not_verified", note=note),
     ]
 
 
@@ -86,21 +108,109 @@ def add_driver(policy: Policy, licence: LicenceRecord, relation: str, effective_
     )
 
 
+def remove_vehicle(policy: Policy, vehicle: Vehicle, removed_on: Any) -> Call:
+    """Take `vehicle` off `policy` from `removed_on` (AI-26 sets the date)."""
+    return call("remove_vehicle", policy_id=policy.id, vehicle_id=vehicle.id, removed_on=removed_on)
+
+
+def remove_driver(policy: Policy, driver: Driver, removed_on: Any) -> Call:
+    """Take `driver` off `policy` from `removed_on` (AI-30: from today)."""
+    return call("remove_driver", policy_id=policy.id, driver_id=driver.id, removed_on=removed_on)
+
+
+def quote_unearned(policy: Policy, from_date: Any, vehicle: Vehicle | None = None) -> Call:
+    """Quote the unearned premium of `policy` from `from_date`, or only `vehicle`'s own share of it."""
+    if vehicle is None:
+        return call("quote_unearned_premium", policy_id=policy.id, from_date=from_date)
+    return call("quote_unearned_premium", policy_id=policy.id, from_date=from_date, vehicle_id=vehicle.id)
+
+
+def _premium_credit(policy: Policy, kind: str, amount_cents: Any, effective_on: Any, **vehicle: str) -> Call:
+    return call(
+        "apply_premium_credit",
+        policy_id=policy.id,
+        kind=kind,
+        amount_cents=amount_cents,
+        effective_on=effective_on,
+        **vehicle,
+    )
+
+
+def vehicle_credit(policy: Policy, vehicle: Vehicle, amount_cents: Any, effective_on: Any) -> Call:
+    """Credit a removed vehicle's unearned premium from `effective_on` (AI-29, AI-86, AI-87)."""
+    return _premium_credit(policy, "vehicle_removal_credit", amount_cents, effective_on, vehicle_id=vehicle.id)
+
+
 def removal_credit(policy: Policy, vehicle: Vehicle, removed_on: str, amount_cents: int) -> list[Call]:
     """Take `vehicle` off `policy` from `removed_on`, quote its own unearned premium from that day and credit it
     (AI-86, AI-87)."""
     return [
-        call("remove_vehicle", policy_id=policy.id, vehicle_id=vehicle.id, removed_on=removed_on),
-        call("quote_unearned_premium", policy_id=policy.id, from_date=removed_on, vehicle_id=vehicle.id),
-        call(
-            "apply_premium_credit",
-            policy_id=policy.id,
-            kind="vehicle_removal_credit",
-            amount_cents=amount_cents,
-            effective_on=removed_on,
-            vehicle_id=vehicle.id,
-        ),
+        remove_vehicle(policy, vehicle, removed_on),
+        quote_unearned(policy, removed_on, vehicle),
+        vehicle_credit(policy, vehicle, amount_cents, removed_on),
     ]
+
+
+def cancel_at_request(policy: Policy, effective_on: Any) -> Call:
+    """Cancel `policy` at the customer's request from `effective_on` (AI-65)."""
+    return call("schedule_cancellation", policy_id=policy.id, effective_on=effective_on, reason="customer_request")
+
+
+def cancellation_refund(policy: Policy, amount_cents: Any, effective_on: Any) -> Call:
+    """Refund the unearned premium of a policy cancelled at the customer's request from `effective_on`, less the
+    state's fee."""
+    return _premium_credit(policy, "cancellation_refund", amount_cents, effective_on)
+
+
+def add_vehicle(
+    policy: Policy, vin: str, year: int, make: str, model: str, acquired_on: str, effective_on: Any
+) -> Call:
+    """Add a vehicle to `policy`, acquired on `acquired_on`, covered from `effective_on` (AI-20 to AI-24)."""
+    return call(
+        "add_vehicle",
+        policy_id=policy.id,
+        vin=vin,
+        year=year,
+        make=make,
+        model=model,
+        acquired_on=acquired_on,
+        effective_on=effective_on,
+    )
+
+
+def id_card(policy: Policy, vehicle_id: str) -> Call:
+    """Send the insurance ID card of a vehicle added to `policy` (AI-25)."""
+    return call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=vehicle_id)
+
+
+def liability_limits(policy: Policy, limit_cents: int, limit_per_accident_cents: int) -> Call:
+    """Change the bodily injury liability limits of `policy`: per person and per accident."""
+    return call(
+        "update_coverage",
+        policy_id=policy.id,
+        coverage="bodily_injury_liability",
+        limit_cents=limit_cents,
+        limit_per_accident_cents=limit_per_accident_cents,
+    )
+
+
+def file_claim(policy: Policy, vehicle_id: str, **loss: Any) -> Call:
+    """File the first notice of a loss on `policy`'s vehicle (AI-72 to AI-76): `loss` is what `file_claim` takes
+    beside them, in its order (date, type, injuries, drivable, severity, description, then the estimate and the
+    driver when the customer gives them)."""
+    return call("file_claim", policy_id=policy.id, vehicle_id=vehicle_id, **loss)
+
+
+def rental_days(claim: Claim, amount_cents: Any, days: Any) -> Call:
+    """Pay `days` of rental reimbursement on `claim`."""
+    return call(
+        "issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=amount_cents, days=days
+    )
+
+
+def extension(bill: Bill, new_due_on: Any) -> Call:
+    """Move `bill`'s due date to `new_due_on` (AI-54)."""
+    return call("grant_payment_extension", bill_id=bill.id, new_due_on=new_due_on)
 
 
 def policyholder_facts(

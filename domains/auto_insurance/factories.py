@@ -455,8 +455,11 @@ def car_on(
     acquired_on: date,
     premium: int = 0,
     principal: str | None = None,
+    removed_on: date | None = None,
 ) -> Vehicle:
-    """One more vehicle on `policy` (VIN completed with its check digit), with its term premium and principal driver."""
+    """One more vehicle on `policy` (VIN completed with its check digit), with its term premium and principal driver;
+    one already taken off the policy when `removed_on` is given."""
+    removed = {"status": "removed", "removed_on": removed_on} if removed_on else {}
     return VehicleFactory(
         policy=policy,
         vin=complete_vin(vin),
@@ -466,4 +469,46 @@ def car_on(
         acquired_on=acquired_on,
         term_premium_cents=premium,
         principal_driver_id=principal,
+        **removed,
     )
+
+
+def _claim(
+    vehicle: Vehicle, loss_date: date, description: str, damage_cents: int | None, closed_on: date | None, **fields: Any
+) -> Claim:
+    closed = {"status": "closed", "closed_on": closed_on} if closed_on else {}
+    return ClaimFactory(
+        vehicle=vehicle,
+        loss_date=loss_date,
+        estimated_damage_cents=damage_cents,
+        description=description,
+        **closed,
+        **fields,
+    )
+
+
+def minor_claim(
+    vehicle: Vehicle,
+    loss_date: date,
+    description: str,
+    *,
+    damage_cents: int,
+    loss_type: str = "collision",
+    closed_on: date | None = None,
+) -> Claim:
+    """A minor claim on `vehicle` (drivable, nobody hurt), open unless `closed_on` is given."""
+    return _claim(vehicle, loss_date, description, damage_cents, closed_on, loss_type=loss_type)
+
+
+def major_claim(
+    vehicle: Vehicle,
+    loss_date: date,
+    description: str,
+    *,
+    damage_cents: int | None,
+    closed_on: date | None = None,
+    **fields: Any,
+) -> Claim:
+    """A major claim on `vehicle`, which could not be driven away; open unless `closed_on` is given (`fields`
+    override ClaimFactory's, e.g. ``loss_type``, ``total_loss=True``)."""
+    return _claim(vehicle, loss_date, description, damage_cents, closed_on, severity="major", drivable=False, **fields)

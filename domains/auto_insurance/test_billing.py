@@ -7,7 +7,15 @@ from datetime import date, datetime
 
 import pytest
 
-from domains.auto_insurance.calls import billing_account, hold, opening, policyholder_facts, solved
+from domains.auto_insurance.calls import (
+    billing_account,
+    extension,
+    file_claim,
+    hold,
+    opening,
+    policyholder_facts,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
@@ -68,10 +76,9 @@ def test_case_AI004_001(tb):
         ),
         golden=[
             *opening(aisha, policy, billing_account(policy)),
-            call(
-                "grant_payment_extension",
-                bill_id=bill.id,
-                new_due_on=derived(
+            extension(
+                bill,
+                derived(
                     "2026-05-28",
                     "the bill's original_due_on 2026-05-18 plus the 10-day limit, since the 1 June the customer "
                     "asks for is 14 days after it",
@@ -81,7 +88,7 @@ def test_case_AI004_001(tb):
         ],
         reply="I can't move it as far as 1 June: an extension can be at most 10 days past the original due date. "
         "I've moved your bill's due date to 28 May 2026, the latest date allowed.",
-        traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-06-01")],  # the date she asked for
+        traps=[extension(bill, "2026-06-01")],  # the date she asked for
     )
 
     run.expect_golden()
@@ -119,7 +126,7 @@ def test_case_AI004_002(tb):
         ],
         reply="I've taken $60.00 by card toward your May bill, so $109.00 is still due on 18 May. I can't move the "
         "due date: you already had an extension in March, and only one is allowed per policy term.",
-        traps=[call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-23")],  # the five days asked
+        traps=[extension(bill, "2026-05-23")],  # the five days asked
     )
 
     run.expect_golden()
@@ -151,10 +158,9 @@ def test_case_AI004_003(tb):
         ),
         golden=[
             *opening(mei, policy, billing_account(policy)),
-            call(
-                "grant_payment_extension",
-                bill_id=bill.id,
-                new_due_on=derived(
+            extension(
+                bill,
+                derived(
                     "2026-05-25",
                     "the 25th the customer asks for, of this month (May 2026, the bill is due 2026-05-18): 7 days "
                     "after the original due date, inside the 10-day limit",
@@ -250,10 +256,9 @@ def test_case_AI004_005(tb):
         ),
         golden=[
             *opening(dwayne, policy, billing_account(policy)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-11",
                 loss_type="glass",
                 injuries=False,
@@ -265,7 +270,7 @@ def test_case_AI004_005(tb):
             ),
             solved(ticket.id, "billing", "not_eligible"),
         ],
-        traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-25")],  # the week he asked for
+        traps=[extension(may, "2026-05-25")],  # the week he asked for
     )
 
     run.expect_golden()
@@ -359,7 +364,7 @@ def test_case_AI005_002(tb):
         ),
         golden=[
             *opening(harper, policy, billing_account(policy), call("list_payments", billing_account_id=account.id)),
-            call("grant_payment_extension", bill_id=renewal.id, new_due_on="2026-06-05"),
+            extension(renewal, "2026-06-05"),
             solved(ticket.id, "billing"),
         ],
         reply="I can't split the renewal: a payment of yours was returned unpaid in November, and a returned payment "

@@ -11,13 +11,16 @@ import pytest
 from domains.auto_insurance.calls import (
     billing_account,
     create_ticket,
+    extension,
     hold,
     identify,
     new_id,
     opening,
+    opening_listed,
     policy_claims,
     policyholder_facts,
     removal_credit,
+    remove_driver,
     solved,
 )
 from domains.auto_insurance.factories import (
@@ -113,12 +116,8 @@ def test_case_AI028_001(tb):
             call("record_payment", billing_account_id=account.id, amount_cents=16_450, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
-            call(
-                "grant_payment_extension",
-                bill_id=may.id,
-                new_due_on=derived(
-                    "2026-05-30", "May's original due date 2026-05-20 plus 10 days; 1 June is past that limit"
-                ),
+            extension(
+                may, derived("2026-05-30", "May's original due date 2026-05-20 plus 10 days; 1 June is past that limit")
             ),
             solved(ticket.id, "cancellation"),
         ],
@@ -169,11 +168,10 @@ def test_case_AI028_002(tb):
         ),
         golden=[
             *opening(gus, policy, billing_account(policy), call("list_bills", billing_account_id=account.id)),
-            call(
-                "remove_driver",
-                policy_id=policy.id,
-                driver_id=daughter.id,
-                removed_on=derived("2026-05-12", "a driver who moved out comes off from today, not the move-out date"),
+            remove_driver(
+                policy,
+                daughter,
+                derived("2026-05-12", "a driver who moved out comes off from today, not the move-out date"),
             ),
             solved(ticket.id, "cancellation", "not_eligible"),
         ],
@@ -182,7 +180,7 @@ def test_case_AI028_002(tb):
         "policy will be cancelled on 19 May 2026 unless the past-due $148.80 is paid before then.",
         traps=[
             call("set_up_instalment_plan", bill_id=may.id, instalments=3),
-            call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-31"),
+            extension(may, "2026-05-31"),
         ],
     )
 
@@ -224,12 +222,7 @@ def test_case_AI028_003(tb):
             rules=("If refused, point out once that you have never paid late.",),
         ),
         golden=[
-            *identify(june),
-            call("list_customer_policies", customer_id=june.id),
-            call("get_policy", policy_id=policy.id),
-            billing_account(policy),
-            policy_claims(policy),
-            call("list_tickets", requester_id=june.id),
+            *opening_listed(june, policy, billing_account(policy), policy_claims(policy)),
             *removal_credit(policy, civic, "2026-05-02", 6_033),
             solved(ticket.id, "cancellation", "not_eligible"),
         ],
@@ -237,7 +230,7 @@ def test_case_AI028_003(tb):
         "gone toward your May bill, so nothing is refunded and $92.77 is still due on 20 May. I can't move that "
         "date, though: no payment extension is given while a cancellation is scheduled, whatever the payment "
         "record.",
-        traps=[call("grant_payment_extension", bill_id=may.id, new_due_on="2026-05-27")],
+        traps=[extension(may, "2026-05-27")],
     )
 
     run.expect_golden()
@@ -339,12 +332,8 @@ def test_case_AI004_006(tb):
             knows=caller_facts(cora, **{"new due date": "29 May 2026"}),
         ),
         golden=[
-            *identify(cora),
-            call("list_customer_policies", customer_id=cora.id),
-            call("get_policy", policy_id=truck.id),
-            billing_account(truck),
-            call("list_tickets", requester_id=cora.id),
-            call("grant_payment_extension", bill_id=truck_may.id, new_due_on="2026-05-29"),
+            *opening_listed(cora, truck, billing_account(truck)),
+            extension(truck_may, "2026-05-29"),
             solved(ticket.id, "billing"),
         ],
     )

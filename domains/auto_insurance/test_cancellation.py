@@ -9,14 +9,16 @@ import pytest
 
 from domains.auto_insurance.calls import (
     billing_account,
+    cancel_at_request,
     create_ticket,
     hold,
-    identify,
     new_id,
     opening,
+    opening_listed,
     pending,
     policyholder_facts,
     solved,
+    unverified,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
@@ -354,12 +356,11 @@ def test_case_AI008_003(tb):
             knows=policyholder_facts(theo, policy, date_of_birth="1990-03-07", **{"payment method": "card"}),
         ),
         golden=[
-            *identify(theo, "1990-03-07"),
-            call("list_tickets", requester_id=theo.id),
-            *pending(
+            *unverified(
+                theo,
+                "1990-03-07",
                 ticket.id,
                 "cancellation",
-                "identity_not_verified",
                 note="Identity not verified (date of birth did not match); no payment taken and nothing changed.",
             ),
         ],
@@ -393,12 +394,9 @@ def test_case_AI010_001(tb):
             knows=caller_facts(mei, **{"end date": "31 May 2026"}),
         ),
         golden=[
-            *identify(mei),
-            call("list_customer_policies", customer_id=mei.id),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=mei.id),
+            *opening_listed(mei, policy),
             create_ticket(mei, policy, "Cancel policy from 31 May (moving abroad)", "cancellation"),
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
+            cancel_at_request(policy, "2026-05-31"),
             solved(new_ticket),
         ],
     )
@@ -438,11 +436,8 @@ def test_case_AI010_002(tb):
         ),
         golden=[
             *opening(luis, policy),
-            call(
-                "schedule_cancellation",
-                policy_id=policy.id,
-                effective_on=derived("2026-05-12", "1 May is earlier than today, 12 May 2026: cancelled from today"),
-                reason="customer_request",
+            cancel_at_request(
+                policy, derived("2026-05-12", "1 May is earlier than today, 12 May 2026: cancelled from today")
             ),
             solved(ticket.id, "cancellation"),
         ],

@@ -11,12 +11,14 @@ import pytest
 from domains.auto_insurance.calls import (
     claim_record,
     create_ticket,
+    file_claim,
     hold,
-    identify,
     new_id,
     opening,
+    opening_listed,
     policy_claims,
     policyholder_facts,
+    rental_days,
     solved,
 )
 from domains.auto_insurance.factories import (
@@ -25,6 +27,8 @@ from domains.auto_insurance.factories import (
     CoverageFactory,
     DriverFactory,
     VehicleFactory,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -75,12 +79,12 @@ def test_case_AI017_001(tb):
     Rules combined: comprehensive in force on the loss date, a finished repair with an invoice, the state's
     full-glass rule over the deductible."""
     ivan, policy = policyholder("Ivan Castellanos", "AZ")
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 4),
+    claim = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 4),
+        "Windshield cracked by a rock from a gravel truck on the Loop 101.",
+        damage_cents=45_000,
         loss_type="glass",
-        estimated_damage_cents=45_000,
-        description="Windshield cracked by a rock from a gravel truck on the Loop 101.",
     )
     ticket = ticket_about(policy, "Windshield invoice")
 
@@ -119,25 +123,24 @@ def test_case_AI017_002(tb):
     Rules combined: picking the open claim for the right car, a state without full glass, the deductible taken off
     the invoice."""
     noor, policy = policyholder("Noor Salazar", "TX")
-    old = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 3, 2),
+    old = minor_claim(
+        policy.vehicles[0],
+        date(2026, 3, 2),
+        "Windshield chip spread into a long crack.",
+        damage_cents=52_000,
         loss_type="glass",
-        status="closed",
-        estimated_damage_cents=52_000,
         closed_on=date(2026, 3, 20),
-        description="Windshield chip spread into a long crack.",
     )
     ClaimPaymentFactory(claim=old, kind="glass_repair", amount_cents=27_000, days=None)
     camry = VehicleFactory(
         policy=policy, vin=complete_vin("4T1B11HK0NU640018"), year=2022, make="Toyota", model="Camry"
     )
-    claim = ClaimFactory(
-        vehicle=camry,
-        loss_date=date(2026, 5, 5),
+    claim = minor_claim(
+        camry,
+        date(2026, 5, 5),
+        "Rear window shattered by a baseball in the driveway.",
+        damage_cents=60_000,
         loss_type="glass",
-        estimated_damage_cents=60_000,
-        description="Rear window shattered by a baseball in the driveway.",
     )
     ticket = ticket_about(policy, "Glass bill")
 
@@ -175,12 +178,12 @@ def test_case_AI017_003(tb):
     the refusal's reason."""
     yusuf, policy = policyholder("Yusuf Grady", "GA")
     _cov(policy, "comprehensive").deductible_cents = 50_000
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 1),
+    claim = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 1),
+        "Windshield cracked by hail in a parking lot.",
+        damage_cents=45_000,
         loss_type="glass",
-        estimated_damage_cents=45_000,
-        description="Windshield cracked by hail in a parking lot.",
     )
     ticket = ticket_about(policy, "Windshield payment")
 
@@ -220,19 +223,19 @@ def test_case_AI017_004(tb):
     carmen, policy = policyholder("Carmen Oduya", "FL")
     comprehensive = _cov(policy, "comprehensive")
     comprehensive.status, comprehensive.changed_on = "removed", date(2026, 4, 1)
-    hail = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 3, 20),
+    hail = minor_claim(
+        policy.vehicles[0],
+        date(2026, 3, 20),
+        "Windshield cracked by hail in the 20 March storm.",
+        damage_cents=46_000,
         loss_type="glass",
-        estimated_damage_cents=46_000,
-        description="Windshield cracked by hail in the 20 March storm.",
     )
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 2),
+    claim = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 2),
+        "Driver-side window smashed in an attempted break-in.",
+        damage_cents=38_000,
         loss_type="glass",
-        estimated_damage_cents=38_000,
-        description="Driver-side window smashed in an attempted break-in.",
     )
     ticket = ticket_about(policy, "Two glass bills")
 
@@ -252,14 +255,14 @@ def test_case_AI017_004(tb):
             ),
         ),
         golden=[
-            *identify(carmen),
-            call("list_customer_policies", customer_id=carmen.id),
-            call("get_policy", policy_id=policy.id),
-            policy_claims(policy),
-            call("list_claim_payments", claim_id=hail.id),
-            call("list_claim_payments", claim_id=claim.id),
-            call("get_state_requirements", state="FL"),
-            call("list_tickets", requester_id=carmen.id),
+            *opening_listed(
+                carmen,
+                policy,
+                policy_claims(policy),
+                call("list_claim_payments", claim_id=hail.id),
+                call("list_claim_payments", claim_id=claim.id),
+                call("get_state_requirements", state="FL"),
+            ),
             call("issue_claim_payment", claim_id=hail.id, kind="glass_repair", amount_cents=45_520),
             solved(ticket.id, "claim", "not_covered"),
         ],
@@ -293,12 +296,12 @@ def test_case_AI017_005(tb):
         licence_number="140772215",
         relation_to_insured="spouse",
     )
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 9),
+    claim = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 9),
+        "Windshield cracked by a stone on I-25.",
+        damage_cents=52_500,
         loss_type="glass",
-        estimated_damage_cents=52_500,
-        description="Windshield cracked by a stone on I-25.",
     )
     old = ticket_about(policy, "Windshield crack", status="solved")
     new_ticket = new_id("T-", old)
@@ -327,10 +330,9 @@ def test_case_AI017_005(tb):
         golden=[
             *opening(bram, policy, *claim_record(claim)),
             create_ticket(bram, policy, "Glass payment requested on a quote; new glass loss on the Forester", "claim"),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=forester.id,
+            file_claim(
+                policy,
+                forester.id,
                 loss_date="2026-05-11",
                 loss_type="glass",
                 injuries=False,
@@ -400,10 +402,9 @@ def test_case_AI017_006(tb):
         ),
         golden=[
             *opening(dario, policy, call("get_state_requirements", state="FL")),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-10",
                 loss_type="glass",
                 injuries=False,
@@ -442,12 +443,12 @@ def test_case_AI017_007(tb):
     a deductible change that a minor open claim does not block, the refusal's reason."""
     maya, policy = policyholder("Maya Thorsen", "AZ")
     _cov(policy, "comprehensive").deductible_cents = 50_000
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 5),
+    claim = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 5),
+        "Rear side window smashed and both passenger doors keyed in an apartment car park.",
+        damage_cents=240_000,
         loss_type="vandalism",
-        estimated_damage_cents=240_000,
-        description="Rear side window smashed and both passenger doors keyed in an apartment car park.",
     )
     ticket = ticket_about(policy, "Window invoice")
 
@@ -490,13 +491,11 @@ def test_case_AI018_001(tb):
     Rules combined: the 30-day cap counting days already paid, the lower of the rate and the daily limit, a claim
     whose vehicle is not drivable."""
     mira, policy = policyholder("Mira Okafor", "OH")
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 4, 2),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=840_000,
-        description="Rear-ended at highway speed; trunk and frame damaged, towed to a body shop.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 4, 2),
+        "Rear-ended at highway speed; trunk and frame damaged, towed to a body shop.",
+        damage_cents=840_000,
     )
     ClaimPaymentFactory(claim=claim, amount_cents=96_000, days=24)
     ticket = ticket_about(policy, "More rental days")
@@ -518,12 +517,10 @@ def test_case_AI018_001(tb):
         ),
         golden=[
             *opening(mira, policy, *claim_record(claim)),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(22_800, "6 days left of the 30-day cap at the 3,800-cent rate"),
-                days=derived(6, "30 days per claim less the 24 already paid"),
+            rental_days(
+                claim,
+                derived(22_800, "6 days left of the 30-day cap at the 3,800-cent rate"),
+                derived(6, "30 days per claim less the 24 already paid"),
             ),
             solved(ticket.id, "claim"),
         ],
@@ -544,11 +541,8 @@ def test_case_AI018_002(tb):
     Rules combined: new facts recorded on an open claim with its severity set again, rental only for a vehicle that
     cannot be driven, the ticket carrying the refused request's reason."""
     pablo, policy = policyholder("Pablo Renner", "IL")
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 1),
-        estimated_damage_cents=140_000,
-        description="Backed into a bollard; rear bumper cracked.",
+    claim = minor_claim(
+        policy.vehicles[0], date(2026, 5, 1), "Backed into a bollard; rear bumper cracked.", damage_cents=140_000
     )
     ticket = ticket_about(policy, "Rental while in the shop")
 
@@ -564,9 +558,7 @@ def test_case_AI018_002(tb):
             call("update_claim", claim_id=claim.id, severity="minor", estimated_damage_cents=235_000),
             solved(ticket.id, "claim", "not_eligible"),
         ],
-        traps=[
-            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=16_000, days=4)
-        ],
+        traps=[rental_days(claim, 16_000, 4)],
     )
 
     run.expect_golden()
@@ -588,13 +580,11 @@ def test_case_AI018_003(tb):
     rental = _cov(policy, "rental_reimbursement")
     rental.effective_on, rental.changed_on = date(2026, 5, 5), date(2026, 5, 5)
     _roadside(policy, 7_500)
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 4, 28),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=560_000,
-        description="Slid into a utility pole on a wet road; front suspension broken.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 4, 28),
+        "Slid into a utility pole on a wet road; front suspension broken.",
+        damage_cents=560_000,
     )
     old = ticket_about(policy, "Add rental coverage", status="solved")
     new_ticket = new_id("T-", old)
@@ -616,9 +606,7 @@ def test_case_AI018_003(tb):
             call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=7_500),
             solved(new_ticket, reason="not_covered"),
         ],
-        traps=[
-            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=40_000, days=10)
-        ],
+        traps=[rental_days(claim, 40_000, 10)],
         reply="I've paid $75.00 toward the tow, the most your roadside assistance pays per tow. I'm sorry, I can't "
         "pay the rental: your rental coverage started on 5 May 2026, after the crash on 28 April, and a coverage "
         "only pays for losses that happen while it is in force.",
@@ -668,12 +656,10 @@ def test_case_AI018_004(tb):
         ),
         golden=[
             *opening(anika, policy, *claim_record(claim)),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(30_600, "9 days at the 3,400-cent rate, below the 4,000-cent daily limit"),
-                days=derived(9, "11 May minus 2 May"),
+            rental_days(
+                claim,
+                derived(30_600, "9 days at the 3,400-cent rate, below the 4,000-cent daily limit"),
+                derived(9, "11 May minus 2 May"),
             ),
             call("issue_claim_payment", claim_id=claim.id, kind="towing", amount_cents=10_000),
             solved(ticket.id, "claim"),
@@ -691,13 +677,11 @@ def test_case_AI018_005(tb):
     Rules combined: rental only for a vehicle that cannot be driven, no days before the loss date, the lower of the
     rate and the daily limit, the claim found on the policy."""
     hugo, policy = policyholder("Hugo Sandoval", "CA")
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 3),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=530_000,
-        description="Parked car hit by a reversing moving truck; rear axle bent.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 5, 3),
+        "Parked car hit by a reversing moving truck; rear axle bent.",
+        damage_cents=530_000,
     )
     ticket = ticket_about(policy, "Rental after the truck hit my car")
 
@@ -713,12 +697,10 @@ def test_case_AI018_005(tb):
         ),
         golden=[
             *opening(hugo, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(28_000, "7 days from the 3 May loss to 10 May at the 4,000-cent daily limit"),
-                days=derived(7, "10 May minus 3 May: the days before the loss date are not paid"),
+            rental_days(
+                claim,
+                derived(28_000, "7 days from the 3 May loss to 10 May at the 4,000-cent daily limit"),
+                derived(7, "10 May minus 3 May: the days before the loss date are not paid"),
             ),
             solved(ticket.id, "claim"),
         ],
@@ -765,10 +747,9 @@ def test_case_AI019_001(tb):
         ),
         golden=[
             *opening(rhys, policy),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-11",
                 loss_type="animal",
                 injuries=False,
@@ -813,13 +794,11 @@ def test_case_AI019_002(tb):
     vehicle that cannot be driven at the lower of the rate and the limit, the not-covered reason."""
     gwen, policy = policyholder("Gwen Abiodun", "AZ")
     _roadside(policy, 10_000, effective_on=date(2026, 5, 10))
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 8),
-        estimated_damage_cents=210_000,
-        drivable=False,
-        severity="major",
-        description="Clipped a median in a dust storm; front wheel bent, towed.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 5, 8),
+        "Clipped a median in a dust storm; front wheel bent, towed.",
+        damage_cents=210_000,
     )
     ticket = ticket_about(policy, "Tow bill")
 
@@ -847,12 +826,10 @@ def test_case_AI019_002(tb):
         ),
         golden=[
             *opening(gwen, policy, *claim_record(claim)),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(10_800, "3 days at the customer's 3,600-cent rate, under the 4,000-cent limit"),
-                days=derived(3, "returned 11 May minus picked up 8 May, the loss date"),
+            rental_days(
+                claim,
+                derived(10_800, "3 days at the customer's 3,600-cent rate, under the 4,000-cent limit"),
+                derived(3, "returned 11 May minus picked up 8 May, the loss date"),
             ),
             solved(ticket.id, "claim", "not_covered"),
         ],

@@ -11,14 +11,18 @@ import pytest
 from domains.auto_insurance.calls import (
     add_driver,
     billing_account,
+    cancel_at_request,
     check_licence,
     create_ticket,
     hold,
     identify,
+    liability_limits,
     new_id,
     opening,
+    opening_listed,
     policy_claims,
     policyholder_facts,
+    remove_vehicle,
     solved,
 )
 from domains.auto_insurance.factories import (
@@ -31,6 +35,9 @@ from domains.auto_insurance.factories import (
     VehicleFactory,
     account_of,
     cancelled,
+    car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -95,18 +102,8 @@ def test_case_AI003_006(tb):
             knows=caller_facts(wren),
         ),
         golden=[
-            *identify(wren),
-            call("list_customer_policies", customer_id=wren.id),
-            call("get_policy", policy_id=florida.id),
-            call("get_state_requirements", state="FL"),
-            call("list_tickets", requester_id=wren.id),
-            call(
-                "update_coverage",
-                policy_id=florida.id,
-                coverage="bodily_injury_liability",
-                limit_cents=1_000_000,
-                limit_per_accident_cents=2_000_000,
-            ),
+            *opening_listed(wren, florida, call("get_state_requirements", state="FL")),
+            liability_limits(florida, 1_000_000, 2_000_000),
             call("update_coverage", policy_id=florida.id, coverage="property_damage_liability", limit_cents=1_000_000),
             solved(ticket.id, "coverage"),
         ],
@@ -128,23 +125,12 @@ def test_case_AI003_007(tb):
     Rules combined: what counts as an open major claim (any vehicle of the policy, removed or not), which changes it
     blocks, a coverage removed, the ticket rule for several requests (hold, with a comment)."""
     abe, policy = policyholder("Abe Kowalczyk", "CO")
-    civic = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("2HGFE2F50NH570312"),
-        year=2022,
-        make="Honda",
-        model="Civic",
-        acquired_on=date(2022, 7, 1),
-        status="removed",
-        removed_on=date(2026, 4, 24),
-    )
-    total = ClaimFactory(
-        vehicle=civic,
-        loss_date=date(2026, 4, 9),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=1_650_000,
-        description="Rolled onto its side on an icy mountain road; towed, likely a total loss.",
+    civic = car_on(policy, "2HGFE2F50NH570312", 2022, "Honda", "Civic", date(2022, 7, 1), removed_on=date(2026, 4, 24))
+    total = major_claim(
+        civic,
+        date(2026, 4, 9),
+        "Rolled onto its side on an icy mountain road; towed, likely a total loss.",
+        damage_cents=1_650_000,
     )
     ticket = ticket_about(policy, "Drop collision")
 
@@ -156,12 +142,7 @@ def test_case_AI003_007(tb):
             knows=caller_facts(abe),
         ),
         golden=[
-            *identify(abe),
-            call("list_customer_policies", customer_id=abe.id),
-            call("get_policy", policy_id=policy.id),
-            policy_claims(policy),
-            call("get_claim", claim_id=total.id),
-            call("list_tickets", requester_id=abe.id),
+            *opening_listed(abe, policy, policy_claims(policy), call("get_claim", claim_id=total.id)),
             call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
             *hold(
                 ticket.id,
@@ -192,12 +173,12 @@ def test_case_AI003_008(tb):
     Rules combined: deductible values, open major claims (a minor one does not block), state minimums, the ticket
     rule for several requests."""
     mira, policy = policyholder("Mira Solberg", "TX")
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 3),
+    minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 3),
+        "Windshield chip spread into a crack.",
+        damage_cents=39_000,
         loss_type="glass",
-        estimated_damage_cents=39_000,
-        description="Windshield chip spread into a crack.",
     )
     ticket = ticket_about(policy, "Coverage changes")
 
@@ -235,14 +216,12 @@ def test_case_AI029_001(tb):
     Rules combined: cancelling at the customer's request, open major claims, the ticket rule for several
     requests (hold, and the category and reason of the request not granted)."""
     lars, policy = policyholder("Lars Engstrom", "IL")
-    theft = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 4, 30),
+    theft = major_claim(
+        policy.vehicles[0],
+        date(2026, 4, 30),
+        "Catalytic converter and wheels stolen overnight; car left on blocks.",
+        damage_cents=None,
         loss_type="theft",
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=None,
-        description="Catalytic converter and wheels stolen overnight; car left on blocks.",
     )
     ticket = ticket_about(policy, "Cancel and reduce cover")
 
@@ -254,7 +233,7 @@ def test_case_AI029_001(tb):
         ),
         golden=[
             *opening(lars, policy, policy_claims(policy)),
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
+            cancel_at_request(policy, "2026-05-31"),
             *hold(
                 ticket.id,
                 "coverage",
@@ -300,13 +279,9 @@ def test_case_AI010_003(tb):
             knows=caller_facts(noor, **{"end date": "23 May 2026"}),
         ),
         golden=[
-            *identify(noor),
-            call("list_customer_policies", customer_id=noor.id),
-            call("get_policy", policy_id=tucson.id),
-            billing_account(tucson),
-            call("list_tickets", requester_id=noor.id),
+            *opening_listed(noor, tucson, billing_account(tucson)),
             create_ticket(noor, tucson, "Cancel the Tucson's policy from 23 May", "cancellation"),
-            call("schedule_cancellation", policy_id=tucson.id, effective_on="2026-05-23", reason="customer_request"),
+            cancel_at_request(tucson, "2026-05-23"),
             solved(new_ticket),
         ],
     )
@@ -397,12 +372,8 @@ def test_case_AI009_009(tb):
     civic = VehicleFactory(
         policy=policy, vin=civic_vin, year=2022, make="Honda", model="Civic", acquired_on=date(2022, 6, 20)
     )
-    slashed = ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 5, 1),
-        loss_type="vandalism",
-        estimated_damage_cents=52_000,
-        description="Tyres slashed outside the gym.",
+    slashed = minor_claim(
+        accord, date(2026, 5, 1), "Tyres slashed outside the gym.", damage_cents=52_000, loss_type="vandalism"
     )
     ticket = ticket_about(policy, "Remove the sold Honda")
 
@@ -413,7 +384,7 @@ def test_case_AI009_009(tb):
         ),
         golden=[
             *opening(eli, policy, policy_claims(policy), call("get_claim", claim_id=slashed.id)),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-04-12"),
+            remove_vehicle(policy, civic, "2026-04-12"),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -449,13 +420,7 @@ def test_case_AI003_009(tb):
         ),
         golden=[
             *opening(tess, policy, policy_claims(policy)),
-            call(
-                "update_coverage",
-                policy_id=policy.id,
-                coverage="bodily_injury_liability",
-                limit_cents=10_000_000,
-                limit_per_accident_cents=30_000_000,
-            ),
+            liability_limits(policy, 10_000_000, 30_000_000),
             call("remove_coverage", policy_id=policy.id, coverage="rental_reimbursement"),
             solved(ticket.id, "coverage"),
         ],
@@ -476,15 +441,12 @@ def test_case_AI003_010(tb):
     Rules combined: the allowed deductibles, open major claims (a closed one does not block), no rounding in the
     customer's favour, the ticket rule for several requests."""
     ivy, policy = policyholder("Ivy Marchand", "AZ")
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2025, 12, 2),
-        severity="major",
-        status="closed",
-        drivable=False,
-        estimated_damage_cents=720_000,
+    major_claim(
+        policy.vehicles[0],
+        date(2025, 12, 2),
+        "Rolled into a ditch on a gravel road; repaired.",
+        damage_cents=720_000,
         closed_on=date(2026, 2, 10),
-        description="Rolled into a ditch on a gravel road; repaired.",
     )
     ticket = ticket_about(policy, "Deductibles")
 

@@ -8,9 +8,13 @@ from datetime import date
 import pytest
 
 from domains.auto_insurance.calls import (
+    add_vehicle,
     create_ticket,
+    file_claim,
     hold,
+    id_card,
     identify,
+    liability_limits,
     new_id,
     opening,
     policy_claims,
@@ -24,6 +28,8 @@ from domains.auto_insurance.factories import (
     TicketFactory,
     VehicleFactory,
     car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -59,15 +65,12 @@ def _coverage(db, policy_id, kind):
 def test_case_AI003_001(tb):
     """Drop collision with a major claim on file that is already closed: nothing blocks it, so remove it."""
     mei, policy = policyholder("Mei Castillo", "AZ")
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 1, 9),
-        severity="major",
-        status="closed",
-        drivable=False,
-        estimated_damage_cents=820_000,
+    major_claim(
+        policy.vehicles[0],
+        date(2026, 1, 9),
+        "Side impact at an intersection; vehicle towed and repaired.",
+        damage_cents=820_000,
         closed_on=date(2026, 3, 20),
-        description="Side impact at an intersection; vehicle towed and repaired.",
     )
     ticket = ticket_about(policy, "Lower my premium")
 
@@ -102,13 +105,11 @@ def test_case_AI003_002(tb):
     Rules combined: the open-major-claim block and what it covers, a liability limit raised, the ticket rule for
     several requests (the hold outlasts the change)."""
     connor, policy = policyholder("Connor Delgado", "IL")
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 4, 27),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=740_000,
-        description="Rear-ended a box truck on I-55; front end crushed, vehicle towed.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 4, 27),
+        "Rear-ended a box truck on I-55; front end crushed, vehicle towed.",
+        damage_cents=740_000,
     )
     ticket = ticket_about(policy, "Change deductible")
 
@@ -122,13 +123,7 @@ def test_case_AI003_002(tb):
         ),
         golden=[
             *opening(connor, policy, policy_claims(policy)),
-            call(
-                "update_coverage",
-                policy_id=policy.id,
-                coverage="bodily_injury_liability",
-                limit_cents=10_000_000,
-                limit_per_accident_cents=30_000_000,
-            ),
+            liability_limits(policy, 10_000_000, 30_000_000),
             *hold(
                 ticket.id,
                 "coverage",
@@ -154,13 +149,12 @@ def test_case_AI003_002(tb):
 def test_case_AI003_003(tb):
     """Raise the comprehensive deductible with only a minor glass claim open: not a major claim, so change it."""
     brianna, policy = policyholder("Brianna Osei", "NY")
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 3),
+    minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 3),
+        "Windshield cracked by a stone on the Thruway.",
+        damage_cents=42_000,
         loss_type="glass",
-        severity="minor",
-        estimated_damage_cents=42_000,
-        description="Windshield cracked by a stone on the Thruway.",
     )
     ticket = ticket_about(policy, "Comprehensive deductible")
 
@@ -197,13 +191,7 @@ def test_case_AI003_004(tb):
         ),
         golden=[
             *opening(theo, policy, call("get_state_requirements", state="TX")),
-            call(
-                "update_coverage",
-                policy_id=policy.id,
-                coverage="bodily_injury_liability",
-                limit_cents=3_000_000,
-                limit_per_accident_cents=6_000_000,
-            ),
+            liability_limits(policy, 3_000_000, 6_000_000),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
             call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
             solved(ticket.id, "coverage"),
@@ -291,10 +279,9 @@ def test_case_AI007_001(tb):
         ),
         golden=[
             *opening(luis, policy),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=vehicle.id,
+            file_claim(
+                policy,
+                vehicle.id,
                 loss_date="2026-05-11",
                 loss_type="collision",
                 injuries=False,
@@ -318,14 +305,13 @@ def test_case_AI007_002(tb):
     """'Just a small bump', but a passenger went to urgent care: injuries make it major; ticket on hold, high."""
     harper, policy = policyholder("Harper Kowalski", "OH")
     vehicle, driver = policy.vehicles[0], policy.drivers[0]
-    earlier = ClaimFactory(
-        vehicle=vehicle,
-        loss_date=date(2025, 9, 14),
+    earlier = minor_claim(
+        vehicle,
+        date(2025, 9, 14),
+        "Windshield chip repaired.",
+        damage_cents=38_000,
         loss_type="glass",
-        status="closed",
-        estimated_damage_cents=38_000,
         closed_on=date(2025, 10, 2),
-        description="Windshield chip repaired.",
     )
     new_claim = new_id("CL-", earlier)
     ticket = ticket_about(policy, "Minor accident")
@@ -349,10 +335,9 @@ def test_case_AI007_002(tb):
         ),
         golden=[
             *opening(harper, policy),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=vehicle.id,
+            file_claim(
+                policy,
+                vehicle.id,
                 loss_date="2026-05-10",
                 loss_type="collision",
                 injuries=True,
@@ -422,10 +407,9 @@ def test_case_AI007_003(tb):
         ),
         golden=[
             *opening(dwayne, policy),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=accord.id,
+            file_claim(
+                policy,
+                accord.id,
                 loss_date="2026-05-10",
                 loss_type="collision",
                 injuries=False,
@@ -440,10 +424,9 @@ def test_case_AI007_003(tb):
         "Friday's deer collision: your F-150 has been covered on your policy only from 10 May 2026, and the accident "
         "happened on 8 May, before that date, so the truck wasn't insured with us then.",
         traps=[  # "I added the truck to my policy, so please open a claim"
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=truck.id,
+            file_claim(
+                policy,
+                truck.id,
                 loss_date="2026-05-08",
                 loss_type="animal",
                 injuries=False,
@@ -497,10 +480,9 @@ def test_case_AI007_004(tb):
         golden=[
             *opening(connor, policy),
             create_ticket(connor, policy, "Stolen vehicle", "claim"),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-11",
                 loss_type="theft",
                 injuries=False,
@@ -555,21 +537,11 @@ def test_case_AI007_005(tb):
         ),
         golden=[
             *opening(megan, policy, call("decode_vin", vin=CX5)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=CX5,
-                year=2026,
-                make="Mazda",
-                model="CX-5",
-                acquired_on="2026-05-04",
-                effective_on="2026-05-04",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=new_vehicle,
+            add_vehicle(policy, CX5, 2026, "Mazda", "CX-5", acquired_on="2026-05-04", effective_on="2026-05-04"),
+            id_card(policy, new_vehicle),
+            file_claim(
+                policy,
+                new_vehicle,
                 loss_date="2026-05-09",
                 loss_type="collision",
                 injuries=False,
@@ -619,29 +591,27 @@ def test_case_AI007_006(tb):
         ),
         golden=[
             *opening(luis, policy, call("decode_vin", vin=TRUCK)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=TRUCK,
-                year=2023,
-                make="Ford",
-                model="F-150",
+            add_vehicle(
+                policy,
+                TRUCK,
+                2023,
+                "Ford",
+                "F-150",
                 acquired_on="2026-04-22",
                 effective_on=derived(
                     "2026-05-12",
                     "bought on 22 April 2026, 20 days ago (more than 14, not newly acquired); TX is a same-day state",
                 ),
             ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "claim", "not_covered"),
         ],
         reply="I've added your F-150 to the policy, covered from today, 12 May 2026, and emailed its ID card. I "
         "can't file a claim for the barrier scrape on 6 May, though: the truck wasn't insured with us on that date.",
         traps=[
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=new_vehicle,
+            file_claim(
+                policy,
+                new_vehicle,
                 loss_date="2026-05-06",
                 loss_type="collision",
                 injuries=False,
@@ -693,10 +663,9 @@ def test_case_AI007_007(tb):
         reply="I'm sorry, I can't take the report on your wife's policy: only the policyholder can report a loss on "
         "it, so she will need to contact us herself. Nothing has been filed.",
         traps=[
-            call(
-                "file_claim",
-                policy_id=her_policy.id,
-                vehicle_id=her_policy.vehicles[0].id,
+            file_claim(
+                her_policy,
+                her_policy.vehicles[0].id,
                 loss_date="2026-05-12",
                 loss_type="collision",
                 injuries=False,
@@ -723,18 +692,14 @@ def test_case_AI012_001(tb):
     aisha, policy = policyholder("Aisha Nakamura", "NY")
     accord = policy.vehicles[0]
     tucson = car_on(policy, "KM8J3CA40KU104533", 2019, "Hyundai", "Tucson", date(2023, 4, 1))
-    glass = ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 5, 2),
-        loss_type="glass",
-        estimated_damage_cents=52_000,
-        description="Windshield cracked by a stone.",
+    glass = minor_claim(
+        accord, date(2026, 5, 2), "Windshield cracked by a stone.", damage_cents=52_000, loss_type="glass"
     )
-    bump = ClaimFactory(
-        vehicle=tucson,
-        loss_date=date(2026, 5, 6),
-        estimated_damage_cents=210_000,
-        description="Rear-ended in stop-and-go traffic; bumper and tailgate damaged.",
+    bump = minor_claim(
+        tucson,
+        date(2026, 5, 6),
+        "Rear-ended in stop-and-go traffic; bumper and tailgate damaged.",
+        damage_cents=210_000,
     )
     ticket = ticket_about(policy, "Update on my claim")
 
@@ -780,21 +745,18 @@ def test_case_AI012_001(tb):
 def test_case_AI012_002(tb):
     """New estimate of $4,950 on an open minor claim: record it; still under $5,000, so it stays minor; solved."""
     mei, policy = policyholder("Mei Delgado", "FL")
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2025, 8, 30),
-        severity="major",
-        status="closed",
-        drivable=False,
-        estimated_damage_cents=910_000,
+    major_claim(
+        policy.vehicles[0],
+        date(2025, 8, 30),
+        "Flooded in a storm surge; engine replaced.",
+        damage_cents=910_000,
         closed_on=date(2025, 11, 14),
-        description="Flooded in a storm surge; engine replaced.",
     )
-    bump = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 4),
-        estimated_damage_cents=180_000,
-        description="Sideswiped while parked; driver-side doors scraped.",
+    bump = minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 4),
+        "Sideswiped while parked; driver-side doors scraped.",
+        damage_cents=180_000,
     )
     ticket = ticket_about(policy, "New estimate for my claim")
 

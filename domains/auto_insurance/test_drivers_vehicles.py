@@ -8,15 +8,18 @@ import pytest
 
 from domains.auto_insurance.calls import (
     add_driver,
+    add_vehicle,
     check_licence,
     create_ticket,
     driver_facts,
-    identify,
+    id_card,
     new_id,
     opening,
+    opening_listed,
     pending,
     policyholder_facts,
     solved,
+    unverified,
 )
 from domains.auto_insurance.factories import (
     CustomerFactory,
@@ -157,17 +160,8 @@ def test_case_AI001_003(tb):
         ),
         golden=[
             *opening(harper, policy, check_licence(record), call("decode_vin", vin=CAMRY)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=CAMRY,
-                year=2019,
-                make="Toyota",
-                model="Camry",
-                acquired_on="2026-05-04",
-                effective_on="2026-05-04",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, CAMRY, 2019, "Toyota", "Camry", acquired_on="2026-05-04", effective_on="2026-05-04"),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "driver", "licence_not_valid"),
         ],
         reply="The Camry is on your policy, covered from 4 May 2026, the day it became yours; its ID card is in your "
@@ -204,12 +198,11 @@ def test_case_AI001_004(tb):
             knows=policyholder_facts(dwayne, policy, date_of_birth="1979-08-14", **driver_facts(tanya_licence)),
         ),
         golden=[
-            *identify(dwayne, "1979-08-14"),
-            call("list_tickets", requester_id=dwayne.id),
-            *pending(
+            *unverified(
+                dwayne,
+                "1979-08-14",
                 ticket.id,
                 "driver",
-                "identity_not_verified",
                 note="Identity not verified (date of birth did not match). No driver added; nothing changed.",
             ),
         ],
@@ -388,17 +381,8 @@ def test_case_AI002_001(tb):
         ),
         golden=[
             *opening(rafael, policy, call("decode_vin", vin=F150)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=F150,
-                year=2025,
-                make="Ford",
-                model="F-150",
-                acquired_on="2026-04-02",
-                effective_on="2026-05-12",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, F150, 2025, "Ford", "F-150", acquired_on="2026-04-02", effective_on="2026-05-12"),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -426,13 +410,12 @@ def test_case_AI002_002(tb):
         ),
         golden=[
             *opening(brianna, policy, call("decode_vin", vin=RAV4)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=RAV4,
-                year=2024,
-                make="Toyota",
-                model="RAV4",
+            add_vehicle(
+                policy,
+                RAV4,
+                2024,
+                "Toyota",
+                "RAV4",
                 acquired_on="2026-04-21",
                 effective_on=derived(
                     "2026-05-13",
@@ -440,7 +423,7 @@ def test_case_AI002_002(tb):
                     "newly acquired): tomorrow, 13 May 2026, not today as the customer asks",
                 ),
             ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -464,17 +447,8 @@ def test_case_AI002_003(tb):
         ),
         golden=[
             *opening(theo, policy, call("decode_vin", vin=CRV)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=CRV,
-                year=2023,
-                make="Honda",
-                model="CR-V",
-                acquired_on="2026-05-06",
-                effective_on="2026-05-06",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, CRV, 2023, "Honda", "CR-V", acquired_on="2026-05-06", effective_on="2026-05-06"),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -520,16 +494,7 @@ def test_case_AI002_004(tb):
         "you read doesn't pass its check digit. Please read it again from the registration card or the driver-side "
         "dashboard and we'll add the car.",
         traps=[  # the agent "fixes" the check digit itself and adds the car (PA: from tomorrow)
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=good,
-                year=2021,
-                make="Chevrolet",
-                model="Malibu",
-                acquired_on="2026-03-15",
-                effective_on="2026-05-13",
-            )
+            add_vehicle(policy, good, 2021, "Chevrolet", "Malibu", acquired_on="2026-03-15", effective_on="2026-05-13")
         ],
     )
 
@@ -569,38 +534,24 @@ def test_case_AI002_005(tb):
             ),
         ),
         golden=[
-            *identify(harper),
-            call("list_customer_policies", customer_id=harper.id),
-            call("get_policy", policy_id=california.id),
-            call("decode_vin", vin=CIVIC),
-            call("list_tickets", requester_id=harper.id),
-            call(
-                "add_vehicle",
-                policy_id=california.id,
-                vin=CIVIC,
-                year=2022,
-                make="Honda",
-                model="Civic",
+            *opening_listed(harper, california, call("decode_vin", vin=CIVIC)),
+            add_vehicle(
+                california,
+                CIVIC,
+                2022,
+                "Honda",
+                "Civic",
                 acquired_on="2026-04-20",
                 effective_on=derived(
                     "2026-05-13",
                     "the California policy: CA is a next-day state and the Civic was bought 22 days ago, so tomorrow",
                 ),
             ),
-            call("send_document", policy_id=california.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            id_card(california, new_vehicle),
             solved(ticket.id, "vehicle"),
         ],
         traps=[  # the first policy on the list, her Texas one, where the car would be covered today
-            call(
-                "add_vehicle",
-                policy_id=texas.id,
-                vin=CIVIC,
-                year=2022,
-                make="Honda",
-                model="Civic",
-                acquired_on="2026-04-20",
-                effective_on="2026-05-12",
-            )
+            add_vehicle(texas, CIVIC, 2022, "Honda", "Civic", acquired_on="2026-04-20", effective_on="2026-05-12")
         ],
     )
 
@@ -629,17 +580,8 @@ def test_case_AI002_006(tb):
         golden=[
             *opening(rafael, policy, call("decode_vin", vin=PRIUS)),
             create_ticket(rafael, policy, "Add a Prius collected on 20 May", "vehicle"),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=PRIUS,
-                year=2023,
-                make="Toyota",
-                model="Prius",
-                acquired_on="2026-05-20",
-                effective_on="2026-05-20",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, PRIUS, 2023, "Toyota", "Prius", acquired_on="2026-05-20", effective_on="2026-05-20"),
+            id_card(policy, new_vehicle),
             solved(new_ticket),
         ],
     )

@@ -8,14 +8,14 @@ from datetime import date
 
 import pytest
 
-from domains.auto_insurance.calls import billing_account, identify, opening, policyholder_facts, solved
+from domains.auto_insurance.calls import billing_account, identify, opening, policyholder_facts, rental_days, solved
 from domains.auto_insurance.factories import (
     BillFactory,
-    ClaimFactory,
     PolicyFactory,
     TicketFactory,
     account_of,
     cancelling,
+    major_claim,
     policyholder,
     ticket_about,
 )
@@ -53,13 +53,11 @@ def test_case_AI020_001(tb):
     Rules combined: the endorsement's conditions and start date, a coverage in force on the loss date, the
     classification of two requests with one refused."""
     odile, policy = policyholder("Odile Brandvold", "OH", coverages=(*BASE, "collision", "comprehensive"))
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 3),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=610_000,
-        description="Hit a pothole at speed; both front wheels and the steering rack damaged.",
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 5, 3),
+        "Hit a pothole at speed; both front wheels and the steering rack damaged.",
+        damage_cents=610_000,
     )
     ticket = ticket_about(policy, "Rental coverage")
 
@@ -74,9 +72,7 @@ def test_case_AI020_001(tb):
             call("add_coverage", policy_id=policy.id, coverage="rental_reimbursement", limit_cents=5_000),
             solved(ticket.id, "claim", "not_covered"),
         ],
-        traps=[
-            call("issue_claim_payment", claim_id=claim.id, kind="rental_reimbursement", amount_cents=43_200, days=9)
-        ],
+        traps=[rental_days(claim, 43_200, 9)],
         reply="Rental reimbursement at $50 a day is on your policy from today, 12 May 2026. It can't pay for the "
         "rental since your 3 May accident, though: a coverage only pays for losses after it starts.",
     )

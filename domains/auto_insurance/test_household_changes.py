@@ -10,20 +10,25 @@ import pytest
 
 from domains.auto_insurance.calls import (
     add_driver,
+    add_vehicle,
     billing_account,
     check_licence,
     driver_facts,
+    extension,
+    id_card,
     identify,
     new_id,
     opening,
+    opening_listed,
     pending,
     policy_claims,
     policyholder_facts,
+    remove_driver,
+    remove_vehicle,
     solved,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
-    ClaimFactory,
     CustomerFactory,
     DocumentFactory,
     DriverFactory,
@@ -31,6 +36,8 @@ from domains.auto_insurance.factories import (
     PolicyFactory,
     TicketFactory,
     car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -80,14 +87,13 @@ def test_case_AI025_001(tb):
     sale date within 30 days with no later claim, ID card."""
     grace, policy = policyholder("Grace Okafor", "CA")
     civic = car_on(policy, "2HGFE2F50NH570312", 2022, "Honda", "Civic", date(2022, 3, 14))
-    ClaimFactory(
-        vehicle=civic,
-        loss_date=date(2026, 2, 21),
+    minor_claim(
+        civic,
+        date(2026, 2, 21),
+        "Side mirror snapped off while parked on the street.",
+        damage_cents=88_000,
         loss_type="vandalism",
-        status="closed",
-        estimated_damage_cents=88_000,
         closed_on=date(2026, 3, 9),
-        description="Side mirror snapped off while parked on the street.",
     )
     new_vehicle = new_id("V-", *policy.vehicles)
     ticket = ticket_about(policy, "Swapping cars")
@@ -110,18 +116,9 @@ def test_case_AI025_001(tb):
         ),
         golden=[
             *opening(grace, policy, policy_claims(policy), call("decode_vin", vin=RAV4)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=RAV4,
-                year=2025,
-                make="Toyota",
-                model="RAV4",
-                acquired_on="2026-05-07",
-                effective_on="2026-05-07",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=civic.id, removed_on="2026-05-03"),
+            add_vehicle(policy, RAV4, 2025, "Toyota", "RAV4", acquired_on="2026-05-07", effective_on="2026-05-07"),
+            id_card(policy, new_vehicle),
+            remove_vehicle(policy, civic, "2026-05-03"),
             solved(ticket.id, "vehicle"),
         ],
         reply="Done: the 2025 Toyota RAV4 is covered from 7 May 2026, the day you bought it, as a newly acquired "
@@ -173,20 +170,19 @@ def test_case_AI025_002(tb):
         ),
         golden=[
             *opening(nolan, policy, call("decode_vin", vin=TACOMA), policy_claims(policy)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=TACOMA,
-                year=2022,
-                make="Toyota",
-                model="Tacoma",
+            add_vehicle(
+                policy,
+                TACOMA,
+                2022,
+                "Toyota",
+                "Tacoma",
                 acquired_on="2026-04-24",
                 effective_on=derived(
                     "2026-05-12", "bought 18 days ago, more than 14: not newly acquired; Ohio is a same-day state"
                 ),
             ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-08"),
+            id_card(policy, new_vehicle),
+            remove_vehicle(policy, accord, "2026-05-08"),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -208,12 +204,12 @@ def test_case_AI025_003(tb):
     when the only claim's loss date is before it."""
     ines, policy = policyholder("Ines Marchetti", "PA")
     outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
-    glass = ClaimFactory(
-        vehicle=outback,
-        loss_date=date(2026, 4, 28),
+    glass = minor_claim(
+        outback,
+        date(2026, 4, 28),
+        "Windshield cracked by a stone on the turnpike.",
+        damage_cents=61_000,
         loss_type="glass",
-        estimated_damage_cents=61_000,
-        description="Windshield cracked by a stone on the turnpike.",
     )
     new_vehicle = new_id("V-", *policy.vehicles)
     ticket = ticket_about(policy, "Outback sold, CX-5 coming")
@@ -236,24 +232,10 @@ def test_case_AI025_003(tb):
             ),
         ),
         golden=[
-            *identify(ines),
-            call("list_customer_policies", customer_id=ines.id),
-            call("get_policy", policy_id=policy.id),
-            policy_claims(policy),
-            call("decode_vin", vin=CX5),
-            call("list_tickets", requester_id=ines.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-10"),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=CX5,
-                year=2026,
-                make="Mazda",
-                model="CX-5",
-                acquired_on="2026-05-20",
-                effective_on="2026-05-20",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            *opening_listed(ines, policy, policy_claims(policy), call("decode_vin", vin=CX5)),
+            remove_vehicle(policy, outback, "2026-05-10"),
+            add_vehicle(policy, CX5, 2026, "Mazda", "CX-5", acquired_on="2026-05-20", effective_on="2026-05-20"),
+            id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -275,11 +257,11 @@ def test_case_AI025_004(tb):
     Rules combined: a claim on the sale date keeps the vehicle on until today, newly acquired cover, the VIN."""
     omar, policy = policyholder("Omar Haddad", "AZ")
     jetta = car_on(policy, "3VW2B7AJ0HM230411", 2017, "Volkswagen", "Jetta", date(2019, 5, 30))
-    ClaimFactory(
-        vehicle=jetta,
-        loss_date=date(2026, 5, 9),
-        estimated_damage_cents=74_000,
-        description="Rear quarter panel scraped in a supermarket car park the morning of the sale.",
+    minor_claim(
+        jetta,
+        date(2026, 5, 9),
+        "Rear quarter panel scraped in a supermarket car park the morning of the sale.",
+        damage_cents=74_000,
     )
     new_vehicle = new_id("V-", *policy.vehicles)
     ticket = ticket_about(policy, "Replace Jetta with Sorento")
@@ -303,23 +285,13 @@ def test_case_AI025_004(tb):
         ),
         golden=[
             *opening(omar, policy, call("decode_vin", vin=SORENTO)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=SORENTO,
-                year=2025,
-                make="Kia",
-                model="Sorento",
-                acquired_on="2026-05-02",
-                effective_on="2026-05-02",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, SORENTO, 2025, "Kia", "Sorento", acquired_on="2026-05-02", effective_on="2026-05-02"),
+            id_card(policy, new_vehicle),
             policy_claims(policy),
-            call(
-                "remove_vehicle",
-                policy_id=policy.id,
-                vehicle_id=jetta.id,
-                removed_on=derived(
+            remove_vehicle(
+                policy,
+                jetta,
+                derived(
                     "2026-05-12", "the Jetta's claim has a loss date of 9 May, on the sale date itself: from today"
                 ),
             ),
@@ -373,7 +345,7 @@ def test_case_AI026_001(tb):
         ),
         golden=[
             *opening(hana, policy, check_licence(lucia_licence)),
-            call("remove_driver", policy_id=policy.id, driver_id=mateo.id, removed_on="2026-05-12"),
+            remove_driver(policy, mateo, "2026-05-12"),
             add_driver(policy, lucia_licence, "child", "2026-05-12"),
             solved(ticket.id, "driver"),
         ],
@@ -425,7 +397,7 @@ def test_case_AI026_002(tb):
         ),
         golden=[
             *opening(felix, policy),
-            call("remove_driver", policy_id=policy.id, driver_id=roommate.id, removed_on="2026-05-12"),
+            remove_driver(policy, roommate, "2026-05-12"),
             check_licence(talia_licence),
             solved(ticket.id, "driver", "licence_not_valid"),
         ],
@@ -475,11 +447,7 @@ def test_case_AI001_008(tb):
             ),
         ),
         golden=[
-            *identify(ruth),
-            call("list_customer_policies", customer_id=ruth.id),
-            call("get_policy", policy_id=colorado.id),
-            check_licence(jonah_licence),
-            call("list_tickets", requester_id=ruth.id),
+            *opening_listed(ruth, colorado, check_licence(jonah_licence)),
             add_driver(colorado, jonah_licence, "child", "2026-05-18"),
             solved(ticket.id, "driver"),
         ],
@@ -505,13 +473,11 @@ def test_case_AI009_010(tb):
     ada, policy = policyholder("Ada Whitcombe", "GA")
     accord = policy.vehicles[0]
     camry = car_on(policy, "4T1B11HK0NU104533", 2022, "Toyota", "Camry", date(2022, 2, 11))
-    crash = ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 4, 27),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=880_000,
-        description="Front-end collision on the interstate; towed to the body shop.",
+    crash = major_claim(
+        accord,
+        date(2026, 4, 27),
+        "Front-end collision on the interstate; towed to the body shop.",
+        damage_cents=880_000,
     )
     ticket = ticket_about(policy, "Sold the Camry")
 
@@ -522,12 +488,8 @@ def test_case_AI009_010(tb):
             knows=caller_facts(ada, **{"sale date": "8 May 2026"}),
         ),
         golden=[
-            *identify(ada),
-            call("list_customer_policies", customer_id=ada.id),
-            call("get_policy", policy_id=policy.id),
-            policy_claims(policy),
-            call("list_tickets", requester_id=ada.id),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=camry.id, removed_on="2026-05-08"),
+            *opening_listed(ada, policy, policy_claims(policy)),
+            remove_vehicle(policy, camry, "2026-05-08"),
             solved(ticket.id, "vehicle"),
         ],
     )
@@ -573,7 +535,7 @@ def test_case_AI002_007(tb):
         ),
         golden=[
             *opening(bea, policy, policy_claims(policy)),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-06"),
+            remove_vehicle(policy, outback, "2026-05-06"),
             call("decode_vin", vin=ACCORD_23_MISREAD),
             *pending(
                 ticket.id,
@@ -587,16 +549,7 @@ def test_case_AI002_007(tb):
         "letter O, which a VIN never contains. Please read it again from the registration card or the driver-side "
         "dashboard and we'll add the car.",
         traps=[  # the desk 'correcting' the O to a zero itself
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=ACCORD_23,
-                year=2023,
-                make="Honda",
-                model="Accord",
-                acquired_on="2026-05-11",
-                effective_on="2026-05-11",
-            )
+            add_vehicle(policy, ACCORD_23, 2023, "Honda", "Accord", acquired_on="2026-05-11", effective_on="2026-05-11")
         ],
     )
 
@@ -701,19 +654,18 @@ def test_case_AI031_001(tb):
         ),
         golden=[
             *opening(dot, policy, call("decode_vin", vin=civic_vin), check_licence(leo_licence)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=civic_vin,
-                year=2022,
-                make="Honda",
-                model="Civic",
+            add_vehicle(
+                policy,
+                civic_vin,
+                2022,
+                "Honda",
+                "Civic",
                 acquired_on="2026-04-26",
                 effective_on=derived(
                     "2026-05-13", "bought 16 days ago, more than 14; Florida is a next-day state: tomorrow"
                 ),
             ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            id_card(policy, new_vehicle),
             call("send_document", policy_id=policy.id, kind="excluded_driver_form", licence_number="F612-448-07-315-0"),
             *pending(
                 ticket.id,
@@ -773,7 +725,7 @@ def test_case_AI032_001(tb):
             call("list_customer_policies", customer_id=lea.id),
             billing_account(hers),
             call("list_tickets", requester_id=lea.id),
-            call("grant_payment_extension", bill_id=bill.id, new_due_on="2026-05-26"),
+            extension(bill, "2026-05-26"),
             solved(ticket.id, "driver", "not_policyholder"),
         ],
         reply="Your bill is now due on 26 May 2026. I can't add you to Jules's policy: only the policyholder can ask "

@@ -10,29 +10,28 @@ import pytest
 from domains.auto_insurance.calls import (
     billing_account,
     create_ticket,
+    file_claim,
     hold,
-    identify,
     new_id,
     opening,
+    opening_listed,
     policy_claims,
     policyholder_facts,
     solved,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
-    ClaimFactory,
     DriverFactory,
     PaymentFactory,
-    VehicleFactory,
     account_of,
     cancelled,
     cancelling,
     car_on,
+    minor_claim,
     policyholder,
     ticket_about,
 )
 from domains.auto_insurance.models import Bill, BillingAccount, Claim, Document, Payment, Policy, Ticket, Vehicle
-from domains.auto_insurance.vin import complete_vin
 from pytest_thinkingbox import User, call
 
 ARTICLES = (
@@ -110,10 +109,9 @@ def test_case_AI027_001(tb):
         "policy was reinstated on 29 April, and the days from 20 to 28 April were a lapse with no coverage. The loss "
         "on 25 April fell inside that lapse, so the car was not insured with us on that date.",
         traps=[
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-04-25",
                 loss_type="collision",
                 injuries=False,
@@ -166,10 +164,9 @@ def test_case_AI027_002(tb):
         ),
         golden=[
             *opening(kofi, policy, policy_claims(policy)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-04-29",
                 loss_type="collision",
                 injuries=False,
@@ -205,16 +202,7 @@ def test_case_AI027_003(tb):
     Rules combined: cover on the loss date (removed_on), which vehicle, severity, several requests."""
     lena, policy = policyholder("Lena Hoffmann", "TX")
     accord = policy.vehicles[0]
-    camry = VehicleFactory(
-        policy=policy,
-        vin=complete_vin("4T1B11HK0NU104533"),
-        year=2022,
-        make="Toyota",
-        model="Camry",
-        acquired_on=date(2022, 2, 11),
-        status="removed",
-        removed_on=date(2026, 5, 4),
-    )
+    camry = car_on(policy, "4T1B11HK0NU104533", 2022, "Toyota", "Camry", date(2022, 2, 11), removed_on=date(2026, 5, 4))
     ticket = ticket_about(policy, "Hail damage")
 
     run = tb.run(
@@ -236,10 +224,9 @@ def test_case_AI027_003(tb):
         ),
         golden=[
             *opening(lena, policy, policy_claims(policy)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=accord.id,
+            file_claim(
+                policy,
+                accord.id,
                 loss_date="2026-05-06",
                 loss_type="weather",
                 injuries=False,
@@ -251,10 +238,9 @@ def test_case_AI027_003(tb):
             solved(ticket.id, "claim", "not_covered"),
         ],
         traps=[
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=camry.id,
+            file_claim(
+                policy,
+                camry.id,
                 loss_date="2026-05-06",
                 loss_type="weather",
                 injuries=False,
@@ -303,10 +289,9 @@ def test_case_AI027_004(tb):
         ),
         golden=[
             *opening(ivan, policy, billing_account(policy)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-11",
                 loss_type="animal",
                 injuries=False,
@@ -376,10 +361,9 @@ def test_case_AI027_005(tb):
         "and the accident on 9 May fell inside it, so I can't file a claim for it: the car was not insured with us "
         "on that date.",
         traps=[
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-09",
                 loss_type="collision",
                 injuries=False,
@@ -435,14 +419,10 @@ def test_case_AI007_008(tb):
             ),
         ),
         golden=[
-            *identify(dara),
-            call("list_customer_policies", customer_id=dara.id),
-            call("get_policy", policy_id=policy.id),
-            call("list_tickets", requester_id=dara.id),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=outback.id,
+            *opening_listed(dara, policy),
+            file_claim(
+                policy,
+                outback.id,
                 loss_date="2026-05-10",
                 loss_type="fire",
                 injuries=False,
@@ -479,21 +459,15 @@ def test_case_AI012_003(tb):
     Rules combined: new facts on the open claim (not the closed one), the 500,000-cent line, hold."""
     tomas, policy = policyholder("Tomas Eriksen", "NY")
     car = policy.vehicles[0]
-    ClaimFactory(
-        vehicle=car,
-        loss_date=date(2025, 12, 3),
+    minor_claim(
+        car,
+        date(2025, 12, 3),
+        "Windshield replaced.",
+        damage_cents=45_000,
         loss_type="glass",
-        status="closed",
-        estimated_damage_cents=45_000,
         closed_on=date(2025, 12, 19),
-        description="Windshield replaced.",
     )
-    dent = ClaimFactory(
-        vehicle=car,
-        loss_date=date(2026, 5, 1),
-        estimated_damage_cents=260_000,
-        description="Front bumper and hood dented by a reversing van.",
-    )
+    dent = minor_claim(car, date(2026, 5, 1), "Front bumper and hood dented by a reversing van.", damage_cents=260_000)
     ticket = ticket_about(policy, "Claim estimate went up")
 
     run = tb.run(
@@ -532,12 +506,7 @@ def test_case_AI012_004(tb):
     ines, policy = policyholder("Ines Carvalho", "CA")
     accord = policy.vehicles[0]
     prius = car_on(policy, "JTDKARFU0P3091847", 2023, "Toyota", "Prius", date(2023, 6, 2))
-    bump = ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 5, 5),
-        estimated_damage_cents=140_000,
-        description="Rear-ended at low speed at a stop light.",
-    )
+    bump = minor_claim(accord, date(2026, 5, 5), "Rear-ended at low speed at a stop light.", damage_cents=140_000)
     new_claim = new_id("CL-", bump)
     ticket = ticket_about(policy, "Claim update and new damage")
 
@@ -561,10 +530,9 @@ def test_case_AI012_004(tb):
         golden=[
             *opening(ines, policy, policy_claims(policy)),
             call("update_claim", claim_id=bump.id, severity="major", injuries=True),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=prius.id,
+            file_claim(
+                policy,
+                prius.id,
                 loss_date="2026-05-11",
                 loss_type="glass",
                 injuries=False,
@@ -627,10 +595,9 @@ def test_case_AI027_006(tb):
         ),
         golden=[
             *opening(raul, policy, billing_account(policy), policy_claims(policy)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-04-02",
                 loss_type="collision",
                 injuries=False,
@@ -692,10 +659,9 @@ def test_case_AI007_009(tb):
         ),
         golden=[
             *opening(bo, policy, call("get_driver", driver_id=dale.id)),
-            call(
-                "file_claim",
-                policy_id=policy.id,
-                vehicle_id=policy.vehicles[0].id,
+            file_claim(
+                policy,
+                policy.vehicles[0].id,
                 loss_date="2026-05-09",
                 loss_type="collision",
                 injuries=False,

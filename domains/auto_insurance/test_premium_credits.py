@@ -10,25 +10,32 @@ import pytest
 
 from domains.auto_insurance.calls import (
     billing_account,
+    cancel_at_request,
+    cancellation_refund,
     create_ticket,
     hold,
     identify,
     new_id,
     opening,
+    opening_listed,
     policy_claims,
     policyholder_facts,
+    quote_unearned,
     removal_credit,
+    remove_vehicle,
     solved,
+    vehicle_credit,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
-    ClaimFactory,
     CustomerFactory,
     PolicyFactory,
     TicketFactory,
     account_of,
     cancelling,
     car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -130,43 +137,17 @@ def test_case_AI013_002(tb):
             ),
         ),
         golden=[
-            *identify(owen),
-            call("list_customer_policies", customer_id=owen.id),
-            call("get_policy", policy_id=policy.id),
-            policy_claims(policy),
-            call("list_tickets", requester_id=owen.id),
-            call(
-                "remove_vehicle",
-                policy_id=policy.id,
-                vehicle_id=forester.id,
-                removed_on=derived("2026-05-12", "sold 2 April 2026, 40 days ago, more than 30: removed from today"),
+            *opening_listed(owen, policy, policy_claims(policy)),
+            remove_vehicle(
+                policy,
+                forester,
+                derived("2026-05-12", "sold 2 April 2026, 40 days ago, more than 30: removed from today"),
             ),
-            call(
-                "quote_unearned_premium",
-                policy_id=policy.id,
-                from_date=derived("2026-05-12", "the removal date, today"),
-                vehicle_id=forester.id,
-            ),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=13_425,
-                effective_on=derived("2026-05-12", "the removal date, today"),
-                vehicle_id=forester.id,
-            ),
+            quote_unearned(policy, derived("2026-05-12", "the removal date, today"), forester),
+            vehicle_credit(policy, forester, 13_425, derived("2026-05-12", "the removal date, today")),
             solved(ticket.id, "vehicle"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=20_055,
-                effective_on="2026-04-02",
-                vehicle_id=forester.id,
-            )
-        ],
+        traps=[vehicle_credit(policy, forester, 20_055, "2026-04-02")],
     )
 
     run.expect_golden()
@@ -190,12 +171,12 @@ def test_case_AI013_003(tb):
     second = PolicyFactory(customer=ines, vehicle=False)
     old_camry = car_on(second, "4T1BF1FK0EU733170", 2014, "Toyota", "Camry", date(2017, 6, 1), 26_000)
     tucson = car_on(second, "KM8J3CA40KU104871", 2019, "Hyundai", "Tucson", date(2019, 10, 5), 29_500)
-    ClaimFactory(
-        vehicle=tucson,
-        loss_date=date(2026, 5, 2),
+    minor_claim(
+        tucson,
+        date(2026, 5, 2),
+        "Hit a deer on a county road at dusk; grille and hood dented.",
+        damage_cents=133_000,
         loss_type="animal",
-        estimated_damage_cents=133_000,
-        description="Hit a deer on a county road at dusk; grille and hood dented.",
     )
     BillFactory(account=second.account, due_on=date(2026, 4, 20), amount_cents=14_200, status="missed")
     june = BillFactory(account=second.account, due_on=date(2026, 5, 20), amount_cents=14_200)
@@ -251,20 +232,11 @@ def test_case_AI013_004(tb):
         ),
         golden=[
             *opening(priya, policy, policy_claims(policy)),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=escape.id, removed_on="2026-05-08"),
+            remove_vehicle(policy, escape, "2026-05-08"),
             call("send_document", policy_id=policy.id, kind="declarations_page"),
             solved(ticket.id, "vehicle"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="vehicle_removal_credit",
-                amount_cents=47_618,
-                effective_on="2026-05-08",
-                vehicle_id=escape.id,
-            )
-        ],
+        traps=[vehicle_credit(policy, escape, 47_618, "2026-05-08")],
         reply="The Escape is off your policy from 8 May 2026, the sale date, and I've emailed you the declarations "
         "page. There is no refund for it: the Escape had no premium of its own on your policy, so removing it "
         "credits nothing.",
@@ -288,13 +260,11 @@ def test_case_AI013_005(tb):
     marcus, policy = policyholder("Marcus Oyelaran", "CO", account__pay_plan="paid_in_full")
     escape = car_on(policy, "1FMCU9GD0MU310631", 2021, "Ford", "Escape", date(2021, 5, 30), 27_300)
     tesla = car_on(policy, "5YJ3E1EA0PF402277", 2023, "Tesla", "Model 3", date(2023, 3, 3), 34_800)
-    claim = ClaimFactory(
-        vehicle=escape,
-        loss_date=date(2026, 4, 29),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=690_000,
-        description="Slid into a guardrail on I-70 in sleet; front axle bent, towed to a body shop.",
+    claim = major_claim(
+        escape,
+        date(2026, 4, 29),
+        "Slid into a guardrail on I-70 in sleet; front axle bent, towed to a body shop.",
+        damage_cents=690_000,
     )
     ticket = ticket_about(policy, "Two cars off the policy")
 
@@ -315,14 +285,7 @@ def test_case_AI013_005(tb):
                 "declared a total loss). The Tesla Model 3 was removed from its 1 May sale date and credited.",
             ),
         ],
-        traps=[
-            call(
-                "remove_vehicle",
-                policy_id=policy.id,
-                vehicle_id=escape.id,
-                removed_on=derived("2026-05-12", "today"),
-            )
-        ],
+        traps=[remove_vehicle(policy, escape, derived("2026-05-12", "today"))],
     )
 
     run.expect_golden()
@@ -454,14 +417,10 @@ def test_case_AI016_001(tb):
         ),
         golden=[
             *opening(hana, policy, billing_account(policy), call("get_state_requirements", state="TX")),
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-31", reason="customer_request"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-31"),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=derived(29_733, "unearned 34,733 cents from 31 May less Texas's 5,000-cent fee"),
-                effective_on="2026-05-31",
+            cancel_at_request(policy, "2026-05-31"),
+            quote_unearned(policy, "2026-05-31"),
+            cancellation_refund(
+                policy, derived(29_733, "unearned 34,733 cents from 31 May less Texas's 5,000-cent fee"), "2026-05-31"
             ),
             solved(ticket.id, "cancellation"),
         ],
@@ -506,33 +465,12 @@ def test_case_AI016_002(tb):
             *opening(tomas, policy),
             billing_account(policy),
             call("get_state_requirements", state="CA"),
-            call(
-                "schedule_cancellation",
-                policy_id=policy.id,
-                effective_on=derived("2026-05-12", "1 May is before today: cancelled from today"),
-                reason="customer_request",
-            ),
-            call(
-                "quote_unearned_premium", policy_id=policy.id, from_date=derived("2026-05-12", "the cancellation date")
-            ),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=45_377,
-                effective_on=derived("2026-05-12", "the cancellation date"),
-            ),
+            cancel_at_request(policy, derived("2026-05-12", "1 May is before today: cancelled from today")),
+            quote_unearned(policy, derived("2026-05-12", "the cancellation date")),
+            cancellation_refund(policy, 45_377, derived("2026-05-12", "the cancellation date")),
             solved(ticket.id, "cancellation"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=51_540,
-                effective_on="2026-05-01",
-            )
-        ],
+        traps=[cancellation_refund(policy, 51_540, "2026-05-01")],
     )
 
     run.expect_golden()
@@ -562,18 +500,10 @@ def test_case_AI016_003(tb):
         golden=[
             *opening(felix, policy, billing_account(policy)),
             create_ticket(felix, policy, "Cancel policy from 15 June", "cancellation"),
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-06-15", reason="customer_request"),
+            cancel_at_request(policy, "2026-06-15"),
             solved(new_ticket),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=26_330,
-                effective_on="2026-06-15",
-            )
-        ],
+        traps=[cancellation_refund(policy, 26_330, "2026-06-15")],
         reply="Your policy is cancelled from 15 June 2026. You pay monthly, so there is no refund to make: billing "
         "simply stops the bills for the months after the cancellation.",
     )
@@ -603,19 +533,11 @@ def test_case_AI016_004(tb):
         ),
         golden=[
             *opening(leah, policy, billing_account(policy), call("get_state_requirements", state="GA")),
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-30", reason="customer_request"),
-            call("quote_unearned_premium", policy_id=policy.id, from_date="2026-05-30"),
+            cancel_at_request(policy, "2026-05-30"),
+            quote_unearned(policy, "2026-05-30"),
             solved(ticket.id, "cancellation"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=1_114,
-                effective_on="2026-05-30",
-            )
-        ],
+        traps=[cancellation_refund(policy, 1_114, "2026-05-30")],
         reply="Your policy is cancelled from 30 May 2026. The unused premium for the last two days is $11.14, which "
         "is less than Georgia's $50.00 cancellation fee, so there is no refund.",
     )
@@ -643,39 +565,19 @@ def test_case_AI016_005(tb):
             knows=caller_facts(greta, **{"sale date": "6 May 2026"}),
         ),
         golden=[
-            *identify(greta),
-            call("list_customer_policies", customer_id=greta.id),
-            call("get_policy", policy_id=policy.id),
-            billing_account(policy),
-            call("get_state_requirements", state="CO"),
-            call("list_tickets", requester_id=greta.id),
-            call(
-                "schedule_cancellation",
-                policy_id=policy.id,
-                effective_on=derived("2026-05-12", "the 6 May sale date is before today: cancelled from today"),
-                reason="customer_request",
+            *opening_listed(greta, policy, billing_account(policy), call("get_state_requirements", state="CO")),
+            cancel_at_request(
+                policy, derived("2026-05-12", "the 6 May sale date is before today: cancelled from today")
             ),
-            call(
-                "quote_unearned_premium", policy_id=policy.id, from_date=derived("2026-05-12", "the cancellation date")
-            ),
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=derived(42_877, "unearned 45,377 cents from today less Colorado's 2,500-cent fee"),
-                effective_on=derived("2026-05-12", "the cancellation date"),
+            quote_unearned(policy, derived("2026-05-12", "the cancellation date")),
+            cancellation_refund(
+                policy,
+                derived(42_877, "unearned 45,377 cents from today less Colorado's 2,500-cent fee"),
+                derived("2026-05-12", "the cancellation date"),
             ),
             solved(ticket.id, "cancellation"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=policy.id,
-                kind="cancellation_refund",
-                amount_cents=45_377,
-                effective_on="2026-05-12",
-            )
-        ],
+        traps=[cancellation_refund(policy, 45_377, "2026-05-12")],
     )
 
     run.expect_golden()
@@ -717,27 +619,15 @@ def test_case_AI016_006(tb):
             billing_account(college),
             call("get_state_requirements", state="OH"),
             call("list_tickets", requester_id=lena.id),
-            call("schedule_cancellation", policy_id=home.id, effective_on="2026-05-20", reason="customer_request"),
-            call("schedule_cancellation", policy_id=college.id, effective_on="2026-05-20", reason="customer_request"),
-            call("quote_unearned_premium", policy_id=home.id, from_date="2026-05-20"),
-            call(
-                "apply_premium_credit",
-                policy_id=home.id,
-                kind="cancellation_refund",
-                amount_cents=derived(35_896, "unearned 40,896 cents from 20 May less Ohio's 5,000-cent fee"),
-                effective_on="2026-05-20",
+            cancel_at_request(home, "2026-05-20"),
+            cancel_at_request(college, "2026-05-20"),
+            quote_unearned(home, "2026-05-20"),
+            cancellation_refund(
+                home, derived(35_896, "unearned 40,896 cents from 20 May less Ohio's 5,000-cent fee"), "2026-05-20"
             ),
             solved(ticket.id, "cancellation"),
         ],
-        traps=[
-            call(
-                "apply_premium_credit",
-                policy_id=college.id,
-                kind="cancellation_refund",
-                amount_cents=40_896,
-                effective_on="2026-05-20",
-            )
-        ],
+        traps=[cancellation_refund(college, 40_896, "2026-05-20")],
         reply="Both policies are cancelled from 20 May 2026. Your Ohio policy was paid in full, so you get back its "
         "unused premium, $408.96, less Ohio's $50.00 cancellation fee: $358.96. Your daughter's Pennsylvania policy "
         "is billed monthly, so there's nothing to refund on it; its bills simply stop.",

@@ -7,14 +7,28 @@ from datetime import date
 
 import pytest
 
-from domains.auto_insurance.calls import hold, identify, new_id, opening, policy_claims, policyholder_facts, solved
+from domains.auto_insurance.calls import (
+    add_vehicle,
+    cancel_at_request,
+    hold,
+    id_card,
+    identify,
+    new_id,
+    opening,
+    policy_claims,
+    policyholder_facts,
+    remove_driver,
+    remove_vehicle,
+    solved,
+)
 from domains.auto_insurance.factories import (
-    ClaimFactory,
     CustomerFactory,
     DriverFactory,
     PolicyFactory,
     TicketFactory,
     car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -46,14 +60,13 @@ def test_case_AI009_001(tb):
     """Second car sold 12 days ago, its only claim is from January: removed from the sale date, not today."""
     aisha, policy = policyholder("Aisha Lindgren", "OH")
     tucson = car_on(policy, "KM8J3CA40KU104533", 2019, "Hyundai", "Tucson", date(2022, 6, 3))
-    ClaimFactory(
-        vehicle=tucson,
-        loss_date=date(2026, 1, 15),
+    minor_claim(
+        tucson,
+        date(2026, 1, 15),
+        "Windshield replaced after a stone chip spread.",
+        damage_cents=41_000,
         loss_type="glass",
-        status="closed",
-        estimated_damage_cents=41_000,
         closed_on=date(2026, 2, 2),
-        description="Windshield replaced after a stone chip spread.",
     )
     ticket = ticket_about(policy, "Sold a car")
 
@@ -66,7 +79,7 @@ def test_case_AI009_001(tb):
         ),
         golden=[
             *opening(aisha, policy, policy_claims(policy)),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=tucson.id, removed_on="2026-04-30"),
+            remove_vehicle(policy, tucson, "2026-04-30"),
             solved(ticket.id, "vehicle"),
         ],
         reply="Done: the 2019 Hyundai Tucson is off your policy from the sale date, 30 April 2026, since you sold it "
@@ -101,13 +114,10 @@ def test_case_AI009_002(tb):
         ),
         golden=[
             *opening(connor, policy, policy_claims(policy)),
-            call(
-                "remove_vehicle",
-                policy_id=policy.id,
-                vehicle_id=forester.id,
-                removed_on=derived(
-                    "2026-05-12", "sold on 1 April 2026, 41 days before today, more than 30: removed from today"
-                ),
+            remove_vehicle(
+                policy,
+                forester,
+                derived("2026-05-12", "sold on 1 April 2026, 41 days before today, more than 30: removed from today"),
             ),
             solved(ticket.id, "vehicle"),
         ],
@@ -123,12 +133,12 @@ def test_case_AI009_003(tb):
     """Car sold 9 days ago, but a vandalism claim on it has a later loss date: removed from today, not the sale date."""
     theo, policy = policyholder("Theo Delgado", "AZ")
     escape = car_on(policy, "1FMCU9GD0MU310957", 2021, "Ford", "Escape", date(2021, 3, 2))
-    ClaimFactory(
-        vehicle=escape,
-        loss_date=date(2026, 5, 5),
+    minor_claim(
+        escape,
+        date(2026, 5, 5),
+        "Driver-side doors keyed while parked in the driveway.",
+        damage_cents=62_000,
         loss_type="vandalism",
-        estimated_damage_cents=62_000,
-        description="Driver-side doors keyed while parked in the driveway.",
     )
     ticket = ticket_about(policy, "Take the Escape off")
 
@@ -140,11 +150,10 @@ def test_case_AI009_003(tb):
         ),
         golden=[
             *opening(theo, policy, policy_claims(policy)),
-            call(
-                "remove_vehicle",
-                policy_id=policy.id,
-                vehicle_id=escape.id,
-                removed_on=derived(
+            remove_vehicle(
+                policy,
+                escape,
+                derived(
                     "2026-05-12",
                     "the Escape's vandalism claim has a loss date of 5 May 2026, after the 3 May sale date: today",
                 ),
@@ -164,13 +173,11 @@ def test_case_AI009_004(tb):
     """Replacement car added (newly acquired); the written-off car's removal held: its major claim is open."""
     mei, policy = policyholder("Mei Abbott", "GA")
     accord = policy.vehicles[0]
-    claim = ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 4, 18),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=1_420_000,
-        description="T-boned at an intersection; vehicle towed, likely a total loss.",
+    claim = major_claim(
+        accord,
+        date(2026, 4, 18),
+        "T-boned at an intersection; vehicle towed, likely a total loss.",
+        damage_cents=1_420_000,
     )
     new_vehicle = new_id("V-", *policy.vehicles)
     ticket = ticket_about(policy, "Replacing my car")
@@ -186,17 +193,8 @@ def test_case_AI009_004(tb):
         ),
         golden=[
             *opening(mei, policy, policy_claims(policy), call("decode_vin", vin=SORENTO)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=SORENTO,
-                year=2025,
-                make="Kia",
-                model="Sorento",
-                acquired_on="2026-05-09",
-                effective_on="2026-05-09",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, SORENTO, 2025, "Kia", "Sorento", acquired_on="2026-05-09", effective_on="2026-05-09"),
+            id_card(policy, new_vehicle),
             *hold(
                 ticket.id,
                 "vehicle",
@@ -205,7 +203,7 @@ def test_case_AI009_004(tb):
                 f"{claim.id}. Replacement Kia added. Claims team to review the removal.",
             ),
         ],
-        traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=accord.id, removed_on="2026-05-12")],
+        traps=[remove_vehicle(policy, accord, "2026-05-12")],
     )
 
     run.expect_golden()
@@ -239,7 +237,7 @@ def test_case_AI009_005(tb):
         ),
         golden=[
             *opening(rafael, policy),
-            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            remove_driver(policy, son, "2026-05-12"),
             solved(ticket.id, "driver"),
         ],
     )
@@ -281,7 +279,7 @@ def test_case_AI009_006(tb):
         ],
         reply="I'm sorry, I can't change that policy: it belongs to your ex-husband, and only the policyholder can "
         "ask us to remove a driver from it. He will need to contact us himself. Your own policy isn't affected.",
-        traps=[call("remove_driver", policy_id=his_policy.id, driver_id=listed.id, removed_on="2026-05-12")],
+        traps=[remove_driver(his_policy, listed, "2026-05-12")],
     )
 
     run.expect_golden()
@@ -320,7 +318,7 @@ def test_case_AI009_007(tb):
         "yours, and I haven't cancelled anything. As you asked, I've removed collision and comprehensive from "
         "today; when you buy the new car, call us and we'll swap it in.",
         traps=[  # the careless way to 'stop paying': cancel the policy she wants to keep
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
+            cancel_at_request(policy, "2026-05-12")
         ],
     )
 
@@ -340,12 +338,12 @@ def test_case_AI009_008(tb):
     harper, policy = policyholder("Harper Lindgren", "PA")
     accord = policy.vehicles[0]
     outback = car_on(policy, "4S4BTACC0L3170628", 2020, "Subaru", "Outback", date(2020, 8, 1))
-    ClaimFactory(
-        vehicle=accord,
-        loss_date=date(2026, 5, 7),
+    minor_claim(
+        accord,
+        date(2026, 5, 7),
+        "Struck a deer on Route 28; front bumper and grille damaged.",
+        damage_cents=150_000,
         loss_type="animal",
-        estimated_damage_cents=150_000,
-        description="Struck a deer on Route 28; front bumper and grille damaged.",
     )
     ticket = ticket_about(policy, "Cancel or change policy")
 
@@ -363,11 +361,11 @@ def test_case_AI009_008(tb):
         ),
         golden=[
             *opening(harper, policy, policy_claims(policy)),
-            call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-02"),
+            remove_vehicle(policy, outback, "2026-05-02"),
             solved(ticket.id, "vehicle"),
         ],
         traps=[  # the first thing she said, which she took back
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
+            cancel_at_request(policy, "2026-05-12")
         ],
     )
 

@@ -10,25 +10,33 @@ import pytest
 
 from domains.auto_insurance.calls import (
     add_driver,
+    add_vehicle,
+    cancel_at_request,
     check_licence,
     claim_record,
     create_ticket,
     hold,
+    id_card,
+    liability_limits,
     new_id,
     opening,
     policy_claims,
     policyholder_facts,
     removal_credit,
+    remove_driver,
+    remove_vehicle,
+    rental_days,
     solved,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
-    ClaimFactory,
     CustomerFactory,
     DriverFactory,
     LicenceRecordFactory,
     PolicyFactory,
     car_on,
+    major_claim,
+    minor_claim,
     policyholder,
     ticket_about,
 )
@@ -92,14 +100,12 @@ def test_case_AI014_001(tb):
         "Jonas Ekwueme", "AZ", account__pay_plan="paid_in_full", vehicle__term_premium_cents=39_000
     )
     camry = car_on(policy, "4T1B11HK0NU615520", 2022, "Toyota", "Camry", date(2022, 1, 15), premium=42_000)
-    claim = ClaimFactory(
-        vehicle=camry,
-        loss_date=date(2026, 4, 20),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=1_480_000,
+    claim = major_claim(
+        camry,
+        date(2026, 4, 20),
+        "Broadsided by a pickup that ran a red light; frame bent, vehicle towed.",
+        damage_cents=1_480_000,
         total_loss=True,
-        description="Broadsided by a pickup that ran a red light; frame bent, vehicle towed.",
     )
     ticket = ticket_about(policy, "Camry written off")
 
@@ -122,12 +128,10 @@ def test_case_AI014_001(tb):
         golden=[
             *opening(jonas, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
             *removal_credit(policy, camry, "2026-04-20", 23_900),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(80_000, "20 days (21 April to 11 May) at the 4,000-cent daily limit, below $45"),
-                days=derived(20, "11 May minus 21 April"),
+            rental_days(
+                claim,
+                derived(80_000, "20 days (21 April to 11 May) at the 4,000-cent daily limit, below $45"),
+                derived(20, "11 May minus 21 April"),
             ),
             solved(ticket.id, "vehicle"),
         ],
@@ -157,13 +161,11 @@ def test_case_AI014_002(tb):
     that cannot be driven at the lower of the rate and the limit, the hold's reason, queue, priority and comment."""
     sofia, policy = policyholder("Sofia Brandt", "FL")
     outback = car_on(policy, "4S4BTAFC0N3190224", 2022, "Subaru", "Outback", date(2022, 7, 1), premium=33_000)
-    claim = ClaimFactory(
-        vehicle=outback,
-        loss_date=date(2026, 5, 4),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=910_000,
-        description="Flood water reached the seats during the storm; engine will not start.",
+    claim = major_claim(
+        outback,
+        date(2026, 5, 4),
+        "Flood water reached the seats during the storm; engine will not start.",
+        damage_cents=910_000,
         loss_type="weather",
     )
     ticket = ticket_about(policy, "Flooded car")
@@ -191,12 +193,10 @@ def test_case_AI014_002(tb):
         ),
         golden=[
             *opening(sofia, policy, policy_claims(policy), *claim_record(claim)),
-            call(
-                "issue_claim_payment",
-                claim_id=claim.id,
-                kind="rental_reimbursement",
-                amount_cents=derived(24_000, "6 days at the 4,000-cent daily limit, below the 4,500-cent rate"),
-                days=derived(6, "returned 11 May minus picked up 5 May"),
+            rental_days(
+                claim,
+                derived(24_000, "6 days at the 4,000-cent daily limit, below the 4,500-cent rate"),
+                derived(6, "returned 11 May minus picked up 5 May"),
             ),
             *hold(
                 ticket.id,
@@ -209,7 +209,7 @@ def test_case_AI014_002(tb):
         reply="I've paid $240.00 for your rental: 6 days at your coverage's daily limit of $40. I can't take the "
         "Outback off yet: its claim is open and the claims team hasn't declared it a total loss, so they must review "
         "the request first. I've passed it to them.",
-        traps=[call("remove_vehicle", policy_id=policy.id, vehicle_id=outback.id, removed_on="2026-05-12")],
+        traps=[remove_vehicle(policy, outback, "2026-05-12")],
     )
 
     run.expect_golden()
@@ -231,15 +231,13 @@ def test_case_AI014_003(tb):
         "Kofi Lindahl", "NY", account__pay_plan="paid_in_full", vehicle__term_premium_cents=52_000
     )
     wreck = policy.vehicles[0]
-    ClaimFactory(
-        vehicle=wreck,
-        loss_date=date(2026, 4, 26),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=2_100_000,
+    major_claim(
+        wreck,
+        date(2026, 4, 26),
+        "Engine fire on the Thruway shoulder; vehicle burned out.",
+        damage_cents=2_100_000,
         total_loss=True,
         loss_type="fire",
-        description="Engine fire on the Thruway shoulder; vehicle burned out.",
     )
     ticket = ticket_about(policy, "Replacement car")
     new_vehicle = new_id("V-", *policy.vehicles)
@@ -254,17 +252,8 @@ def test_case_AI014_003(tb):
         ),
         golden=[
             *opening(kofi, policy, policy_claims(policy), call("decode_vin", vin=CRV)),
-            call(
-                "add_vehicle",
-                policy_id=policy.id,
-                vin=CRV,
-                year=2025,
-                make="Honda",
-                model="CR-V",
-                acquired_on="2026-05-07",
-                effective_on="2026-05-07",
-            ),
-            call("send_document", policy_id=policy.id, kind="insurance_id_card", vehicle_id=new_vehicle),
+            add_vehicle(policy, CRV, 2025, "Honda", "CR-V", acquired_on="2026-05-07", effective_on="2026-05-07"),
+            id_card(policy, new_vehicle),
             *removal_credit(policy, wreck, "2026-04-26", 27_867),
             solved(ticket.id, "vehicle"),
         ],
@@ -291,14 +280,12 @@ def test_case_AI014_004(tb):
     Rules combined: a new ticket, the total-loss rule's last-vehicle limit, cancel only on request, the state's
     minimums read for "the legal minimum", the refusal's reason."""
     amara, policy = policyholder("Amara Quist", "OH", vehicle__term_premium_cents=47_000)
-    claim = ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 4, 30),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=1_650_000,
+    claim = major_claim(
+        policy.vehicles[0],
+        date(2026, 4, 30),
+        "Rolled into a ditch avoiding a deer; roof crushed.",
+        damage_cents=1_650_000,
         total_loss=True,
-        description="Rolled into a ditch avoiding a deer; roof crushed.",
     )
     old = ticket_about(policy, "Claim filed", status="solved")
     new_ticket = new_id("T-", old)
@@ -313,19 +300,11 @@ def test_case_AI014_004(tb):
         golden=[
             *opening(amara, policy, policy_claims(policy), call("get_state_requirements", state="OH")),
             create_ticket(amara, policy, "Remove total-loss Accord; liability to the minimum", "vehicle"),
-            call(
-                "update_coverage",
-                policy_id=policy.id,
-                coverage="bodily_injury_liability",
-                limit_cents=2_500_000,
-                limit_per_accident_cents=5_000_000,
-            ),
+            liability_limits(policy, 2_500_000, 5_000_000),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
             solved(new_ticket, reason="not_eligible"),
         ],
-        traps=[
-            call("schedule_cancellation", policy_id=policy.id, effective_on="2026-05-12", reason="customer_request")
-        ],
+        traps=[cancel_at_request(policy, "2026-05-12")],
         reply="Your liability limits are now Ohio's legal minimums from today: $25,000 per person and $50,000 per "
         "accident for bodily injury, and $25,000 for property damage. Your Accord is the only vehicle on the "
         "policy, and a policy must keep at least one, so I can't take it off yet. When you buy the next car, call "
@@ -357,24 +336,21 @@ def test_case_AI014_005(tb):
     elena, policy = policyholder(
         "Elena Moravec", "PA", account__pay_plan="paid_in_full", vehicle__term_premium_cents=38_500
     )
-    ClaimFactory(
-        vehicle=policy.vehicles[0],
-        loss_date=date(2026, 5, 6),
+    minor_claim(
+        policy.vehicles[0],
+        date(2026, 5, 6),
+        "Rear window smashed and door panels scratched in a parking garage.",
+        damage_cents=95_000,
         loss_type="vandalism",
-        estimated_damage_cents=95_000,
-        description="Rear window smashed and door panels scratched in a parking garage.",
     )
     tucson = car_on(policy, "KM8J3CA40KU105529", 2019, "Hyundai", "Tucson", date(2019, 4, 4), premium=36_000)
-    total = ClaimFactory(
-        vehicle=tucson,
-        loss_date=date(2026, 3, 25),
-        severity="major",
-        status="closed",
-        drivable=False,
-        estimated_damage_cents=1_120_000,
-        total_loss=True,
+    total = major_claim(
+        tucson,
+        date(2026, 3, 25),
+        "Hit head-on by a wrong-way driver; airbags deployed, vehicle written off.",
+        damage_cents=1_120_000,
         closed_on=date(2026, 4, 28),
-        description="Hit head-on by a wrong-way driver; airbags deployed, vehicle written off.",
+        total_loss=True,
     )
     ticket = ticket_about(policy, "Written-off car still on policy")
 
@@ -410,14 +386,12 @@ def test_case_AI014_006(tb):
     deductibles, the ticket taking the held request's category, reason and queue."""
     petra, policy = policyholder("Petra Lindholm", "IL", vehicle__term_premium_cents=37_500)
     camry = car_on(policy, "4T1B11HK0NU622467", 2022, "Toyota", "Camry", date(2022, 2, 20), premium=40_000)
-    claim = ClaimFactory(
-        vehicle=camry,
-        loss_date=date(2026, 4, 18),
-        severity="major",
-        drivable=False,
-        estimated_damage_cents=1_260_000,
+    claim = major_claim(
+        camry,
+        date(2026, 4, 18),
+        "Struck by a delivery van that lost its brakes; passenger side caved in.",
+        damage_cents=1_260_000,
         total_loss=True,
-        description="Struck by a delivery van that lost its brakes; passenger side caved in.",
     )
     BillFactory(account=policy.account, due_on=date(2026, 5, 18), amount_cents=16_900)
     ticket = ticket_about(policy, "Written-off Camry and deductible")
@@ -501,12 +475,7 @@ def test_case_AI015_001(tb):
             *opening(ruth, policy),
             call("check_licence", licence_number=insured.licence_number, licence_state="CO"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
-            call(
-                "remove_driver",
-                policy_id=policy.id,
-                driver_id=son.id,
-                removed_on=derived("2026-05-12", "drivers are removed from today, not the move-out date"),
-            ),
+            remove_driver(policy, son, derived("2026-05-12", "drivers are removed from today, not the move-out date")),
             solved(ticket.id, "driver"),
         ],
     )
@@ -537,12 +506,7 @@ def test_case_AI015_002(tb):
         golden=[
             *opening(walter, policy, policy_claims(policy)),
             *removal_credit(policy, civic, "2026-05-05", 15_071),
-            call(
-                "remove_driver",
-                policy_id=policy.id,
-                driver_id=daughter.id,
-                removed_on=derived("2026-05-12", "drivers are removed from today"),
-            ),
+            remove_driver(policy, daughter, derived("2026-05-12", "drivers are removed from today")),
             solved(ticket.id, "driver"),
         ],
     )
@@ -607,12 +571,7 @@ def test_case_AI015_003(tb):
             check_licence(lucia_licence),
             call("check_licence", licence_number=insured.licence_number, licence_state="TX"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
-            call(
-                "remove_driver",
-                policy_id=policy.id,
-                driver_id=son.id,
-                removed_on=derived("2026-05-12", "drivers are removed from today"),
-            ),
+            remove_driver(policy, son, derived("2026-05-12", "drivers are removed from today")),
             solved(ticket.id, "driver"),
         ],
         traps=[call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=wife.id)],
@@ -665,7 +624,7 @@ def test_case_AI015_004(tb):
             *opening(dana, policy, check_licence(sam_licence)),
             add_driver(policy, sam_licence, "other_household", "2026-05-12"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=new_driver),
-            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            remove_driver(policy, son, "2026-05-12"),
             solved(ticket.id, "driver"),
         ],
     )
@@ -720,7 +679,7 @@ def test_case_AI015_005(tb):
             call("check_licence", licence_number="097712345", licence_state="CO"),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=civic.id, driver_id=insured.id),
             call("assign_principal_driver", policy_id=policy.id, vehicle_id=pickup.id, driver_id=wife.id),
-            call("remove_driver", policy_id=policy.id, driver_id=son.id, removed_on="2026-05-12"),
+            remove_driver(policy, son, "2026-05-12"),
             solved(ticket.id, "driver"),
         ],
     )
