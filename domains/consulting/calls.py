@@ -6,7 +6,8 @@ the reads a kind of request needs (`client_gates`, `hardware_reads`,
 `kit_reads`, `leaver_reads`), the calls of the decision itself (`grant_access`, the
 approval requests, `offboard`, `expire_on`, `revoke_ended` ...), then how the
 ticket ends (`solved`, `refused`, `pending`, `hold`, `late_offboarding`).
-`new_ticket` opens a ticket when the requester has none.
+`new_ticket` opens a ticket when the requester has none; `ticket_end` reads how it
+ended, for a task's asserts.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_thinkingbox import Call, call
+from pytest_thinkingbox import Call, Run, call
 
-from .models import AccessGrant, Employee, ExpenseLine, HardwareRequest, LicenceSeat
+from .models import AccessGrant, Employee, ExpenseLine, ExpenseReport, HardwareRequest, LicenceSeat, Ticket
 from .seed import STANDARD_LAPTOP
 
 # CO-16: the team a held ticket goes to, by the reason it waits; a date still to come goes to onboarding for a
@@ -42,41 +43,57 @@ def identify(requester: Employee) -> list[Call]:
     ]
 
 
+def reads_of(employee: Employee, *tools: str) -> list[Call]:
+    """Each read tool, in order, called for `employee` (by its `employee_id`)."""
+    return [call(tool, employee_id=employee.id) for tool in tools]
+
+
 def client_gates(employee: Employee, resource_id: str) -> list[Call]:
     """Read a client resource and what decides it for `employee` (Client environments, Document folders): their
     assignments, and their NDAs and background check."""
     return [
         call("get_resource", resource_id=resource_id),
-        call("list_assignments", employee_id=employee.id),
-        call("get_compliance_status", employee_id=employee.id),
+        *reads_of(employee, "list_assignments", "get_compliance_status"),
     ]
 
 
 def hardware_reads(employee: Employee) -> list[Call]:
     """Read the catalogue and what `employee` already asked for this year (Hardware requests and grade budgets)."""
-    return [call("list_hardware_catalogue"), call("list_hardware_requests", employee_id=employee.id)]
+    return [call("list_hardware_catalogue"), *reads_of(employee, "list_hardware_requests")]
 
 
 def kit_reads(joiner: Employee) -> list[Call]:
     """The look-ups of a starter kit: the joiner's profile, grants and seats, the resource and software catalogues
     (for the kit's ids and free seats) and the joiner's hardware requests."""
     return [
-        call("get_employee", employee_id=joiner.id),
-        call("list_access_grants", employee_id=joiner.id),
-        call("list_licence_seats", employee_id=joiner.id),
+        *reads_of(joiner, "get_employee", "list_access_grants", "list_licence_seats"),
         call("list_resources"),
         call("list_software"),
-        call("list_hardware_requests", employee_id=joiner.id),
+        *reads_of(joiner, "list_hardware_requests"),
     ]
 
 
-def leaver_reads(leaver: Employee) -> list[Call]:
-    """The look-ups of an offboarding: the leaver's profile (the last day), grants and seats."""
-    return [
-        call("get_employee", employee_id=leaver.id),
-        call("list_access_grants", employee_id=leaver.id),
-        call("list_licence_seats", employee_id=leaver.id),
-    ]
+def leaver_reads(leaver: Employee, hardware: bool = False) -> list[Call]:
+    """The look-ups of an offboarding: the leaver's profile (the last day), grants and seats, and their hardware
+    requests when there is kit to hand back."""
+    kit = ("list_hardware_requests",) if hardware else ()
+    return reads_of(leaver, "get_employee", "list_access_grants", "list_licence_seats", *kit)
+
+
+def assignments_and_grants(employee: Employee) -> list[Call]:
+    """What a roll-off or an ended engagement turns on: `employee`'s assignments (running or ended) and grants."""
+    return reads_of(employee, "list_assignments", "list_access_grants")
+
+
+def held_and_asked(employee: Employee) -> list[Call]:
+    """What `employee` holds and has asked for already, before a grant or an approval request: their grants and
+    their approval requests (a role is not asked twice; a grant held stays while an upgrade waits)."""
+    return reads_of(employee, "list_access_grants", "list_approval_requests")
+
+
+def line_manager_reads(employee: Employee) -> list[Call]:
+    """Before routing to the line manager: the employee's profile (who the manager is) and their approval requests."""
+    return reads_of(employee, "get_employee", "list_approval_requests")
 
 
 # --- The decision -----------------------------------------------------------------------------------------------
@@ -101,6 +118,29 @@ def assign_licences(employee: Employee, *software_ids: str) -> list[Call]:
     return [call("assign_licence", software_id=software_id, employee_id=employee.id) for software_id in software_ids]
 
 
+def pool_reads(software_id: str) -> list[Call]:
+    """Read a software title (its approval route, grades and seats) and the seats of its pool."""
+    return [call("get_software", software_id=software_id), call("list_licence_seats", software_id=software_id)]
+
+
+def pool_seat(employee: Employee, software_id: str) -> list[Call]:
+    """A seat of a title that needs no approval: read the title and the seats `employee` holds, then assign one."""
+    return [
+        call("get_software", software_id=software_id),
+        call("list_licence_seats", employee_id=employee.id),
+        *assign_licences(employee, software_id),
+    ]
+
+
+def reclaim_seat(employee: Employee, software_id: str, idle: LicenceSeat) -> list[Call]:
+    """A full pool's seat idle longest (60 days or more) released and given to `employee` (Licence pools)."""
+    return [
+        *pool_reads(software_id),
+        call("release_licence", seat_id=idle.id),
+        *assign_licences(employee, software_id),
+    ]
+
+
 def request_hardware(employee: Employee, model_id: str, reason: str) -> Call:
     """Raise a hardware request for `employee` (it is submitted, or awaits approval once one is asked)."""
     return call("request_hardware", employee_id=employee.id, model_id=model_id, reason=reason)
@@ -111,55 +151,50 @@ def starter_laptop(joiner: Employee, reason: str = "Starter laptop for a new joi
     return request_hardware(joiner, STANDARD_LAPTOP, reason)
 
 
-def access_approval(
-    ticket_id: str, kind: str, employee: Employee, approver_id: str, resource_id: str, role: str
-) -> Call:
-    """Ask the approver the policy names for `role` on a resource (Approval requests and routing)."""
+def _approval(ticket_id: str, kind: str, employee: Employee, approver_id: str, **about: str) -> Call:
+    """Raise an approval request of `kind` from the ticket, for `employee`, to `approver_id`; `about` names what it
+    is for (the resource and role, the software, the hardware request or the expense line)."""
     return call(
         "create_approval_request",
         ticket_id=ticket_id,
         kind=kind,
         employee_id=employee.id,
         approver_id=approver_id,
-        resource_id=resource_id,
-        requested_role=role,
+        **about,
     )
+
+
+def access_approval(
+    ticket_id: str, kind: str, employee: Employee, approver_id: str, resource_id: str, role: str
+) -> Call:
+    """Ask the approver the policy names for `role` on a resource (Approval requests and routing)."""
+    return _approval(ticket_id, kind, employee, approver_id, resource_id=resource_id, requested_role=role)
 
 
 def licence_approval(ticket_id: str, employee: Employee, approver_id: str, software_id: str) -> Call:
     """Ask the approver a software's route names for a seat (Software licences: eligibility and approval)."""
-    return call(
-        "create_approval_request",
-        ticket_id=ticket_id,
-        kind="software_licence",
-        employee_id=employee.id,
-        approver_id=approver_id,
-        software_id=software_id,
-    )
+    return _approval(ticket_id, "software_licence", employee, approver_id, software_id=software_id)
 
 
 def budget_approval(ticket_id: str, employee: Employee, approver_id: str, hardware_request_id: str) -> Call:
     """Ask the line manager to approve a hardware request above the year's grade budget."""
-    return call(
-        "create_approval_request",
-        ticket_id=ticket_id,
-        kind="hardware_budget",
-        employee_id=employee.id,
-        approver_id=approver_id,
-        hardware_request_id=hardware_request_id,
-    )
+    return _approval(ticket_id, "hardware_budget", employee, approver_id, hardware_request_id=hardware_request_id)
 
 
 def override_approval(ticket_id: str, employee: Employee, approver_id: str, line: ExpenseLine) -> Call:
     """Ask the line manager to approve an expense override above the desk limit (Expense overrides)."""
-    return call(
-        "create_approval_request",
-        ticket_id=ticket_id,
-        kind="expense_override",
-        employee_id=employee.id,
-        approver_id=approver_id,
-        expense_line_id=line.id,
+    return _approval(ticket_id, "expense_override", employee, approver_id, expense_line_id=line.id)
+
+
+def decide_override(report: ExpenseReport, line: ExpenseLine, rejection: str | None = None) -> list[Call]:
+    """Read the expense report, then decide the override asked on `line` (Expense overrides): approved, or rejected
+    for `rejection`."""
+    decision = (
+        call("reject_expense_override", line_id=line.id, reason=rejection)
+        if rejection
+        else call("approve_expense_override", line_id=line.id)
     )
+    return [call("get_expense_report", report_id=report.id), decision]
 
 
 def offboard(
@@ -244,3 +279,13 @@ def late_offboarding(ticket_id: str, category: str | None, note: str) -> list[Ca
         call("update_ticket", ticket_id=ticket_id, status="hold", priority="urgent", **fields),
         internal_note(ticket_id, note),
     ]
+
+
+# --- What a task asserts --------------------------------------------------------------------------------------------
+
+
+def ticket_end(run: Run, ticket_id: str, *also: str) -> tuple[Any, ...]:
+    """How the ticket ended: its status, category and reason, then the `also` fields named (such as "queue")."""
+    ticket = run.db.get(Ticket, ticket_id)
+    assert ticket is not None, f"no ticket {ticket_id}"
+    return tuple(getattr(ticket, field) for field in ("status", "category", "reason", *also))

@@ -9,6 +9,7 @@ financial services partner unless given a ``lead``.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 import factory
 
@@ -65,6 +66,16 @@ class EmployeeFactory(Factory[Employee]):
     last_day = None
 
 
+def manager_and_report(
+    manager: str, report: str, manager_grade: str = "manager", **employee: Any
+) -> tuple[Employee, Employee]:
+    """A line manager (`manager_grade`) and `report`, who reports to them, in the same department: the report's
+    `department` if given, else the factory's; the other fields are the report's. Gives (manager, report)."""
+    department = {"department": employee["department"]} if "department" in employee else {}
+    line_manager = EmployeeFactory(name=manager, grade=manager_grade, **department)
+    return line_manager, EmployeeFactory(name=report, manager_id=line_manager.id, **employee)
+
+
 class EngagementFactory(Factory[Engagement]):
     class Meta:
         model = Engagement
@@ -112,6 +123,14 @@ class ComplianceRecordFactory(Factory[ComplianceRecord]):
     status = "signed"
     completed_on = factory.LazyFunction(lambda: TODAY - timedelta(days=200))
     expires_on = None
+
+
+def staffed(employee: Employee, engagement: Engagement, nda_signed_on: date, **assignment: Any) -> Assignment:
+    """`employee` assigned to `engagement` (for its dates unless given), with the engagement client's NDA signed on
+    `nda_signed_on`: what a client environment or folder asks first (staffed today, a current NDA)."""
+    staffing = AssignmentFactory(engagement=engagement, employee=employee, **assignment)
+    ComplianceRecordFactory(employee_id=employee.id, client_id=engagement.client_id, completed_on=nda_signed_on)
+    return staffing
 
 
 def background_check(

@@ -8,9 +8,11 @@ import pytest
 
 from domains.consulting.calls import (
     access_approval,
+    assignments_and_grants,
     client_gates,
     grant_access,
     hardware_reads,
+    held_and_asked,
     hold,
     identify,
     pending,
@@ -18,6 +20,7 @@ from domains.consulting.calls import (
     request_hardware,
     revoke_ended,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -28,6 +31,8 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -35,7 +40,6 @@ from domains.consulting.models import (
     Employee,
     Engagement,
     HardwareRequest,
-    Ticket,
     TicketComment,
 )
 from domains.consulting.rubrics import ALDER_FROM_9_FEBRUARY
@@ -82,8 +86,7 @@ def _on_core_banking(employee: Employee, start: date, end: date, nda_signed_on: 
     """`employee` staffed on Nordhavn's core banking migration from `start` to `end`, with the Nordhavn NDA signed on
     `nda_signed_on`; gives the engagement."""
     engagement = _nordhavn_engagement()
-    AssignmentFactory(engagement=engagement, employee=employee, start_date=start, end_date=end)
-    ComplianceRecordFactory(employee_id=employee.id, client_id=NORDHAVN, completed_on=nda_signed_on)
+    staffed(employee, engagement, nda_signed_on=nda_signed_on, start_date=start, end_date=end)
     return engagement
 
 
@@ -113,8 +116,7 @@ def test_case_CO001_001(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on) == ("viewer", date(2026, 3, 27))  # policy: the assignment's end, not June
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "client_access", None, None)  # carried out
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "client_access", None, None)  # carried out
 
 
 @pytest.mark.distractors
@@ -163,8 +165,7 @@ def test_case_CO001_002(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()  # policy: no client access without a signed NDA for this client
     assert (grant.resource_id, grant.role, grant.expires_on, grant.engagement_id) == (TIMESHEETS, "viewer", None, None)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "client_access", "awaiting_employee")  # he must sign it
+    assert ticket_end(run, ticket.id) == ("pending", "client_access", "awaiting_employee")  # he must sign it
 
 
 @pytest.mark.two_requests
@@ -174,8 +175,7 @@ def test_case_CO001_003(tb):
     engagement = client_engagement(
         MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2026, 1, 12), date(2026, 5, 29)
     )
-    AssignmentFactory(engagement=engagement, employee=sofia, role="Data Analyst")
-    ComplianceRecordFactory(employee_id=sofia.id, client_id=MERIDIAN, completed_on=date(2026, 1, 9))
+    staffed(sofia, engagement, nda_signed_on=date(2026, 1, 9), role="Data Analyst")
     background_check(sofia, completed_on=date(2022, 11, 1))  # expired 1 November 2025
     ticket = TicketFactory(requester=sofia, subject="Epic sandbox access")
     careless_grant = grant_access(sofia, MERIDIAN_SANDBOX, expires_on="2026-05-03", engagement_id=engagement.id)
@@ -207,8 +207,7 @@ def test_case_CO001_003(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()  # policy: an expired check is no check; the template folder needs none
     assert (grant.resource_id, grant.role, grant.expires_on) == (DELIVERY_TEMPLATES, "viewer", None)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "client_access", "screening_required", "screening")
 
 
 def test_case_CO001_004(tb):
@@ -217,8 +216,7 @@ def test_case_CO001_004(tb):
     engagement = client_engagement(
         CALLOWAY, "Loyalty programme redesign", RETAIL_DIRECTOR, date(2026, 1, 26), date(2026, 7, 31)
     )
-    AssignmentFactory(engagement=engagement, employee=arjun)
-    ComplianceRecordFactory(employee_id=arjun.id, client_id=CALLOWAY, completed_on=date(2026, 1, 22))
+    staffed(arjun, engagement, nda_signed_on=date(2026, 1, 22))
     background_check(arjun, status="in_progress")
     ticket = TicketFactory(requester=arjun, subject="Snowflake access")
 
@@ -248,8 +246,7 @@ def test_case_CO001_004(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).one().expires_on == date(2026, 5, 3)  # policy: capped at 90 days after today
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", None)
 
 
 @pytest.mark.two_requests
@@ -287,8 +284,7 @@ def test_case_CO002_001(tb):
             *identify(hannah),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
-            call("list_assignments", employee_id=hannah.id),
-            call("list_access_grants", employee_id=hannah.id),
+            *assignments_and_grants(hannah),
             call("get_compliance_status", employee_id=hannah.id),
             grant_access(hannah, CALLOWAY_SNOWFLAKE, expires_on="2026-04-17", engagement_id=pricing.id),
             *refused(
@@ -310,8 +306,7 @@ def test_case_CO002_001(tb):
         pricing.id,
     )  # policy: the running assignment's end, earlier than 90 days
     assert run.db.query(TicketComment).count() == 1
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", "assignment_ended")
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", "assignment_ended")
 
 
 def test_case_CO002_002(tb):
@@ -343,8 +338,7 @@ def test_case_CO002_002(tb):
         golden=[
             *identify(mateo),
             call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=mateo.id),
-            call("list_access_grants", employee_id=mateo.id),
+            *assignments_and_grants(mateo),
             *revoke_ended(leftover),
             *refused(
                 ticket.id,
@@ -362,19 +356,16 @@ def test_case_CO002_002(tb):
     assert (revoked.status, revoked.revoke_reason) == ("revoked", "assignment_ended")
     assert run.db.query(ApprovalRequest).count() == 0  # policy: refused outright, no approval route after roll-off
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 0  # and no access of any role
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", "assignment_ended")
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", "assignment_ended")
 
 
 def test_case_CO002_003(tb):
     """Editor on a client environment: route to the engagement lead, not the line manager who 'already agreed'."""
-    tobias = EmployeeFactory(name="Tobias Kraus", grade="manager", department="Financial Services")
-    chloe = EmployeeFactory(
-        name="Chloe Dubois", grade="senior_consultant", department="Financial Services", manager_id=tobias.id
+    _tobias, chloe = manager_and_report(
+        "Tobias Kraus", "Chloe Dubois", grade="senior_consultant", department="Financial Services"
     )
     engagement = _nordhavn_engagement()
-    AssignmentFactory(engagement=engagement, employee=chloe, role="Test Lead")
-    ComplianceRecordFactory(employee_id=chloe.id, client_id=NORDHAVN, completed_on=date(2025, 11, 1))
+    staffed(chloe, engagement, nda_signed_on=date(2025, 11, 1), role="Test Lead")
     background_check(chloe)
     viewer = AccessGrantFactory(
         employee_id=chloe.id,
@@ -413,8 +404,7 @@ def test_case_CO002_003(tb):
     assert run.db.query(AccessGrant).filter_by(role="editor").count() == 0
     kept = run.db.get(AccessGrant, viewer.id)
     assert (kept.status, kept.role) == ("active", "viewer")  # policy: the grant stays until the approver decides
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "client_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "client_access", "needs_approval")
 
 
 @pytest.mark.distractors
@@ -447,8 +437,7 @@ def test_case_CO001_005(tb):
         golden=[
             *identify(mei),
             call("get_resource", resource_id=NORDHAVN_UAT),
-            call("list_assignments", employee_id=mei.id),
-            call("list_access_grants", employee_id=mei.id),
+            *assignments_and_grants(mei),
             call("get_compliance_status", employee_id=mei.id),
             grant_access(mei, NORDHAVN_UAT, expires_on="2026-04-17", engagement_id=current.id),
             solved(ticket.id, "client_access"),
@@ -460,8 +449,7 @@ def test_case_CO001_005(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).filter_by(status="active").one()
     assert (grant.engagement_id, grant.expires_on) == (current.id, date(2026, 4, 17))  # the running assignment
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", None)
 
 
 @pytest.mark.two_requests
@@ -510,8 +498,7 @@ def test_case_CO001_006(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()  # policy: the folder needs no background check; the environment does
     assert (grant.resource_id, grant.expires_on) == (NORDHAVN_FOLDER, date(2026, 3, 13))
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "client_access", "screening_required", "screening")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "client_access", "screening_required", "screening")
 
 
 @pytest.mark.two_requests
@@ -519,8 +506,7 @@ def test_case_CO001_007(tb):
     """Two requests: Calloway's environment is granted (staffed, NDA); the Nordhavn folder is refused (not staffed)."""
     arjun = EmployeeFactory(name="Arjun Costa", department="Retail & Consumer")
     engagement = client_engagement(CALLOWAY, "Pricing analytics", RETAIL_DIRECTOR, date(2026, 1, 5), date(2026, 6, 26))
-    AssignmentFactory(engagement=engagement, employee=arjun, start_date=date(2026, 1, 5), end_date=date(2026, 3, 20))
-    ComplianceRecordFactory(employee_id=arjun.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
+    staffed(arjun, engagement, nda_signed_on=date(2026, 1, 2), start_date=date(2026, 1, 5), end_date=date(2026, 3, 20))
     ticket = TicketFactory(requester=arjun, subject="Snowflake plus Nordhavn folder")
 
     run = tb.run(
@@ -553,8 +539,7 @@ def test_case_CO001_007(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()  # policy: only the client he is staffed on
     assert (grant.resource_id, grant.expires_on) == (CALLOWAY_SNOWFLAKE, date(2026, 3, 20))
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", "not_staffed")
 
 
 @pytest.mark.distractors
@@ -568,8 +553,7 @@ def test_case_CO002_004(tb):
         employee=kwame,
     )
     alder = client_engagement(ALDER, "Finance transformation", HEALTH_DIRECTOR, date(2026, 1, 5), date(2026, 7, 31))
-    AssignmentFactory(engagement=alder, employee=kwame, start_date=date(2026, 2, 9), end_date=date(2026, 5, 29))
-    ComplianceRecordFactory(employee_id=kwame.id, client_id=ALDER, completed_on=date(2026, 1, 27))
+    staffed(kwame, alder, nda_signed_on=date(2026, 1, 27), start_date=date(2026, 2, 9), end_date=date(2026, 5, 29))
     background_check(kwame)
     ticket = TicketFactory(requester=kwame, subject="Alder SAP test access")
 
@@ -601,8 +585,7 @@ def test_case_CO002_004(tb):
 
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: a future assignment does not count yet
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", "not_staffed")
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", "not_staffed")
     run.rubric(ALDER_FROM_9_FEBRUARY.question, phrases=ALDER_FROM_9_FEBRUARY.phrases)
 
 
@@ -613,8 +596,9 @@ def test_case_CO002_005(tb):
     engagement = client_engagement(
         MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2025, 10, 6), date(2026, 5, 29)
     )
-    AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2025, 10, 6), end_date=date(2026, 1, 23))
-    ComplianceRecordFactory(employee_id=sofia.id, client_id=MERIDIAN, completed_on=date(2025, 10, 1))
+    staffed(
+        sofia, engagement, nda_signed_on=date(2025, 10, 1), start_date=date(2025, 10, 6), end_date=date(2026, 1, 23)
+    )
     background_check(sofia)
     AccessGrantFactory(
         employee_id=sofia.id,
@@ -641,8 +625,7 @@ def test_case_CO002_005(tb):
             *identify(sofia),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
-            call("list_assignments", employee_id=sofia.id),
-            call("list_access_grants", employee_id=sofia.id),
+            *assignments_and_grants(sofia),
             grant_access(sofia, DELIVERY_TEMPLATES),
             *refused(
                 ticket.id,
@@ -660,8 +643,7 @@ def test_case_CO002_005(tb):
     run.expect_golden()
     active = run.db.query(AccessGrant).filter_by(status="active").one()  # policy: her assignment has ended
     assert (active.resource_id, active.expires_on) == (DELIVERY_TEMPLATES, None)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "assignment_ended")  # the first request
+    assert ticket_end(run, ticket.id) == ("solved", "folder_access", "assignment_ended")  # the first request
 
 
 def test_case_CO001_008(tb):
@@ -669,8 +651,9 @@ def test_case_CO001_008(tb):
     lead = EmployeeFactory(name="Omar Whitfield", grade="partner", department="Energy")
     priya = EmployeeFactory(name="Aisha Petrov", grade="manager", department="Energy")
     engagement = client_engagement(ALDER, "Finance transformation", lead.id, date(2025, 11, 17), date(2026, 7, 31))
-    AssignmentFactory(engagement=engagement, employee=priya, start_date=date(2025, 11, 17), end_date=date(2026, 7, 31))
-    ComplianceRecordFactory(employee_id=priya.id, client_id=ALDER, completed_on=date(2025, 11, 10))
+    staffed(
+        priya, engagement, nda_signed_on=date(2025, 11, 10), start_date=date(2025, 11, 17), end_date=date(2026, 7, 31)
+    )
     background_check(priya, completed_on=date(2025, 5, 12))
     viewer = AccessGrantFactory(
         employee_id=priya.id, resource_id=ALDER_SAP, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
@@ -686,8 +669,7 @@ def test_case_CO001_008(tb):
         golden=[
             *identify(priya),
             *client_gates(priya, ALDER_SAP),
-            call("list_access_grants", employee_id=priya.id),
-            call("list_approval_requests", employee_id=priya.id),
+            *held_and_asked(priya),
             access_approval(ticket.id, "client_access", priya, IT_SECURITY_LEAD, ALDER_SAP, "admin"),
             *pending(
                 ticket.id,
@@ -705,8 +687,7 @@ def test_case_CO001_008(tb):
     assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not the lead
     kept = run.db.get(AccessGrant, viewer.id)
     assert (kept.role, kept.status) == ("viewer", "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "client_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "client_access", "needs_approval")
 
 
 @pytest.mark.distractors
@@ -765,8 +746,7 @@ def test_case_CO001_009(tb):
     headset = run.db.query(HardwareRequest).filter_by(model_id=HEADSET).one()  # $289 + $379 fits $2,500
     assert (headset.status, headset.price_cents) == ("submitted", 37_900)
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("pending", "client_access", "awaiting_employee", None)
+    assert ticket_end(run, ticket.id, "queue") == ("pending", "client_access", "awaiting_employee", None)
 
 
 def test_case_CO002_006(tb):
@@ -775,8 +755,9 @@ def test_case_CO002_006(tb):
     engagement = client_engagement(
         CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2025, 12, 1), date(2026, 4, 10)
     )
-    AssignmentFactory(engagement=engagement, employee=grace, start_date=date(2025, 12, 1), end_date=date(2026, 1, 23))
-    ComplianceRecordFactory(employee_id=grace.id, client_id=CALLOWAY, completed_on=date(2025, 11, 26))
+    staffed(
+        grace, engagement, nda_signed_on=date(2025, 11, 26), start_date=date(2025, 12, 1), end_date=date(2026, 1, 23)
+    )
     leftover = AccessGrantFactory(
         employee_id=grace.id, resource_id=CALLOWAY_FOLDER, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
     )
@@ -792,8 +773,7 @@ def test_case_CO002_006(tb):
             *identify(grace),
             call("list_resources", kind="client_folder"),
             call("get_resource", resource_id=CALLOWAY_FOLDER),
-            call("list_assignments", employee_id=grace.id),
-            call("list_access_grants", employee_id=grace.id),
+            *assignments_and_grants(grace),
             *revoke_ended(leftover),
             *refused(
                 ticket.id,
@@ -810,6 +790,5 @@ def test_case_CO002_006(tb):
     gone = run.db.get(AccessGrant, leftover.id)
     assert (gone.status, gone.revoke_reason) == ("revoked", "assignment_ended")  # policy: the leftover goes
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "assignment_ended")
+    assert ticket_end(run, ticket.id) == ("solved", "folder_access", "assignment_ended")
     assert run.db.query(TicketComment).count() == 1

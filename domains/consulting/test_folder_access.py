@@ -8,13 +8,17 @@ import pytest
 
 from domains.consulting.calls import (
     access_approval,
+    assignments_and_grants,
     client_gates,
     grant_access,
+    held_and_asked,
     identify,
     new_ticket,
     pending,
+    pool_seat,
     refused,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -24,6 +28,8 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -58,8 +64,7 @@ def _calloway_engagement():
 
 def test_case_CO003_001(tb):
     """Viewer on a template folder needs no approval, even though the analyst expects one: grant it, no expiry."""
-    manager = EmployeeFactory(name="Jonas Rahman", grade="manager")
-    rory = EmployeeFactory(name="Rory Gallagher", grade="analyst", manager_id=manager.id, start_date=date(2026, 1, 12))
+    manager, rory = manager_and_report("Jonas Rahman", "Rory Gallagher", grade="analyst", start_date=date(2026, 1, 12))
     ticket = TicketFactory(requester=rory, subject="Proposal templates folder")
 
     run = tb.run(
@@ -83,15 +88,13 @@ def test_case_CO003_001(tb):
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on) == ("viewer", None)
     assert run.db.query(ApprovalRequest).count() == 0  # policy: template viewer needs no approval
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "folder_access", None)  # carried out, not "approved"
+    assert ticket_end(run, ticket.id) == ("solved", "folder_access", None)  # carried out, not "approved"
     assert run.db.query(TicketComment).count() == 0
 
 
 def test_case_CO003_002(tb):
     """Editor on a template folder: approval goes to the folder owner, not to the employee's line manager."""
-    manager = EmployeeFactory(name="Aisha Kraus", grade="manager")
-    mei = EmployeeFactory(name="Mei Byrne", grade="senior_consultant", manager_id=manager.id)
+    _manager, mei = manager_and_report("Aisha Kraus", "Mei Byrne", grade="senior_consultant")
     ticket = TicketFactory(requester=mei, subject="Edit rights on delivery templates")
 
     run = tb.run(
@@ -119,16 +122,14 @@ def test_case_CO003_002(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == KNOWLEDGE_MANAGER
     assert run.db.query(AccessGrant).count() == 0  # policy: nothing granted until the owner decides
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "folder_access", "needs_approval")
 
 
 @pytest.mark.two_requests
 def test_case_CO003_003(tb):
     """Not staffed on Nordhavn (only on Calloway): its client folder is refused; the Proposal templates are granted."""
     tobias = EmployeeFactory(name="Tobias Mensah", department="Retail & Consumer")
-    AssignmentFactory(engagement=_calloway_engagement(), employee=tobias)
-    ComplianceRecordFactory(employee_id=tobias.id, client_id=CALLOWAY, completed_on=date(2025, 11, 28))
+    staffed(tobias, _calloway_engagement(), nda_signed_on=date(2025, 11, 28))
     ComplianceRecordFactory(employee_id=tobias.id, client_id=NORDHAVN, completed_on=date(2025, 3, 3))
     ticket = TicketFactory(requester=tobias, subject="Nordhavn folder access")
 
@@ -148,8 +149,7 @@ def test_case_CO003_003(tb):
             *identify(tobias),
             call("get_resource", resource_id=NORDHAVN_FOLDER),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
-            call("list_assignments", employee_id=tobias.id),
-            call("list_access_grants", employee_id=tobias.id),
+            *assignments_and_grants(tobias),
             grant_access(tobias, PROPOSAL_TEMPLATES),
             *refused(
                 ticket.id,
@@ -166,16 +166,14 @@ def test_case_CO003_003(tb):
     grant = run.db.query(AccessGrant).one()  # policy: not staffed on Nordhavn, so no Nordhavn folder
     assert (grant.resource_id, grant.role, grant.expires_on) == (PROPOSAL_TEMPLATES, "viewer", None)
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "folder_access", "not_staffed")
+    assert ticket_end(run, ticket.id) == ("solved", "folder_access", "not_staffed")
 
 
 def test_case_CO003_004(tb):
     """Editor on a client folder: approval goes to the engagement lead, not to the folder owner."""
     chloe = EmployeeFactory(name="Chloe Alvarez", grade="senior_consultant", department="Retail & Consumer")
     engagement = _calloway_engagement()
-    AssignmentFactory(engagement=engagement, employee=chloe, role="Workstream Lead")
-    ComplianceRecordFactory(employee_id=chloe.id, client_id=CALLOWAY, completed_on=date(2025, 11, 27))
+    staffed(chloe, engagement, nda_signed_on=date(2025, 11, 27), role="Workstream Lead")
     ticket = TicketFactory(requester=chloe, subject="Calloway folder edit rights")
 
     run = tb.run(
@@ -206,16 +204,14 @@ def test_case_CO003_004(tb):
     approval = run.db.query(ApprovalRequest).one()
     assert (approval.kind, approval.approver_id) == ("folder_access", RETAIL_DIRECTOR)
     assert run.db.query(AccessGrant).count() == 0  # policy: editor waits for the engagement lead
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "folder_access", "needs_approval")
 
 
 def test_case_CO003_005(tb):
     """Admin on a client folder goes to the IT security lead, not to the engagement lead or the folder owner."""
     dev = EmployeeFactory(name="Dev Haddad", grade="manager", department="Retail & Consumer")
     engagement = _calloway_engagement()
-    AssignmentFactory(engagement=engagement, employee=dev, role="Engagement Manager")
-    ComplianceRecordFactory(employee_id=dev.id, client_id=CALLOWAY, completed_on=date(2025, 11, 26))
+    staffed(dev, engagement, nda_signed_on=date(2025, 11, 26), role="Engagement Manager")
     ticket = TicketFactory(requester=dev, subject="Manage the Calloway folder")
 
     run = tb.run(
@@ -246,8 +242,7 @@ def test_case_CO003_005(tb):
     approval = run.db.query(ApprovalRequest).one()
     assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not the lead or owner
     assert run.db.query(AccessGrant).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "folder_access", "needs_approval")
 
 
 @pytest.mark.two_requests
@@ -274,9 +269,7 @@ def test_case_CO003_006(tb):
             *identify(hannah),
             call("list_resources", kind="client_folder"),
             *client_gates(hannah, CALLOWAY_FOLDER),
-            call("get_software", software_id=ACROBAT),
-            call("list_licence_seats", employee_id=hannah.id),
-            call("assign_licence", software_id=ACROBAT, employee_id=hannah.id),
+            *pool_seat(hannah, ACROBAT),
             *pending(
                 ticket.id,
                 "folder_access",
@@ -295,8 +288,7 @@ def test_case_CO003_006(tb):
     assert run.db.query(AccessGrant).count() == 0  # policy: no signed NDA, no access
     seat = run.db.query(LicenceSeat).one()
     assert (seat.software_id, seat.employee_id, seat.status) == (ACROBAT, hannah.id, "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "folder_access", "awaiting_employee")  # she signs first
+    assert ticket_end(run, ticket.id) == ("pending", "folder_access", "awaiting_employee")  # she signs first
 
 
 def test_case_CO003_007(tb):
@@ -307,8 +299,7 @@ def test_case_CO003_007(tb):
     )
     current = client_engagement(NORDHAVN, "Core banking migration", FS_PARTNER, date(2025, 11, 3), date(2026, 6, 30))
     AssignmentFactory(engagement=old, employee=mateo)
-    AssignmentFactory(engagement=current, employee=mateo, start_date=date(2026, 1, 19), end_date=date(2026, 3, 20))
-    ComplianceRecordFactory(employee_id=mateo.id, client_id=NORDHAVN, completed_on=date(2025, 2, 24))
+    staffed(mateo, current, nda_signed_on=date(2025, 2, 24), start_date=date(2026, 1, 19), end_date=date(2026, 3, 20))
     background_check(mateo, completed_on=date(2022, 11, 7))
     AccessGrantFactory(
         employee_id=mateo.id,
@@ -352,8 +343,7 @@ def test_case_CO003_007(tb):
         date(2026, 3, 20),
         current.id,
     )  # policy: no background check for folders; the running assignment's end
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "folder_access", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "folder_access", None, None)
 
 
 def test_case_CO003_008(tb):
@@ -370,8 +360,7 @@ def test_case_CO003_008(tb):
         golden=[
             *identify(nina),
             call("get_resource", resource_id=PROPOSAL_TEMPLATES),
-            call("list_access_grants", employee_id=nina.id),
-            call("list_approval_requests", employee_id=nina.id),
+            *held_and_asked(nina),
             new_ticket(nina, "Admin on Proposal templates", "folder_access"),
             access_approval("T-3302", "folder_access", nina, IT_SECURITY_LEAD, PROPOSAL_TEMPLATES, "admin"),
             *pending(

@@ -8,14 +8,17 @@ import pytest
 
 from domains.consulting.calls import (
     budget_approval,
+    decide_override,
     hardware_reads,
     identify,
+    line_manager_reads,
     new_ticket,
     override_approval,
     pending,
     refused,
     request_hardware,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AssignmentFactory,
@@ -25,6 +28,7 @@ from domains.consulting.factories import (
     ExpenseReportFactory,
     HardwareRequestFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import ApprovalRequest, ExpenseLine, HardwareRequest, Ticket
 from domains.consulting.seed import (
@@ -84,15 +88,13 @@ def test_case_CO006_001(tb):
     new = run.db.query(HardwareRequest).filter_by(model_id=MACBOOK_PRO).one()
     assert (new.status, new.price_cents) == ("submitted", 239_900)
     assert run.db.query(ApprovalRequest).count() == 0  # policy: within the 2026 budget, no approval
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "hardware", None)
+    assert ticket_end(run, ticket.id) == ("solved", "hardware", None)
 
 
 def test_case_CO006_002(tb):
     """Laptop above a consultant's budget: raise it and route to the line manager, not the engagement lead."""
-    manager = EmployeeFactory(name="Omar Fischer", grade="manager", department="Retail & Consumer")
-    kwame = EmployeeFactory(
-        name="Kwame Alvarez", grade="consultant", department="Retail & Consumer", manager_id=manager.id
+    manager, kwame = manager_and_report(
+        "Omar Fischer", "Kwame Alvarez", grade="consultant", department="Retail & Consumer"
     )
     engagement = EngagementFactory(client_id=CALLOWAY, name="Demand forecasting pilot", lead_id=RETAIL_DIRECTOR)
     AssignmentFactory(engagement=engagement, employee=kwame)
@@ -125,16 +127,12 @@ def test_case_CO006_002(tb):
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-0001").status == "awaiting_approval"
     assert run.db.query(ApprovalRequest).one().approver_id == manager.id  # policy: the line manager, not the lead
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")  # waiting for the approver
+    assert ticket_end(run, ticket.id) == ("pending", "hardware", "needs_approval")  # waiting for the approver
 
 
 def test_case_CO006_003(tb):
     """MacBook alone fits a senior consultant's budget, but January's monitor and dock push the year over: approval."""
-    manager = EmployeeFactory(name="Nina Haddad", grade="manager", department="Digital")
-    tobias = EmployeeFactory(
-        name="Tobias Costa", grade="senior_consultant", department="Digital", manager_id=manager.id
-    )
+    manager, tobias = manager_and_report("Nina Haddad", "Tobias Costa", grade="senior_consultant", department="Digital")
     HardwareRequestFactory(employee_id=tobias.id, model_id=MONITOR, price_cents=42_900, requested_on=date(2026, 1, 6))
     HardwareRequestFactory(
         employee_id=tobias.id, model_id=DOCK, price_cents=28_900, status="ordered", requested_on=date(2026, 1, 6)
@@ -170,8 +168,7 @@ def test_case_CO006_003(tb):
     run.expect_golden()
     assert run.db.get(HardwareRequest, "HR-7003").status == "awaiting_approval"
     assert run.db.query(ApprovalRequest).one().hardware_request_id == "HR-7003"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")  # the year is over budget
+    assert ticket_end(run, ticket.id) == ("pending", "hardware", "needs_approval")  # the year is over budget
 
 
 def _override_line(employee, report=None, **line):
@@ -204,8 +201,7 @@ def test_case_CO007_001(tb):
         ),
         golden=[
             *identify(aisha),
-            call("get_expense_report", report_id=report.id),
-            call("approve_expense_override", line_id=line.id),
+            *decide_override(report, line),
             solved(ticket.id, "expense_override"),
         ],
     )
@@ -213,8 +209,7 @@ def test_case_CO007_001(tb):
     run.expect_golden()
     approved = run.db.get(ExpenseLine, line.id)
     assert (approved.override_status, approved.reimbursable_cents) == ("approved", 29_200)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", None)
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", None)
 
 
 def test_case_CO007_002(tb):
@@ -241,8 +236,7 @@ def test_case_CO007_002(tb):
         ),
         golden=[
             *identify(rory),
-            call("get_expense_report", report_id=report.id),
-            call("reject_expense_override", line_id=line.id, reason="receipt_not_itemised"),
+            *decide_override(report, line, "receipt_not_itemised"),
             *pending(
                 ticket.id,
                 "expense_override",
@@ -258,14 +252,12 @@ def test_case_CO007_002(tb):
     run.expect_golden()
     rejected = run.db.get(ExpenseLine, line.id)
     assert (rejected.override_status, rejected.reimbursable_cents) == ("rejected", 7_500)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "expense_override", "awaiting_employee")  # he may upload it
+    assert ticket_end(run, ticket.id) == ("pending", "expense_override", "awaiting_employee")  # he may upload it
 
 
 def test_case_CO007_003(tb):
     """Client dinner $185 over, itemised: above the desk limit, so the line manager approves, not the lead."""
-    manager = EmployeeFactory(name="Felix Dubois", grade="manager", department="Energy")
-    mei = EmployeeFactory(name="Mei Rahman", grade="senior_consultant", department="Energy", manager_id=manager.id)
+    manager, mei = manager_and_report("Felix Dubois", "Mei Rahman", grade="senior_consultant", department="Energy")
     lead = EmployeeFactory(name="Anand Kowalski", grade="partner", department="Energy")
     engagement = EngagementFactory(client_id=ALDER, name="Finance transformation", lead_id=lead.id)
     AssignmentFactory(engagement=engagement, employee=mei)
@@ -289,8 +281,7 @@ def test_case_CO007_003(tb):
         golden=[
             *identify(mei),
             call("get_expense_report", report_id=report.id),
-            call("get_employee", employee_id=mei.id),
-            call("list_approval_requests", employee_id=mei.id),
+            *line_manager_reads(mei),
             override_approval(ticket.id, mei, manager.id, line),
             *pending(
                 ticket.id,
@@ -306,8 +297,7 @@ def test_case_CO007_003(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == manager.id
     assert run.db.get(ExpenseLine, line.id).override_status == "awaiting_manager"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "expense_override", "needs_approval")  # the line manager
+    assert ticket_end(run, ticket.id) == ("pending", "expense_override", "needs_approval")  # the line manager
 
 
 def test_case_CO007_004(tb):
@@ -334,8 +324,7 @@ def test_case_CO007_004(tb):
         ),
         golden=[
             *identify(sofia),
-            call("get_expense_report", report_id=report.id),
-            call("reject_expense_override", line_id=line.id, reason="late_submission"),
+            *decide_override(report, line, "late_submission"),
             *refused(
                 ticket.id,
                 "expense_override",
@@ -350,14 +339,12 @@ def test_case_CO007_004(tb):
     run.expect_golden()
     assert run.db.get(ExpenseLine, line.id).override_rejection == "late_submission"
     assert run.db.get(ExpenseLine, line.id).reimbursable_cents == 25_000
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")  # final
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", "outside_window")  # final
 
 
 def test_case_CO006_004(tb):
     """Wants a MacBook, or the Dell if the MacBook needs sign-off: this year's spend says raise only the Dell."""
-    manager = EmployeeFactory(name="Grace Petrov", grade="manager", department="Digital")
-    jonas = EmployeeFactory(name="Jonas Whitfield", grade="consultant", department="Digital", manager_id=manager.id)
+    _manager, jonas = manager_and_report("Grace Petrov", "Jonas Whitfield", grade="consultant", department="Digital")
     HardwareRequestFactory(employee_id=jonas.id, model_id=STANDARD_LAPTOP, requested_on=date(2025, 3, 10))
     HardwareRequestFactory(employee_id=jonas.id, model_id=HEADSET, price_cents=37_900, requested_on=date(2026, 1, 8))
     HardwareRequestFactory(
@@ -396,8 +383,7 @@ def test_case_CO006_004(tb):
     new = run.db.query(HardwareRequest).filter_by(requested_on=date(2026, 2, 2)).one()  # $2,458 fits $2,500
     assert (new.model_id, new.status) == (STANDARD_LAPTOP, "submitted")
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "hardware", None)
+    assert ticket_end(run, ticket.id) == ("solved", "hardware", None)
 
 
 def test_case_CO006_005(tb):
@@ -476,8 +462,7 @@ def test_case_CO007_005(tb):
         golden=[
             *identify(kwame),
             call("get_expense_report", report_id=denver.id),
-            call("get_expense_report", report_id=seattle.id),
-            call("approve_expense_override", line_id=meal.id),
+            *decide_override(seattle, meal),
             call("reject_expense_override", line_id=taxi.id, reason="late_submission"),
             *refused(
                 ticket.id,
@@ -495,8 +480,7 @@ def test_case_CO007_005(tb):
     assert run.db.get(ExpenseLine, meal.id).override_status == "approved"
     rejected = run.db.get(ExpenseLine, taxi.id)
     assert (rejected.override_rejection, rejected.reimbursable_cents) == ("late_submission", 7_500)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", "outside_window")
 
 
 @pytest.mark.pushback
@@ -530,8 +514,7 @@ def test_case_CO007_006(tb):
         ),
         golden=[
             *identify(mateo),
-            call("get_expense_report", report_id=report.id),
-            call("reject_expense_override", line_id=line.id, reason="late_submission"),
+            *decide_override(report, line, "late_submission"),
             *refused(
                 ticket.id,
                 "expense_override",
@@ -551,15 +534,13 @@ def test_case_CO007_006(tb):
     run.expect_golden()
     rejected = run.db.get(ExpenseLine, line.id)
     assert (rejected.override_rejection, rejected.reimbursable_cents) == ("late_submission", 7_500)  # not the receipt
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "outside_window")  # final
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", "outside_window")  # final
 
 
 @pytest.mark.distractors
 def test_case_CO006_006(tb):
     """A dock for a consultant whose January MacBook was returned: a returned item still counts, so over budget."""
-    manager = EmployeeFactory(name="Nina Fischer", grade="manager", department="Digital")
-    chloe = EmployeeFactory(name="Chloe Rahman", grade="consultant", department="Digital", manager_id=manager.id)
+    manager, chloe = manager_and_report("Nina Fischer", "Chloe Rahman", grade="consultant", department="Digital")
     HardwareRequestFactory(
         employee_id=chloe.id,
         model_id=MACBOOK_PRO,
@@ -607,14 +588,12 @@ def test_case_CO006_006(tb):
         manager.id,
         "HR-7004",
     )
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "hardware", "needs_approval")
 
 
 def test_case_CO006_007(tb):
     """A tablet, or the headset if that needs sign-off: neither fits the analyst's budget: route the tablet."""
-    manager = EmployeeFactory(name="Omar Kraus", grade="manager", department="Health")
-    mei = EmployeeFactory(name="Mei Byrne", grade="analyst", department="Health", manager_id=manager.id)
+    manager, mei = manager_and_report("Omar Kraus", "Mei Byrne", grade="analyst", department="Health")
     HardwareRequestFactory(employee_id=mei.id, requested_on=date(2026, 1, 5), status="delivered")
     ticket = TicketFactory(requester=mei, subject="Tablet for ward rounds")
 
@@ -646,8 +625,7 @@ def test_case_CO006_007(tb):
     assert [(r.model_id, r.status) for r in requests] == [(TABLET, "awaiting_approval")]  # policy: only the first
     approval = run.db.query(ApprovalRequest).one()
     assert (approval.approver_id, approval.hardware_request_id) == (manager.id, "HR-7002")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "hardware", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "hardware", "needs_approval")
 
 
 def test_case_CO007_007(tb):
@@ -677,8 +655,7 @@ def test_case_CO007_007(tb):
         golden=[
             *identify(lena),
             call("list_expense_reports", employee_id=lena.id),
-            call("get_expense_report", report_id=report.id),
-            call("reject_expense_override", line_id=line.id, reason="within_limit"),
+            *decide_override(report, line, "within_limit"),
             *refused(
                 ticket.id,
                 "expense_override",
@@ -697,14 +674,12 @@ def test_case_CO007_007(tb):
         6_850,
     )
     assert run.db.query(ExpenseLine).filter_by(override_status="none").count() == 1  # the hotel line is not asked
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "not_needed")
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", "not_needed")
 
 
 def test_case_CO007_008(tb):
     """Exactly $100.00 over, itemised, on time: the desk limit includes $100, so approve it; no manager needed."""
-    manager = EmployeeFactory(name="Grace Byrne", grade="manager")
-    tobias = EmployeeFactory(name="Tobias Osei", grade="senior_consultant", manager_id=manager.id)
+    _manager, tobias = manager_and_report("Grace Byrne", "Tobias Osei", grade="senior_consultant")
     ExpenseReportFactory(employee_id=tobias.id, title="Atlanta kickoff", submitted_on=date(2025, 12, 19))
     report = ExpenseReportFactory(employee_id=tobias.id, title="Boston steering committee")
     line = ExpenseLineFactory(
@@ -728,8 +703,7 @@ def test_case_CO007_008(tb):
         golden=[
             *identify(tobias),
             call("list_expense_reports", employee_id=tobias.id),
-            call("get_expense_report", report_id=report.id),
-            call("approve_expense_override", line_id=line.id),
+            *decide_override(report, line),
             solved(ticket.id, "expense_override"),
         ],
         traps=[call("update_ticket", ticket_id=ticket.id, status="pending", reason="needs_approval")],
@@ -739,5 +713,4 @@ def test_case_CO007_008(tb):
     approved = run.db.get(ExpenseLine, line.id)
     assert (approved.override_status, approved.reimbursable_cents) == ("approved", 35_000)  # policy: up to $100
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", None)
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", None)

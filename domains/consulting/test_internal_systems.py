@@ -9,17 +9,21 @@ import pytest
 from domains.consulting.calls import (
     access_approval,
     grant_access,
+    held_and_asked,
     identify,
+    line_manager_reads,
     new_ticket,
     pending,
     refused,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
     ApprovalRequestFactory,
     EmployeeFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -45,8 +49,7 @@ ARTICLES = (
 
 def test_case_CO009_001(tb):
     """No open ticket (last one solved): open one and give Salesforce viewer directly, no expiry, no sign-off."""
-    manager = EmployeeFactory(name="Omar Mensah", grade="manager", department="Strategy & Operations")
-    lena = EmployeeFactory(name="Lena Kraus", grade="analyst", manager_id=manager.id, start_date=date(2025, 9, 1))
+    manager, lena = manager_and_report("Omar Mensah", "Lena Kraus", grade="analyst", start_date=date(2025, 9, 1))
     TicketFactory(requester=lena, status="solved", subject="VPN token", created_at=datetime(2026, 1, 14, 9, 0))
 
     run = tb.run(
@@ -81,8 +84,7 @@ def test_case_CO009_001(tb):
 
 def test_case_CO009_002(tb):
     """Editor on NetSuite goes to the line manager, not to the system's owner whom the employee names."""
-    manager = EmployeeFactory(name="Sofia Whitfield", grade="manager", department="Finance")
-    dev = EmployeeFactory(name="Dev Mensah", grade="senior_consultant", department="Finance", manager_id=manager.id)
+    manager, dev = manager_and_report("Sofia Whitfield", "Dev Mensah", grade="senior_consultant", department="Finance")
     viewer = AccessGrantFactory(employee_id=dev.id, resource_id=NETSUITE, granted_at=datetime(2025, 6, 2, 10, 0))
     ticket = TicketFactory(requester=dev, subject="NetSuite edit rights")
 
@@ -97,8 +99,7 @@ def test_case_CO009_002(tb):
             *identify(dev),
             call("get_resource", resource_id=NETSUITE),
             call("get_employee", employee_id=dev.id),
-            call("list_access_grants", employee_id=dev.id),
-            call("list_approval_requests", employee_id=dev.id),
+            *held_and_asked(dev),
             access_approval(ticket.id, "system_access", dev, manager.id, NETSUITE, "editor"),
             *pending(
                 ticket.id,
@@ -119,8 +120,7 @@ def test_case_CO009_002(tb):
     assert approval.approver_id != MANAGING_PARTNER
     kept = run.db.get(AccessGrant, viewer.id)
     assert (kept.role, kept.status) == ("viewer", "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")
 
 
 def test_case_CO009_003(tb):
@@ -141,8 +141,7 @@ def test_case_CO009_003(tb):
         golden=[
             *identify(priya_report),
             call("get_resource", resource_id=WORKDAY),
-            call("list_access_grants", employee_id=priya_report.id),
-            call("list_approval_requests", employee_id=priya_report.id),
+            *held_and_asked(priya_report),
             access_approval(ticket.id, "system_access", priya_report, IT_SECURITY_LEAD, WORKDAY, "admin"),
             *pending(
                 ticket.id,
@@ -160,16 +159,14 @@ def test_case_CO009_003(tb):
     assert (approval.approver_id, approval.requested_role) == (IT_SECURITY_LEAD, "admin")  # not Priya
     assert run.db.query(AccessGrant).filter_by(role="admin").count() == 0
     assert run.db.get(AccessGrant, "AG-5001").status == "active"  # the editor grant stays as it is
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")
 
 
 @pytest.mark.pushback
 @pytest.mark.two_requests
 def test_case_CO009_004(tb):
     """Timesheets editor already awaits the line manager: nothing new raised or granted, pending; Salesforce viewer."""
-    manager = EmployeeFactory(name="Jonas Costa", grade="manager", department="Health")
-    arjun = EmployeeFactory(name="Arjun Kraus", grade="senior_consultant", department="Health", manager_id=manager.id)
+    manager, arjun = manager_and_report("Jonas Costa", "Arjun Kraus", grade="senior_consultant", department="Health")
     viewer = AccessGrantFactory(employee_id=arjun.id, resource_id=TIMESHEETS)
     old = TicketFactory(
         requester=arjun, status="pending", subject="Timesheets editor", created_at=datetime(2026, 1, 28)
@@ -224,8 +221,7 @@ def test_case_CO009_004(tb):
     assert run.db.query(AccessGrant).filter_by(role="editor").count() == 0
     crm = run.db.query(AccessGrant).filter_by(resource_id=SALESFORCE).one()
     assert (crm.employee_id, crm.role, crm.expires_on) == (arjun.id, "viewer", None)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")
     assert run.db.get(Ticket, old.id).category is None  # the earlier ticket is left alone
 
 
@@ -260,16 +256,14 @@ def test_case_CO009_005(tb):
 
     run.expect_golden()
     assert [g.employee_id for g in run.db.query(AccessGrant)] == [mei.id]  # policy: nothing for Rory on her word
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "system_access", "not_authorised")
 
 
 @pytest.mark.distractors
 def test_case_CO009_006(tb):
     """A pending approval for Workday editor does not cover Salesforce editor: raise a new one to the line manager."""
-    manager = EmployeeFactory(name="Aisha Whitfield", grade="director", department="Financial Services")
-    tobias = EmployeeFactory(
-        name="Tobias Rahman", grade="manager", department="Financial Services", manager_id=manager.id
+    manager, tobias = manager_and_report(
+        "Aisha Whitfield", "Tobias Rahman", manager_grade="director", grade="manager", department="Financial Services"
     )
     viewer = AccessGrantFactory(employee_id=tobias.id, resource_id=SALESFORCE)
     ApprovalRequestFactory(
@@ -291,8 +285,7 @@ def test_case_CO009_006(tb):
         golden=[
             *identify(tobias),
             call("get_resource", resource_id=SALESFORCE),
-            call("get_employee", employee_id=tobias.id),
-            call("list_approval_requests", employee_id=tobias.id),
+            *line_manager_reads(tobias),
             access_approval(ticket.id, "system_access", tobias, manager.id, SALESFORCE, "editor"),
             *pending(
                 ticket.id,
@@ -310,17 +303,15 @@ def test_case_CO009_006(tb):
     new = run.db.query(ApprovalRequest).filter_by(resource_id=SALESFORCE).one()
     assert (new.approver_id, new.requested_role, new.ticket_id) == (manager.id, "editor", ticket.id)
     assert run.db.query(AccessGrant).filter_by(role="editor").count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")
     assert run.db.query(TicketComment).count() == 1
 
 
 @pytest.mark.pushback
 def test_case_CO009_007(tb):
     """Already an active Salesforce editor: nothing is needed; no approval is raised, however the employee insists."""
-    manager = EmployeeFactory(name="Hannah Costa", grade="director", department="Retail & Consumer")
-    kwame = EmployeeFactory(
-        name="Kwame Alvarez", grade="manager", department="Retail & Consumer", manager_id=manager.id
+    manager, kwame = manager_and_report(
+        "Hannah Costa", "Kwame Alvarez", manager_grade="director", grade="manager", department="Retail & Consumer"
     )
     editor = AccessGrantFactory(employee_id=kwame.id, resource_id=SALESFORCE, role="editor")
     ticket = TicketFactory(requester=kwame, subject="Salesforce edit rights")
@@ -356,15 +347,15 @@ def test_case_CO009_007(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).count() == 0  # policy: nothing needed
     assert run.db.get(AccessGrant, editor.id).status == "active"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_needed")
+    assert ticket_end(run, ticket.id) == ("solved", "system_access", "not_needed")
 
 
 @pytest.mark.distractors
 def test_case_CO009_008(tb):
     """A Workday editor request rejected by a skip-level does not block a new one, which goes to the line manager."""
-    director = EmployeeFactory(name="Omar Petrov", grade="director", department="People")
-    manager = EmployeeFactory(name="Isla Mensah", grade="manager", department="People", manager_id=director.id)
+    director, manager = manager_and_report(
+        "Omar Petrov", "Isla Mensah", manager_grade="director", grade="manager", department="People"
+    )
     aisha = EmployeeFactory(name="Aisha Kraus", grade="consultant", department="People", manager_id=manager.id)
     viewer = AccessGrantFactory(employee_id=aisha.id, resource_id=WORKDAY)
     ApprovalRequestFactory(
@@ -397,8 +388,7 @@ def test_case_CO009_008(tb):
             *identify(aisha),
             call("get_resource", resource_id=WORKDAY),
             call("get_manager_chain", employee_id=aisha.id),
-            call("list_access_grants", employee_id=aisha.id),
-            call("list_approval_requests", employee_id=aisha.id),
+            *held_and_asked(aisha),
             access_approval(ticket.id, "system_access", aisha, manager.id, WORKDAY, "editor"),
             *pending(
                 ticket.id,
@@ -417,14 +407,14 @@ def test_case_CO009_008(tb):
     assert run.db.query(ApprovalRequest).filter_by(approver_id=director.id).count() == 1
     kept = run.db.get(AccessGrant, viewer.id)
     assert (kept.role, kept.status) == ("viewer", "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")
 
 
 def test_case_CO009_009(tb):
     """No open ticket: admin on NetSuite needs the IT security lead; open the ticket, raise it, leave it pending."""
-    manager = EmployeeFactory(name="Felix Haddad", grade="director", department="Finance")
-    mateo = EmployeeFactory(name="Mateo Osei", grade="manager", department="Finance", manager_id=manager.id)
+    _manager, mateo = manager_and_report(
+        "Felix Haddad", "Mateo Osei", manager_grade="director", grade="manager", department="Finance"
+    )
     AccessGrantFactory(employee_id=mateo.id, resource_id=NETSUITE, role="editor")
     TicketFactory(requester=mateo, status="closed", subject="NetSuite editor", created_at=datetime(2025, 10, 2))
 
@@ -464,8 +454,7 @@ def test_case_CO009_009(tb):
 @pytest.mark.two_requests
 def test_case_CO009_010(tb):
     """Two requests: Workday viewer is granted at once; NetSuite editor goes to the line manager; ticket pending."""
-    manager = EmployeeFactory(name="Chloe Fischer", grade="manager", department="Finance")
-    jonas = EmployeeFactory(name="Jonas Mehta", grade="consultant", department="Finance", manager_id=manager.id)
+    manager, jonas = manager_and_report("Chloe Fischer", "Jonas Mehta", grade="consultant", department="Finance")
     netsuite = AccessGrantFactory(employee_id=jonas.id, resource_id=NETSUITE)
     ApprovalRequestFactory(
         kind="system_access",
@@ -489,8 +478,7 @@ def test_case_CO009_010(tb):
             call("get_resource", resource_id=WORKDAY),
             call("get_resource", resource_id=NETSUITE),
             call("get_employee", employee_id=jonas.id),
-            call("list_access_grants", employee_id=jonas.id),
-            call("list_approval_requests", employee_id=jonas.id),
+            *held_and_asked(jonas),
             grant_access(jonas, WORKDAY),
             access_approval(ticket.id, "system_access", jonas, manager.id, NETSUITE, "editor"),
             *pending(
@@ -509,5 +497,4 @@ def test_case_CO009_010(tb):
     assert run.db.get(AccessGrant, netsuite.id).status == "active"
     approval = run.db.query(ApprovalRequest).filter_by(resource_id=NETSUITE).one()
     assert (approval.approver_id, approval.requested_role, approval.status) == (manager.id, "editor", "pending")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "system_access", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "system_access", "needs_approval")

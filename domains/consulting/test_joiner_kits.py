@@ -18,17 +18,18 @@ from domains.consulting.calls import (
     request_hardware,
     solved,
     starter_laptop,
+    ticket_end,
 )
 from domains.consulting.clock import TODAY
 from domains.consulting.factories import (
     AccessGrantFactory,
-    AssignmentFactory,
-    ComplianceRecordFactory,
     EmployeeFactory,
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -36,7 +37,6 @@ from domains.consulting.models import (
     Engagement,
     HardwareRequest,
     LicenceSeat,
-    Ticket,
     TicketComment,
 )
 from domains.consulting.rubrics import CHLOE_ASKS_FOR_HER_ACCESS, STARTER_KIT_ASKED_BY
@@ -93,8 +93,7 @@ def _calloway_joiner(name: str, manager: Employee, assignment_end: date) -> tupl
     engagement = client_engagement(
         CALLOWAY, "Store operating model", RETAIL_DIRECTOR, date(2026, 1, 12), date(2026, 7, 31)
     )
-    AssignmentFactory(engagement=engagement, employee=joiner, start_date=date(2026, 1, 26), end_date=assignment_end)
-    ComplianceRecordFactory(employee_id=joiner.id, client_id=CALLOWAY, completed_on=date(2026, 1, 26))
+    staffed(joiner, engagement, nda_signed_on=date(2026, 1, 26), start_date=date(2026, 1, 26), end_date=assignment_end)
     return joiner, engagement
 
 
@@ -105,9 +104,8 @@ def test_case_CO014_001(tb):
     coordinator = EmployeeFactory(
         name="Kwame Haddad", grade="analyst", department="People", title="People Coordinator", manager_id=PEOPLE_PARTNER
     )
-    manager = EmployeeFactory(name="Nina Gallagher", grade="manager", department="Digital")
-    joiner = EmployeeFactory(
-        name="Sofia Mensah", grade="consultant", department="Digital", manager_id=manager.id, start_date=TODAY
+    _manager, joiner = manager_and_report(
+        "Nina Gallagher", "Sofia Mensah", grade="consultant", department="Digital", start_date=TODAY
     )
     ticket = TicketFactory(requester=coordinator, subject_employee_id=joiner.id, subject="Starter kit: Sofia Mensah")
 
@@ -138,19 +136,18 @@ def test_case_CO014_001(tb):
     assert {s.software_id for s in mine} == {THINK_CELL, ACROBAT}
     assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
     assert run.db.query(HardwareRequest).filter_by(employee_id=joiner.id).one().model_id == STANDARD_LAPTOP
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "joiner", None, None)
 
 
 def test_case_CO014_002(tb):
     """Acrobat is full, no seat idle 60 days: give the rest of the kit, waitlist Acrobat and hold for licensing."""
     seats = _full_acrobat_pool({7: (59, False), 22: (45, True)})
-    manager = EmployeeFactory(name="Ingrid Mehta", grade="director", department="Health")
-    joiner = EmployeeFactory(
-        name="Jonas Alvarez",
+    manager, joiner = manager_and_report(
+        "Ingrid Mehta",
+        "Jonas Alvarez",
+        manager_grade="director",
         grade="senior_consultant",
         department="Health",
-        manager_id=manager.id,
         start_date=date(2026, 1, 29),
     )
     AccessGrantFactory(employee_id=joiner.id, resource_id=WORKDAY)
@@ -188,8 +185,7 @@ def test_case_CO014_002(tb):
     assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, software_id=THINK_CELL).one().status == "active"
     assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
     assert run.db.query(HardwareRequest).filter_by(employee_id=joiner.id).count() == 1
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "joiner", "no_free_seat", "licensing")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "joiner", "no_free_seat", "licensing")
     assert run.db.query(TicketComment).count() == 1
 
 
@@ -233,16 +229,16 @@ def test_case_CO014_003(tb):
     assert run.db.query(AccessGrant).filter_by(resource_id=CALLOWAY_SNOWFLAKE).count() == 0  # policy: only she asks
     assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
     assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").count() == 2
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "joiner", "not_authorised")
     run.rubric(CHLOE_ASKS_FOR_HER_ACCESS.question, phrases=CHLOE_ASKS_FOR_HER_ACCESS.phrases)
 
 
 @pytest.mark.pushback
 def test_case_CO014_004(tb):
     """The joiner's skip-level director asks for the kit: not the line manager nor People, so refuse, even insisting."""
-    director = EmployeeFactory(name="Isla Byrne", grade="director", department="Energy")
-    manager = EmployeeFactory(name="Rory Fischer", grade="manager", department="Energy", manager_id=director.id)
+    director, manager = manager_and_report(
+        "Isla Byrne", "Rory Fischer", manager_grade="director", grade="manager", department="Energy"
+    )
     joiner = EmployeeFactory(
         name="Arjun Costa", grade="consultant", department="Energy", manager_id=manager.id, start_date=TODAY
     )
@@ -280,20 +276,14 @@ def test_case_CO014_004(tb):
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: nothing on a skip-level's request
     assert run.db.query(LicenceSeat).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "joiner", "not_authorised")
     run.rubric(STARTER_KIT_ASKED_BY.question, phrases=STARTER_KIT_ASKED_BY.phrases)
 
 
 def test_case_CO014_005(tb):
     """The joiner asks for her own kit and already has a MacBook request in: that counts as her laptop, no Dell."""
-    manager = EmployeeFactory(name="Hannah Kraus", grade="manager", department="Data & Analytics")
-    joiner = EmployeeFactory(
-        name="Mei Alvarez",
-        grade="senior_consultant",
-        department="Data & Analytics",
-        manager_id=manager.id,
-        start_date=TODAY,
+    _manager, joiner = manager_and_report(
+        "Hannah Kraus", "Mei Alvarez", grade="senior_consultant", department="Data & Analytics", start_date=TODAY
     )
     macbook = HardwareRequestFactory(
         employee_id=joiner.id,
@@ -326,8 +316,7 @@ def test_case_CO014_005(tb):
     assert [r.id for r in laptops] == [macbook.id]  # policy: the open MacBook request counts as her laptop
     assert {g.resource_id for g in run.db.query(AccessGrant).filter_by(employee_id=joiner.id)} == _KIT_ACCESS
     assert run.db.query(LicenceSeat).filter_by(employee_id=joiner.id, status="active").count() == 2
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "joiner", None, None)
 
 
 @pytest.mark.two_requests
@@ -368,6 +357,5 @@ def test_case_CO014_006(tb):
     )
     assert {s.software_id for s in run.db.query(LicenceSeat).filter_by(employee_id=joiner.id)} == {THINK_CELL, ACROBAT}
     assert run.db.query(HardwareRequest).count() == 1  # the delivered laptop counts as given
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "joiner", None, None)
     assert run.db.query(TicketComment).count() == 0

@@ -15,9 +15,11 @@ from domains.consulting.calls import (
     kit_reads,
     licence_approval,
     new_ticket,
+    pool_seat,
     refused,
     solved,
     starter_laptop,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -25,6 +27,7 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -61,8 +64,7 @@ _KIT_ACCESS = {WORKDAY, TIMESHEETS, PROPOSAL_TEMPLATES, DELIVERY_TEMPLATES}
 
 def test_case_CO011_001(tb):
     """Line manager asks for a joiner starting today: give every kit item but the Timesheets access she already has."""
-    manager = EmployeeFactory(name="Dev Kraus", grade="manager", department="Strategy & Operations")
-    lena = EmployeeFactory(name="Lena Gallagher", grade="analyst", manager_id=manager.id, start_date=date(2026, 2, 2))
+    manager, lena = manager_and_report("Dev Kraus", "Lena Gallagher", grade="analyst", start_date=date(2026, 2, 2))
     AccessGrantFactory(employee_id=lena.id, resource_id=TIMESHEETS, granted_at=datetime(2026, 1, 29, 15, 0))
     ticket = TicketFactory(requester=manager, subject_employee_id=lena.id, subject="New starter: Lena Gallagher")
 
@@ -90,19 +92,13 @@ def test_case_CO011_001(tb):
     seats = run.db.query(LicenceSeat).filter_by(employee_id=lena.id, status="active").all()
     assert {s.software_id for s in seats} == {THINK_CELL, ACROBAT}
     assert run.db.query(HardwareRequest).filter_by(employee_id=lena.id).one().model_id == STANDARD_LAPTOP
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "joiner", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "joiner", None, None)
 
 
 def test_case_CO011_002(tb):
     """People asks with no ticket open: open one for the joiner; a rejected laptop request does not count as given."""
-    manager = EmployeeFactory(name="Felix Costa", grade="manager", department="Digital")
-    tobias = EmployeeFactory(
-        name="Tobias Fischer",
-        grade="consultant",
-        department="Digital",
-        manager_id=manager.id,
-        start_date=date(2026, 1, 26),
+    _manager, tobias = manager_and_report(
+        "Felix Costa", "Tobias Fischer", grade="consultant", department="Digital", start_date=date(2026, 1, 26)
     )
     AccessGrantFactory(employee_id=tobias.id, resource_id=WORKDAY, granted_at=datetime(2026, 1, 26, 9, 30))
     HardwareRequestFactory(
@@ -147,12 +143,12 @@ def test_case_CO011_002(tb):
 
 def test_case_CO011_003(tb):
     """The joiner starts next Monday: give nothing yet; hold for onboarding with the date the kit is due."""
-    manager = EmployeeFactory(name="Aisha Braun", grade="director", department="Health")
-    mateo = EmployeeFactory(
-        name="Mateo Fischer",
+    manager, mateo = manager_and_report(
+        "Aisha Braun",
+        "Mateo Fischer",
+        manager_grade="director",
         grade="senior_consultant",
         department="Health",
-        manager_id=manager.id,
         start_date=date(2026, 2, 9),
     )
     ticket = TicketFactory(requester=manager, subject_employee_id=mateo.id, subject="Starter kit for Mateo")
@@ -180,15 +176,13 @@ def test_case_CO011_003(tb):
     run.expect_golden()
     assert run.db.query(AccessGrant).count() == 0  # policy: nothing before the first day
     assert run.db.query(HardwareRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "joiner", "awaiting_date", "onboarding")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "joiner", "awaiting_date", "onboarding")
 
 
 @pytest.mark.two_requests
 def test_case_CO011_004(tb):
     """The joiner's onboarding buddy asks for her starter kit (refused: not her manager nor People) and a seat."""
-    manager = EmployeeFactory(name="Nina Rahman", grade="manager", department="Energy")
-    buddy = EmployeeFactory(name="Hannah Mensah", grade="senior_consultant", department="Energy", manager_id=manager.id)
+    manager, buddy = manager_and_report("Nina Rahman", "Hannah Mensah", grade="senior_consultant", department="Energy")
     aisha = EmployeeFactory(
         name="Aisha Fischer", grade="analyst", department="Energy", manager_id=manager.id, start_date=date(2026, 2, 2)
     )
@@ -205,9 +199,7 @@ def test_case_CO011_004(tb):
         golden=[
             *identify(buddy),
             call("get_employee", employee_id=aisha.id),
-            call("get_software", software_id=THINK_CELL),
-            call("list_licence_seats", employee_id=buddy.id),
-            call("assign_licence", software_id=THINK_CELL, employee_id=buddy.id),
+            *pool_seat(buddy, THINK_CELL),
             *refused(
                 ticket.id,
                 "joiner",
@@ -226,20 +218,14 @@ def test_case_CO011_004(tb):
     assert run.db.query(AccessGrant).count() == 0  # policy: nothing for the joiner on a buddy's request
     seat = run.db.query(LicenceSeat).one()
     assert (seat.software_id, seat.employee_id, seat.status) == (THINK_CELL, buddy.id, "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "joiner", "not_authorised")
 
 
 @pytest.mark.two_requests
 def test_case_CO011_005(tb):
     """A joiner asks for her own kit and for Alteryx: the kit's missing items are given, Alteryx refused (grade)."""
-    manager = EmployeeFactory(name="Omar Braun", grade="manager", department="Data & Analytics")
-    mei = EmployeeFactory(
-        name="Mei Kraus",
-        grade="analyst",
-        department="Data & Analytics",
-        manager_id=manager.id,
-        start_date=date(2026, 1, 28),
+    manager, mei = manager_and_report(
+        "Omar Braun", "Mei Kraus", grade="analyst", department="Data & Analytics", start_date=date(2026, 1, 28)
     )
     LicenceSeatFactory(software_id=THINK_CELL, employee_id=mei.id, requested_on=date(2026, 1, 28), last_used_on=None)
     HardwareRequestFactory(
@@ -278,5 +264,4 @@ def test_case_CO011_005(tb):
     assert {s.software_id for s in seats} == {THINK_CELL, ACROBAT}  # policy: no Alteryx for an analyst
     assert run.db.query(ApprovalRequest).count() == 0
     assert run.db.query(HardwareRequest).count() == 1  # policy: the laptop on order counts as given
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "joiner", "not_eligible")
+    assert ticket_end(run, ticket.id) == ("solved", "joiner", "not_eligible")

@@ -17,6 +17,7 @@ from domains.consulting.calls import (
     offboard,
     refused,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -24,6 +25,7 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import AccessGrant, Employee, HardwareRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -62,9 +64,8 @@ ARTICLES = (
 @pytest.mark.distractors
 def test_case_CO013_001(tb):
     """Last day today: revoke 3 grants, release 2 seats, return the delivered laptop and monitor, not the rest."""
-    manager = EmployeeFactory(name="Omar Fischer", grade="manager", department="Financial Services")
-    tobias = EmployeeFactory(
-        name="Tobias Alvarez", department="Financial Services", manager_id=manager.id, last_day=date(2026, 2, 2)
+    manager, tobias = manager_and_report(
+        "Omar Fischer", "Tobias Alvarez", department="Financial Services", last_day=date(2026, 2, 2)
     )
     crm = AccessGrantFactory(employee_id=tobias.id, resource_id=SALESFORCE)
     uat = AccessGrantFactory(employee_id=tobias.id, resource_id=NORDHAVN_UAT, expires_on=date(2026, 3, 31))
@@ -99,8 +100,7 @@ def test_case_CO013_001(tb):
         ),
         golden=[
             *identify(manager),
-            *leaver_reads(tobias),
-            call("list_hardware_requests", employee_id=tobias.id),
+            *leaver_reads(tobias, hardware=True),
             *offboard([crm, uat, proposals], [think_cell, power_bi], [laptop, monitor]),
             solved(ticket.id, "leaver"),
         ],
@@ -112,8 +112,7 @@ def test_case_CO013_001(tb):
     statuses = {r.id: r.status for r in run.db.query(HardwareRequest)}
     assert statuses == {laptop.id: "returned", monitor.id: "returned", dock.id: "ordered", headset.id: "rejected"}
     assert run.db.get(HardwareRequest, laptop.id).returned_on == date(2026, 2, 2)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "leaver", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "leaver", None, None)
     assert run.db.query(TicketComment).count() == 0
 
 
@@ -122,9 +121,8 @@ def test_case_CO013_002(tb):
     coordinator = EmployeeFactory(
         name="Hannah Osei", grade="analyst", department="People", title="People Coordinator", manager_id=PEOPLE_PARTNER
     )
-    manager = EmployeeFactory(name="Jonas Dubois", grade="manager", department="Retail & Consumer")
-    sofia = EmployeeFactory(
-        name="Sofia Kraus", department="Retail & Consumer", manager_id=manager.id, last_day=date(2026, 1, 29)
+    _manager, sofia = manager_and_report(
+        "Jonas Dubois", "Sofia Kraus", department="Retail & Consumer", last_day=date(2026, 1, 29)
     )
     workday = AccessGrantFactory(employee_id=sofia.id, resource_id=WORKDAY)
     folder = AccessGrantFactory(employee_id=sofia.id, resource_id=CALLOWAY_FOLDER, expires_on=date(2026, 3, 13))
@@ -154,8 +152,7 @@ def test_case_CO013_002(tb):
         ),
         golden=[
             *identify(coordinator),
-            *leaver_reads(sofia),
-            call("list_hardware_requests", employee_id=sofia.id),
+            *leaver_reads(sofia, hardware=True),
             new_ticket(coordinator, "Late offboarding: Sofia Kraus", "leaver", sofia),
             *offboard([workday, folder], [acrobat], [macbook, keyboard]),
             *late_offboarding(
@@ -187,8 +184,7 @@ def test_case_CO013_002(tb):
 @pytest.mark.pushback
 def test_case_CO013_003(tb):
     """Last day Friday; the manager wants the laptop back and seats freed now: only expiries now, the rest on Friday."""
-    manager = EmployeeFactory(name="Aisha Mehta", grade="manager", department="Energy")
-    arjun = EmployeeFactory(name="Arjun Byrne", department="Energy", manager_id=manager.id, last_day=date(2026, 2, 6))
+    manager, arjun = manager_and_report("Aisha Mehta", "Arjun Byrne", department="Energy", last_day=date(2026, 2, 6))
     crm = AccessGrantFactory(employee_id=arjun.id, resource_id=SALESFORCE)
     timesheets = AccessGrantFactory(employee_id=arjun.id, resource_id=TIMESHEETS)
     sap = AccessGrantFactory(employee_id=arjun.id, resource_id=ALDER_SAP, expires_on=date(2026, 3, 31))
@@ -210,8 +206,7 @@ def test_case_CO013_003(tb):
         ),
         golden=[
             *identify(manager),
-            *leaver_reads(arjun),
-            call("list_hardware_requests", employee_id=arjun.id),
+            *leaver_reads(arjun, hardware=True),
             *expire_on("2026-02-06", crm, timesheets, sap),
             *hold(
                 ticket.id,
@@ -235,8 +230,7 @@ def test_case_CO013_003(tb):
     grants = run.db.query(AccessGrant).filter_by(employee_id=arjun.id).all()
     assert {g.status for g in grants} == {"active"}
     assert sorted(str(g.expires_on) for g in grants) == ["2026-02-05", "2026-02-06", "2026-02-06", "2026-02-06"]
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "leaver", "awaiting_date", "offboarding")
 
 
 @pytest.mark.two_requests
@@ -245,8 +239,7 @@ def test_case_CO013_004(tb):
     payroll = EmployeeFactory(
         name="Mei Rahman", grade="analyst", department="Finance", title="Payroll and People Systems Analyst"
     )
-    manager = EmployeeFactory(name="Rory Costa", grade="manager", department="Health")
-    leaver = EmployeeFactory(name="Lena Petrov", department="Health", manager_id=manager.id, last_day=date(2026, 2, 2))
+    _manager, leaver = manager_and_report("Rory Costa", "Lena Petrov", department="Health", last_day=date(2026, 2, 2))
     crm = AccessGrantFactory(employee_id=leaver.id, resource_id=SALESFORCE)
     laptop = HardwareRequestFactory(employee_id=leaver.id, requested_on=date(2025, 4, 7))
     ticket = TicketFactory(requester=payroll, subject="Leaver and timesheet access")
@@ -282,21 +275,15 @@ def test_case_CO013_004(tb):
     assert run.db.get(HardwareRequest, laptop.id).status == "delivered"
     mine = run.db.query(AccessGrant).filter_by(employee_id=payroll.id).one()
     assert (mine.resource_id, mine.role, mine.expires_on) == (TIMESHEETS, "viewer", None)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "leaver", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "leaver", "not_authorised")
 
 
 @pytest.mark.distractors
 def test_case_CO013_005(tb):
     """People asks for a leaver due today: return only the delivered laptop, free the one active seat and grant."""
     priya = tb.db.get(Employee, PEOPLE_PARTNER)
-    manager = EmployeeFactory(name="Hannah Dubois", grade="manager", department="Economics")
-    felix = EmployeeFactory(
-        name="Felix Gallagher",
-        grade="senior_consultant",
-        department="Economics",
-        manager_id=manager.id,
-        last_day=date(2026, 2, 2),
+    _manager, felix = manager_and_report(
+        "Hannah Dubois", "Felix Gallagher", grade="senior_consultant", department="Economics", last_day=date(2026, 2, 2)
     )
     workday = AccessGrantFactory(employee_id=felix.id, resource_id=WORKDAY)
     AccessGrantFactory(employee_id=felix.id, resource_id=NORDHAVN_UAT, status="expired", expires_on=date(2026, 1, 30))
@@ -320,8 +307,7 @@ def test_case_CO013_005(tb):
         ),
         golden=[
             *identify(priya),
-            *leaver_reads(felix),
-            call("list_hardware_requests", employee_id=felix.id),
+            *leaver_reads(felix, hardware=True),
             *offboard([workday], [tableau], [laptop]),
             solved(ticket.id, "leaver"),
         ],
@@ -333,5 +319,4 @@ def test_case_CO013_005(tb):
     assert run.db.query(LicenceSeat).filter_by(employee_id=felix.id, status="waitlisted").count() == 1
     assert run.db.get(HardwareRequest, laptop.id).status == "returned"
     assert run.db.get(HardwareRequest, monitor.id).status == "submitted"  # policy: not delivered, nothing to return
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "leaver", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "leaver", None, None)

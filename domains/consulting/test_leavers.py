@@ -15,12 +15,13 @@ from domains.consulting.calls import (
     new_ticket,
     offboard,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
-    EmployeeFactory,
     LicenceSeatFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import (
@@ -52,9 +53,8 @@ ARTICLES = (
 
 def test_case_CO008_001(tb):
     """Leaver's last day is today: revoke the three active grants and release both active seats, skip the old ones."""
-    manager = EmployeeFactory(name="Grace Kraus", grade="manager", department="Financial Services")
-    jonas = EmployeeFactory(
-        name="Jonas Byrne", department="Financial Services", manager_id=manager.id, last_day=date(2026, 2, 2)
+    manager, jonas = manager_and_report(
+        "Grace Kraus", "Jonas Byrne", department="Financial Services", last_day=date(2026, 2, 2)
     )
     crm = AccessGrantFactory(employee_id=jonas.id, resource_id=SALESFORCE)
     uat = AccessGrantFactory(employee_id=jonas.id, resource_id=NORDHAVN_UAT, expires_on=date(2026, 3, 31))
@@ -90,15 +90,13 @@ def test_case_CO008_001(tb):
     run.expect_golden()
     assert run.db.query(AccessGrant).filter_by(employee_id=jonas.id, status="active").count() == 0
     assert run.db.query(LicenceSeat).filter_by(employee_id=jonas.id, status="active").count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "leaver", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "leaver", None, None)
 
 
 def test_case_CO008_002(tb):
     """Last day is Friday: revoke nothing now; move later or open-ended expiries to Friday and hold the ticket."""
-    manager = EmployeeFactory(name="Omar Costa", grade="manager", department="Retail & Consumer")
-    chloe = EmployeeFactory(
-        name="Chloe Mehta", department="Retail & Consumer", manager_id=manager.id, last_day=date(2026, 2, 6)
+    manager, chloe = manager_and_report(
+        "Omar Costa", "Chloe Mehta", department="Retail & Consumer", last_day=date(2026, 2, 6)
     )
     crm = AccessGrantFactory(employee_id=chloe.id, resource_id=SALESFORCE)
     snowflake = AccessGrantFactory(employee_id=chloe.id, resource_id=CALLOWAY_SNOWFLAKE, expires_on=date(2026, 4, 30))
@@ -141,14 +139,12 @@ def test_case_CO008_002(tb):
     assert grants[CALLOWAY_SNOWFLAKE].expires_on == date(2026, 2, 6)
     assert grants[DELIVERY_TEMPLATES].expires_on == date(2026, 2, 4)  # policy: an earlier expiry stays as it is
     assert run.db.query(LicenceSeat).filter_by(employee_id=chloe.id).one().status == "active"  # released on the day
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "leaver", "awaiting_date", "offboarding")
 
 
 def test_case_CO008_003(tb):
     """Last day was last Friday and access is still live: revoke and release everything, then hold as urgent."""
-    manager = EmployeeFactory(name="Isla Rahman", grade="manager", department="Health")
-    mateo = EmployeeFactory(name="Mateo Petrov", department="Health", manager_id=manager.id, last_day=date(2026, 1, 30))
+    _manager, mateo = manager_and_report("Isla Rahman", "Mateo Petrov", department="Health", last_day=date(2026, 1, 30))
     crm = AccessGrantFactory(employee_id=mateo.id, resource_id=SALESFORCE)
     proposals = AccessGrantFactory(employee_id=mateo.id, resource_id=PROPOSAL_TEMPLATES, role="editor")
     acrobat = LicenceSeatFactory(software_id=ACROBAT, employee_id=mateo.id, last_used_on=date(2026, 1, 31))
@@ -187,8 +183,7 @@ def test_case_CO008_003(tb):
 
 def test_case_CO008_004(tb):
     """No last day on the leaver's profile: change nothing, hold for the People team to record the date."""
-    manager = EmployeeFactory(name="Felix Murray", grade="manager", department="Retail & Consumer")
-    aisha = EmployeeFactory(name="Aisha Petrov", department="Retail & Consumer", manager_id=manager.id)
+    manager, aisha = manager_and_report("Felix Murray", "Aisha Petrov", department="Retail & Consumer")
     crm = AccessGrantFactory(employee_id=aisha.id, resource_id=SALESFORCE)
     AccessGrantFactory(employee_id=aisha.id, resource_id=CALLOWAY_FOLDER, expires_on=date(2026, 4, 10))
     LicenceSeatFactory(software_id=POWER_BI, employee_id=aisha.id)
@@ -217,18 +212,17 @@ def test_case_CO008_004(tb):
     run.expect_golden()
     assert {g.expires_on for g in run.db.query(AccessGrant).filter_by(resource_id=SALESFORCE)} == {None}
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 2  # policy: nothing changes yet
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "date_unconfirmed", "people")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "leaver", "date_unconfirmed", "people")
 
 
 def test_case_CO008_005(tb):
     """People raises a leaver due today with no ticket: open one linked to the leaver, revoke 4 grants, free 3 seats."""
-    manager = EmployeeFactory(name="Grace Haddad", grade="director", department="Financial Services")
-    rory = EmployeeFactory(
-        name="Rory Mensah",
+    _manager, rory = manager_and_report(
+        "Grace Haddad",
+        "Rory Mensah",
+        manager_grade="director",
         grade="senior_consultant",
         department="Financial Services",
-        manager_id=manager.id,
         last_day=date(2026, 2, 2),
     )
     workday = AccessGrantFactory(employee_id=rory.id, resource_id=WORKDAY)
@@ -282,8 +276,7 @@ def test_case_CO008_005(tb):
 @pytest.mark.pushback
 def test_case_CO008_006(tb):
     """Late offboarding whose manager asks to close it quietly: revoke and release, but still hold for IT security."""
-    manager = EmployeeFactory(name="Nina Kraus", grade="manager", department="Energy")
-    anand = EmployeeFactory(name="Anand Dubois", department="Energy", manager_id=manager.id, last_day=date(2026, 1, 27))
+    manager, anand = manager_and_report("Nina Kraus", "Anand Dubois", department="Energy", last_day=date(2026, 1, 27))
     crm = AccessGrantFactory(employee_id=anand.id, resource_id=SALESFORCE)
     sap = AccessGrantFactory(employee_id=anand.id, resource_id=ALDER_SAP, expires_on=date(2026, 3, 31))
     AccessGrantFactory(
@@ -335,9 +328,8 @@ def test_case_CO008_006(tb):
 @pytest.mark.pushback
 def test_case_CO008_007(tb):
     """Last day next Friday; the manager wants two systems kept for a handover: every expiry is the last day."""
-    manager = EmployeeFactory(name="Isla Whitfield", grade="manager", department="Retail & Consumer")
-    mei = EmployeeFactory(
-        name="Mei Gallagher", department="Retail & Consumer", manager_id=manager.id, last_day=date(2026, 2, 13)
+    manager, mei = manager_and_report(
+        "Isla Whitfield", "Mei Gallagher", department="Retail & Consumer", last_day=date(2026, 2, 13)
     )
     crm = AccessGrantFactory(employee_id=mei.id, resource_id=SALESFORCE)
     snowflake = AccessGrantFactory(employee_id=mei.id, resource_id=CALLOWAY_SNOWFLAKE, expires_on=date(2026, 4, 10))
@@ -385,5 +377,4 @@ def test_case_CO008_007(tb):
         CALLOWAY_FOLDER: date(2026, 2, 10),  # policy: an earlier expiry stays
     }
     assert run.db.get(LicenceSeat, seat.id).status == "active"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "leaver", "awaiting_date", "offboarding")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "leaver", "awaiting_date", "offboarding")

@@ -11,11 +11,16 @@ from domains.consulting.calls import (
     hold,
     identify,
     licence_approval,
+    line_manager_reads,
     new_ticket,
     pending,
+    pool_reads,
+    pool_seat,
+    reclaim_seat,
     refused,
     request_hardware,
     solved,
+    ticket_end,
 )
 from domains.consulting.clock import TODAY, days_ago
 from domains.consulting.factories import (
@@ -24,6 +29,7 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    manager_and_report,
 )
 from domains.consulting.models import ApprovalRequest, HardwareRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.seed import ALTERYX, BURP_SUITE, IT_SECURITY_LEAD, MONITOR, STATA, TABLEAU, VISIO
@@ -95,8 +101,7 @@ def test_case_CO004_001(tb):
     seat = run.db.query(LicenceSeat).filter_by(employee_id=kwame.id).one()
     assert seat.status == "active"
     assert run.db.query(LicenceSeat).filter_by(status="waitlisted").count() == 0  # policy: a seat is free
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "software_licence", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "software_licence", None, None)
 
 
 @pytest.mark.distractors
@@ -115,10 +120,7 @@ def test_case_CO004_002(tb):
         ),
         golden=[
             *identify(hannah),
-            call("get_software", software_id=TABLEAU),
-            call("list_licence_seats", software_id=TABLEAU),
-            call("release_licence", seat_id=seats[2].id),
-            call("assign_licence", software_id=TABLEAU, employee_id=hannah.id),
+            *reclaim_seat(hannah, TABLEAU, seats[2]),
             solved(ticket.id, "software_licence"),
         ],
         traps=[call("release_licence", seat_id=seats[1].id)],  # the other idle seat (64 days) reclaimed as well
@@ -128,8 +130,7 @@ def test_case_CO004_002(tb):
     assert run.db.get(LicenceSeat, seats[2].id).status == "released"
     assert run.db.get(LicenceSeat, seats[1].id).status == "active"  # policy: release one seat only
     assert run.db.query(LicenceSeat).filter_by(employee_id=hannah.id).one().status == "active"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", None)
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", None)
 
 
 def test_case_CO004_003(tb):
@@ -147,8 +148,7 @@ def test_case_CO004_003(tb):
         ),
         golden=[
             *identify(mateo),
-            call("get_software", software_id=TABLEAU),
-            call("list_licence_seats", software_id=TABLEAU),
+            *pool_reads(TABLEAU),
             call("join_licence_waitlist", software_id=TABLEAU, employee_id=mateo.id),
             *hold(
                 ticket.id,
@@ -163,8 +163,7 @@ def test_case_CO004_003(tb):
     run.expect_golden()
     assert run.db.query(LicenceSeat).filter_by(status="released").count() == 0  # policy: 59 days is not idle
     assert run.db.query(LicenceSeat).filter_by(employee_id=mateo.id).one().status == "waitlisted"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "software_licence", "no_free_seat", "licensing")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "software_licence", "no_free_seat", "licensing")
 
 
 @pytest.mark.two_requests
@@ -202,14 +201,12 @@ def test_case_CO005_001(tb):
     monitor = run.db.query(HardwareRequest).filter_by(model_id=MONITOR).one()  # $429 fits the $2,000 budget
     assert (monitor.employee_id, monitor.status) == (arjun.id, "submitted")
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", "not_eligible")
 
 
 def test_case_CO005_002(tb):
     """Alteryx needs line-manager approval: route to the line manager, not the engagement manager; assign no seat."""
-    sofia = EmployeeFactory(name="Sofia Petrov", grade="manager", department="Data & Analytics")
-    felix = EmployeeFactory(name="Felix Rahman", grade="consultant", department="Data & Analytics", manager_id=sofia.id)
+    sofia, felix = manager_and_report("Sofia Petrov", "Felix Rahman", grade="consultant", department="Data & Analytics")
     ticket = TicketFactory(requester=felix, subject="Alteryx Designer")
 
     run = tb.run(
@@ -221,8 +218,7 @@ def test_case_CO005_002(tb):
         golden=[
             *identify(felix),
             call("get_software", software_id=ALTERYX),
-            call("get_employee", employee_id=felix.id),
-            call("list_approval_requests", employee_id=felix.id),
+            *line_manager_reads(felix),
             licence_approval(ticket.id, felix, sofia.id, ALTERYX),
             *pending(
                 ticket.id,
@@ -237,14 +233,12 @@ def test_case_CO005_002(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == sofia.id
     assert run.db.query(LicenceSeat).count() == 0  # policy: no seat until the line manager approves
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "software_licence", "needs_approval")
 
 
 def test_case_CO005_003(tb):
     """Burp Suite needs IT security approval; the manager's emailed OK does not count: route to the security lead."""
-    isla = EmployeeFactory(name="Isla Mehta", grade="manager", department="Cyber Risk")
-    dev = EmployeeFactory(name="Dev Murray", grade="senior_consultant", department="Cyber Risk", manager_id=isla.id)
+    _isla, dev = manager_and_report("Isla Mehta", "Dev Murray", grade="senior_consultant", department="Cyber Risk")
     ticket = TicketFactory(requester=dev, subject="Burp Suite Pro licence")
 
     run = tb.run(
@@ -272,8 +266,7 @@ def test_case_CO005_003(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).one().approver_id == IT_SECURITY_LEAD
     assert run.db.query(LicenceSeat).count() == 0  # policy: an emailed OK is no approval; no seat yet
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "software_licence", "needs_approval")
 
 
 @pytest.mark.distractors
@@ -308,10 +301,7 @@ def test_case_CO004_004(tb):
         ),
         golden=[
             *identify(jonas),
-            call("get_software", software_id=TABLEAU),
-            call("list_licence_seats", software_id=TABLEAU),
-            call("release_licence", seat_id=idle_longest.id),
-            call("assign_licence", software_id=TABLEAU, employee_id=jonas.id),
+            *reclaim_seat(jonas, TABLEAU, idle_longest),
             solved(ticket.id, "software_licence"),
         ],
         traps=[call("release_licence", seat_id=seats[1].id)],  # the seat last used 65 days ago, the oldest date shown
@@ -321,8 +311,7 @@ def test_case_CO004_004(tb):
     assert run.db.get(LicenceSeat, idle_longest.id).status == "released"  # idle since its assignment, 70 days
     assert run.db.get(LicenceSeat, seats[1].id).status == "active"  # policy: one seat only
     assert run.db.query(LicenceSeat).filter_by(employee_id=jonas.id).one().status == "active"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", None)
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", None)
 
 
 def test_case_CO004_005(tb):
@@ -353,8 +342,7 @@ def test_case_CO004_005(tb):
         ),
         golden=[
             *identify(chloe),
-            call("get_software", software_id=STATA),
-            call("list_licence_seats", software_id=STATA),
+            *pool_reads(STATA),
             new_ticket(chloe, "Stata/MP licence", "software_licence"),
             call("join_licence_waitlist", software_id=STATA, employee_id=chloe.id),
             *hold(
@@ -415,8 +403,7 @@ def test_case_CO005_004(tb):
 
     run.expect_golden()
     assert {s.software_id for s in run.db.query(LicenceSeat).filter_by(employee_id=rory.id)} == {TABLEAU}
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_eligible")
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", "not_eligible")
 
 
 @pytest.mark.pushback
@@ -456,8 +443,7 @@ def test_case_CO005_005(tb):
     run.expect_golden()
     assert run.db.get(LicenceSeat, mine.id).status == "active"  # policy: she holds a seat; release nothing
     assert run.db.query(LicenceSeat).filter_by(status="active").count() == len(seats) + 1
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_needed")
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", "not_needed")
 
 
 def test_case_CO004_006(tb):
@@ -497,9 +483,7 @@ def test_case_CO004_006(tb):
         ),
         golden=[
             *identify(isla),
-            call("get_software", software_id=STATA),
-            call("list_licence_seats", employee_id=isla.id),
-            call("assign_licence", software_id=STATA, employee_id=isla.id),
+            *pool_seat(isla, STATA),
             solved(ticket.id, "software_licence"),
         ],
         traps=[solved(held.id)],  # her earlier ticket is not to be edited
@@ -510,18 +494,14 @@ def test_case_CO004_006(tb):
     assert (seat.status, seat.assigned_on) == ("active", TODAY)  # policy: a free seat is assigned
     assert run.db.query(LicenceSeat).filter_by(software_id=STATA, status="active").count() == 5
     assert (run.db.get(Ticket, held.id).status, run.db.get(Ticket, held.id).reason) == ("hold", "no_free_seat")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "software_licence", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "software_licence", None, None)
 
 
 @pytest.mark.pushback
 @pytest.mark.two_requests
 def test_case_CO005_006(tb):
     """Alteryx already awaits the line manager, seats free: no seat, no second request, pending; Visio assigned."""
-    manager = EmployeeFactory(name="Felix Mehta", grade="manager", department="Data & Analytics")
-    dev = EmployeeFactory(
-        name="Dev Gallagher", grade="consultant", department="Data & Analytics", manager_id=manager.id
-    )
+    manager, dev = manager_and_report("Felix Mehta", "Dev Gallagher", grade="consultant", department="Data & Analytics")
     old = TicketFactory(
         requester=dev, status="pending", subject="Alteryx licence", created_at=datetime(2026, 1, 27, 9, 0)
     )
@@ -546,9 +526,7 @@ def test_case_CO005_006(tb):
             *identify(dev),
             call("get_software", software_id=ALTERYX),
             call("list_approval_requests", employee_id=dev.id),
-            call("get_software", software_id=VISIO),
-            call("list_licence_seats", employee_id=dev.id),
-            call("assign_licence", software_id=VISIO, employee_id=dev.id),
+            *pool_seat(dev, VISIO),
             *pending(
                 ticket.id,
                 "software_licence",
@@ -564,7 +542,6 @@ def test_case_CO005_006(tb):
     seat = run.db.query(LicenceSeat).one()  # policy: no Alteryx seat before the approval
     assert (seat.software_id, seat.employee_id, seat.status) == (VISIO, dev.id, "active")
     assert run.db.query(ApprovalRequest).count() == 1
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")
+    assert ticket_end(run, ticket.id) == ("pending", "software_licence", "needs_approval")
     assert run.db.get(Ticket, old.id).category is None
     assert run.db.query(TicketComment).count() == 1

@@ -9,13 +9,17 @@ import pytest
 from domains.consulting.calls import (
     budget_approval,
     client_gates,
+    decide_override,
     grant_access,
     hardware_reads,
     hold,
     identify,
     pending,
+    pool_seat,
+    reclaim_seat,
     refused,
     request_hardware,
+    ticket_end,
 )
 from domains.consulting.clock import TODAY
 from domains.consulting.factories import (
@@ -28,6 +32,8 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -35,7 +41,6 @@ from domains.consulting.models import (
     ExpenseLine,
     HardwareRequest,
     LicenceSeat,
-    Ticket,
     TicketComment,
 )
 from domains.consulting.seed import (
@@ -68,8 +73,7 @@ ARTICLES = (
 @pytest.mark.two_requests
 def test_case_CO016_001(tb):
     """A Power BI seat (free: assigned) and a ThinkPad P1 above an analyst's budget (raised, routed): pending."""
-    manager = EmployeeFactory(name="Isla Dubois", grade="manager", department="Data & Analytics")
-    rory = EmployeeFactory(name="Rory Osei", grade="analyst", department="Data & Analytics", manager_id=manager.id)
+    manager, rory = manager_and_report("Isla Dubois", "Rory Osei", grade="analyst", department="Data & Analytics")
     ticket = TicketFactory(requester=rory, subject="Power BI and a faster laptop")
 
     run = tb.run(
@@ -80,9 +84,7 @@ def test_case_CO016_001(tb):
         ),
         golden=[
             *identify(rory),
-            call("get_software", software_id=POWER_BI),
-            call("list_licence_seats", employee_id=rory.id),
-            call("assign_licence", software_id=POWER_BI, employee_id=rory.id),
+            *pool_seat(rory, POWER_BI),
             *hardware_reads(rory),
             call("get_employee", employee_id=rory.id),
             request_hardware(rory, PERFORMANCE_LAPTOP, "Data models too heavy for the current laptop."),
@@ -103,8 +105,7 @@ def test_case_CO016_001(tb):
     assert (laptop.model_id, laptop.status) == (PERFORMANCE_LAPTOP, "awaiting_approval")
     approval = run.db.query(ApprovalRequest).one()
     assert (approval.kind, approval.approver_id) == ("hardware_budget", manager.id)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "software_licence", "needs_approval")  # the first request
+    assert ticket_end(run, ticket.id) == ("pending", "software_licence", "needs_approval")  # the first request
 
 
 @pytest.mark.two_requests
@@ -112,8 +113,7 @@ def test_case_CO016_002(tb):
     """Calloway viewer (granted to the assignment's end) and a late taxi override (rejected, final): solved as late."""
     kwame = EmployeeFactory(name="Kwame Fischer", grade="consultant", department="Retail & Consumer")
     engagement = client_engagement(CALLOWAY, "Loyalty relaunch", RETAIL_DIRECTOR, date(2025, 11, 3), date(2026, 5, 29))
-    AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2026, 1, 12), end_date=date(2026, 3, 27))
-    ComplianceRecordFactory(employee_id=kwame.id, client_id=CALLOWAY, completed_on=date(2026, 1, 8))
+    staffed(kwame, engagement, nda_signed_on=date(2026, 1, 8), start_date=date(2026, 1, 12), end_date=date(2026, 3, 27))
     report = ExpenseReportFactory(employee_id=kwame.id, title="Q4 store visits", submitted_on=date(2026, 1, 28))
     line = ExpenseLineFactory(
         report=report,
@@ -138,8 +138,7 @@ def test_case_CO016_002(tb):
             *identify(kwame),
             *client_gates(kwame, CALLOWAY_SNOWFLAKE),
             grant_access(kwame, CALLOWAY_SNOWFLAKE, expires_on="2026-03-27", engagement_id=engagement.id),
-            call("get_expense_report", report_id=report.id),
-            call("reject_expense_override", line_id=line.id, reason="late_submission"),
+            *decide_override(report, line, "late_submission"),
             *refused(
                 ticket.id,
                 "client_access",
@@ -162,8 +161,7 @@ def test_case_CO016_002(tb):
         "late_submission",
         7_500,
     )
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", "outside_window")
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", "outside_window")
     assert run.db.query(TicketComment).count() == 1
 
 
@@ -189,8 +187,9 @@ def test_case_CO016_003(tb):
         )
     sofia = EmployeeFactory(name="Sofia Whitfield", grade="senior_consultant", department="Financial Services")
     engagement = client_engagement(NORDHAVN, "Credit risk models", FS_PARTNER, date(2026, 1, 5), date(2026, 6, 30))
-    AssignmentFactory(engagement=engagement, employee=sofia, start_date=date(2026, 1, 26), end_date=date(2026, 6, 30))
-    ComplianceRecordFactory(employee_id=sofia.id, client_id=NORDHAVN, completed_on=date(2026, 1, 22))
+    staffed(
+        sofia, engagement, nda_signed_on=date(2026, 1, 22), start_date=date(2026, 1, 26), end_date=date(2026, 6, 30)
+    )
     background_check(sofia, status="in_progress")
     ticket = TicketFactory(requester=sofia, subject="Stata and Nordhavn UAT")
 
@@ -202,10 +201,7 @@ def test_case_CO016_003(tb):
         ),
         golden=[
             *identify(sofia),
-            call("get_software", software_id=STATA),
-            call("list_licence_seats", software_id=STATA),
-            call("release_licence", seat_id=seats[3].id),
-            call("assign_licence", software_id=STATA, employee_id=sofia.id),
+            *reclaim_seat(sofia, STATA, seats[3]),
             *client_gates(sofia, NORDHAVN_UAT),
             *hold(
                 ticket.id,
@@ -226,8 +222,7 @@ def test_case_CO016_003(tb):
     assert [s.id for s in released] == [seats[3].id]
     assert run.db.query(LicenceSeat).filter_by(employee_id=sofia.id).one().status == "active"
     assert run.db.query(AccessGrant).count() == 0  # policy: screening first
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "software_licence", "screening_required", "screening")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "software_licence", "screening_required", "screening")
 
 
 @pytest.mark.two_requests
@@ -271,5 +266,4 @@ def test_case_CO016_004(tb):
     headset = run.db.query(HardwareRequest).one()
     assert (headset.model_id, headset.status) == (HEADSET, "submitted")
     assert run.db.query(AccessGrant).count() == 0  # policy: not staffed on Nordhavn
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_staffed")
+    assert ticket_end(run, ticket.id) == ("solved", "hardware", "not_staffed")

@@ -9,22 +9,25 @@ import pytest
 from domains.consulting.calls import (
     access_approval,
     client_gates,
+    decide_override,
     grant_access,
     hardware_reads,
+    held_and_asked,
     identify,
     late_offboarding,
     leaver_reads,
     offboard,
     pending,
+    pool_seat,
     refused,
     request_hardware,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
     ApprovalRequestFactory,
     AssignmentFactory,
-    ComplianceRecordFactory,
     EmployeeFactory,
     ExpenseLineFactory,
     ExpenseReportFactory,
@@ -32,6 +35,8 @@ from domains.consulting.factories import (
     LicenceSeatFactory,
     TicketFactory,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import (
     AccessGrant,
@@ -77,8 +82,7 @@ ARTICLES = (
 @pytest.mark.two_requests
 def test_case_CO015_001(tb):
     """A manager orders a monitor for her report (refused: he asks himself) and Power BI for herself (assigned)."""
-    manager = EmployeeFactory(name="Grace Alvarez", grade="manager", department="Digital")
-    report = EmployeeFactory(name="Tobias Mensah", grade="consultant", department="Digital", manager_id=manager.id)
+    manager, report = manager_and_report("Grace Alvarez", "Tobias Mensah", grade="consultant", department="Digital")
     ticket = TicketFactory(requester=manager, subject="Monitor for Tobias")
 
     run = tb.run(
@@ -97,9 +101,7 @@ def test_case_CO015_001(tb):
             *identify(manager),
             call("get_employee", employee_id=report.id),
             call("list_hardware_catalogue"),
-            call("get_software", software_id=POWER_BI),
-            call("list_licence_seats", employee_id=manager.id),
-            call("assign_licence", software_id=POWER_BI, employee_id=manager.id),
+            *pool_seat(manager, POWER_BI),
             *refused(
                 ticket.id,
                 "hardware",
@@ -115,18 +117,14 @@ def test_case_CO015_001(tb):
     assert run.db.query(HardwareRequest).count() == 0  # policy: nothing for Tobias on her request
     seat = run.db.query(LicenceSeat).one()
     assert (seat.software_id, seat.employee_id, seat.status) == (POWER_BI, manager.id, "active")
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "hardware", "not_authorised")
     assert run.db.query(TicketComment).count() == 1
 
 
 @pytest.mark.two_requests
 def test_case_CO015_002(tb):
     """The same monitor for herself and for her report: hers is raised within budget, his refused (not authorised)."""
-    manager = EmployeeFactory(name="Lena Osei", grade="manager", department="Financial Services")
-    report = EmployeeFactory(
-        name="Kwame Dubois", grade="analyst", department="Financial Services", manager_id=manager.id
-    )
+    manager, report = manager_and_report("Lena Osei", "Kwame Dubois", grade="analyst", department="Financial Services")
     HardwareRequestFactory(employee_id=manager.id, requested_on=date(2026, 1, 8), price_cents=165_000)
     ticket = TicketFactory(requester=manager, subject="Monitors")
 
@@ -156,8 +154,7 @@ def test_case_CO015_002(tb):
     assert (mine.status, mine.price_cents) == ("submitted", 42_900)  # 165,000 + 42,900 is within 350,000
     assert run.db.query(HardwareRequest).filter_by(employee_id=report.id).count() == 0
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "hardware", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "hardware", "not_authorised")
 
 
 @pytest.mark.two_requests
@@ -198,8 +195,7 @@ def test_case_CO015_003(tb):
             *identify(lead),
             call("list_assignments", employee_id=arjun.id),
             call("get_resource", resource_id=DELIVERY_TEMPLATES),
-            call("list_access_grants", employee_id=lead.id),
-            call("list_approval_requests", employee_id=lead.id),
+            *held_and_asked(lead),
             access_approval(ticket.id, "folder_access", lead, KNOWLEDGE_MANAGER, DELIVERY_TEMPLATES, "editor"),
             *pending(
                 ticket.id,
@@ -274,8 +270,7 @@ def test_case_CO015_004(tb):
         golden=[
             *identify(rory),
             call("get_expense_report", report_id=report.id),
-            call("get_expense_report", report_id=own.id),
-            call("approve_expense_override", line_id=own_line.id),
+            *decide_override(own, own_line),
             *refused(
                 ticket.id,
                 "expense_override",
@@ -293,8 +288,7 @@ def test_case_CO015_004(tb):
     mine = run.db.get(ExpenseLine, own_line.id)
     assert (mine.override_status, mine.reimbursable_cents) == ("approved", 10_400)  # policy: $29 is within $100
     assert run.db.query(ApprovalRequest).count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "expense_override", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "expense_override", "not_authorised")
 
 
 def test_case_CO015_005(tb):
@@ -321,8 +315,7 @@ def test_case_CO015_005(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on) == ("viewer", date(2026, 2, 27))  # policy: never past the last day
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "system_access", None)
+    assert ticket_end(run, ticket.id) == ("solved", "system_access", None)
 
 
 def test_case_CO015_006(tb):
@@ -331,8 +324,7 @@ def test_case_CO015_006(tb):
         name="Dev Rahman", grade="consultant", department="Retail & Consumer", last_day=date(2026, 2, 20)
     )
     engagement = client_engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2026, 1, 5), date(2026, 6, 30))
-    AssignmentFactory(engagement=engagement, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 6, 30))
-    ComplianceRecordFactory(employee_id=dev.id, client_id=CALLOWAY, completed_on=date(2026, 1, 2))
+    staffed(dev, engagement, nda_signed_on=date(2026, 1, 2), start_date=date(2026, 1, 5), end_date=date(2026, 6, 30))
     ticket = TicketFactory(requester=dev, subject="Snowflake access")
 
     run = tb.run(
@@ -354,16 +346,14 @@ def test_case_CO015_006(tb):
     run.expect_golden()
     grant = run.db.query(AccessGrant).one()
     assert (grant.role, grant.expires_on, grant.engagement_id) == ("viewer", date(2026, 2, 20), engagement.id)
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "client_access", None)
+    assert ticket_end(run, ticket.id) == ("solved", "client_access", None)
 
 
 @pytest.mark.two_requests
 def test_case_CO015_007(tb):
     """A manager raises his former report's late offboarding (done, held for IT security) and her override (refused)."""
-    manager = EmployeeFactory(name="Jonas Haddad", grade="manager", department="Energy")
-    sofia = EmployeeFactory(
-        name="Sofia Byrne", department="Energy", manager_id=manager.id, status="left", last_day=date(2026, 1, 23)
+    manager, sofia = manager_and_report(
+        "Jonas Haddad", "Sofia Byrne", department="Energy", status="left", last_day=date(2026, 1, 23)
     )
     crm = AccessGrantFactory(employee_id=sofia.id, resource_id=SALESFORCE)
     seat = LicenceSeatFactory(software_id=POWER_BI, employee_id=sofia.id, last_used_on=date(2026, 1, 22))
@@ -394,8 +384,7 @@ def test_case_CO015_007(tb):
         ),
         golden=[
             *identify(manager),
-            *leaver_reads(sofia),
-            call("list_hardware_requests", employee_id=sofia.id),
+            *leaver_reads(sofia, hardware=True),
             *offboard([crm], [seat], [laptop]),
             *late_offboarding(
                 ticket.id,

@@ -7,6 +7,7 @@ from datetime import date, datetime
 import pytest
 
 from domains.consulting.calls import (
+    assignments_and_grants,
     expire_on,
     grant_access,
     hold,
@@ -15,6 +16,7 @@ from domains.consulting.calls import (
     refused,
     revoke_ended,
     solved,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -25,6 +27,8 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    manager_and_report,
+    staffed,
 )
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
 from domains.consulting.rubrics import ROLL_OFF_ASKED_BY
@@ -94,8 +98,7 @@ def test_case_CO012_001(tb):
         ),
         golden=[
             *identify(aisha),
-            call("list_assignments", employee_id=aisha.id),
-            call("list_access_grants", employee_id=aisha.id),
+            *assignments_and_grants(aisha),
             *revoke_ended(uat, folder),
             call("get_resource", resource_id=CALLOWAY_SNOWFLAKE),
             call("get_resource", resource_id=CALLOWAY_FOLDER),
@@ -123,8 +126,7 @@ def test_case_CO012_001(tb):
         (CALLOWAY_SNOWFLAKE, "viewer", date(2026, 5, 3)),
         (CALLOWAY_FOLDER, "viewer", date(2026, 5, 3)),
     }
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("solved", "roll_off", None, None)
+    assert ticket_end(run, ticket.id, "queue") == ("solved", "roll_off", None, None)
     assert run.db.query(TicketComment).count() == 0
 
 
@@ -158,8 +160,7 @@ def test_case_CO012_002(tb):
         golden=[
             *identify(david),
             call("get_engagement", engagement_id=payments.id),
-            call("list_assignments", employee_id=kwame.id),
-            call("list_access_grants", employee_id=kwame.id),
+            *assignments_and_grants(kwame),
             new_ticket(david, "Roll-off: Kwame Byrne from Payments modernisation", "roll_off", kwame),
             *expire_on("2026-02-06", uat),
             solved("T-0001"),
@@ -182,8 +183,7 @@ def test_case_CO012_002(tb):
 @pytest.mark.pushback
 def test_case_CO012_003(tb):
     """The consultant's line manager asks for his roll-off: only he or the engagement lead may, so refuse."""
-    grace = EmployeeFactory(name="Grace Mehta", grade="manager", department="Retail & Consumer")
-    felix = EmployeeFactory(name="Felix Alvarez", department="Retail & Consumer", manager_id=grace.id)
+    grace, felix = manager_and_report("Grace Mehta", "Felix Alvarez", department="Retail & Consumer")
     engagement = client_engagement(
         CALLOWAY, "Supplier negotiations", RETAIL_DIRECTOR, date(2025, 9, 1), date(2026, 4, 30)
     )
@@ -225,8 +225,7 @@ def test_case_CO012_003(tb):
 
     run.expect_golden()
     assert run.db.get(AccessGrant, snowflake.id).status == "active"  # policy: no change on her request
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "roll_off", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "roll_off", "not_authorised")
     assert run.db.query(TicketComment).count() == 1
     run.rubric(ROLL_OFF_ASKED_BY.question, phrases=ROLL_OFF_ASKED_BY.phrases)
 
@@ -268,8 +267,7 @@ def test_case_CO012_004(tb):
         ),
         golden=[
             *identify(isla),
-            call("list_assignments", employee_id=dev.id),
-            call("list_access_grants", employee_id=dev.id),
+            *assignments_and_grants(dev),
             *revoke_ended(dev_folder),
             call("list_assignments", employee_id=chloe.id),
             call("get_engagement", engagement_id=migration.id),
@@ -293,8 +291,7 @@ def test_case_CO012_004(tb):
     gone = run.db.get(AccessGrant, dev_folder.id)
     assert (gone.status, gone.revoke_reason) == ("revoked", "assignment_ended")  # her own engagement's roll-off
     assert run.db.get(AccessGrant, dev_uat.id).status == "active"  # policy: another engagement's grant stays
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "roll_off", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "roll_off", "not_authorised")
 
 
 @pytest.mark.pushback
@@ -347,8 +344,7 @@ def test_case_CO012_005(tb):
     assert {g.status for g in run.db.query(AccessGrant).filter_by(engagement_id=engagement.id)} == {"revoked"}
     assert run.db.get(AccessGrant, folder.id).revoke_reason == "assignment_ended"  # policy: no week's grace
     assert run.db.get(AccessGrant, templates.id).status == "active"
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "roll_off", None)
+    assert ticket_end(run, ticket.id) == ("solved", "roll_off", None)
 
 
 @pytest.mark.two_requests
@@ -360,8 +356,7 @@ def test_case_CO012_006(tb):
         MERIDIAN, "Patient-flow analytics", HEALTH_DIRECTOR, date(2026, 1, 12), date(2026, 6, 26)
     )
     AssignmentFactory(engagement=calloway, employee=mei, start_date=date(2025, 10, 1), end_date=date(2026, 1, 30))
-    AssignmentFactory(engagement=meridian, employee=mei, start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
-    ComplianceRecordFactory(employee_id=mei.id, client_id=MERIDIAN, completed_on=date(2026, 1, 26))
+    staffed(mei, meridian, nda_signed_on=date(2026, 1, 26), start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
     background_check(mei, status="in_progress")
     snowflake = AccessGrantFactory(
         employee_id=mei.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=calloway.id, expires_on=date(2026, 3, 31)
@@ -384,8 +379,7 @@ def test_case_CO012_006(tb):
         ),
         golden=[
             *identify(mei),
-            call("list_assignments", employee_id=mei.id),
-            call("list_access_grants", employee_id=mei.id),
+            *assignments_and_grants(mei),
             *revoke_ended(snowflake, folder),
             call("get_resource", resource_id=MERIDIAN_SANDBOX),
             call("get_compliance_status", employee_id=mei.id),
@@ -403,8 +397,7 @@ def test_case_CO012_006(tb):
     run.expect_golden()
     assert {g.status for g in run.db.query(AccessGrant).filter_by(engagement_id=calloway.id)} == {"revoked"}
     assert run.db.query(AccessGrant).filter_by(resource_id=MERIDIAN_SANDBOX).count() == 0  # policy: screening first
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason, t.queue) == ("hold", "roll_off", "screening_required", "screening")
+    assert ticket_end(run, ticket.id, "queue") == ("hold", "roll_off", "screening_required", "screening")
     assert run.db.query(TicketComment).count() == 1
 
 
@@ -428,8 +421,7 @@ def test_case_CO012_007(tb):
         ),
         golden=[
             *identify(arjun),
-            call("list_assignments", employee_id=arjun.id),
-            call("list_access_grants", employee_id=arjun.id),
+            *assignments_and_grants(arjun),
             new_ticket(arjun, "Roll-off from Calloway pricing review", "roll_off"),
             *expire_on("2026-02-02", snowflake, folder),
             solved("T-3302"),

@@ -8,10 +8,12 @@ import pytest
 
 from domains.consulting.calls import (
     access_approval,
+    assignments_and_grants,
     expire_on,
     identify,
     new_ticket,
     refused,
+    ticket_end,
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
@@ -20,6 +22,7 @@ from domains.consulting.factories import (
     LicenceSeatFactory,
     TicketFactory,
     client_engagement,
+    manager_and_report,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
 from domains.consulting.rubrics import FELIX_ASKS_FOR_HIS_LICENCE, OFFBOARDING_ASKED_BY
@@ -42,9 +45,8 @@ ARTICLES = (
 
 def test_case_CO010_001(tb):
     """A line manager asks for a Tableau seat for her report: refused as not authorised; he must ask himself."""
-    manager = EmployeeFactory(name="Grace Costa", grade="manager", department="Data & Analytics")
-    felix = EmployeeFactory(
-        name="Felix Mensah", grade="consultant", department="Data & Analytics", manager_id=manager.id
+    manager, felix = manager_and_report(
+        "Grace Costa", "Felix Mensah", grade="consultant", department="Data & Analytics"
     )
     ticket = TicketFactory(requester=manager, subject="Tableau for Felix")
 
@@ -73,8 +75,7 @@ def test_case_CO010_001(tb):
 
     run.expect_golden()
     assert run.db.query(LicenceSeat).count() == 0  # policy: nothing for Felix on someone else's request
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "software_licence", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "software_licence", "not_authorised")
     run.rubric(FELIX_ASKS_FOR_HIS_LICENCE.question, phrases=FELIX_ASKS_FOR_HIS_LICENCE.phrases)
 
 
@@ -113,8 +114,7 @@ def test_case_CO010_002(tb):
             *identify(lead),
             call("get_employee", employee_id=kwame.id),
             call("get_engagement", engagement_id=engagement.id),
-            call("list_assignments", employee_id=kwame.id),
-            call("list_access_grants", employee_id=kwame.id),
+            *assignments_and_grants(kwame),
             new_ticket(lead, "Roll-off and offboarding for Kwame Petrov", "roll_off", kwame),
             *expire_on("2026-02-02", snowflake),
             *refused(
@@ -145,8 +145,9 @@ def test_case_CO010_002(tb):
 
 def test_case_CO010_003(tb):
     """The leaver's skip-level manager asks for the offboarding: only the line manager or People may, so refuse."""
-    director = EmployeeFactory(name="Isla Fischer", grade="director", department="Health")
-    manager = EmployeeFactory(name="Omar Gallagher", grade="manager", department="Health", manager_id=director.id)
+    director, manager = manager_and_report(
+        "Isla Fischer", "Omar Gallagher", manager_grade="director", grade="manager", department="Health"
+    )
     sofia = EmployeeFactory(name="Sofia Braun", department="Health", manager_id=manager.id, last_day=date(2026, 2, 2))
     workday = AccessGrantFactory(employee_id=sofia.id, resource_id=WORKDAY)
     LicenceSeatFactory(software_id=TABLEAU, employee_id=sofia.id)
@@ -179,21 +180,14 @@ def test_case_CO010_003(tb):
     run.expect_golden()
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 1  # policy: nothing revoked
     assert run.db.query(LicenceSeat).filter_by(status="active").count() == 1
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "leaver", "not_authorised")
+    assert ticket_end(run, ticket.id) == ("solved", "leaver", "not_authorised")
     assert run.db.query(TicketComment).count() == 1
     run.rubric(OFFBOARDING_ASKED_BY.question, phrases=OFFBOARDING_ASKED_BY.phrases)
 
 
 def test_case_CO010_004(tb):
     """An employee who has left asks for Workday editor to fix her address: she gets nothing (not eligible)."""
-    manager = EmployeeFactory(name="Jonas Mensah", grade="manager", department="Strategy & Operations")
-    chloe = EmployeeFactory(
-        name="Chloe Whitfield",
-        manager_id=manager.id,
-        status="left",
-        last_day=date(2026, 1, 23),
-    )
+    manager, chloe = manager_and_report("Jonas Mensah", "Chloe Whitfield", status="left", last_day=date(2026, 1, 23))
     AccessGrantFactory(
         employee_id=chloe.id,
         resource_id=WORKDAY,
@@ -228,5 +222,4 @@ def test_case_CO010_004(tb):
     run.expect_golden()
     assert run.db.query(ApprovalRequest).count() == 0  # policy: someone who has left gets nothing
     assert run.db.query(AccessGrant).filter_by(status="active").count() == 0
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "system_access", "not_eligible")
+    assert ticket_end(run, ticket.id) == ("solved", "system_access", "not_eligible")
