@@ -9,12 +9,15 @@ is what a caller can tell the agent, and `new_id` the id a create tool gives.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import Call, call
 
-from .models import Bill, Claim, Customer, Driver, LicenceRecord, Policy, Vehicle
+from .models import Bill, BillingAccount, Claim, Customer, Driver, LicenceRecord, Policy, PremiumAdjustment, Vehicle
 
 # AI-102: the team a held ticket goes to, by the reason it waits. Restated from the policy rather than taken from
 # rules.HOLD_QUEUES, so that the golden path does not lean on the rules it is checked against.
@@ -83,9 +86,34 @@ def billing_account(policy: Policy) -> Call:
     return call("get_billing_account", policy_id=policy.id)
 
 
+def bills_of(account: BillingAccount) -> Call:
+    """List the bills of a billing account."""
+    return call("list_bills", billing_account_id=account.id)
+
+
+def payments_of(account: BillingAccount) -> Call:
+    """List the payments received on a billing account."""
+    return call("list_payments", billing_account_id=account.id)
+
+
+def claim_payments(claim: Claim) -> Call:
+    """List the payments already made on a claim."""
+    return call("list_claim_payments", claim_id=claim.id)
+
+
+def decode_vin(vin: str) -> Call:
+    """Check and decode the VIN the customer reads out (AI-18)."""
+    return call("decode_vin", vin=vin)
+
+
+def state_requirements(state: str) -> Call:
+    """Read a state's minimum limits, full-glass rule and cancellation fee."""
+    return call("get_state_requirements", state=state)
+
+
 def claim_record(claim: Claim) -> list[Call]:
     """Read a claim and the payments already made on it."""
-    return [call("get_claim", claim_id=claim.id), call("list_claim_payments", claim_id=claim.id)]
+    return [call("get_claim", claim_id=claim.id), claim_payments(claim)]
 
 
 def check_licence(licence: LicenceRecord) -> Call:
@@ -162,20 +190,9 @@ def cancellation_refund(policy: Policy, amount_cents: Any, effective_on: Any) ->
     return _premium_credit(policy, "cancellation_refund", amount_cents, effective_on)
 
 
-def add_vehicle(
-    policy: Policy, vin: str, year: int, make: str, model: str, acquired_on: str, effective_on: Any
-) -> Call:
-    """Add a vehicle to `policy`, acquired on `acquired_on`, covered from `effective_on` (AI-20 to AI-24)."""
-    return call(
-        "add_vehicle",
-        policy_id=policy.id,
-        vin=vin,
-        year=year,
-        make=make,
-        model=model,
-        acquired_on=acquired_on,
-        effective_on=effective_on,
-    )
+def add_vehicle(policy: Policy, vin: str, year: int, make: str, model: str, **dates: Any) -> Call:
+    """Add a vehicle to `policy` (AI-18 to AI-24): `dates` are its `acquired_on` and `effective_on`."""
+    return call("add_vehicle", policy_id=policy.id, vin=vin, year=year, make=make, model=model, **dates)
 
 
 def id_card(policy: Policy, vehicle_id: str) -> Call:
@@ -271,3 +288,23 @@ def hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[C
         call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields),
         call("add_ticket_comment", ticket_id=ticket_id, body=note, public=False),
     ]
+
+
+# --- Reading the end state --------------------------------------------------------------------------------------------
+
+
+def premium_adjustments(db: Session, policy_id: str) -> list[tuple[Any, ...]]:
+    """The credits made on a policy, in order: kind, vehicle, effective date, amount, applied to the balance,
+    refunded."""
+    rows = db.query(PremiumAdjustment).filter_by(policy_id=policy_id).order_by(PremiumAdjustment.id).all()
+    return [
+        (a.kind, a.vehicle_id, a.effective_on, a.amount_cents, a.applied_to_balance_cents, a.refunded_cents)
+        for a in rows
+    ]
+
+
+def removal(db: Session, row: Vehicle | Driver) -> tuple[str, date | None]:
+    """A vehicle's or a driver's status and removal date at the end of the attempt."""
+    now = db.get(Vehicle, row.id) if isinstance(row, Vehicle) else db.get(Driver, row.id)
+    assert now is not None, f"{row.id} is gone from the database"
+    return now.status, now.removed_on

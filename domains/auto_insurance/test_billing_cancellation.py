@@ -10,6 +10,7 @@ import pytest
 
 from domains.auto_insurance.calls import (
     billing_account,
+    bills_of,
     create_ticket,
     extension,
     hold,
@@ -17,8 +18,10 @@ from domains.auto_insurance.calls import (
     new_id,
     opening,
     opening_listed,
+    payments_of,
     policy_claims,
     policyholder_facts,
+    removal,
     removal_credit,
     remove_driver,
     solved,
@@ -40,7 +43,6 @@ from domains.auto_insurance.models import (
     Bill,
     BillingAccount,
     Document,
-    Driver,
     InstalmentPlan,
     Payment,
     PaymentExtension,
@@ -48,7 +50,6 @@ from domains.auto_insurance.models import (
     PremiumAdjustment,
     Ticket,
     TicketComment,
-    Vehicle,
 )
 from domains.auto_insurance.vin import complete_vin
 from domains.shared.identity import caller_facts
@@ -167,7 +168,7 @@ def test_case_AI028_002(tb):
             ),
         ),
         golden=[
-            *opening(gus, policy, billing_account(policy), call("list_bills", billing_account_id=account.id)),
+            *opening(gus, policy, billing_account(policy), bills_of(account)),
             remove_driver(
                 policy,
                 daughter,
@@ -189,8 +190,7 @@ def test_case_AI028_002(tb):
     assert run.db.query(PaymentExtension).count() == 0
     assert run.db.get(Bill, may.id).status == "open"
     assert run.db.get(Policy, policy.id).status == "cancellation_scheduled"
-    gone = run.db.get(Driver, daughter.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today
+    assert removal(run.db, daughter) == ("removed", date(2026, 5, 12))  # policy: from today
     assert run.db.get(BillingAccount, account.id).balance_cents == 29_760  # policy: a removed driver credits nothing
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", "not_eligible", None)
 
@@ -237,8 +237,7 @@ def test_case_AI028_003(tb):
     bill = run.db.get(Bill, may.id)
     assert (bill.due_on, bill.paid_cents) == (date(2026, 5, 20), 6_033)  # policy: no extension; the credit paid part
     assert run.db.query(PaymentExtension).count() == 0
-    sold = run.db.get(Vehicle, civic.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 2))  # policy: the sale date, 10 days ago
+    assert removal(run.db, civic) == ("removed", date(2026, 5, 2))  # policy: the sale date, 10 days ago
     credit = run.db.query(PremiumAdjustment).one()
     assert (credit.amount_cents, credit.applied_to_balance_cents, credit.refunded_cents) == (6_033, 6_033, 0)
     ending = run.db.get(Policy, policy.id)
@@ -270,7 +269,7 @@ def test_case_AI008_004(tb):
             knows=policyholder_facts(wade, policy, **{"payment method": "bank account"}),
         ),
         golden=[
-            *opening(wade, policy, billing_account(policy), call("list_bills", billing_account_id=account.id)),
+            *opening(wade, policy, billing_account(policy), bills_of(account)),
             create_ticket(wade, policy, "Pay past due to stop cancellation", "cancellation"),
             call(
                 "record_payment",
@@ -371,7 +370,7 @@ def test_case_AI005_005(tb):
         golden=[
             *identify(hugo),
             billing_account(policy),
-            call("list_bills", billing_account_id=account.id),
+            bills_of(account),
             call("list_tickets", requester_id=hugo.id),
             call("record_payment", billing_account_id=account.id, amount_cents=20_000, method="card"),
             solved(ticket.id, "billing", "not_eligible"),
@@ -414,8 +413,8 @@ def test_case_AI011_002(tb):
                 priya,
                 policy,
                 billing_account(policy),
-                call("list_payments", billing_account_id=account.id),
-                call("list_bills", billing_account_id=account.id),
+                payments_of(account),
+                bills_of(account),
             ),
             call("set_up_instalment_plan", bill_id=change.id, instalments=3),
             *hold(
@@ -468,7 +467,7 @@ def test_case_AI030_001(tb):
             call("record_payment", billing_account_id=account.id, amount_cents=15_940, method="card"),
             call("reinstate_policy", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
-            call("list_bills", billing_account_id=account.id),
+            bills_of(account),
             solved(ticket.id, "billing", "not_eligible"),
         ],
         reply="I've taken your $159.40 and reinstated your policy from today; the notice is in your email, and the "
@@ -512,7 +511,7 @@ def test_case_AI008_005(tb):
             ),
         ),
         golden=[
-            *opening(nell, policy, billing_account(policy), call("list_payments", billing_account_id=account.id)),
+            *opening(nell, policy, billing_account(policy), payments_of(account)),
             call("record_payment", billing_account_id=account.id, amount_cents=33_780, method="card"),
             call("rescind_cancellation", policy_id=policy.id),
             call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),

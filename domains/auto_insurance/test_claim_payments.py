@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from domains.auto_insurance.calls import (
+    claim_payments,
     claim_record,
     create_ticket,
     file_claim,
@@ -20,6 +21,7 @@ from domains.auto_insurance.calls import (
     policyholder_facts,
     rental_days,
     solved,
+    state_requirements,
 )
 from domains.auto_insurance.factories import (
     ClaimFactory,
@@ -95,7 +97,7 @@ def test_case_AI017_001(tb):
             knows=policyholder_facts(ivan, policy, **{"claim number": claim.id, "invoice total": "$412.60"}),
         ),
         golden=[
-            *opening(ivan, policy, *claim_record(claim), call("get_state_requirements", state="AZ")),
+            *opening(ivan, policy, *claim_record(claim), state_requirements("AZ")),
             call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=41_260),
             solved(ticket.id, "claim"),
         ],
@@ -151,9 +153,7 @@ def test_case_AI017_002(tb):
             knows=policyholder_facts(noor, policy, **{"invoice total": "$618.00"}),
         ),
         golden=[
-            *opening(
-                noor, policy, policy_claims(policy), *claim_record(claim), call("get_state_requirements", state="TX")
-            ),
+            *opening(noor, policy, policy_claims(policy), *claim_record(claim), state_requirements("TX")),
             call(
                 "issue_claim_payment",
                 claim_id=claim.id,
@@ -199,7 +199,7 @@ def test_case_AI017_003(tb):
             ),
         ),
         golden=[
-            *opening(yusuf, policy, *claim_record(claim), call("get_state_requirements", state="GA")),
+            *opening(yusuf, policy, *claim_record(claim), state_requirements("GA")),
             solved(ticket.id, "claim", "below_deductible"),
         ],
         traps=[call("issue_claim_payment", claim_id=claim.id, kind="glass_repair", amount_cents=43_900)],
@@ -259,9 +259,9 @@ def test_case_AI017_004(tb):
                 carmen,
                 policy,
                 policy_claims(policy),
-                call("list_claim_payments", claim_id=hail.id),
-                call("list_claim_payments", claim_id=claim.id),
-                call("get_state_requirements", state="FL"),
+                claim_payments(hail),
+                claim_payments(claim),
+                state_requirements("FL"),
             ),
             call("issue_claim_payment", claim_id=hail.id, kind="glass_repair", amount_cents=45_520),
             solved(ticket.id, "claim", "not_covered"),
@@ -401,7 +401,7 @@ def test_case_AI017_006(tb):
             ),
         ),
         golden=[
-            *opening(dario, policy, call("get_state_requirements", state="FL")),
+            *opening(dario, policy, state_requirements("FL")),
             file_claim(
                 policy,
                 policy.vehicles[0].id,
@@ -696,7 +696,7 @@ def test_case_AI018_005(tb):
             ),
         ),
         golden=[
-            *opening(hugo, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
+            *opening(hugo, policy, policy_claims(policy), claim_payments(claim)),
             rental_days(
                 claim,
                 derived(28_000, "7 days from the 3 May loss to 10 May at the 4,000-cent daily limit"),

@@ -22,8 +22,10 @@ from domains.auto_insurance.calls import (
     opening_listed,
     policy_claims,
     policyholder_facts,
+    removal,
     remove_vehicle,
     solved,
+    state_requirements,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
@@ -102,7 +104,7 @@ def test_case_AI003_006(tb):
             knows=caller_facts(wren),
         ),
         golden=[
-            *opening_listed(wren, florida, call("get_state_requirements", state="FL")),
+            *opening_listed(wren, florida, state_requirements("FL")),
             liability_limits(florida, 1_000_000, 2_000_000),
             call("update_coverage", policy_id=florida.id, coverage="property_damage_liability", limit_cents=1_000_000),
             solved(ticket.id, "coverage"),
@@ -189,7 +191,7 @@ def test_case_AI003_008(tb):
             knows=policyholder_facts(mira, policy),
         ),
         golden=[
-            *opening(mira, policy, policy_claims(policy), call("get_state_requirements", state="TX")),
+            *opening(mira, policy, policy_claims(policy), state_requirements("TX")),
             call("update_coverage", policy_id=policy.id, coverage="collision", deductible_cents=25_000),
             solved(ticket.id, "coverage", "not_eligible"),
         ],
@@ -390,8 +392,7 @@ def test_case_AI009_009(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, civic.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 12))  # 30 days ago: the sale date counts
+    assert removal(run.db, civic) == ("removed", date(2026, 4, 12))  # 30 days ago: the sale date counts
     assert run.db.get(Vehicle, accord.id).status == "active"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 

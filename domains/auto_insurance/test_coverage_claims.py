@@ -10,6 +10,7 @@ import pytest
 from domains.auto_insurance.calls import (
     add_vehicle,
     create_ticket,
+    decode_vin,
     file_claim,
     hold,
     id_card,
@@ -20,6 +21,7 @@ from domains.auto_insurance.calls import (
     policy_claims,
     policyholder_facts,
     solved,
+    state_requirements,
 )
 from domains.auto_insurance.factories import (
     ClaimFactory,
@@ -190,7 +192,7 @@ def test_case_AI003_004(tb):
             knows=policyholder_facts(theo, policy),
         ),
         golden=[
-            *opening(theo, policy, call("get_state_requirements", state="TX")),
+            *opening(theo, policy, state_requirements("TX")),
             liability_limits(policy, 3_000_000, 6_000_000),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
             call("remove_coverage", policy_id=policy.id, coverage="medical_payments"),
@@ -536,7 +538,7 @@ def test_case_AI007_005(tb):
             ),
         ),
         golden=[
-            *opening(megan, policy, call("decode_vin", vin=CX5)),
+            *opening(megan, policy, decode_vin(CX5)),
             add_vehicle(policy, CX5, 2026, "Mazda", "CX-5", acquired_on="2026-05-04", effective_on="2026-05-04"),
             id_card(policy, new_vehicle),
             file_claim(
@@ -590,7 +592,7 @@ def test_case_AI007_006(tb):
             ),
         ),
         golden=[
-            *opening(luis, policy, call("decode_vin", vin=TRUCK)),
+            *opening(luis, policy, decode_vin(TRUCK)),
             add_vehicle(
                 policy,
                 TRUCK,

@@ -11,6 +11,7 @@ from domains.auto_insurance.calls import (
     add_vehicle,
     check_licence,
     create_ticket,
+    decode_vin,
     driver_facts,
     id_card,
     new_id,
@@ -159,7 +160,7 @@ def test_case_AI001_003(tb):
             ),
         ),
         golden=[
-            *opening(harper, policy, check_licence(record), call("decode_vin", vin=CAMRY)),
+            *opening(harper, policy, check_licence(record), decode_vin(CAMRY)),
             add_vehicle(policy, CAMRY, 2019, "Toyota", "Camry", acquired_on="2026-05-04", effective_on="2026-05-04"),
             id_card(policy, new_vehicle),
             solved(ticket.id, "driver", "licence_not_valid"),
@@ -380,7 +381,7 @@ def test_case_AI002_001(tb):
             knows=policyholder_facts(rafael, policy, **{"VIN": F150, "purchase date": "2026-04-02", "model": "F-150"}),
         ),
         golden=[
-            *opening(rafael, policy, call("decode_vin", vin=F150)),
+            *opening(rafael, policy, decode_vin(F150)),
             add_vehicle(policy, F150, 2025, "Ford", "F-150", acquired_on="2026-04-02", effective_on="2026-05-12"),
             id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
@@ -409,7 +410,7 @@ def test_case_AI002_002(tb):
             ),
         ),
         golden=[
-            *opening(brianna, policy, call("decode_vin", vin=RAV4)),
+            *opening(brianna, policy, decode_vin(RAV4)),
             add_vehicle(
                 policy,
                 RAV4,
@@ -446,7 +447,7 @@ def test_case_AI002_003(tb):
             knows=policyholder_facts(theo, policy, **{"VIN": CRV, "purchase date": "2026-05-06", "model": "CR-V"}),
         ),
         golden=[
-            *opening(theo, policy, call("decode_vin", vin=CRV)),
+            *opening(theo, policy, decode_vin(CRV)),
             add_vehicle(policy, CRV, 2023, "Honda", "CR-V", acquired_on="2026-05-06", effective_on="2026-05-06"),
             id_card(policy, new_vehicle),
             solved(ticket.id, "vehicle"),
@@ -480,7 +481,7 @@ def test_case_AI002_004(tb):
             ),
         ),
         golden=[
-            *opening(aisha, policy, call("decode_vin", vin=misread)),
+            *opening(aisha, policy, decode_vin(misread)),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=10_000),
             *pending(
                 ticket.id,
@@ -534,7 +535,7 @@ def test_case_AI002_005(tb):
             ),
         ),
         golden=[
-            *opening_listed(harper, california, call("decode_vin", vin=CIVIC)),
+            *opening_listed(harper, california, decode_vin(CIVIC)),
             add_vehicle(
                 california,
                 CIVIC,
@@ -578,7 +579,7 @@ def test_case_AI002_006(tb):
             ),
         ),
         golden=[
-            *opening(rafael, policy, call("decode_vin", vin=PRIUS)),
+            *opening(rafael, policy, decode_vin(PRIUS)),
             create_ticket(rafael, policy, "Add a Prius collected on 20 May", "vehicle"),
             add_vehicle(policy, PRIUS, 2023, "Toyota", "Prius", acquired_on="2026-05-20", effective_on="2026-05-20"),
             id_card(policy, new_vehicle),

@@ -13,6 +13,7 @@ from domains.auto_insurance.calls import (
     add_vehicle,
     billing_account,
     check_licence,
+    decode_vin,
     driver_facts,
     extension,
     id_card,
@@ -23,6 +24,7 @@ from domains.auto_insurance.calls import (
     pending,
     policy_claims,
     policyholder_facts,
+    removal,
     remove_driver,
     remove_vehicle,
     solved,
@@ -115,7 +117,7 @@ def test_case_AI025_001(tb):
             ),
         ),
         golden=[
-            *opening(grace, policy, policy_claims(policy), call("decode_vin", vin=RAV4)),
+            *opening(grace, policy, policy_claims(policy), decode_vin(RAV4)),
             add_vehicle(policy, RAV4, 2025, "Toyota", "RAV4", acquired_on="2026-05-07", effective_on="2026-05-07"),
             id_card(policy, new_vehicle),
             remove_vehicle(policy, civic, "2026-05-03"),
@@ -128,8 +130,7 @@ def test_case_AI025_001(tb):
     run.expect_golden()
     rav4 = run.db.get(Vehicle, new_vehicle)
     assert (rav4.vin, rav4.year, rav4.effective_on) == (RAV4, 2025, date(2026, 5, 7))  # newly acquired, not 13 May
-    sold = run.db.get(Vehicle, civic.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 3))  # the only claim is from February
+    assert removal(run.db, civic) == ("removed", date(2026, 5, 3))  # the only claim is from February
     assert run.db.query(Document).one().vehicle_id == new_vehicle
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
@@ -169,7 +170,7 @@ def test_case_AI025_002(tb):
             ),
         ),
         golden=[
-            *opening(nolan, policy, call("decode_vin", vin=TACOMA), policy_claims(policy)),
+            *opening(nolan, policy, decode_vin(TACOMA), policy_claims(policy)),
             add_vehicle(
                 policy,
                 TACOMA,
@@ -190,8 +191,7 @@ def test_case_AI025_002(tb):
     run.expect_golden()
     tacoma = run.db.get(Vehicle, new_vehicle)
     assert (tacoma.acquired_on, tacoma.effective_on) == (date(2026, 4, 24), date(2026, 5, 12))  # no back-dating
-    sold = run.db.get(Vehicle, accord.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 8))
+    assert removal(run.db, accord) == ("removed", date(2026, 5, 8))
     assert run.db.query(Vehicle).filter_by(status="active").count() == 1
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
@@ -232,7 +232,7 @@ def test_case_AI025_003(tb):
             ),
         ),
         golden=[
-            *opening_listed(ines, policy, policy_claims(policy), call("decode_vin", vin=CX5)),
+            *opening_listed(ines, policy, policy_claims(policy), decode_vin(CX5)),
             remove_vehicle(policy, outback, "2026-05-10"),
             add_vehicle(policy, CX5, 2026, "Mazda", "CX-5", acquired_on="2026-05-20", effective_on="2026-05-20"),
             id_card(policy, new_vehicle),
@@ -243,8 +243,7 @@ def test_case_AI025_003(tb):
     run.expect_golden()
     cx5 = run.db.get(Vehicle, new_vehicle)
     assert (cx5.acquired_on, cx5.effective_on) == (date(2026, 5, 20), date(2026, 5, 20))  # the delivery date
-    sold = run.db.get(Vehicle, outback.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 10))  # the glass loss is before the sale
+    assert removal(run.db, outback) == ("removed", date(2026, 5, 10))  # the glass loss is before the sale
     assert run.db.get(Claim, glass.id).status == "open"
     assert run.db.query(TicketComment).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
@@ -284,7 +283,7 @@ def test_case_AI025_004(tb):
             ),
         ),
         golden=[
-            *opening(omar, policy, call("decode_vin", vin=SORENTO)),
+            *opening(omar, policy, decode_vin(SORENTO)),
             add_vehicle(policy, SORENTO, 2025, "Kia", "Sorento", acquired_on="2026-05-02", effective_on="2026-05-02"),
             id_card(policy, new_vehicle),
             policy_claims(policy),
@@ -301,8 +300,7 @@ def test_case_AI025_004(tb):
 
     run.expect_golden()
     assert run.db.get(Vehicle, new_vehicle).effective_on == date(2026, 5, 2)  # newly acquired: from purchase
-    sold = run.db.get(Vehicle, jetta.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # a claim on the sale date: today
+    assert removal(run.db, jetta) == ("removed", date(2026, 5, 12))  # a claim on the sale date: today
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
@@ -352,8 +350,7 @@ def test_case_AI026_001(tb):
     )
 
     run.expect_golden()
-    gone = run.db.get(Driver, mateo.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # never from the move date
+    assert removal(run.db, mateo) == ("removed", date(2026, 5, 12))  # never from the move date
     lucia = run.db.query(Driver).filter_by(licence_number="47720915").one()
     assert (lucia.effective_on, lucia.relation_to_insured, lucia.status) == (date(2026, 5, 12), "child", "listed")
     assert run.db.query(Driver).filter_by(status="listed").count() == 3  # Hana, Marco and Lucia
@@ -410,8 +407,7 @@ def test_case_AI026_002(tb):
     )
 
     run.expect_golden()
-    gone = run.db.get(Driver, roommate.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert removal(run.db, roommate) == ("removed", date(2026, 5, 12))
     assert run.db.query(Driver).filter_by(licence_number="512 338 907").count() == 0  # expired: not added
     assert run.db.query(Document).count() == 0  # policy: an expired licence gets no form
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", "licence_not_valid", None)
@@ -495,8 +491,7 @@ def test_case_AI009_010(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, camry.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 8))  # the major claim is the Accord's
+    assert removal(run.db, camry) == ("removed", date(2026, 5, 8))  # the major claim is the Accord's
     assert run.db.get(Vehicle, accord.id).status == "active"
     assert run.db.get(Claim, crash.id).status == "open"
     assert run.db.query(TicketComment).count() == 0
@@ -536,7 +531,7 @@ def test_case_AI002_007(tb):
         golden=[
             *opening(bea, policy, policy_claims(policy)),
             remove_vehicle(policy, outback, "2026-05-06"),
-            call("decode_vin", vin=ACCORD_23_MISREAD),
+            decode_vin(ACCORD_23_MISREAD),
             *pending(
                 ticket.id,
                 "vehicle",
@@ -554,8 +549,7 @@ def test_case_AI002_007(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, outback.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 6))
+    assert removal(run.db, outback) == ("removed", date(2026, 5, 6))
     assert run.db.query(Vehicle).count() == 2  # policy: nothing added on an invalid VIN
     assert run.db.query(Document).count() == 0
     assert run.db.query(TicketComment).one().public is False
@@ -653,7 +647,7 @@ def test_case_AI031_001(tb):
             ),
         ),
         golden=[
-            *opening(dot, policy, call("decode_vin", vin=civic_vin), check_licence(leo_licence)),
+            *opening(dot, policy, decode_vin(civic_vin), check_licence(leo_licence)),
             add_vehicle(
                 policy,
                 civic_vin,

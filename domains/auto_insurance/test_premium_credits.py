@@ -20,10 +20,13 @@ from domains.auto_insurance.calls import (
     opening_listed,
     policy_claims,
     policyholder_facts,
+    premium_adjustments,
     quote_unearned,
+    removal,
     removal_credit,
     remove_vehicle,
     solved,
+    state_requirements,
     vehicle_credit,
 )
 from domains.auto_insurance.factories import (
@@ -44,7 +47,6 @@ from domains.auto_insurance.models import (
     BillingAccount,
     Document,
     Policy,
-    PremiumAdjustment,
     Ticket,
     TicketComment,
     Vehicle,
@@ -63,14 +65,6 @@ ARTICLES = (
     "Documents",
     "Ticket status, classification and priority",
 )
-
-
-def _adjustments(db, policy_id):
-    rows = db.query(PremiumAdjustment).filter_by(policy_id=policy_id).order_by(PremiumAdjustment.id).all()
-    return [
-        (a.kind, a.vehicle_id, a.effective_on, a.amount_cents, a.applied_to_balance_cents, a.refunded_cents)
-        for a in rows
-    ]
 
 
 # --------------------------------------------------------------------------- AI013: a removed vehicle's credit
@@ -103,9 +97,8 @@ def test_case_AI013_001(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, rav4.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 3))  # policy: sold 9 days ago, no later claim
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, rav4) == ("removed", date(2026, 5, 3))  # policy: sold 9 days ago, no later claim
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", rav4.id, date(2026, 5, 3), 19_093, 16_900, 2_193)
     ]  # policy: the quoted credit from the removal date, against the open bill first
     assert run.db.get(BillingAccount, account_of(policy).id).balance_cents == 0
@@ -151,9 +144,8 @@ def test_case_AI013_002(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, forester.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # policy: sold more than 30 days ago
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, forester) == ("removed", date(2026, 5, 12))  # policy: sold more than 30 days ago
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", forester.id, date(2026, 5, 12), 13_425, 0, 13_425)
     ]  # policy: credited from the removal date only, all refunded
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
@@ -202,10 +194,9 @@ def test_case_AI013_003(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, old_camry.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 24))  # the Tucson's claim does not count
+    assert removal(run.db, old_camry) == ("removed", date(2026, 4, 24))  # the Tucson's claim does not count
     assert all(v.status == "active" for v in run.db.get(Policy, home.id).vehicles)  # the other Camry stays
-    assert _adjustments(run.db, second.id) == [
+    assert premium_adjustments(run.db, second.id) == [
         ("vehicle_removal_credit", old_camry.id, date(2026, 4, 24), 14_220, 14_220, 0)
     ]
     account = run.db.get(BillingAccount, account_of(second).id)
@@ -243,9 +234,8 @@ def test_case_AI013_004(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, escape.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 8))
-    assert _adjustments(run.db, policy.id) == []  # policy: a vehicle with no premium of its own gets no credit
+    assert removal(run.db, escape) == ("removed", date(2026, 5, 8))
+    assert premium_adjustments(run.db, policy.id) == []  # policy: a vehicle with no premium of its own gets no credit
     docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
     assert [(d.kind, d.vehicle_id) for d in docs] == [("declarations_page", None)]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
@@ -290,9 +280,8 @@ def test_case_AI013_005(tb):
 
     run.expect_golden()
     assert run.db.get(Vehicle, escape.id).status == "active"  # policy: open major claim, not a total loss
-    sold = run.db.get(Vehicle, tesla.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 1))
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, tesla) == ("removed", date(2026, 5, 1))
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", tesla.id, date(2026, 5, 1), 17_688, 0, 17_688)
     ]
     assert run.db.get(Ticket, ticket.id).outcome == ("hold", "high", "vehicle", "open_major_claim", "claims")
@@ -342,9 +331,8 @@ def test_case_AI013_006(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, truck.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 1))
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, truck) == ("removed", date(2026, 5, 1))
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", truck.id, date(2026, 5, 1), 17_027, 17_027, 0)
     ]
     account = run.db.get(BillingAccount, policy.account.id)
@@ -383,9 +371,8 @@ def test_case_AI013_007(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, truck.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 1))
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, truck) == ("removed", date(2026, 5, 1))
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", truck.id, date(2026, 5, 1), 17_027, 17_027, 0)
     ]
     account = run.db.get(BillingAccount, policy.account.id)
@@ -416,7 +403,7 @@ def test_case_AI016_001(tb):
             knows=policyholder_facts(hana, policy, **{"cancellation date": "31 May 2026"}),
         ),
         golden=[
-            *opening(hana, policy, billing_account(policy), call("get_state_requirements", state="TX")),
+            *opening(hana, policy, billing_account(policy), state_requirements("TX")),
             cancel_at_request(policy, "2026-05-31"),
             quote_unearned(policy, "2026-05-31"),
             cancellation_refund(
@@ -435,7 +422,7 @@ def test_case_AI016_001(tb):
         date(2026, 5, 31),
         "customer_request",
     )
-    assert _adjustments(run.db, policy.id) == [
+    assert premium_adjustments(run.db, policy.id) == [
         ("cancellation_refund", None, date(2026, 5, 31), 29_733, 0, 29_733)
     ]  # policy: unearned premium less the state's fee
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
@@ -464,7 +451,7 @@ def test_case_AI016_002(tb):
         golden=[
             *opening(tomas, policy),
             billing_account(policy),
-            call("get_state_requirements", state="CA"),
+            state_requirements("CA"),
             cancel_at_request(policy, derived("2026-05-12", "1 May is before today: cancelled from today")),
             quote_unearned(policy, derived("2026-05-12", "the cancellation date")),
             cancellation_refund(policy, 45_377, derived("2026-05-12", "the cancellation date")),
@@ -476,7 +463,7 @@ def test_case_AI016_002(tb):
     run.expect_golden()
     ending = run.db.get(Policy, policy.id)
     assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 12))
-    assert _adjustments(run.db, policy.id) == [
+    assert premium_adjustments(run.db, policy.id) == [
         ("cancellation_refund", None, date(2026, 5, 12), 45_377, 0, 45_377)
     ]  # policy: from today, no California fee
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
@@ -511,7 +498,7 @@ def test_case_AI016_003(tb):
     run.expect_golden()
     ending = run.db.get(Policy, policy.id)
     assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 6, 15))
-    assert _adjustments(run.db, policy.id) == []  # policy: nothing credited on a monthly plan
+    assert premium_adjustments(run.db, policy.id) == []  # policy: nothing credited on a monthly plan
     assert run.db.get(Ticket, new_ticket).outcome == ("solved", "normal", "cancellation", None, None)
     assert run.db.get(Ticket, new_ticket).policy_id == policy.id
     assert run.db.get(Ticket, old.id).outcome[0] == "solved"
@@ -532,7 +519,7 @@ def test_case_AI016_004(tb):
             knows=policyholder_facts(leah, policy, **{"cancellation date": "30 May 2026"}),
         ),
         golden=[
-            *opening(leah, policy, billing_account(policy), call("get_state_requirements", state="GA")),
+            *opening(leah, policy, billing_account(policy), state_requirements("GA")),
             cancel_at_request(policy, "2026-05-30"),
             quote_unearned(policy, "2026-05-30"),
             solved(ticket.id, "cancellation"),
@@ -545,7 +532,7 @@ def test_case_AI016_004(tb):
     run.expect_golden()
     ending = run.db.get(Policy, policy.id)
     assert (ending.status, ending.cancellation_effective_on) == ("cancellation_scheduled", date(2026, 5, 30))
-    assert _adjustments(run.db, policy.id) == []  # policy: the fee is as large as the unearned premium
+    assert premium_adjustments(run.db, policy.id) == []  # policy: the fee is as large as the unearned premium
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
@@ -565,7 +552,7 @@ def test_case_AI016_005(tb):
             knows=caller_facts(greta, **{"sale date": "6 May 2026"}),
         ),
         golden=[
-            *opening_listed(greta, policy, billing_account(policy), call("get_state_requirements", state="CO")),
+            *opening_listed(greta, policy, billing_account(policy), state_requirements("CO")),
             cancel_at_request(
                 policy, derived("2026-05-12", "the 6 May sale date is before today: cancelled from today")
             ),
@@ -588,7 +575,9 @@ def test_case_AI016_005(tb):
         date(2026, 5, 12),
         "customer_request",
     )
-    assert _adjustments(run.db, policy.id) == [("cancellation_refund", None, date(2026, 5, 12), 42_877, 0, 42_877)]
+    assert premium_adjustments(run.db, policy.id) == [
+        ("cancellation_refund", None, date(2026, 5, 12), 42_877, 0, 42_877)
+    ]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)
 
 
@@ -617,7 +606,7 @@ def test_case_AI016_006(tb):
             call("get_policy", policy_id=college.id),
             billing_account(home),
             billing_account(college),
-            call("get_state_requirements", state="OH"),
+            state_requirements("OH"),
             call("list_tickets", requester_id=lena.id),
             cancel_at_request(home, "2026-05-20"),
             cancel_at_request(college, "2026-05-20"),
@@ -641,6 +630,6 @@ def test_case_AI016_006(tb):
             date(2026, 5, 20),
             "customer_request",
         )
-    assert _adjustments(run.db, home.id) == [("cancellation_refund", None, date(2026, 5, 20), 35_896, 0, 35_896)]
-    assert _adjustments(run.db, college.id) == []  # policy: monthly plan, nothing credited
+    assert premium_adjustments(run.db, home.id) == [("cancellation_refund", None, date(2026, 5, 20), 35_896, 0, 35_896)]
+    assert premium_adjustments(run.db, college.id) == []  # policy: monthly plan, nothing credited
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "cancellation", None, None)

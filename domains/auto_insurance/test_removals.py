@@ -10,6 +10,7 @@ import pytest
 from domains.auto_insurance.calls import (
     add_vehicle,
     cancel_at_request,
+    decode_vin,
     hold,
     id_card,
     identify,
@@ -17,6 +18,7 @@ from domains.auto_insurance.calls import (
     opening,
     policy_claims,
     policyholder_facts,
+    removal,
     remove_driver,
     remove_vehicle,
     solved,
@@ -87,8 +89,7 @@ def test_case_AI009_001(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, tucson.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 4, 30))  # policy: sold 12 days ago, no later claim
+    assert removal(run.db, tucson) == ("removed", date(2026, 4, 30))  # policy: sold 12 days ago, no later claim
     assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
@@ -124,8 +125,7 @@ def test_case_AI009_002(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, forester.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # policy: sold over 30 days ago
+    assert removal(run.db, forester) == ("removed", date(2026, 5, 12))  # policy: sold over 30 days ago
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)  # removed: granted
 
 
@@ -163,8 +163,7 @@ def test_case_AI009_003(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, escape.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 12))  # policy: a claim after the sale date
+    assert removal(run.db, escape) == ("removed", date(2026, 5, 12))  # policy: a claim after the sale date
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
 
 
@@ -192,7 +191,7 @@ def test_case_AI009_004(tb):
             ),
         ),
         golden=[
-            *opening(mei, policy, policy_claims(policy), call("decode_vin", vin=SORENTO)),
+            *opening(mei, policy, policy_claims(policy), decode_vin(SORENTO)),
             add_vehicle(policy, SORENTO, 2025, "Kia", "Sorento", acquired_on="2026-05-09", effective_on="2026-05-09"),
             id_card(policy, new_vehicle),
             *hold(
@@ -243,8 +242,7 @@ def test_case_AI009_005(tb):
     )
 
     run.expect_golden()
-    removed = run.db.get(Driver, son.id)
-    assert (removed.status, removed.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today, not 15 March
+    assert removal(run.db, son) == ("removed", date(2026, 5, 12))  # policy: from today, not 15 March
     assert run.db.get(Driver, policy.drivers[0].id).status == "listed"
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
 
@@ -370,8 +368,7 @@ def test_case_AI009_008(tb):
     )
 
     run.expect_golden()
-    sold = run.db.get(Vehicle, outback.id)
-    assert (sold.status, sold.removed_on) == ("removed", date(2026, 5, 2))  # the deer claim is on the Accord
+    assert removal(run.db, outback) == ("removed", date(2026, 5, 2))  # the deer claim is on the Accord
     assert run.db.get(Policy, policy.id).status == "active"  # policy: she withdrew the cancellation request
     assert run.db.query(TicketComment).count() == 0
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)

@@ -13,8 +13,10 @@ from domains.auto_insurance.calls import (
     add_vehicle,
     cancel_at_request,
     check_licence,
+    claim_payments,
     claim_record,
     create_ticket,
+    decode_vin,
     hold,
     id_card,
     liability_limits,
@@ -22,11 +24,14 @@ from domains.auto_insurance.calls import (
     opening,
     policy_claims,
     policyholder_facts,
+    premium_adjustments,
+    removal,
     removal_credit,
     remove_driver,
     remove_vehicle,
     rental_days,
     solved,
+    state_requirements,
 )
 from domains.auto_insurance.factories import (
     BillFactory,
@@ -78,14 +83,6 @@ def _liability(db, policy_id):
     return db.query(Coverage).filter(Coverage.policy_id == policy_id, Coverage.coverage.in_(kinds)).all()
 
 
-def _adjustments(db, policy_id):
-    rows = db.query(PremiumAdjustment).filter_by(policy_id=policy_id).order_by(PremiumAdjustment.id).all()
-    return [
-        (a.kind, a.vehicle_id, a.effective_on, a.amount_cents, a.applied_to_balance_cents, a.refunded_cents)
-        for a in rows
-    ]
-
-
 # --------------------------------------------------------------------------- AI014: total loss
 
 
@@ -126,7 +123,7 @@ def test_case_AI014_001(tb):
             ),
         ),
         golden=[
-            *opening(jonas, policy, policy_claims(policy), call("list_claim_payments", claim_id=claim.id)),
+            *opening(jonas, policy, policy_claims(policy), claim_payments(claim)),
             *removal_credit(policy, camry, "2026-04-20", 23_900),
             rental_days(
                 claim,
@@ -141,9 +138,8 @@ def test_case_AI014_001(tb):
     )
 
     run.expect_golden()
-    wreck = run.db.get(Vehicle, camry.id)
-    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 4, 20))  # policy: total loss, from the loss date
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, camry) == ("removed", date(2026, 4, 20))  # policy: total loss, from the loss date
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", camry.id, date(2026, 4, 20), 23_900, 0, 23_900)
     ]
     paid = run.db.query(ClaimPayment).filter_by(claim_id=claim.id).all()
@@ -251,7 +247,7 @@ def test_case_AI014_003(tb):
             ),
         ),
         golden=[
-            *opening(kofi, policy, policy_claims(policy), call("decode_vin", vin=CRV)),
+            *opening(kofi, policy, policy_claims(policy), decode_vin(CRV)),
             add_vehicle(policy, CRV, 2025, "Honda", "CR-V", acquired_on="2026-05-07", effective_on="2026-05-07"),
             id_card(policy, new_vehicle),
             *removal_credit(policy, wreck, "2026-04-26", 27_867),
@@ -262,9 +258,8 @@ def test_case_AI014_003(tb):
     run.expect_golden()
     crv = run.db.get(Vehicle, new_vehicle)
     assert (crv.vin, crv.year, crv.acquired_on, crv.effective_on) == (CRV, 2025, date(2026, 5, 7), date(2026, 5, 7))
-    old = run.db.get(Vehicle, wreck.id)
-    assert (old.status, old.removed_on) == ("removed", date(2026, 4, 26))  # policy: total loss, from the loss date
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, wreck) == ("removed", date(2026, 4, 26))  # policy: total loss, from the loss date
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", wreck.id, date(2026, 4, 26), 27_867, 0, 27_867)
     ]
     docs = run.db.query(Document).filter_by(policy_id=policy.id).all()
@@ -298,7 +293,7 @@ def test_case_AI014_004(tb):
             knows=policyholder_facts(amara, policy, **{"claim number": claim.id}),
         ),
         golden=[
-            *opening(amara, policy, policy_claims(policy), call("get_state_requirements", state="OH")),
+            *opening(amara, policy, policy_claims(policy), state_requirements("OH")),
             create_ticket(amara, policy, "Remove total-loss Accord; liability to the minimum", "vehicle"),
             liability_limits(policy, 2_500_000, 5_000_000),
             call("update_coverage", policy_id=policy.id, coverage="property_damage_liability", limit_cents=2_500_000),
@@ -368,10 +363,9 @@ def test_case_AI014_005(tb):
     )
 
     run.expect_golden()
-    wreck = run.db.get(Vehicle, tucson.id)
-    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 3, 25))  # policy: total loss, from its loss date
+    assert removal(run.db, tucson) == ("removed", date(2026, 3, 25))  # policy: total loss, from its loss date
     assert run.db.get(Vehicle, policy.vehicles[0].id).status == "active"
-    assert _adjustments(run.db, policy.id) == [
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", tucson.id, date(2026, 3, 25), 25_657, 0, 25_657)
     ]
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "vehicle", None, None)
@@ -417,9 +411,8 @@ def test_case_AI014_006(tb):
     )
 
     run.expect_golden()
-    wreck = run.db.get(Vehicle, camry.id)
-    assert (wreck.status, wreck.removed_on) == ("removed", date(2026, 4, 18))  # policy: total loss, from the loss date
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, camry) == ("removed", date(2026, 4, 18))  # policy: total loss, from the loss date
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", camry.id, date(2026, 4, 18), 23_204, 16_900, 6_304)
     ]
     collision = run.db.query(Coverage).filter_by(policy_id=policy.id, coverage="collision").one()
@@ -482,8 +475,7 @@ def test_case_AI015_001(tb):
 
     run.expect_golden()
     assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id  # policy: reassigned before removal
-    gone = run.db.get(Driver, son.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # policy: from today
+    assert removal(run.db, son) == ("removed", date(2026, 5, 12))  # policy: from today
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
 
 
@@ -512,13 +504,11 @@ def test_case_AI015_002(tb):
     )
 
     run.expect_golden()
-    car = run.db.get(Vehicle, civic.id)
-    assert (car.status, car.removed_on) == ("removed", date(2026, 5, 5))  # policy: no longer owned, 7 days ago
-    assert _adjustments(run.db, policy.id) == [
+    assert removal(run.db, civic) == ("removed", date(2026, 5, 5))  # policy: no longer owned, 7 days ago
+    assert premium_adjustments(run.db, policy.id) == [
         ("vehicle_removal_credit", civic.id, date(2026, 5, 5), 15_071, 0, 15_071)
     ]
-    gone = run.db.get(Driver, daughter.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert removal(run.db, daughter) == ("removed", date(2026, 5, 12))
     assert run.db.get(Vehicle, policy.vehicles[0].id).principal_driver_id == insured.id  # unchanged
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
 
@@ -581,8 +571,7 @@ def test_case_AI015_003(tb):
 
     run.expect_golden()
     assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id  # policy: not Lucia, suspended today
-    gone = run.db.get(Driver, son.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))  # after the Civic was reassigned
+    assert removal(run.db, son) == ("removed", date(2026, 5, 12))  # after the Civic was reassigned
     assert run.db.get(Driver, wife.id).status == "listed"  # nothing else changes for her
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)  # the fallback
 
@@ -637,8 +626,7 @@ def test_case_AI015_004(tb):
         "other_household",
     )
     assert run.db.get(Vehicle, civic.id).principal_driver_id == new_driver  # policy: reassigned before the removal
-    gone = run.db.get(Driver, son.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert removal(run.db, son) == ("removed", date(2026, 5, 12))
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
 
 
@@ -687,6 +675,5 @@ def test_case_AI015_005(tb):
     run.expect_golden()
     assert run.db.get(Vehicle, civic.id).principal_driver_id == insured.id
     assert run.db.get(Vehicle, pickup.id).principal_driver_id == wife.id  # policy: every vehicle he drove most
-    gone = run.db.get(Driver, son.id)
-    assert (gone.status, gone.removed_on) == ("removed", date(2026, 5, 12))
+    assert removal(run.db, son) == ("removed", date(2026, 5, 12))
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "driver", None, None)
