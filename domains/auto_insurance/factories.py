@@ -441,6 +441,23 @@ def cancelled(on: date, reason: str = "non_payment") -> dict[str, Any]:
     return {"status": "cancelled", "cancellation_effective_on": on, "cancellation_reason": reason}
 
 
+def licence_record(holder_name: str, state: str, number: str, date_of_birth: date, **fields: Any) -> LicenceRecord:
+    """The licensing state's record of a licence (valid unless `fields` say otherwise, e.g. ``**suspended(...)``)."""
+    return LicenceRecordFactory(
+        holder_name=holder_name, licence_state=state, licence_number=number, date_of_birth=date_of_birth, **fields
+    )
+
+
+def suspended(until: date, violations: int) -> dict[str, Any]:
+    """LicenceRecordFactory fields of a licence suspended until `until`, with its violations of the last 3 years."""
+    return {"status": "suspended", "suspended_until": until, "violations_3y": violations}
+
+
+def expired(on: date) -> dict[str, Any]:
+    """LicenceRecordFactory fields of a licence that expired on `on`."""
+    return {"status": "expired", "expires_on": on}
+
+
 def ticket_about(policy: Policy, subject: str, **fields: Any) -> Ticket:
     """A ticket the policyholder opened about `policy`: the conversation's, unless `fields` say otherwise."""
     return TicketFactory(requester=policy.customer, policy_id=policy.id, subject=subject, **fields)

@@ -30,7 +30,6 @@ from domains.auto_insurance.calls import (
 from domains.auto_insurance.factories import (
     BillFactory,
     ClaimFactory,
-    LicenceRecordFactory,
     PaymentFactory,
     PolicyFactory,
     TicketFactory,
@@ -38,6 +37,7 @@ from domains.auto_insurance.factories import (
     account_of,
     cancelled,
     car_on,
+    licence_record,
     major_claim,
     minor_claim,
     policyholder,
@@ -311,9 +311,7 @@ def test_case_AI006_006(tb):
     BillFactory(account=policy.account, due_on=date(2026, 2, 25), amount_cents=11_870, status="paid")
     PaymentFactory(account=policy.account, amount_cents=11_870, received_at=datetime(2026, 2, 24, 9, 0))
     BillFactory(account=policy.account, due_on=date(2026, 3, 25), amount_cents=11_870, status="missed")
-    samuel_licence = LicenceRecordFactory(
-        licence_number="D22094417", licence_state="AZ", holder_name="Samuel Adeyemi", date_of_birth=date(1989, 10, 4)
-    )
+    samuel_licence = licence_record("Samuel Adeyemi", "AZ", "D22094417", date(1989, 10, 4))
     new_ticket = new_id("T-")
 
     run = tb.run(

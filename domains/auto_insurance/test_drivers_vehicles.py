@@ -24,10 +24,12 @@ from domains.auto_insurance.calls import (
 )
 from domains.auto_insurance.factories import (
     CustomerFactory,
-    LicenceRecordFactory,
     PolicyFactory,
     TicketFactory,
+    expired,
+    licence_record,
     policyholder,
+    suspended,
     ticket_about,
 )
 from domains.auto_insurance.models import Coverage, Document, Driver, Ticket, TicketComment, Vehicle
@@ -56,9 +58,7 @@ CAMRY = complete_vin("4T1B11HK0KU716204")  # 2019 Toyota Camry
 def test_case_AI001_001(tb):
     """Spouse with a valid licence, customer wants her listed from 1 April: drivers are never back-dated."""
     megan, policy = policyholder("Megan Whitfield", "TX")
-    record = LicenceRecordFactory(
-        licence_number="42197730", licence_state="TX", holder_name="Daniel Whitfield", date_of_birth=date(1983, 8, 2)
-    )
+    record = licence_record("Daniel Whitfield", "TX", "42197730", date(1983, 8, 2))
     ticket = ticket_about(policy, "Add my husband to the policy")
 
     run = tb.run(
@@ -83,14 +83,8 @@ def test_case_AI001_001(tb):
 def test_case_AI001_002(tb):
     """Son's licence is suspended until June: do not add him; send the excluded-driver form, ticket pending."""
     luis, policy = policyholder("Luis Brennan", "OH")
-    record = LicenceRecordFactory(
-        licence_number="TR418207",
-        licence_state="OH",
-        holder_name="Connor Brennan",
-        date_of_birth=date(2006, 11, 19),
-        status="suspended",
-        suspended_until=date(2026, 6, 20),
-        violations_3y=3,
+    record = licence_record(
+        "Connor Brennan", "OH", "TR418207", date(2006, 11, 19), **suspended(date(2026, 6, 20), violations=3)
     )
     ticket = ticket_about(policy, "Add my son as a driver")
 
@@ -130,14 +124,7 @@ def test_case_AI001_003(tb):
     Rules combined: the licence check (expired: no form), a vehicle's VIN and model year, newly acquired cover,
     the ID card, the ticket rule for several requests."""
     harper, policy = policyholder("Harper Osei", "GA")
-    record = LicenceRecordFactory(
-        licence_number="058337421",
-        licence_state="GA",
-        holder_name="Grace Osei",
-        date_of_birth=date(1956, 2, 27),
-        status="expired",
-        expires_on=date(2026, 2, 27),
-    )
+    record = licence_record("Grace Osei", "GA", "058337421", date(1956, 2, 27), **expired(date(2026, 2, 27)))
     ticket_about(policy, "Proof of insurance", status="solved")
     ticket = ticket_about(policy, "Add a driver")
     new_vehicle = new_id("V-", *policy.vehicles)
@@ -187,9 +174,7 @@ def test_case_AI001_004(tb):
     """Caller gives a date of birth that does not match: no driver added; ticket pending with an internal note."""
     dwayne = CustomerFactory(name="Dwayne Kowalski", state="CO", date_of_birth=date(1979, 4, 18))
     policy = PolicyFactory(customer=dwayne)
-    tanya_licence = LicenceRecordFactory(
-        licence_number="19-442-8107", licence_state="CO", holder_name="Tanya Kowalski", date_of_birth=date(1981, 1, 5)
-    )
+    tanya_licence = licence_record("Tanya Kowalski", "CO", "19-442-8107", date(1981, 1, 5))
     ticket = ticket_about(policy, "Add my wife")
 
     run = tb.run(
@@ -222,17 +207,9 @@ def test_case_AI001_004(tb):
 def test_case_AI001_005(tb):
     """Wife and son to add: her licence is valid, his is suspended: add her, send his excluded-driver form; pending."""
     dwayne, policy = policyholder("Dwayne Castillo", "AZ")
-    lena_licence = LicenceRecordFactory(
-        licence_number="D08715533", licence_state="AZ", holder_name="Lena Castillo", date_of_birth=date(1982, 5, 17)
-    )
-    marco_licence = LicenceRecordFactory(
-        licence_number="D11402968",
-        licence_state="AZ",
-        holder_name="Marco Castillo",
-        date_of_birth=date(2005, 9, 8),
-        status="suspended",
-        suspended_until=date(2026, 9, 1),
-        violations_3y=4,
+    lena_licence = licence_record("Lena Castillo", "AZ", "D08715533", date(1982, 5, 17))
+    marco_licence = licence_record(
+        "Marco Castillo", "AZ", "D11402968", date(2005, 9, 8), **suspended(date(2026, 9, 1), violations=4)
     )
     ticket = ticket_about(policy, "Add two drivers")
 
@@ -280,12 +257,7 @@ def test_case_AI001_005(tb):
 def test_case_AI001_006(tb):
     """Son with a valid licence from 1 June, no open ticket: open one, add him from the later date asked."""
     brianna, policy = policyholder("Brianna Kowalski", "NY")
-    owen_licence = LicenceRecordFactory(
-        licence_number="738 204 119",
-        licence_state="NY",
-        holder_name="Owen Kowalski",
-        date_of_birth=date(2006, 1, 23),
-    )
+    owen_licence = licence_record("Owen Kowalski", "NY", "738 204 119", date(2006, 1, 23))
     old = ticket_about(policy, "Declarations page", status="solved")
     new_ticket = new_id("T-", old)
 
@@ -316,14 +288,8 @@ def test_case_AI001_006(tb):
 def test_case_AI001_007(tb):
     """Wife's licence suspended; the fallback, adding her from the suspension's end, refused too: form, pending."""
     luis, policy = policyholder("Luis Kowalski", "GA")
-    renee_licence = LicenceRecordFactory(
-        licence_number="061928374",
-        licence_state="GA",
-        holder_name="Renee Kowalski",
-        date_of_birth=date(1988, 3, 30),
-        status="suspended",
-        suspended_until=date(2026, 6, 21),
-        violations_3y=1,
+    renee_licence = licence_record(
+        "Renee Kowalski", "GA", "061928374", date(1988, 3, 30), **suspended(date(2026, 6, 21), violations=1)
     )
     ticket = ticket_about(policy, "Add my wife")
 

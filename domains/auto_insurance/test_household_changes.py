@@ -34,13 +34,15 @@ from domains.auto_insurance.factories import (
     CustomerFactory,
     DocumentFactory,
     DriverFactory,
-    LicenceRecordFactory,
     PolicyFactory,
     TicketFactory,
     car_on,
+    expired,
+    licence_record,
     major_claim,
     minor_claim,
     policyholder,
+    suspended,
     ticket_about,
 )
 from domains.auto_insurance.models import (
@@ -320,9 +322,7 @@ def test_case_AI026_001(tb):
     mateo = DriverFactory(
         policy=policy, full_name="Mateo Vasquez", date_of_birth=date(2004, 12, 1), relation_to_insured="child"
     )
-    lucia_licence = LicenceRecordFactory(
-        licence_number="47720915", licence_state="TX", holder_name="Lucia Vasquez", date_of_birth=date(2009, 3, 18)
-    )
+    lucia_licence = licence_record("Lucia Vasquez", "TX", "47720915", date(2009, 3, 18))
     ticket = ticket_about(policy, "Kids and the car")
 
     run = tb.run(
@@ -367,14 +367,7 @@ def test_case_AI026_002(tb):
     roommate = DriverFactory(
         policy=policy, full_name="Sam Okoro", date_of_birth=date(1993, 9, 9), relation_to_insured="other_household"
     )
-    talia_licence = LicenceRecordFactory(
-        licence_number="512 338 907",
-        licence_state="NY",
-        holder_name="Talia Brooks",
-        date_of_birth=date(1995, 6, 27),
-        status="expired",
-        expires_on=date(2026, 4, 30),
-    )
+    talia_licence = licence_record("Talia Brooks", "NY", "512 338 907", date(1995, 6, 27), **expired(date(2026, 4, 30)))
     ticket = ticket_about(policy, "Household change")
 
     run = tb.run(
@@ -428,9 +421,7 @@ def test_case_AI001_008(tb):
         vehicle__make="Subaru",
         vehicle__model="Forester",
     )
-    jonah_licence = LicenceRecordFactory(
-        licence_number="21-884-3170", licence_state="CO", holder_name="Jonah Calloway", date_of_birth=date(2005, 2, 8)
-    )
+    jonah_licence = licence_record("Jonah Calloway", "CO", "21-884-3170", date(2005, 2, 8))
     ticket = TicketFactory(requester=ruth, subject="Add my son", created_at=datetime(2026, 5, 12, 8, 40))
 
     run = tb.run(
@@ -564,11 +555,11 @@ def test_case_AI001_009(tb):
     Rules combined: the licence status on the record today (not its history), an unsigned exclusion form, no
     back-dating of drivers."""
     cal, policy = policyholder("Cal Brennan", "OH")
-    maeve_licence = LicenceRecordFactory(
-        licence_number="SR204418",
-        licence_state="OH",
-        holder_name="Maeve Brennan",
-        date_of_birth=date(1984, 11, 3),
+    maeve_licence = licence_record(
+        "Maeve Brennan",
+        "OH",
+        "SR204418",
+        date(1984, 11, 3),
         status="valid",
         suspended_until=date(2026, 5, 1),
         violations_3y=2,
@@ -615,14 +606,8 @@ def test_case_AI031_001(tb):
     the ticket rule for several requests (pending, under the driver request)."""
     dot, policy = policyholder("Dot Ferreira", "FL")
     civic_vin = complete_vin("2HGFE2F50NH570312")
-    leo_licence = LicenceRecordFactory(
-        licence_number="F612-448-07-315-0",
-        licence_state="FL",
-        holder_name="Leo Ferreira",
-        date_of_birth=date(2006, 4, 15),
-        status="suspended",
-        suspended_until=date(2026, 8, 15),
-        violations_3y=3,
+    leo_licence = licence_record(
+        "Leo Ferreira", "FL", "F612-448-07-315-0", date(2006, 4, 15), **suspended(date(2026, 8, 15), violations=3)
     )
     new_vehicle = new_id("V-", *policy.vehicles)
     ticket = ticket_about(policy, "Second car and my son")
@@ -695,9 +680,7 @@ def test_case_AI032_001(tb):
     bill = BillFactory(account=hers.account, due_on=date(2026, 5, 19), amount_cents=12_750)
     jules = CustomerFactory(name="Jules Fontaine", state="PA", date_of_birth=date(1988, 2, 2))
     his = PolicyFactory(customer=jules)
-    lea_licence = LicenceRecordFactory(
-        licence_number="28841305", licence_state="PA", holder_name="Lea Fontaine", date_of_birth=date(1990, 9, 14)
-    )
+    lea_licence = licence_record("Lea Fontaine", "PA", "28841305", date(1990, 9, 14))
     ticket = ticket_about(hers, "Two questions")
 
     run = tb.run(

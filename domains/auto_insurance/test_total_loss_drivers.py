@@ -37,12 +37,13 @@ from domains.auto_insurance.factories import (
     BillFactory,
     CustomerFactory,
     DriverFactory,
-    LicenceRecordFactory,
     PolicyFactory,
     car_on,
+    licence_record,
     major_claim,
     minor_claim,
     policyholder,
+    suspended,
     ticket_about,
 )
 from domains.auto_insurance.models import (
@@ -450,12 +451,7 @@ def test_case_AI015_001(tb):
     removal from today rather than the move-out date."""
     ruth = CustomerFactory(name="Ruth Abernathy", state="CO")
     policy, insured, son, civic = _household(ruth, "CO", "Caleb Abernathy", "118204557", date(2003, 9, 17))
-    LicenceRecordFactory(
-        licence_number=insured.licence_number,
-        licence_state="CO",
-        holder_name=ruth.name,
-        date_of_birth=ruth.date_of_birth,
-    )
+    licence_record(ruth.name, "CO", insured.licence_number, ruth.date_of_birth)
     ticket = ticket_about(policy, "Son moved out")
 
     run = tb.run(
@@ -523,12 +519,7 @@ def test_case_AI015_003(tb):
     removal, removal from today, the fallback the customer asks for."""
     henrik = CustomerFactory(name="Henrik Zapata", state="TX")
     policy, insured, son, civic = _household(henrik, "TX", "Mateo Zapata", "40117735", date(2004, 6, 2))
-    LicenceRecordFactory(
-        licence_number=insured.licence_number,
-        licence_state="TX",
-        holder_name=henrik.name,
-        date_of_birth=henrik.date_of_birth,
-    )
+    licence_record(henrik.name, "TX", insured.licence_number, henrik.date_of_birth)
     wife = DriverFactory(
         policy=policy,
         full_name="Lucia Zapata",
@@ -536,14 +527,8 @@ def test_case_AI015_003(tb):
         licence_number="27730418",
         relation_to_insured="spouse",
     )
-    lucia_licence = LicenceRecordFactory(
-        licence_number="27730418",
-        licence_state="TX",
-        holder_name="Lucia Zapata",
-        date_of_birth=date(1979, 10, 12),
-        status="suspended",
-        suspended_until=date(2026, 6, 20),
-        violations_3y=3,
+    lucia_licence = licence_record(
+        "Lucia Zapata", "TX", "27730418", date(1979, 10, 12), **suspended(date(2026, 6, 20), violations=3)
     )
     ticket = ticket_about(policy, "Remove son")
 
@@ -584,12 +569,7 @@ def test_case_AI015_004(tb):
     removal only after reassignment, removal from today."""
     dana = CustomerFactory(name="Dana Whitcombe", state="AZ")
     policy, _insured, son, civic = _household(dana, "AZ", "Eli Whitcombe", "D04417729", date(2005, 1, 30))
-    sam_licence = LicenceRecordFactory(
-        licence_number="D09981342",
-        licence_state="AZ",
-        holder_name="Sam Ortega",
-        date_of_birth=date(1983, 8, 21),
-    )
+    sam_licence = licence_record("Sam Ortega", "AZ", "D09981342", date(1983, 8, 21))
     ticket = ticket_about(policy, "Household changes")
     new_driver = new_id("D-", *policy.drivers)
 
@@ -652,7 +632,7 @@ def test_case_AI015_005(tb):
         (insured.licence_number, omar.name, omar.date_of_birth),
         ("097712345", "Ana Castellano", date(1977, 12, 2)),
     ):
-        LicenceRecordFactory(licence_number=number, licence_state="CO", holder_name=holder, date_of_birth=born)
+        licence_record(holder, "CO", number, born)
     ticket = ticket_about(policy, "Son leaving home")
 
     run = tb.run(
