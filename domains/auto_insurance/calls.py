@@ -2,9 +2,15 @@
 
 A task's golden calls read as its decision: `opening` for what every
 conversation starts with (identify and verify the caller, read the records the
-request is about, look for their ticket), the calls of the decision itself,
-then how the ticket ends (`solved`, `pending`, `hold`). `policyholder_facts`
-is what a caller can tell the agent, and `new_id` the id a create tool gives.
+request is about, look for their ticket; `opening_listed` when the caller gives
+no policy number, `unverified` when verification fails), the calls of the
+decision itself (`add_vehicle` and `id_card`, `remove_vehicle`,
+`remove_driver`, `file_claim`, `rental_days`, `extension`,
+`cancel_at_request`, `cancellation_refund`, `vehicle_credit`, ...), then how
+the ticket ends (`solved`, `pending`, `hold`). `policyholder_facts` is what a
+caller can tell the agent, and `new_id` the id a create tool gives. At the end,
+readers of the end state the tasks assert on (`premium_adjustments`,
+`removal`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ those) and a billing account (``account_of(policy)``;
 ``account__pay_plan="paid_in_full"`` to change it). `BillFactory` keeps the
 account's balance, past-due amount and delinquency status in step with the
 bills a task adds. The helpers at the end arrange what many tasks share: a
-policyholder and their policy, the conversation's ticket, one more car.
+policyholder and their policy, the conversation's ticket, one more car (or one
+already removed), a claim on a vehicle (`minor_claim`, `major_claim`), a
+licence record (`licence_record`, with `suspended` or `expired`).
 """
 
 from __future__ import annotations

@@ -209,13 +209,7 @@ def test_case_AI004_004(tb):
             ),
         ),
         golden=[
-            *opening(
-                luis,
-                policy,
-                billing_account(policy),
-                bills_of(account),
-                payments_of(account),
-            ),
+            *opening(luis, policy, billing_account(policy), bills_of(account), payments_of(account)),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
             solved(ticket.id, "billing"),
         ],
@@ -317,13 +311,7 @@ def test_case_AI005_001(tb):
             knows=policyholder_facts(theo, policy),
         ),
         golden=[
-            *opening(
-                theo,
-                policy,
-                billing_account(policy),
-                bills_of(account),
-                payments_of(account),
-            ),
+            *opening(theo, policy, billing_account(policy), bills_of(account), payments_of(account)),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=3),
             solved(ticket.id, "billing"),
         ],
@@ -450,13 +438,7 @@ def test_case_AI005_004(tb):
             knows=policyholder_facts(aisha, policy),
         ),
         golden=[
-            *opening(
-                aisha,
-                policy,
-                billing_account(policy),
-                bills_of(account),
-                payments_of(account),
-            ),
+            *opening(aisha, policy, billing_account(policy), bills_of(account), payments_of(account)),
             call("set_up_instalment_plan", bill_id=renewal.id, instalments=4),
             solved(ticket.id, "billing"),
         ],

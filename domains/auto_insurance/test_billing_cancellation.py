@@ -409,13 +409,7 @@ def test_case_AI011_002(tb):
             knows=policyholder_facts(priya, policy),
         ),
         golden=[
-            *opening(
-                priya,
-                policy,
-                billing_account(policy),
-                payments_of(account),
-                bills_of(account),
-            ),
+            *opening(priya, policy, billing_account(policy), payments_of(account), bills_of(account)),
             call("set_up_instalment_plan", bill_id=change.id, instalments=3),
             *hold(
                 ticket.id,
