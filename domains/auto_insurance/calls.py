@@ -6,11 +6,11 @@ request is about, look for their ticket; `opening_listed` when the caller gives
 no policy number, `unverified` when verification fails), the calls of the
 decision itself (`add_vehicle` and `id_card`, `remove_vehicle`,
 `remove_driver`, `file_claim`, `rental_days`, `extension`,
-`cancel_at_request`, `cancellation_refund`, `vehicle_credit`, ...), then how
-the ticket ends (`solved`, `pending`, `hold`). `policyholder_facts` is what a
-caller can tell the agent, and `new_id` the id a create tool gives. At the end,
-readers of the end state the tasks assert on (`premium_adjustments`,
-`removal`).
+`cancel_at_request`, `cancellation_refund`, `vehicle_credit`, `rescind`,
+`reinstate`, ...), then how the ticket ends (`solved`, `pending`, `hold`).
+`policyholder_facts` is what a caller can tell the agent, and `new_id` the id
+a create tool gives. At the end, readers of the end state the tasks assert on
+(`premium_adjustments`, `removal`).
 """
 
 from __future__ import annotations
@@ -194,6 +194,22 @@ def cancellation_refund(policy: Policy, amount_cents: Any, effective_on: Any) ->
     """Refund the unearned premium of a policy cancelled at the customer's request from `effective_on`, less the
     state's fee."""
     return _premium_credit(policy, "cancellation_refund", amount_cents, effective_on)
+
+
+def rescind(policy: Policy) -> list[Call]:
+    """Withdraw `policy`'s scheduled cancellation and send the rescission notice (AI-62)."""
+    return [
+        call("rescind_cancellation", policy_id=policy.id),
+        call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+    ]
+
+
+def reinstate(policy: Policy) -> list[Call]:
+    """Reinstate a cancelled `policy` and send the reinstatement notice (AI-68)."""
+    return [
+        call("reinstate_policy", policy_id=policy.id),
+        call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+    ]
 
 
 def add_vehicle(policy: Policy, vin: str, year: int, make: str, model: str, **dates: Any) -> Call:

@@ -21,9 +21,11 @@ from domains.auto_insurance.calls import (
     payments_of,
     policy_claims,
     policyholder_facts,
+    reinstate,
     removal,
     removal_credit,
     remove_driver,
+    rescind,
     solved,
 )
 from domains.auto_insurance.factories import (
@@ -115,8 +117,7 @@ def test_case_AI028_001(tb):
         golden=[
             *opening(elif_, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account.id, amount_cents=16_450, method="card"),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             extension(
                 may, derived("2026-05-30", "May's original due date 2026-05-20 plus 10 days; 1 June is past that limit")
             ),
@@ -277,8 +278,7 @@ def test_case_AI008_004(tb):
                 amount_cents=derived(30_420, "the account's past_due_cents: the March and April bills of 15,210"),
                 method="bank_account",
             ),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             solved(new_ticket),
         ],
     )
@@ -459,8 +459,7 @@ def test_case_AI030_001(tb):
         golden=[
             *opening(dima, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account.id, amount_cents=15_940, method="card"),
-            call("reinstate_policy", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            *reinstate(policy),
             bills_of(account),
             solved(ticket.id, "billing", "not_eligible"),
         ],
@@ -507,8 +506,7 @@ def test_case_AI008_005(tb):
         golden=[
             *opening(nell, policy, billing_account(policy), payments_of(account)),
             call("record_payment", billing_account_id=account.id, amount_cents=33_780, method="card"),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             solved(ticket.id, "cancellation"),
         ],
         reply="I can only take up to what you owe, $337.80, so I've taken that by card instead of $600. It clears "

@@ -17,6 +17,8 @@ from domains.auto_insurance.calls import (
     opening_listed,
     pending,
     policyholder_facts,
+    reinstate,
+    rescind,
     solved,
     unverified,
 )
@@ -82,8 +84,7 @@ def test_case_AI006_001(tb):
         golden=[
             *opening(brianna, policy, billing_account(policy)),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=24_580, method="card"),
-            call("reinstate_policy", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            *reinstate(policy),
             solved(ticket.id, "reinstatement"),
         ],
         reply="I've taken your card payment of $245.80, the full past-due amount, and reinstated your policy from "
@@ -234,8 +235,7 @@ def test_case_AI006_005(tb):
             *opening(dwayne, policy, billing_account(policy)),
             create_ticket(dwayne, policy, "Reinstate policy cancelled for non-payment", "reinstatement"),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=14_350, method="bank_account"),
-            call("reinstate_policy", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            *reinstate(policy),
             solved(new_ticket),
         ],
         reply="It isn't too late: the policy was cancelled on 12 April 2026, exactly 30 days ago, the last day it "
@@ -280,8 +280,7 @@ def test_case_AI008_001(tb):
         golden=[
             *opening(rafael, policy, billing_account(policy)),
             call("record_payment", billing_account_id=policy.account.id, amount_cents=18_760, method="card"),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             solved(ticket.id, "cancellation"),
         ],
     )

@@ -8,7 +8,15 @@ from datetime import date
 
 import pytest
 
-from domains.auto_insurance.calls import billing_account, identify, opening, policyholder_facts, rental_days, solved
+from domains.auto_insurance.calls import (
+    billing_account,
+    identify,
+    opening,
+    policyholder_facts,
+    rental_days,
+    rescind,
+    solved,
+)
 from domains.auto_insurance.factories import (
     BillFactory,
     PolicyFactory,
@@ -130,8 +138,7 @@ def test_case_AI020_003(tb):
         golden=[
             *opening(sunil, policy, billing_account(policy)),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             call("add_coverage", policy_id=policy.id, coverage="roadside_assistance", limit_cents=7_500),
             solved(ticket.id, "cancellation"),
         ],

@@ -17,6 +17,8 @@ from domains.auto_insurance.calls import (
     opening_listed,
     policy_claims,
     policyholder_facts,
+    reinstate,
+    rescind,
     solved,
 )
 from domains.auto_insurance.factories import (
@@ -302,8 +304,7 @@ def test_case_AI027_004(tb):
                 driver_id=policy.drivers[0].id,
             ),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=17_340, method="card"),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             solved(ticket.id, "claim"),
         ],
     )
@@ -352,8 +353,7 @@ def test_case_AI027_005(tb):
         golden=[
             *opening(paloma, policy, billing_account(policy), policy_claims(policy)),
             call("record_payment", billing_account_id=account_of(policy).id, amount_cents=27_960, method="card"),
-            call("reinstate_policy", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="reinstatement_notice"),
+            *reinstate(policy),
             solved(ticket.id, "claim", "not_covered"),
         ],
         reply="I've taken your card payment of $279.60, the full past-due amount, and reinstated your policy from "

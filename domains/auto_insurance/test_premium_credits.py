@@ -25,6 +25,7 @@ from domains.auto_insurance.calls import (
     removal,
     removal_credit,
     remove_vehicle,
+    rescind,
     solved,
     state_requirements,
     vehicle_credit,
@@ -321,8 +322,7 @@ def test_case_AI013_006(tb):
         golden=[
             *opening(abel, policy, policy_claims(policy), billing_account(policy)),
             *removal_credit(policy, truck, "2026-05-01", 17_027),
-            call("rescind_cancellation", policy_id=policy.id),
-            call("send_document", policy_id=policy.id, kind="cancellation_rescission_notice"),
+            *rescind(policy),
             solved(ticket.id, "vehicle"),
         ],
         reply="The F-150 is off your policy from 1 May 2026. Its unused premium, $170.27, paid April's overdue $136.00 "
