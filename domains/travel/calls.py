@@ -320,14 +320,17 @@ def left_pending(ticket_id: str, category: str, reason: str, note: str) -> list[
     return [call("update_ticket", ticket_id=ticket_id, status="pending", **fields), internal_note(ticket_id, note)]
 
 
+def hold_update(ticket_id: str, reason: str, category: str | None = None) -> Call:
+    """The update alone that puts the ticket on hold for the team its reason goes to (TR-91, TR-125), priority high
+    (TR-94): `on_hold` without its note, as a trap names a hold that should not happen."""
+    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
+    return call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields)
+
+
 def on_hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
     """The ticket on hold for the team its reason goes to (TR-91, TR-125), priority high (TR-94), with one internal
     comment saying what we wait for (TR-95); no category when the ticket was created with it."""
-    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
-    return [
-        call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields),
-        internal_note(ticket_id, note),
-    ]
+    return [hold_update(ticket_id, reason, category), internal_note(ticket_id, note)]
 
 
 def internal_note(ticket_id: str, body: str) -> Call:

@@ -306,6 +306,20 @@ def _approvals(ev: Evidence, booking_id: str, status: str) -> list[RuleRow]:
     return [a for a in ev.start.where("approval_requests", booking_id=booking_id) if a.status == status]
 
 
+def _asks_the_price(
+    ev: Evidence, request: RuleRow, booking: RuleRow, target: str, what: str, when: str = ""
+) -> Iterator[Violation]:
+    """A request to the travel manager asks the rate `target` is priced at for the booking's account and check-in
+    (TR-49, TR-85): `what` names the request in the message, `when` ends it."""
+    rates = _rates(ev, booking.account_id, target, booking.check_in)
+    if rates and request.requested_rate_cents not in rates:
+        yield Violation.of(
+            request,
+            f"{what} asks {_cents(request.requested_rate_cents)}; {target} is priced at {_cents(min(rates))}{when}",
+            "requested_rate_cents",
+        )
+
+
 def _tier_counts(ev: Evidence, traveller_id: str, on: dt.date) -> str | None:
     """The traveller's loyalty tier if it is valid on `on` (an expired tier counts as member)."""
     profile = ev.start.one("loyalty_profiles", traveller_id=traveller_id)
@@ -1337,14 +1351,9 @@ def downgrades_only_with_approval(ev: Evidence) -> Iterator[Violation]:
                 f"{target} is not of a lower rank than the booked {booking.room_type_id}",
                 "requested_room_type_id",
             )
-        rates = _rates(ev, booking.account_id, target, booking.check_in)
-        if rates and request.requested_rate_cents not in rates:
-            yield Violation.of(
-                request,
-                f"request {request.id} asks {_cents(request.requested_rate_cents)}; {target} is priced at "
-                f"{_cents(min(rates))} for the {booking.check_in:%d %b} check-in",
-                "requested_rate_cents",
-            )
+        yield from _asks_the_price(
+            ev, request, booking, target, f"request {request.id}", f" for the {booking.check_in:%d %b} check-in"
+        )
         decided = [
             a
             for a in ev.start.where("approval_requests", booking_id=booking.id)
@@ -1895,14 +1904,7 @@ def asks_a_cap_exception_for_an_upgrade_above_the_cap(ev: Evidence) -> Iterator[
             yield Violation.of(
                 request, f"cap exception {request.id} asked, yet booking {booking.id} was changed: change nothing"
             )
-        rates = _rates(ev, booking.account_id, target, booking.check_in)
-        if rates and request.requested_rate_cents not in rates:
-            yield Violation.of(
-                request,
-                f"cap exception asks {_cents(request.requested_rate_cents)}; {target} is priced at "
-                f"{_cents(min(rates))}",
-                "requested_rate_cents",
-            )
+        yield from _asks_the_price(ev, request, booking, target, "cap exception")
         cap = _cap(ev, booking.account_id, booking.hotel_id)
         if cap is None or request.requested_rate_cents <= cap:
             yield Violation.of(

@@ -88,7 +88,7 @@ from domains.travel.seed import (
     ZUI_PARK_VIEW,
     ZUI_SUITE,
 )
-from pytest_thinkingbox import User, derived
+from pytest_thinkingbox import Run, User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -104,6 +104,16 @@ ARTICLES = (
     "Ticket status and priority",
     "Ticket classification",
 )
+
+
+def relocated_to(run: Run, booking: Booking) -> Booking:
+    """The booking the relocation of `booking` made."""
+    return run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+
+
+def relocations(run: Run) -> list[Booking]:
+    """Every booking a relocation made, in id order."""
+    return run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
 
 
 def test_case_TR010_001(tb):
@@ -155,7 +165,7 @@ def test_case_TR010_001(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, booking.id).status == "relocated"
-    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    new = relocated_to(run, booking)
     assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (LISBON_ALFAMA, ALF_PATIO, 19_900)
     assert run.db.query(Payment).filter_by(kind="charge").count() == 1  # policy: rate protection, nothing more paid
     claim = run.db.query(PartnerEscalation).one()
@@ -213,7 +223,7 @@ def test_case_TR010_002(tb):
     )
 
     run.expect_golden()
-    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    new = relocated_to(run, booking)
     assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (LONDON_HOLBORN, HOL_STANDARD, 25_500)
     refunds = run.db.query(Payment).filter_by(kind="refund").all()
     assert [(r.booking_id, r.amount_cents, r.reason, r.service_fee_cents) for r in refunds] == [
@@ -279,7 +289,7 @@ def test_case_TR010_003(tb):
     )
 
     run.expect_golden()
-    moved = run.db.query(Booking).filter_by(relocated_from_id=first.id).one()
+    moved = relocated_to(run, first)
     assert (moved.hotel_id, moved.room_type_id, moved.nightly_rate_cents) == (FRANKFURT_WESTEND, WES_DOUBLE, 13_900)
     kept = run.db.get(Booking, second.id)
     assert (kept.status, kept.hotel_id) == ("confirmed", FRANKFURT)  # policy: an unaffected booking is not moved
@@ -334,7 +344,7 @@ def test_case_TR010_004(tb):
     )
 
     run.expect_golden()
-    new = run.db.query(Booking).filter_by(relocated_from_id=affected.id).one()
+    new = relocated_to(run, affected)
     assert (new.id, new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (
         "BK-5003",
         AMSTERDAM_ZUID,
@@ -433,7 +443,7 @@ def test_case_TR011_001(tb):
     )
 
     run.expect_golden()
-    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    moved = relocations(run)
     assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents, b.group_id) for b in moved] == [
         (r.id, ALF_PATIO, 15_900, group.id) for r in rooms
     ]  # policy: all together in the lowest rank with three rooms every night, at the protected rate
@@ -505,7 +515,7 @@ def test_case_TR011_002(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, room_priya.id).status == "confirmed"  # policy: the organiser must ask
-    moved = run.db.query(Booking).filter_by(relocated_from_id=frankfurt.id).one()  # her own stay is hers to move
+    moved = relocated_to(run, frankfurt)  # her own stay is hers to move
     assert (moved.hotel_id, moved.room_type_id, moved.nightly_rate_cents) == (FRANKFURT_WESTEND, WES_DOUBLE, 16_900)
     claim = run.db.query(PartnerEscalation).one()
     assert (claim.booking_id, claim.kind, claim.amount_cents) == (frankfurt.id, "relocation", 2_000)
@@ -575,7 +585,7 @@ def test_case_TR011_003(tb):
 
     run.expect_golden()
     assert [run.db.get(Booking, r.id).status for r in classic] == ["confirmed", "confirmed"]
-    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    moved = relocations(run)
     assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents) for b in moved] == [
         (r.id, HOL_SUPERIOR, 29_500) for r in deluxe
     ]
@@ -681,7 +691,7 @@ def test_case_TR016_002(tb):
     )
 
     run.expect_golden()
-    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    new = relocated_to(run, booking)
     assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents, new.nights) == (
         LONDON_HOLBORN,
         HOL_STANDARD,
@@ -734,7 +744,7 @@ def test_case_TR010_006(tb):
     )
 
     run.expect_golden()
-    new = run.db.query(Booking).filter_by(relocated_from_id=booking.id).one()
+    new = relocated_to(run, booking)
     assert (new.hotel_id, new.room_type_id, new.nightly_rate_cents) == (FRANKFURT_WESTEND, "RT-1071", 13_900)
     refund = run.db.query(Payment).filter_by(kind="refund").one()
     assert (refund.booking_id, refund.amount_cents, refund.reason) == (new.id, 2_000, "hotel_fault")
@@ -828,7 +838,7 @@ def test_case_TR011_004(tb):
 
     run.expect_golden()
     assert run.db.get(Booking, room_tom.id).status == "cancelled"  # a cancelled room is not relocated
-    moved = run.db.query(Booking).filter(Booking.relocated_from_id.isnot(None)).order_by(Booking.id).all()
+    moved = relocations(run)
     assert [(b.relocated_from_id, b.room_type_id, b.nightly_rate_cents) for b in moved] == [
         (own.id, ZUI_COSY, 17_000),
         (room_niamh.id, ZUI_COSY, 17_000),

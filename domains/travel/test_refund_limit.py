@@ -14,6 +14,7 @@ from domains.travel.calls import (
     cancel_for_hotel,
     change_room,
     get_booking,
+    hold_update,
     issue_refund,
     new_ticket,
     on_hold,
@@ -32,7 +33,7 @@ from domains.travel.factories import (
 from domains.travel.models import Booking, Payment, Ticket, TicketComment
 from domains.travel.phrases import refund_amount
 from domains.travel.seed import AMS_LOFT, CASTELLAN, LON_CLUB, LON_SUITE, LONDON, NORRLAND
-from pytest_thinkingbox import User, call
+from pytest_thinkingbox import User
 
 ARTICLES = (
     "Working a conversation",
@@ -119,14 +120,7 @@ def test_case_TR009_002(tb):
             solved(ticket.id, "cancellation"),
         ],
         traps=[  # "a thousand euros, so I hope that's not a problem": taken as over the limit, left to payments
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                reason="over_limit",
-                queue="payments",
-            )
+            hold_update(ticket.id, "over_limit")
         ],
     )
 

@@ -22,6 +22,7 @@ from domains.travel.calls import (
     get_booking,
     get_hotel,
     get_traveller,
+    hold_update,
     issue_refund,
     late_checkout,
     list_bookings,
@@ -82,7 +83,7 @@ from domains.travel.seed import (
     VELDHOVEN,
     WES_SINGLE,
 )
-from pytest_thinkingbox import User, call, derived
+from pytest_thinkingbox import User, derived
 
 ARTICLES = (
     "Working a conversation",
@@ -804,14 +805,7 @@ def test_case_TR029_002(tb):
         "comes back with no fee: EUR 825.00. The other 275.00 of the 1,100.00 was already refunded to your card when "
         "the stay was shortened.",
         traps=[  # the 1,100.00 first paid taken as the refund, so sent to the payments team
-            call(
-                "update_ticket",
-                ticket_id=ticket.id,
-                status="hold",
-                priority="high",
-                reason="over_limit",
-                queue="payments",
-            )
+            hold_update(ticket.id, "over_limit")
         ],
     )
 
