@@ -348,18 +348,11 @@ class Document(Base):
 
 
 class Ticket(TicketColumns, Base):
-    __tablename__ = "tickets"
-
     requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
     policy_id: Mapped[str | None] = mapped_column(ForeignKey("policies.id"), nullable=True, index=True)
 
     requester: Mapped[Customer] = relationship()
-    comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
 
 class TicketComment(CommentColumns, Base):
-    __tablename__ = "ticket_comments"
-
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
-
-    ticket: Mapped[Ticket] = relationship(back_populates="comments")
+    pass

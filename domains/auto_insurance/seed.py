@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from domains.shared.seed import add_rows
+
 from .models import StateRequirement
 
 # code, name, BI per person, BI per accident, PD, uninsured motorist required, full glass, cancellation fee
+_STATE_COLUMNS = (
+    "code",
+    "name",
+    "min_bi_per_person_cents",
+    "min_bi_per_accident_cents",
+    "min_pd_cents",
+    "uninsured_motorist_required",
+    "full_glass",
+    "cancellation_fee_cents",
+)
 _STATES = [
     ("AZ", "Arizona", 2_500_000, 5_000_000, 1_500_000, False, True, 5_000),
     ("CA", "California", 3_000_000, 6_000_000, 1_500_000, False, False, 0),
@@ -31,17 +43,5 @@ _STATES = [
 
 def seed(db: Session) -> None:
     """Write the state reference records."""
-    for code, name, per_person, per_accident, property_damage, um_required, full_glass, fee in _STATES:
-        db.add(
-            StateRequirement(
-                code=code,
-                name=name,
-                min_bi_per_person_cents=per_person,
-                min_bi_per_accident_cents=per_accident,
-                min_pd_cents=property_damage,
-                uninsured_motorist_required=um_required,
-                full_glass=full_glass,
-                cancellation_fee_cents=fee,
-            )
-        )
+    add_rows(db, StateRequirement, _STATE_COLUMNS, _STATES)
     db.flush()

@@ -18,6 +18,7 @@ from typing import Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from domains.shared.arguments import iso_date
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
 from domains.shared.tickets import register_ticket_tools
@@ -79,10 +80,7 @@ _DEDUCTIBLES = (25_000, 50_000, 100_000, 150_000, 200_000)
 
 
 def _parse_date(value: str, name: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except (AttributeError, ValueError):
-        raise ToolFailure(INVALID_ARGUMENT, f"{name} must be a date as YYYY-MM-DD, got {value!r}") from None
+    return iso_date(value, f"{name} must be a date as YYYY-MM-DD, got {value!r}")
 
 
 def _add_months(day: date, months: int) -> date:

@@ -7,17 +7,10 @@ gives it. Each name is one a colleague would really say.
 
 from __future__ import annotations
 
+from domains.shared.aliases import EMPLOYEE_NUMBER
+
 ALIASES: dict[str, tuple[str, ...]] = {
-    "employee id": (
-        "employee number",
-        "employee ID number",
-        "employee no",
-        "personnel number",
-        "staff ID",
-        "staff number",
-        "HR number",
-        "payroll number",
-    ),
+    "employee id": ("employee number", "employee ID number", *EMPLOYEE_NUMBER),
     "email": ("work email", "work email address", "company email", "firm email", "office email"),
     "role wanted": (
         "role you want",

@@ -269,18 +269,11 @@ class ExpenseLine(Base):
 
 
 class Ticket(TicketColumns, Base):
-    __tablename__ = "tickets"
-
     requester_id: Mapped[str] = mapped_column(ForeignKey("employees.id"), index=True)
     subject_employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
 
     requester: Mapped[Employee] = relationship(foreign_keys=[requester_id])
-    comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
 
 class TicketComment(CommentColumns, Base):
-    __tablename__ = "ticket_comments"
-
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
-
-    ticket: Mapped[Ticket] = relationship(back_populates="comments")
+    pass

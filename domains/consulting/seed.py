@@ -11,6 +11,8 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from domains.shared.seed import add_rows, work_email
+
 from .models import Client, Employee, HardwareModel, Resource, Software
 
 # people every task can rely on
@@ -203,38 +205,13 @@ _HARDWARE = [
 
 def seed(db: Session) -> None:
     """Write the firm's leaders, clients, resources, software pools and hardware catalogue."""
-    for eid, name, grade, title, department, manager, started in _LEADERS:
-        db.add(
-            Employee(
-                id=eid,
-                name=name,
-                email=name.lower().replace(" ", ".") + "@haldenprice.com",
-                grade=grade,
-                title=title,
-                department=department,
-                office="New York",
-                manager_id=manager,
-                status="active",
-                start_date=started,
-            )
-        )
+    leaders = ((eid, name, work_email(name, "haldenprice.com"), *rest) for eid, name, *rest in _LEADERS)
+    leader_columns = ("id", "name", "email", "grade", "title", "department", "manager_id", "start_date")
+    add_rows(db, Employee, leader_columns, leaders, office="New York", status="active")
     db.flush()
-    for cid, name, industry, check in _CLIENTS:
-        db.add(Client(id=cid, name=name, industry=industry, background_check_required=check))
-    for rid, name, kind, client, owner, description in _RESOURCES:
-        db.add(Resource(id=rid, name=name, kind=kind, client_id=client, owner_id=owner, description=description))
-    for sid, name, vendor, seats, grades, approval, cost in _SOFTWARE:
-        db.add(
-            Software(
-                id=sid,
-                name=name,
-                vendor=vendor,
-                seats_total=seats,
-                allowed_grades=grades,
-                approval=approval,
-                annual_cost_cents=cost,
-            )
-        )
-    for hid, name, category, price in _HARDWARE:
-        db.add(HardwareModel(id=hid, name=name, category=category, price_cents=price, orderable=True))
+    add_rows(db, Client, ("id", "name", "industry", "background_check_required"), _CLIENTS)
+    add_rows(db, Resource, ("id", "name", "kind", "client_id", "owner_id", "description"), _RESOURCES)
+    software_columns = ("id", "name", "vendor", "seats_total", "allowed_grades", "approval", "annual_cost_cents")
+    add_rows(db, Software, software_columns, _SOFTWARE)
+    add_rows(db, HardwareModel, ("id", "name", "category", "price_cents"), _HARDWARE, orderable=True)
     db.flush()

@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from domains.shared.arguments import iso_date
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
 from domains.shared.tickets import register_ticket_tools
@@ -94,10 +95,7 @@ def _current(db: Session, employee_id: str) -> Employee:
 
 
 def _date(value: str, field: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except (ValueError, AttributeError):
-        raise ToolFailure(INVALID_ARGUMENT, f"{field} must be a date as YYYY-MM-DD, not {value!r}") from None
+    return iso_date(value, f"{field} must be a date as YYYY-MM-DD, not {value!r}")
 
 
 def _future_date(value: str, field: str) -> date:

@@ -10,9 +10,7 @@ policy whose rules decide what the agent should do with them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from pytest_thinkingbox import Domain
+from domains.shared.domain import bundled_domain
 
 from .aliases import ALIASES
 from .clock import NOW
@@ -21,15 +19,6 @@ from .rules import RULES
 from .seed import seed
 from .tools import tools as _toolset  # keep `domains.neobank.tools` the module
 
-DOMAIN = Domain(
-    name="neobank",
-    metadata=Base.metadata,
-    tools=_toolset,
-    policy=Path(__file__).with_name("policy.md"),
-    now=NOW,
-    seed=seed,
-    rules=RULES,
-    aliases=ALIASES,
-)
+DOMAIN = bundled_domain(__file__, Base.metadata, _toolset, NOW, seed, RULES, ALIASES)
 
 __all__ = ["DOMAIN"]

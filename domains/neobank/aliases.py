@@ -8,6 +8,8 @@ really say.
 
 from __future__ import annotations
 
+from domains.shared.aliases import EMPLOYEE_NUMBER
+
 ALIASES: dict[str, tuple[str, ...]] = {
     "IBAN": (
         "IBAN number",
@@ -47,15 +49,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     ),
     "recent card payments": ("recent payments", "latest card payments", "recent transactions", "last card payments"),
     "flagged payments": ("flagged transactions", "payments that were flagged", "suspicious payments"),
-    "employee number": (
-        "employee ID",
-        "employee no",
-        "personnel number",
-        "staff ID",
-        "staff number",
-        "HR number",
-        "payroll number",
-    ),
+    "employee number": ("employee ID", *EMPLOYEE_NUMBER),
     "incident number": ("incident ID", "incident reference", "INC number", "incident ticket", "incident ticket number"),
     "line manager": ("manager", "direct manager", "reporting manager", "who you report to", "boss"),
     "which savings account": ("savings account", "savings pot", "name of the savings account", "savings space"),

@@ -272,8 +272,6 @@ class Ticket(TicketColumns, Base):
     """A support ticket. A customer's ticket has ``requester_id`` (the customer); a ticket of the internal help
     desk has ``employee_id`` (the employee who asked) and no ``requester_id``."""
 
-    __tablename__ = "tickets"
-
     requester_id: Mapped[str | None] = mapped_column(ForeignKey("customers.id"), nullable=True, index=True)
     account_id: Mapped[str | None] = mapped_column(ForeignKey("accounts.id"), nullable=True, index=True)
     employee_id: Mapped[str | None] = mapped_column(ForeignKey("employees.id"), nullable=True, index=True)
@@ -281,15 +279,10 @@ class Ticket(TicketColumns, Base):
     requester: Mapped[Customer | None] = relationship()
     employee: Mapped[Employee | None] = relationship()
     account: Mapped[Account | None] = relationship()
-    comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
 
 class TicketComment(CommentColumns, Base):
-    __tablename__ = "ticket_comments"
-
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
-
-    ticket: Mapped[Ticket] = relationship(back_populates="comments")
+    pass
 
 
 # --------------------------------------------------------------------------- the internal help desk

@@ -13,6 +13,8 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from domains.shared.seed import add_rows, work_email
+
 from .models import Employee, InternalSystem, KycLevel, SystemRole
 
 BASIC = "basic"
@@ -60,6 +62,7 @@ _EMPLOYEES = [
     (KATRIN_WOLFF, "Katrin Wolff", INFORMATION_SECURITY, "Information Security Officer", date(1976, 9, 18)),
     (MIRIAM_ADLER, "Miriam Adler", HUMAN_RESOURCES, "HR Business Partner", date(1989, 3, 2)),
 ]
+_JOINED = date(2019, 1, 2)  # the day every seeded employee started
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,16 @@ _SYSTEMS = [
 ]
 
 # id, system, name, description, read only, privileged, department, conflicts with
+_ROLE_COLUMNS = (
+    "id",
+    "system_id",
+    "name",
+    "description",
+    "read_only",
+    "privileged",
+    "department",
+    "conflicts_with_id",
+)
 _ROLES = [
     ("CBS-READ", CORE_BANKING, "Core banking viewer", "Read accounts and bookings", True, False, None, None),
     (
@@ -193,53 +206,37 @@ _ROLES = [
 
 def seed_internal(db: Session) -> None:
     """Write the seeded employees, the internal systems and their roles."""
-    for emp_id, name, department, title, born in _EMPLOYEES:
-        db.add(
-            Employee(
-                id=emp_id,
-                name=name,
-                email=name.lower().replace(" ", ".") + "@kestrelbank.example",
-                date_of_birth=born,
-                department=department,
-                title=title,
-                grade="director" if title.startswith("Head") else "manager",
-                manager_id=None,
-                is_contractor=False,
-                start_on=date(2019, 1, 2),
-                status="active",
-            )
-        )
+    employee_columns = ("id", "name", "email", "date_of_birth", "department", "title", "grade", "start_on")
+    employees = (
+        (emp_id, name, work_email(name, "kestrelbank.example"), born, department, title, _grade_of(title), _JOINED)
+        for emp_id, name, department, title, born in _EMPLOYEES
+    )
+    add_rows(db, Employee, employee_columns, employees, manager_id=None, is_contractor=False, status="active")
     db.flush()
-    for sys_id, name, risk, owner, queue in _SYSTEMS:
-        db.add(InternalSystem(id=sys_id, name=name, risk=risk, owner_id=owner, owner_queue=queue))
+    add_rows(db, InternalSystem, ("id", "name", "risk", "owner_id", "owner_queue"), _SYSTEMS)
     db.flush()
-    for role_id, system, role_name, description, read_only, privileged, only_department, conflicts in _ROLES:
-        db.add(
-            SystemRole(
-                id=role_id,
-                system_id=system,
-                name=role_name,
-                description=description,
-                read_only=read_only,
-                privileged=privileged,
-                department=only_department,
-                conflicts_with_id=conflicts,
-            )
-        )
+    role_columns = (
+        "id",
+        "system_id",
+        "name",
+        "description",
+        "read_only",
+        "privileged",
+        "department",
+        "conflicts_with_id",
+    )
+    add_rows(db, SystemRole, role_columns, _ROLES)
     db.flush()
+
+
+def _grade_of(title: str) -> str:
+    """A seeded employee's grade: the heads of a function are directors, the others managers."""
+    return "director" if title.startswith("Head") else "manager"
 
 
 def seed(db: Session) -> None:
     """Write the KYC levels, then the internal help desk's base records."""
-    for level, description, single, monthly, card_max in _LEVELS:
-        db.add(
-            KycLevel(
-                level=level,
-                description=description,
-                single_transfer_limit_cents=single,
-                monthly_transfer_limit_cents=monthly,
-                card_daily_limit_max_cents=card_max,
-            )
-        )
+    limits = ("single_transfer_limit_cents", "monthly_transfer_limit_cents", "card_daily_limit_max_cents")
+    add_rows(db, KycLevel, ("level", "description", *limits), _LEVELS)
     db.flush()
     seed_internal(db)

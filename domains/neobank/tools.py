@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from domains.shared.arguments import iso_date
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
 from domains.shared.tickets import register_ticket_tools
@@ -761,10 +762,7 @@ def _role(db: Session, role_id: str) -> SystemRole:
 
 
 def _iso_day(value: str, field: str) -> date:
-    try:
-        day = date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolFailure(INVALID_ARGUMENT, f"{field} must be a date as YYYY-MM-DD") from None
+    day = iso_date(value, f"{field} must be a date as YYYY-MM-DD")
     if day < TODAY:
         raise ToolFailure(INVALID_ARGUMENT, f"{field} {day.isoformat()} is in the past; today is {TODAY.isoformat()}")
     return day
@@ -827,10 +825,7 @@ def find_employee(db: Session, employee_number: str) -> dict:
 def verify_employee(db: Session, employee_number: str, date_of_birth: str) -> dict:
     """Internal help desk: verify that you are talking to the employee who owns an employee number, with the date of
     birth (YYYY-MM-DD) they tell you. Returns verified true or false; it never shows the recorded date."""
-    try:
-        born = date.fromisoformat(date_of_birth.strip())
-    except ValueError:
-        raise ToolFailure(INVALID_ARGUMENT, "date_of_birth must be a date as YYYY-MM-DD") from None
+    born = iso_date(date_of_birth, "date_of_birth must be a date as YYYY-MM-DD")
     employee = _employee(db, employee_number)
     if employee.date_of_birth == born:
         return {"verified": True, "employee_id": employee.id}

@@ -10,6 +10,8 @@ from datetime import date
 
 from sqlalchemy.orm import Session
 
+from domains.shared.seed import add_rows
+
 from .models import Inventory, Product, Promotion
 
 LAPTOP = "P-101"
@@ -115,6 +117,18 @@ _CATALOGUE = [
 ]
 
 # id, code, description, kind, value, minimum subtotal, cap, tier, starts, ends
+_PROMOTION_COLUMNS = (
+    "id",
+    "code",
+    "description",
+    "kind",
+    "value",
+    "min_subtotal_cents",
+    "max_discount_cents",
+    "tier_required",
+    "starts_on",
+    "ends_on",
+)
 _PROMOTIONS = [
     (
         "PR-01",
@@ -196,19 +210,5 @@ def seed(db: Session) -> None:
             )
         )
         db.add(Inventory(product_id=pid, on_hand=on_hand, reserved=reserved, restock_expected_on=restock_on))
-    for pid, code, description, kind, value, minimum, cap, tier, starts, ends in _PROMOTIONS:
-        db.add(
-            Promotion(
-                id=pid,
-                code=code,
-                description=description,
-                kind=kind,
-                value=value,
-                min_subtotal_cents=minimum,
-                max_discount_cents=cap,
-                tier_required=tier,
-                starts_on=starts,
-                ends_on=ends,
-            )
-        )
+    add_rows(db, Promotion, _PROMOTION_COLUMNS, _PROMOTIONS)
     db.flush()

@@ -9,13 +9,14 @@ showing them: the look-up leaves both out of its result.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from pytest_thinkingbox import INVALID_ARGUMENT, NOT_FOUND, ToolFailure, ToolSet, row_dict
+from pytest_thinkingbox import NOT_FOUND, ToolFailure, ToolSet, row_dict
+
+from .arguments import iso_date
 
 _SECRETS = ("date_of_birth", "postal_code")
 
@@ -54,10 +55,7 @@ def register_identity(tools: ToolSet, person: Any, label: str = "customer", veri
         return
 
     def verify_identity(db: Session, email: str, date_of_birth: str, postal_code: str) -> dict:
-        try:
-            born = date.fromisoformat(date_of_birth.strip())
-        except ValueError:
-            raise ToolFailure(INVALID_ARGUMENT, "date_of_birth must be a date as YYYY-MM-DD") from None
+        born = iso_date(date_of_birth, "date_of_birth must be a date as YYYY-MM-DD")
         found = by_email(db, email)
         matches = found.date_of_birth == born and found.postal_code.strip() == postal_code.strip()
         if matches:

@@ -1,17 +1,18 @@
 """Support tickets and their comments: shared columns and the ticket tools.
 
 A domain declares its own `Ticket` and `TicketComment` models on its own
-`Base` with the mixins below, adding what only it knows: the foreign key
-``requester_id`` to the people who raise tickets, links to its records (an
-order, a policy, a booking ...) and relationships::
+`Base` with the mixins below, which bring the tables' names, their shared
+columns and the ticket-comment relationship both ways; the ticket adds what
+only the domain knows: the foreign key ``requester_id`` to the people who raise
+tickets, its ``requester`` and links to its records (an order, a policy, a
+booking ...)::
 
     class Ticket(TicketColumns, Base):
-        __tablename__ = "tickets"
         requester_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), index=True)
+        requester: Mapped[Customer] = relationship()
 
     class TicketComment(CommentColumns, Base):
-        __tablename__ = "ticket_comments"
-        ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
+        pass
 
 `register_ticket_tools` then adds the same five ticket tools to its `ToolSet`,
 with the domain's classification: the categories a ticket can have, the reason
@@ -29,8 +30,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, DateTime, String, Text, bindparam, func, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import Boolean, DateTime, ForeignKey, String, Text, bindparam, func, select
+from sqlalchemy.orm import Mapped, Session, declared_attr, mapped_column, relationship
 
 from pytest_thinkingbox import (
     INVALID_ARGUMENT,
@@ -52,7 +53,10 @@ AGENT_TEXT = volatile("free text written by the agent")
 
 
 class TicketColumns:
-    """Columns every domain's ticket has; the domain adds ``requester_id`` and its links."""
+    """The ``tickets`` table's columns every domain has, and its comments; the domain adds ``requester_id``,
+    ``requester`` and its links (their columns come first in the table)."""
+
+    __tablename__ = "tickets"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     subject: Mapped[str] = mapped_column(String(200), info=AGENT_TEXT)
@@ -70,15 +74,26 @@ class TicketColumns:
         classification, as a task asserts them in one line."""
         return self.status, self.priority, self.category, self.reason, self.queue
 
+    @declared_attr
+    def comments(cls) -> Mapped[list[Any]]:
+        return relationship("TicketComment", back_populates="ticket", order_by="TicketComment.id")
+
 
 class CommentColumns:
-    """Columns every domain's ticket comment has; the domain adds ``ticket_id``."""
+    """The whole ``ticket_comments`` table: a comment on one ticket (``ticket_id``, its first column)."""
 
+    __tablename__ = "ticket_comments"
+
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     public: Mapped[bool] = mapped_column(Boolean, default=False)
     author: Mapped[str] = mapped_column(String(80), default="support agent")
     body: Mapped[str] = mapped_column(Text, info=AGENT_TEXT)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    @declared_attr
+    def ticket(cls) -> Mapped[Any]:
+        return relationship("Ticket", back_populates="comments")
 
 
 def register_ticket_tools(

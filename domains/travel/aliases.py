@@ -7,6 +7,8 @@ shared by every domain). Each name is one a traveller would really say.
 
 from __future__ import annotations
 
+from domains.shared.aliases import EMPLOYEE_NUMBER
+
 ALIASES: dict[str, tuple[str, ...]] = {
     "booking reference": (
         "booking code",
@@ -15,15 +17,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "hotel confirmation number",
         "booking confirmation number",
     ),
-    "employee number": (
-        "employee ID",
-        "employee no",
-        "personnel number",
-        "staff ID",
-        "staff number",
-        "HR number",
-        "payroll number",
-    ),
+    "employee number": ("employee ID", *EMPLOYEE_NUMBER),
     "group reference": ("group booking reference", "group booking number", "group booking ID", "group number"),
     "trip reference": ("trip number", "trip ID", "trip code", "itinerary reference", "itinerary number"),
     "which stay": ("which booking", "which reservation"),

@@ -317,18 +317,11 @@ class ApprovalRequest(Base):
 
 
 class Ticket(TicketColumns, Base):
-    __tablename__ = "tickets"
-
     requester_id: Mapped[str] = mapped_column(ForeignKey("travellers.id"), index=True)
     booking_id: Mapped[str | None] = mapped_column(ForeignKey("bookings.id"), nullable=True, index=True)
 
     requester: Mapped[Traveller] = relationship()
-    comments: Mapped[list[TicketComment]] = relationship(back_populates="ticket", order_by="TicketComment.id")
 
 
 class TicketComment(CommentColumns, Base):
-    __tablename__ = "ticket_comments"
-
-    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"), index=True)
-
-    ticket: Mapped[Ticket] = relationship(back_populates="comments")
+    pass

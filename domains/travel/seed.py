@@ -13,6 +13,8 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from domains.shared.seed import add_rows
+
 from .models import CorporateAccount, Hotel, Invoice, NegotiatedRate, RoomNight, RoomType
 
 # --------------------------------------------------------------------------- hotels and room types
@@ -61,6 +63,16 @@ ZUI_CORNER = "RT-1083"
 ZUI_SUITE = "RT-1084"
 
 # id: name, city, address, free-cancellation hours before check-in, late checkout fee, partner contact, email
+_HOTEL_COLUMNS = (
+    "id",
+    "name",
+    "city",
+    "address",
+    "free_cancellation_hours",
+    "late_checkout_fee_cents",
+    "partner_contact_name",
+    "partner_contact_email",
+)
 HOTELS = {
     LISBON: (
         "Harbourline Hotel Lisboa",
@@ -182,6 +194,15 @@ CASTELLAN = "ACC-202"
 NORRLAND = "ACC-203"
 
 # id: name, credit limit, billing email, travel manager, travel manager email, home city
+_ACCOUNT_COLUMNS = (
+    "id",
+    "name",
+    "credit_limit_cents",
+    "billing_email",
+    "travel_manager_name",
+    "travel_manager_email",
+    "home_city",
+)
 ACCOUNTS = {
     VELDHOVEN: (
         "Veldhoven Engineering B.V.",
@@ -264,64 +285,18 @@ def hotel_of(room_type_id: str) -> str:
 
 def seed(db: Session) -> None:
     """Write the hotels, room types, inventory, accounts, negotiated rates and invoices."""
-    for hid, (name, city, address, hours, late_fee, contact, email) in HOTELS.items():
-        db.add(
-            Hotel(
-                id=hid,
-                name=name,
-                city=city,
-                address=address,
-                free_cancellation_hours=hours,
-                late_checkout_fee_cents=late_fee,
-                partner_contact_name=contact,
-                partner_contact_email=email,
-            )
-        )
-    for rid, (hid, code, name, rank, rack, occupancy, rooms) in ROOM_TYPES.items():
-        db.add(
-            RoomType(
-                id=rid,
-                hotel_id=hid,
-                code=code,
-                name=name,
-                rank=rank,
-                rack_rate_cents=rack,
-                max_occupancy=occupancy,
-                rooms=rooms,
-            )
-        )
+    add_rows(db, Hotel, _HOTEL_COLUMNS, ((hid, *hotel) for hid, hotel in HOTELS.items()))
+    room_type_columns = ("id", "hotel_id", "code", "name", "rank", "rack_rate_cents", "max_occupancy", "rooms")
+    add_rows(db, RoomType, room_type_columns, ((rid, *room_type) for rid, room_type in ROOM_TYPES.items()))
+    for rid, (*_, rooms) in ROOM_TYPES.items():
         for offset in range(INVENTORY_NIGHTS):
             night = INVENTORY_FROM + timedelta(days=offset)
             db.add(RoomNight(room_type_id=rid, night=night, total_rooms=rooms, booked_rooms=rooms // 2))
-    for aid, (name, limit, billing, manager, manager_email, city) in ACCOUNTS.items():
-        db.add(
-            CorporateAccount(
-                id=aid,
-                name=name,
-                status="active",
-                credit_limit_cents=limit,
-                billing_email=billing,
-                travel_manager_name=manager,
-                travel_manager_email=manager_email,
-                home_city=city,
-            )
-        )
-    for nid, aid, rid, rate, (valid_from, valid_until) in NEGOTIATED_RATES:
-        db.add(
-            NegotiatedRate(
-                id=nid,
-                account_id=aid,
-                hotel_id=hotel_of(rid),
-                room_type_id=rid,
-                nightly_rate_cents=rate,
-                valid_from=valid_from,
-                valid_until=valid_until,
-            )
-        )
-    for iid, aid, amount, issued, due, status, paid in INVOICES:
-        db.add(
-            Invoice(
-                id=iid, account_id=aid, amount_cents=amount, issued_on=issued, due_on=due, status=status, paid_on=paid
-            )
-        )
+    accounts = ((aid, *account) for aid, account in ACCOUNTS.items())
+    add_rows(db, CorporateAccount, _ACCOUNT_COLUMNS, accounts, status="active")
+    rates = ((nid, aid, hotel_of(rid), rid, rate, *valid) for nid, aid, rid, rate, valid in NEGOTIATED_RATES)
+    rate_columns = ("id", "account_id", "hotel_id", "room_type_id", "nightly_rate_cents", "valid_from", "valid_until")
+    add_rows(db, NegotiatedRate, rate_columns, rates)
+    invoice_columns = ("id", "account_id", "amount_cents", "issued_on", "due_on", "status", "paid_on")
+    add_rows(db, Invoice, invoice_columns, INVOICES)
     db.flush()

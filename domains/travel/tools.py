@@ -16,6 +16,7 @@ from typing import Literal
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
 
+from domains.shared.arguments import iso_date
 from domains.shared.identity import register_identity
 from domains.shared.policy_search import register_policy_search
 from domains.shared.tickets import register_ticket_tools
@@ -97,10 +98,7 @@ def _room_type_of(db: Session, hotel_id: str, room_type_id: str) -> RoomType:
 
 
 def _date(value: str, name: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolFailure(INVALID_ARGUMENT, f"{name} {value!r} is not a date like 2026-09-21") from None
+    return iso_date(value, f"{name} {value!r} is not a date like 2026-09-21")
 
 
 def _stay(check_in: str, check_out: str) -> tuple[date, date]:
