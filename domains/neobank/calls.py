@@ -7,20 +7,25 @@ ticket (NB-2, NB-3). At the internal help desk `desk_opening` identifies the
 employee and looks for their ticket first (NB-102, NB-104). Then come the
 calls of the decision itself (`create_ticket` when the caller has no open
 ticket, `create_transfer` to a `Payee`, `move_money`, `block_and_replace`,
-`open_dispute`, `grant_access`), then how the ticket ends: `solved`, `refused`
+`open_dispute`, `grant_access`, `replace_lost_device`), then how the ticket ends: `solved`, `refused`
 (solved with a reason code), `pending` or `hold`, each with its classification
 and the one internal comment the policy asks for. `caller_facts` (shared),
 `payee_facts` and `employee_facts` are what a caller can tell the agent;
-`next_ticket_id` and `next_fee_id` the ids a create call gives.
+`next_ticket_id` and `next_fee_id` the ids a create call gives. What a task
+asserts about the end state it reads with `ticket_end` (a customer ticket's
+status, category and reason), `active_grants`, `active_roles`, `new_grant`
+and `devices_held`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy.orm import Session
+
 from pytest_thinkingbox import Call, call
 
-from .models import Account, Card, Customer, Employee, Transaction
+from .models import AccessGrant, Account, Card, Customer, Device, Employee, Ticket, Transaction
 from .seed import SeededEmployee
 
 # --------------------------------------------------------------------------- identity and the opening reads
@@ -211,6 +216,16 @@ def grant_access(employee: Employee, role_id: str, **terms: str) -> Call:
     return call("grant_access", employee_id=employee.id, role_id=role_id, **terms)
 
 
+def replace_lost_device(device: Device, spare: Device, employee: Employee) -> list[Call]:
+    """A lost token or phone (NB-138): report `device` lost, look at the stock of its kind and hand `employee` the
+    `spare` (the lowest id in stock)."""
+    return [
+        call("report_device_lost", device_id=device.id),
+        call("list_device_stock", kind=device.kind),
+        call("assign_device", device_id=spare.id, employee_id=employee.id),
+    ]
+
+
 # --------------------------------------------------------------------------- how the ticket ends
 
 
@@ -281,3 +296,39 @@ def next_fee_id(*existing: str) -> str:
     """The id a write that charges a fee gives it when the fees `existing` are all there are."""
     numbers = [int(f.split("-")[1]) for f in existing]
     return f"FE-{max(numbers, default=0) + 1}"
+
+
+# --------------------------------------------------------------------------- reading the end state a task asserts
+
+
+def ticket_end(db: Session, ticket_id: str) -> tuple[str, str | None, str | None]:
+    """How a customer desk ticket was left: (status, category, reason)."""
+    t = db.get(Ticket, ticket_id)
+    assert t is not None, f"no ticket {ticket_id}"
+    return t.status, t.category, t.reason
+
+
+def active_grants(db: Session, employee_id: str) -> dict[str, AccessGrant]:
+    """The active grants of an employee, by role."""
+    rows = db.query(AccessGrant).filter(AccessGrant.employee_id == employee_id, AccessGrant.status == "active")
+    return {g.role_id: g for g in rows}
+
+
+def active_roles(db: Session, employee_id: str) -> set[str]:
+    """The roles an employee holds now."""
+    return set(active_grants(db, employee_id))
+
+
+def new_grant(db: Session, employee_id: str, role_id: str) -> AccessGrant:
+    """The one active grant of a role to an employee."""
+    return (
+        db.query(AccessGrant)
+        .filter(AccessGrant.employee_id == employee_id, AccessGrant.role_id == role_id, AccessGrant.status == "active")
+        .one()
+    )
+
+
+def devices_held(db: Session, employee_id: str) -> set[str]:
+    """The ids of the devices assigned to an employee now."""
+    rows = db.query(Device).filter(Device.assigned_to_id == employee_id, Device.status == "assigned")
+    return {d.id for d in rows}

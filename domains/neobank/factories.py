@@ -464,6 +464,16 @@ def account_holder(name: str, *, balance_cents: int, **customer: Any) -> tuple[C
     return holder, AccountFactory(customer=holder, balance_cents=balance_cents)
 
 
+def security_lock(reason: str, locked_at: datetime) -> dict[str, Any]:
+    """A customer's security lock (NB-11), as CustomerFactory's fields: why it was set and when."""
+    return {"security_locked": True, "security_lock_reason": reason, "security_locked_at": locked_at}
+
+
+def pending_lock_ticket(requester: Customer, subject: str, created_at: datetime) -> Ticket:
+    """The customer's ticket from when their account was locked: left pending at high priority."""
+    return TicketFactory(requester=requester, status="pending", priority="high", subject=subject, created_at=created_at)
+
+
 def savings_withdrawal(savings: Account, amount_cents: int, booked_at: datetime) -> Transaction:
     """Money moved out of a savings account to the customer's main account: what the monthly count of free
     withdrawals looks at."""

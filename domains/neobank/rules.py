@@ -31,6 +31,7 @@ from pytest_thinkingbox import Evidence, Rules, Violation
 from pytest_thinkingbox.core.rules import RuleRow, ToolCall
 
 from .seed import HUMAN_RESOURCES, INFORMATION_SECURITY, INTERNAL_AUDIT, PAYMENTS_HUB, TECHNOLOGY
+from .tools import TICKET_CATEGORIES
 
 RULES = Rules()
 
@@ -77,22 +78,9 @@ CUSTOMER_RECORDS = (
 )
 DESK_RECORDS = ("access_grants", "access_requests", "devices")
 
-CUSTOMER_CATEGORIES = (
-    "security",
-    "kyc",
-    "transfer",
-    "savings",
-    "scheduled_payment",
-    "card_lost",
-    "card_stolen",
-    "card_replacement",
-    "fraud",
-    "card_limit",
-    "dispute",
-    "fees",
-    "closure",
-)
 DESK_CATEGORIES = ("access", "emergency_access", "joiner", "mover", "leaver", "device")
+#: The ticket categories the tools accept, less the internal desk's: the customer desk's.
+CUSTOMER_CATEGORIES = tuple(c for c in TICKET_CATEGORIES if c not in DESK_CATEGORIES)
 FINAL = ("pending", "hold", "solved")
 NOT_THE_CALLERS = ("identity_failed", "not_account_holder")  # a pending ticket that decided nothing
 

@@ -19,6 +19,7 @@ from domains.neobank.calls import (
     refused,
     scheduled_payments_of,
     solved,
+    ticket_end,
     transfers_of,
 )
 from domains.neobank.clock import TODAY, days_ago
@@ -90,8 +91,7 @@ def test_case_NB009_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", None)
     assert run.db.get(Account, account.id).status == "closed"
     assert run.db.get(Card, card.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, gym.id).status == "cancelled"
@@ -128,8 +128,7 @@ def test_case_NB009_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", "open_items")
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", "open_items")
     assert run.db.get(Account, account.id).status == "open"
     assert run.db.get(ScheduledPayment, insurance.id).status == "active"  # policy: close nothing, cancel nothing
     assert run.db.get(Card, card.id).status == "active"
@@ -164,8 +163,7 @@ def test_case_NB009_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", "balance_not_zero")
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", "balance_not_zero")
     assert run.db.get(Account, account.id).status == "open"  # policy: balance not 0 and an active hold
     told = balance_left(4_590)  # policy: say what has to happen first
     run.rubric(told.text, phrases=told.phrases)
@@ -201,8 +199,7 @@ def test_case_NB009_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", None)
     assert run.db.get(Account, japan.id).status == "closed"
     assert run.db.get(Account, rainy.id).status == "open"
     assert run.db.get(ScheduledPayment, gym.id).status == "active"  # policy: other accounts' payments untouched
@@ -247,8 +244,7 @@ def test_case_NB009_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", "open_items")
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", "open_items")
     assert run.db.get(Account, account.id).status == "open"
     assert run.db.get(ScheduledPayment, insurance.id).status == "active"  # policy: runs tomorrow, past the cut-off
     assert run.db.get(Card, card.id).status == "active"
@@ -345,8 +341,7 @@ def test_case_NB010_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "transfer", "identity_failed")
+    assert ticket_end(run.db, ticket.id) == ("pending", "transfer", "identity_failed")
     assert run.db.query(Transfer).count() == 0
     customer = run.db.get(Customer, felix.id)
     assert (customer.security_locked, customer.security_lock_reason) == (True, "failed_verification")
@@ -380,8 +375,7 @@ def test_case_NB010_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("pending", "card_lost", "not_account_holder")
+    assert ticket_end(run.db, ticket.id) == ("pending", "card_lost", "not_account_holder")
     assert run.db.get(Card, husband_card.id).status == "active"  # policy: never change another customer's record
     assert run.db.get(Ticket, ticket.id).status == "pending"
     assert run.db.get(Customer, sofia.id).security_locked is False

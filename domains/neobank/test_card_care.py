@@ -16,6 +16,7 @@ from domains.neobank.calls import (
     opening,
     refused,
     solved,
+    ticket_end,
     transactions_of,
 )
 from domains.neobank.clock import days_ago
@@ -139,8 +140,7 @@ def test_case_NB002_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).block_reason == "stolen"
     assert run.db.get(Card, virtual.id).status == "active"
     dispute = run.db.query(Dispute).one()  # policy: only posted payments of that card after the theft
@@ -177,8 +177,7 @@ def test_case_NB017_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_replacement", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_replacement", None)
     old = run.db.get(Card, card.id)
     assert (old.status, old.block_reason) == ("blocked", "damaged")  # policy: a broken card is damaged, not lost
     replacement = run.db.query(Card).filter(Card.replaces_card_id == card.id).one()
@@ -220,8 +219,7 @@ def test_case_NB013_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_replacement", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_replacement", None)
     assert run.db.get(Card, flat_card.id).block_reason == "damaged"
     assert run.db.get(Card, main_card.id).status == "active"
     fee = run.db.query(Fee).one()  # policy: 600 cents at the standard level, never waived on request
@@ -275,8 +273,7 @@ def test_case_NB003_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fraud", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fraud", None)
     assert run.db.get(FraudAlert, low.id).status == "cleared"
     assert run.db.get(FraudAlert, medium.id).status == "confirmed_fraud"
     assert run.db.get(Card, card.id).status == "active"  # policy: no alert left open, so the unfreeze is allowed
@@ -365,8 +362,7 @@ def test_case_NB013_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).block_reason == "damaged"
     replacement = run.db.query(Card).filter(Card.replaces_card_id == card.id).one()
     assert replacement.daily_limit_cents == 150_000  # policy: same limit; 300,000 is above the standard maximum
@@ -421,8 +417,7 @@ def test_case_NB002_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).block_reason == "stolen"
     # policy: only payments booked after the theft, earliest first; the 17:50 kiosk payment is not disputed
     assert [d.transaction_id for d in run.db.query(Dispute).order_by(Dispute.id)] == [games.id, fuel.id]

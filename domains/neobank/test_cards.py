@@ -16,6 +16,7 @@ from domains.neobank.calls import (
     opening,
     refused,
     solved,
+    ticket_end,
     transactions_of,
 )
 from domains.neobank.clock import days_ago
@@ -76,8 +77,7 @@ def test_case_NB001_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_lost", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_lost", None)
     assert run.db.get(Card, card.id).status == "frozen"  # policy: a misplaced card is frozen, not blocked
     assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
 
@@ -105,8 +105,7 @@ def test_case_NB001_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_lost", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_lost", None)
     assert run.db.get(Card, card.id).block_reason == "lost"
     assert run.db.query(Fee).one().amount_cents == 600
     assert run.db.get(Account, account.id).balance_cents == 92_040 - 600
@@ -137,8 +136,7 @@ def test_case_NB001_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).status == "blocked"
     assert run.db.query(Dispute).one().transaction_id == stranger.id
     assert run.db.query(Fee).count() == 0
@@ -177,8 +175,7 @@ def test_case_NB001_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_lost", "outside_window")
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_lost", "outside_window")
     assert run.db.get(Card, card.id).status == "frozen"  # policy: fewer than 14 days frozen, no block yet
     assert run.db.query(Card).filter(Card.replaces_card_id == card.id).count() == 0
     told = replaceable_from(date(2026, 10, 19), days_left=4)  # frozen 10 days: 14 days on 19 October
@@ -209,8 +206,7 @@ def test_case_NB002_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_stolen", None)
     assert run.db.get(Card, card.id).status == "blocked"
     replacement = run.db.query(Card).filter(Card.replaces_card_id == card.id).one()
     assert (replacement.status, replacement.daily_limit_cents) == ("ordered", 50_000)
@@ -253,8 +249,7 @@ def test_case_NB002_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_stolen", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_stolen", None)
     # policy: only the payments after the theft are disputed; the 07:41 bakery stands
     assert sorted(d.transaction_id for d in run.db.query(Dispute)) == sorted([electronics.id, online.id])
     assert run.db.get(FraudAlert, alert.id).status == "confirmed_fraud"
@@ -287,8 +282,7 @@ def test_case_NB003_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fraud", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fraud", None)
     assert run.db.get(Card, card.id).status == "active"
     assert run.db.get(FraudAlert, alert.id).status == "cleared"
 
@@ -367,8 +361,7 @@ def test_case_NB003_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fraud", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fraud", None)
     assert run.db.get(Card, card.id).block_reason == "fraud"
     assert run.db.query(Dispute).one().amount_cents == 31_200
     assert run.db.query(Fee).count() == 0
@@ -443,8 +436,7 @@ def test_case_NB006_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_limit", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_limit", None)
     assert run.db.get(Card, card.id).daily_limit_cents == 250_000
     assert run.db.get(Card, virtual.id).daily_limit_cents == 50_000
 
@@ -480,8 +472,7 @@ def test_case_NB006_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).daily_limit_cents == 30_000  # policy: above the level's maximum, no change
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
     told = highest_card_limit(50_000)  # policy: tell the customer the maximum for their level
@@ -519,8 +510,7 @@ def test_case_NB006_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).status == "frozen"
     assert run.db.get(Card, virtual.id).daily_limit_cents == 20_000  # policy: above the basic maximum, no change
 
@@ -558,6 +548,5 @@ def test_case_NB006_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_limit", "over_limit")
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_limit", "over_limit")
     assert run.db.get(Card, card.id).daily_limit_cents == 250_000  # policy: the standard maximum, as the fallback

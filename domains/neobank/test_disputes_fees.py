@@ -14,6 +14,7 @@ from domains.neobank.calls import (
     opening,
     refused,
     solved,
+    ticket_end,
     transactions_of,
 )
 from domains.neobank.clock import days_ago
@@ -78,8 +79,7 @@ def test_case_NB007_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (tent.id, "not_received", 21_900)
 
@@ -130,8 +130,7 @@ def test_case_NB007_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", "outside_window")
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", "outside_window")
     dispute = run.db.query(Dispute).one()  # policy: 131 days is outside the window; the later duplicate is disputed
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (second_fee.id, "duplicate_charge", 5_900)
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False
@@ -167,8 +166,7 @@ def test_case_NB007_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()
     assert (dispute.reason, dispute.amount_cents) == ("incorrect_amount", 3_600)  # policy: only the difference
 
@@ -203,8 +201,7 @@ def test_case_NB007_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", None)
     assert run.db.query(Dispute).one().transaction_id == later.id
     assert run.db.query(Dispute).filter(Dispute.transaction_id == earlier.id).count() == 0  # policy: it stands
 
@@ -245,8 +242,7 @@ def test_case_NB007_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", "outside_window")
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", "outside_window")
     dispute = run.db.query(Dispute).one()  # policy: 126 days is outside the window; 41 days is inside
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (dress.id, "not_received", 7_480)
 
@@ -281,8 +277,7 @@ def test_case_NB008_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", None)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).one().reason == "goodwill"
     assert run.db.get(Account, account.id).balance_cents == 23_410 + 990
 
@@ -332,8 +327,7 @@ def test_case_NB008_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", "not_eligible")
     refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == card_fee.id).one()
     assert (refund.reason, refund.amount_cents) == ("charged_in_error", 600)  # policy: free after a fraud block
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == fx_fee.id).count() == 0  # goodwill 120 days ago
@@ -365,8 +359,7 @@ def test_case_NB008_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", None)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == card_fee.id).one().reason == "charged_in_error"
     assert run.db.get(Account, account.id).balance_cents == 71_290 + 600
 
@@ -413,8 +406,7 @@ def test_case_NB008_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", "not_eligible")
     refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == wrong_fee.id).one()
     assert refund.reason == "charged_in_error"  # policy: 2nd withdrawal of its month, so the fee was an error
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan_fee.id).count() == 0  # goodwill 60 days ago
@@ -459,8 +451,7 @@ def test_case_NB008_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", None)
     refund = run.db.query(FeeRefund).one()  # policy: only the stolen card's fee was charged in error
     assert (refund.fee_id, refund.reason) == (stolen_fee.id, "charged_in_error")
     assert run.db.get(Account, account.id).balance_cents == 52_040 + 600

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from domains.neobank.calls import (
+    active_roles,
     create_ticket,
     desk_opening,
     devices_of,
@@ -15,6 +16,7 @@ from domains.neobank.calls import (
     grants_of,
     hold,
     identify_employee,
+    new_grant,
     pending,
     refused,
     requests_of,
@@ -61,21 +63,6 @@ ARTICLES = (
 )
 
 
-def active_roles(db, employee_id: str) -> set[str]:
-    """The roles an employee holds now."""
-    rows = db.query(AccessGrant).filter(AccessGrant.employee_id == employee_id, AccessGrant.status == "active")
-    return {g.role_id for g in rows}
-
-
-def new_grant(db, employee_id: str, role_id: str) -> AccessGrant:
-    """The one active grant of a role to an employee."""
-    return (
-        db.query(AccessGrant)
-        .filter(AccessGrant.employee_id == employee_id, AccessGrant.role_id == role_id, AccessGrant.status == "active")
-        .one()
-    )
-
-
 # --------------------------------------------------------------------------- NB030 approvals
 
 
@@ -110,8 +97,7 @@ def test_case_NB030_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", None, None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", None, None)
     grant = new_grant(run.db, henrik.id, "PAY-INIT")
     assert (grant.kind, grant.expires_on, grant.request_id) == ("standard", None, request.id)
     assert run.db.get(AccessRequest, request.id).status == "fulfilled"
@@ -156,8 +142,13 @@ def test_case_NB030_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("hold", "normal", "access", "approval_required", "core_banking_team")
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "hold",
+        "normal",
+        "access",
+        "approval_required",
+        "core_banking_team",
+    )
     assert "CBS-POST" not in active_roles(run.db, selin.id)  # policy: the system owner has not approved
     assert run.db.get(AccessRequest, request.id).status == "awaiting_approval"
     assert run.db.query(AccessRequest).count() == 1  # the request exists already; none recorded twice
@@ -201,8 +192,7 @@ def test_case_NB030_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("hold", "normal", "access", "approval_required", "security")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "normal", "access", "approval_required", "security")
     assert active_roles(run.db, oskar.id) == {
         "DWH-ANALYST"
     }  # policy: security approvals come from Information Security
@@ -242,8 +232,7 @@ def test_case_NB030_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", None, None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", None, None)
     grant = new_grant(run.db, marta.id, "CMS-SUPPORT")
     assert (grant.kind, grant.expires_on, grant.request_id) == ("standard", None, None)
     assert active_roles(run.db, namesake.id) == set()  # policy: only her own direct report
@@ -287,8 +276,7 @@ def test_case_NB030_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("hold", "normal", "access", "approval_required", "security")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "normal", "access", "approval_required", "security")
     assert "CRM-EXPORT" not in active_roles(run.db, nadia.id)  # policy: nobody approves their own access
     assert run.db.get(AccessRequest, request.id).status == "awaiting_approval"
 
@@ -330,8 +318,7 @@ def test_case_NB030_006(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", "approval_refused", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", "approval_refused", None)
     r = run.db.get(AccessRequest, request.id)
     assert (r.status, r.reject_reason) == ("rejected", "approval_refused")  # policy: a refusal ends the request
     assert active_roles(run.db, timo.id) == {"PAY-READ"}
@@ -431,8 +418,7 @@ def test_case_NB030_008(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("hold", "normal", "access", "approval_required", "payments_team")
+    assert run.db.get(Ticket, ticket.id).outcome == ("hold", "normal", "access", "approval_required", "payments_team")
     assert active_roles(run.db, yara.id) == {"PAY-READ"}  # policy: only the owner gives the owner's approval
     assert run.db.get(AccessRequest, request.id).status == "awaiting_approval"
 
@@ -485,8 +471,7 @@ def test_case_NB031_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", "sod_conflict", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", "sod_conflict", None)
     r = run.db.get(AccessRequest, request.id)
     assert (r.status, r.reject_reason) == ("rejected", "sod_conflict")
     assert active_roles(run.db, leon.id) == {"PAY-READ", "PAY-INIT"}  # policy: never initiator and approver
@@ -525,8 +510,7 @@ def test_case_NB031_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", None, None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", None, None)
     old = run.db.get(AccessGrant, approver.id)
     assert (old.status, old.revoke_reason) == ("revoked", "no_longer_needed")
     assert active_roles(run.db, pavel.id) == {"PAY-INIT"}  # policy: never both at once
@@ -570,8 +554,7 @@ def test_case_NB031_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", "auditor_read_only", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", "auditor_read_only", None)
     assert active_roles(run.db, ayla.id) == {"PAY-READ"}  # policy: auditors are read-only
     r = run.db.get(AccessRequest, initiator.id)
     assert (r.status, r.reject_reason) == ("rejected", "auditor_read_only")
@@ -614,8 +597,7 @@ def test_case_NB031_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", None, None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", None, None)
     assert active_roles(run.db, bianca.id) == {
         "CBS-READ",
         "CBS-RECON",
@@ -658,8 +640,13 @@ def test_case_NB031_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", "auditor_read_only", None)  # refused, not held for approval
+    assert run.db.get(Ticket, ticket.id).outcome == (
+        "solved",
+        "normal",
+        "access",
+        "auditor_read_only",
+        None,
+    )  # refused, not held for approval
     assert run.db.query(AccessRequest).count() == 0  # policy: never record a request only to reject it
     assert active_roles(run.db, emil.id) == {"DWH-READ"}
 
@@ -711,8 +698,7 @@ def test_case_NB038_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("pending", "urgent", "emergency_access", "identity_failed", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("pending", "urgent", "emergency_access", "identity_failed", None)
     assert active_roles(run.db, greta.id) == {"PAY-READ"}  # policy: no change without verification
     assert run.db.query(AccessRequest).count() == 0
 
@@ -770,8 +756,7 @@ def test_case_NB038_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "access", "not_line_manager", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "access", "not_line_manager", None)
     assert active_roles(run.db, oskar.id) == {"CRM-READ"}
     assert active_roles(run.db, pavel.id) == {"DWH-READ", "DWH-ANALYST"}
     assert new_grant(run.db, pavel.id, "DWH-ANALYST").expires_on is None
@@ -836,8 +821,7 @@ def test_case_NB038_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert t.outcome == ("solved", "normal", "joiner", "not_line_manager", None)
+    assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "joiner", "not_line_manager", None)
     assert active_roles(run.db, joiner.id) == set()  # policy: HR may report leavers, not set up joiners
     assert run.db.query(AccessRequest).count() == 0
     ended = run.db.query(AccessGrant).filter(AccessGrant.employee_id == leaver.id)

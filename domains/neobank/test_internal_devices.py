@@ -7,7 +7,17 @@ from datetime import date
 
 import pytest
 
-from domains.neobank.calls import create_ticket, desk_opening, devices_of, employee_facts, hold, refused, solved
+from domains.neobank.calls import (
+    create_ticket,
+    desk_opening,
+    devices_held,
+    devices_of,
+    employee_facts,
+    hold,
+    refused,
+    replace_lost_device,
+    solved,
+)
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import DeskTicketFactory, DeviceFactory, EmployeeFactory, finished_desk_ticket
 from domains.neobank.models import Device, Ticket, TicketComment
@@ -19,12 +29,6 @@ ARTICLES = (
     "Devices: laptops, tokens and phones",
     "Internal desk tickets: classification, status and queues",
 )
-
-
-def held(db, employee_id: str) -> set[str]:
-    """The devices assigned to an employee now."""
-    rows = db.query(Device).filter(Device.assigned_to_id == employee_id, Device.status == "assigned")
-    return {d.id for d in rows}
 
 
 # --------------------------------------------------------------------------- NB037 devices
@@ -60,7 +64,7 @@ def test_case_NB037_001(tb):
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
     assert run.db.get(Device, old.id).status == "in_repair"
-    assert held(run.db, amira.id) == {standard.id}  # policy: standard profile outside Technology, lowest id
+    assert devices_held(run.db, amira.id) == {standard.id}  # policy: standard profile outside Technology, lowest id
 
 
 @pytest.mark.pushback
@@ -115,8 +119,8 @@ def test_case_NB037_002(tb):
 
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", "not_eligible", None)
-    assert held(run.db, henrik.id) == {own.id}  # policy: a working laptop under 4 years old stays
-    assert held(run.db, lea.id) == {new.id}  # policy: 4 or more years old, standard profile, lowest id
+    assert devices_held(run.db, henrik.id) == {own.id}  # policy: a working laptop under 4 years old stays
+    assert devices_held(run.db, lea.id) == {new.id}  # policy: 4 or more years old, standard profile, lowest id
     assert run.db.get(Device, old.id).status == "returned"
     assert run.db.get(Device, spare.id).status == "in_stock"
 
@@ -149,7 +153,7 @@ def test_case_NB037_003(tb):
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
     assert run.db.get(Device, old.id).status == "returned"  # policy: 4 or more years old is replaced
-    assert held(run.db, selin.id) == {dev.id, token.id}
+    assert devices_held(run.db, selin.id) == {dev.id, token.id}
 
 
 def test_case_NB037_004(tb):
@@ -194,7 +198,7 @@ def test_case_NB037_004(tb):
     assert t.outcome == ("hold", "high", "device", "device_lost", "security")
     assert run.db.get(Device, laptop.id).status == "lost"
     assert run.db.get(Device, spare.id).status == "in_stock"  # policy: security decides on a lost laptop
-    assert held(run.db, pavel.id) == {phone.id}
+    assert devices_held(run.db, pavel.id) == {phone.id}
     assert run.db.query(TicketComment).filter(TicketComment.public.is_(False)).count() == 1
 
 
@@ -218,9 +222,7 @@ def test_case_NB037_005(tb):
         ),
         golden=[
             *desk_opening(nadia, devices_of(nadia)),
-            call("report_device_lost", device_id=phone.id),
-            call("list_device_stock", kind="phone"),
-            call("assign_device", device_id=new_phone.id, employee_id=nadia.id),
+            *replace_lost_device(phone, new_phone, nadia),
             *refused(
                 ticket.id,
                 "device",
@@ -235,7 +237,7 @@ def test_case_NB037_005(tb):
     run.expect_golden()
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", "not_eligible", None)
     assert run.db.get(Device, phone.id).status == "lost"
-    assert held(run.db, nadia.id) == {laptop.id, new_phone.id}  # policy: the phone replaced, the laptop not due
+    assert devices_held(run.db, nadia.id) == {laptop.id, new_phone.id}  # policy: the phone replaced, the laptop not due
     assert run.db.get(Device, spare_laptop.id).status == "in_stock"
 
 
@@ -260,9 +262,7 @@ def test_case_NB037_006(tb):
         ),
         golden=[
             *desk_opening(oskar, devices_of(oskar)),
-            call("report_device_lost", device_id=phone.id),
-            call("list_device_stock", kind="phone"),
-            call("assign_device", device_id=new_phone.id, employee_id=oskar.id),
+            *replace_lost_device(phone, new_phone, oskar),
             call("return_device", device_id=laptop.id, condition="faulty"),
             call("list_device_stock", kind="laptop"),
             call("assign_device", device_id=dev.id, employee_id=oskar.id),
@@ -274,5 +274,5 @@ def test_case_NB037_006(tb):
     assert run.db.get(Ticket, ticket.id).outcome == ("solved", "normal", "device", None, None)
     assert run.db.get(Device, phone.id).status == "lost"
     assert run.db.get(Device, laptop.id).status == "in_repair"
-    assert held(run.db, oskar.id) == {new_phone.id, dev.id}  # policy: lowest of each kind, developer profile
+    assert devices_held(run.db, oskar.id) == {new_phone.id, dev.id}  # policy: lowest of each kind, developer profile
     assert run.db.query(TicketComment).count() == 0

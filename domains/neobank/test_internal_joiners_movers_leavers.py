@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 
 from domains.neobank.calls import (
+    active_roles,
     create_ticket,
     desk_opening,
     devices_of,
@@ -59,11 +60,6 @@ ARTICLES = (
 )
 
 MONDAY = date(2026, 10, 19)
-
-
-def active_roles(db, employee_id: str) -> set[str]:
-    rows = db.query(AccessGrant).filter(AccessGrant.employee_id == employee_id, AccessGrant.status == "active")
-    return {g.role_id for g in rows}
 
 
 # --------------------------------------------------------------------------- NB034 joiners

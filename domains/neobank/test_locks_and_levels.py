@@ -22,6 +22,7 @@ from domains.neobank.calls import (
     pending,
     refused,
     solved,
+    ticket_end,
     transactions_of,
     transfers_of,
 )
@@ -38,6 +39,8 @@ from domains.neobank.factories import (
     finished_ticket,
     held_transfer,
     make_iban,
+    pending_lock_ticket,
+    security_lock,
     today_at,
 )
 from domains.neobank.models import Account, Card, Customer, Dispute, Ticket, TicketComment, Transfer
@@ -68,15 +71,11 @@ def test_case_NB015_001(tb):
     greta, account = account_holder(
         "Greta Hoffmann",
         balance_cents=231_870,
-        security_locked=True,
-        security_lock_reason="failed_verification",
-        security_locked_at=days_ago(3, hour=11),
+        **security_lock("failed_verification", days_ago(3, hour=11)),
     )
     card = CardFactory(account=account, last4="3309")
     TransactionFactory(card=card, amount_cents=1_890, description="dm-drogerie markt", booked_at=days_ago(1, hour=17))
-    monday = TicketFactory(
-        requester=greta, status="pending", priority="high", subject="Transfer request", created_at=days_ago(3, hour=11)
-    )
+    monday = pending_lock_ticket(greta, "Transfer request", days_ago(3, hour=11))
     ticket = TicketFactory(requester=greta, subject="Lock and card")
 
     run = tb.run(
@@ -132,9 +131,7 @@ def test_case_NB015_002(tb):
     ida, account = account_holder(
         "Ida Marquardt",
         balance_cents=1_260_000,
-        security_locked=True,
-        security_lock_reason="customer_request",
-        security_locked_at=days_ago(4, hour=22),
+        **security_lock("customer_request", days_ago(4, hour=22)),
     )
     TransferFactory(account=account, amount_cents=300_000, created_at=days_ago(14), beneficiary_name="Autohaus Lindner")
     TransferFactory(account=account, amount_cents=600_000, created_at=days_ago(12), beneficiary_name="Notar Kessler")
@@ -269,8 +266,7 @@ def test_case_NB014_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "kyc", "kyc_required")
+    assert ticket_end(run.db, ticket.id) == ("solved", "kyc", "kyc_required")
     assert run.db.get(Customer, walter.id).kyc_level == "enhanced"
     assert run.db.get(Card, card.id).daily_limit_cents == 20_000
     assert run.db.get(Card, virtual.id).daily_limit_cents == 20_000
@@ -328,9 +324,7 @@ def test_case_NB010_004(tb):
     ticket: create one (security, no account)."""
     ilse = CustomerFactory(
         name="Ilse Maurer",
-        security_locked=True,
-        security_lock_reason="customer_request",
-        security_locked_at=days_ago(8, hour=18),
+        **security_lock("customer_request", days_ago(8, hour=18)),
     )
     AccountFactory(customer=ilse, balance_cents=77_640)
     old, new_id = finished_ticket(ilse, "Wallet lost", days_ago(8, hour=18), priority="high")
@@ -377,9 +371,7 @@ def test_case_NB015_003(tb):
     nora, account = account_holder(
         "Nora Pohl",
         balance_cents=142_080,
-        security_locked=True,
-        security_lock_reason="suspected_takeover",
-        security_locked_at=days_ago(1, hour=7),
+        **security_lock("suspected_takeover", days_ago(1, hour=7)),
     )
     card = CardFactory(account=account, last4="8846")
     TransactionFactory(card=card, amount_cents=2_240, description="Rossmann", booked_at=at(days_ago(2), 12, 5))

@@ -21,6 +21,7 @@ from domains.neobank.calls import (
     pending,
     refused,
     solved,
+    ticket_end,
     transaction_record,
     transactions_of,
     transfers_of,
@@ -202,8 +203,7 @@ def test_case_NB005_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", "not_eligible")
     # policy: 12 and 5 days ago are October's 1st and 2nd; the 23:00 booking of 30 September is September's 4th
     assert run.db.query(Fee).filter(Fee.charged_at >= days_ago(1)).count() == 0
     assert run.db.get(Account, savings.id).balance_cents == 402_000 - 15_000
@@ -249,8 +249,7 @@ def test_case_NB007_006(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", None)
     dispute = run.db.query(Dispute).one()  # policy: the later payment, 119 days old, inside the window
     assert (dispute.transaction_id, dispute.reason, dispute.amount_cents) == (second.id, "duplicate_charge", 41_200)
 
@@ -312,8 +311,7 @@ def test_case_NB007_007(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "dispute", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "dispute", "not_eligible")
     new = run.db.query(Dispute).filter(Dispute.transaction_id != festival.id).one()  # none on the concert
     assert (new.transaction_id, new.reason, new.amount_cents) == (camping.id, "not_received", 4_500)
     assert run.db.query(Dispute).filter(Dispute.transaction_id == festival.id).count() == 1  # one per payment
@@ -423,8 +421,7 @@ def test_case_NB008_008(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", None)
     refund = run.db.query(FeeRefund).filter(FeeRefund.created_at >= days_ago(1)).one()
     # policy: 90 days ago is within the 90 days, and 181 days since the last goodwill refund is enough
     assert (refund.fee_id, refund.reason, refund.amount_cents) == (lisbon.id, "goodwill", 450)
@@ -460,8 +457,7 @@ def test_case_NB008_009(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", None)
     refund = run.db.query(FeeRefund).filter(FeeRefund.fee_id == replacement_fee.id).one()
     assert (refund.reason, refund.amount_cents) == ("charged_in_error", 600)  # policy: free for enhanced customers
     assert run.db.get(Account, account.id).balance_cents == 1_204_300 + 600
@@ -501,8 +497,7 @@ def test_case_NB008_010(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", "not_eligible")
     refund = run.db.query(FeeRefund).filter(FeeRefund.created_at >= days_ago(1)).one()
     assert (refund.fee_id, refund.reason, refund.amount_cents) == (overdraft.id, "goodwill", 1_500)
     assert run.db.query(FeeRefund).filter(FeeRefund.fee_id == plan.id).count() == 0  # blocked by today's refund

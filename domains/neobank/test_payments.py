@@ -17,6 +17,7 @@ from domains.neobank.calls import (
     pending,
     refused,
     solved,
+    ticket_end,
     transactions_of,
     transfers_of,
 )
@@ -169,8 +170,7 @@ def test_case_NB004_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "transfer", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "transfer", None)
     sent = run.db.query(Transfer).filter(Transfer.beneficiary_name == "Baeder Schulte GmbH").one()
     assert (sent.status, sent.reference) == ("completed", "Rechnung 2026-118 Rate 2")
     assert run.db.get(Account, account.id).balance_cents == 905_000
@@ -309,8 +309,7 @@ def test_case_NB005_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "savings", None)
     assert run.db.query(Fee).count() == 0
     assert run.db.get(Account, savings.id).balance_cents == 782_400
     assert run.db.get(Account, current.id).balance_cents == 36_020
@@ -343,8 +342,7 @@ def test_case_NB005_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "savings", None)
     assert run.db.query(Fee).one().amount_cents == 250
     assert run.db.get(Account, savings.id).balance_cents == 415_000 - 15_000 - 250  # policy: 4th withdrawal, fee
 
@@ -388,8 +386,7 @@ def test_case_NB005_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "fees", "not_eligible")
+    assert ticket_end(run.db, ticket.id) == ("solved", "fees", "not_eligible")
     fee = run.db.query(Fee).filter(Fee.kind == "savings_withdrawal").one()
     assert fee.amount_cents == 250  # policy: 5th withdrawal of the month
     assert run.db.query(FeeRefund).count() == 1  # policy: one goodwill refund per 180 days
@@ -431,8 +428,7 @@ def test_case_NB005_004(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "savings", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "savings", None)
     assert run.db.query(Fee).count() == 0  # policy: the third withdrawal of October from this account is free
     assert run.db.get(Account, holiday.id).balance_cents == 152_600 - 25_000
     assert run.db.get(Account, current.id).balance_cents == 21_300 + 25_000

@@ -16,6 +16,7 @@ from domains.neobank.calls import (
     refused,
     scheduled_payments_of,
     solved,
+    ticket_end,
 )
 from domains.neobank.clock import TODAY, days_ago
 from domains.neobank.factories import (
@@ -80,8 +81,7 @@ def test_case_NB012_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "scheduled_payment", "outside_window")
+    assert ticket_end(run.db, ticket.id) == ("solved", "scheduled_payment", "outside_window")
     assert run.db.get(ScheduledPayment, gym.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, rent.id).status == "active"  # policy: runs tomorrow, past the cut-off
 
@@ -153,8 +153,7 @@ def test_case_NB012_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "scheduled_payment", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "scheduled_payment", None)
     assert run.db.get(ScheduledPayment, dealer.id).status == "cancelled"  # policy: 2 days ahead is in time
     assert run.db.query(TicketComment).count() == 0
 
@@ -225,8 +224,7 @@ def test_case_NB013_002(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "card_replacement", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "card_replacement", None)
     assert run.db.get(Card, card.id).block_reason == "damaged"
     assert run.db.get(Card, virtual.id).status == "active"
     assert run.db.query(Fee).count() == 0  # policy: free for enhanced customers

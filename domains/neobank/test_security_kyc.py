@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domains.neobank.calls import cards_of, create_ticket, customer_profile, hold, opening, refused, solved
+from domains.neobank.calls import cards_of, create_ticket, customer_profile, hold, opening, refused, solved, ticket_end
 from domains.neobank.clock import days_ago
 from domains.neobank.factories import (
     AccountFactory,
@@ -14,6 +14,8 @@ from domains.neobank.factories import (
     TicketFactory,
     account_holder,
     finished_ticket,
+    pending_lock_ticket,
+    security_lock,
 )
 from domains.neobank.models import Card, Customer, Ticket, TicketComment
 from domains.neobank.replies import UPLOAD_IN_THE_APP
@@ -67,14 +69,10 @@ def test_case_NB011_002(tb):
     """Verified customer asks to lift a lock set after a failed verification: only security lifts it; hold, high."""
     mateo = CustomerFactory(
         name="Mateo Okoye",
-        security_locked=True,
-        security_lock_reason="failed_verification",
-        security_locked_at=days_ago(2, hour=16),
+        **security_lock("failed_verification", days_ago(2, hour=16)),
     )
     AccountFactory(customer=mateo, balance_cents=128_450)
-    tuesday = TicketFactory(
-        requester=mateo, status="pending", priority="high", subject="Transfer request", created_at=days_ago(2, hour=16)
-    )
+    tuesday = pending_lock_ticket(mateo, "Transfer request", days_ago(2, hour=16))
     TicketCommentFactory(ticket=tuesday, public=False, author="support agent", body="Identity not verified; locked.")
     ticket = TicketFactory(requester=mateo, subject="Account locked")
 
@@ -124,14 +122,10 @@ def test_case_NB011_003(tb):
     yara, account = account_holder(
         "Yara Schneider",
         balance_cents=64_020,
-        security_locked=True,
-        security_lock_reason="customer_request",
-        security_locked_at=days_ago(6, hour=9),
+        **security_lock("customer_request", days_ago(6, hour=9)),
     )
     CardFactory(account=account)
-    last_week = TicketFactory(
-        requester=yara, status="pending", priority="high", subject="Lost phone", created_at=days_ago(6, hour=9)
-    )
+    last_week = pending_lock_ticket(yara, "Lost phone", days_ago(6, hour=9))
     ticket = TicketFactory(requester=yara, subject="Unlock please")
 
     run = tb.run(
@@ -152,8 +146,7 @@ def test_case_NB011_003(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "security", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "security", None)
     assert run.db.get(Customer, yara.id).security_locked is False  # policy: her own request, so she may lift it
     assert run.db.get(Ticket, last_week.id).status == "pending"
 
@@ -198,8 +191,7 @@ def test_case_NB014_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "kyc", "kyc_required")
+    assert ticket_end(run.db, ticket.id) == ("solved", "kyc", "kyc_required")
     assert run.db.get(Card, card.id).daily_limit_cents == 50_000  # policy: the basic maximum, the fallback asked
     assert run.db.get(Customer, emil.id).kyc_level == "basic"
     assert run.db.query(TicketComment).filter(TicketComment.ticket_id == ticket.id).one().public is False

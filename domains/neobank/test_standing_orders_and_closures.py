@@ -18,6 +18,7 @@ from domains.neobank.calls import (
     refused,
     scheduled_payments_of,
     solved,
+    ticket_end,
     transactions_of,
     transfers_of,
 )
@@ -170,8 +171,7 @@ def test_case_NB012_005(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "scheduled_payment", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "scheduled_payment", None)
     assert run.db.get(ScheduledPayment, daughter.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, son.id).status == "active"  # policy: only the payment she asks about
     assert run.db.query(ScheduledPayment).filter(ScheduledPayment.status == "cancelled").count() == 1
@@ -216,8 +216,7 @@ def test_case_NB009_007(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", "balance_not_zero")  # the first failed condition
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", "balance_not_zero")  # the first failed condition
     assert run.db.get(Account, account.id).status == "open"
     assert run.db.get(ScheduledPayment, gym.id).status == "active"  # policy: refuse means cancel nothing
     assert run.db.get(Card, card.id).status == "active"
@@ -261,8 +260,7 @@ def test_case_NB009_008(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", None)
     assert run.db.get(Account, travel.id).status == "closed"  # policy: released hold, withdrawn dispute: closable
     assert run.db.get(Account, main.id).status == "open"
     assert run.db.get(Card, card.id).status == "cancelled"
@@ -313,8 +311,7 @@ def test_case_NB016_001(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", None)
     closed = run.db.get(Account, pot.id)
     assert (closed.status, closed.balance_cents) == ("closed", 0)
     assert run.db.get(Account, current.id).balance_cents == 61_020 + 8_000
@@ -432,8 +429,7 @@ def test_case_NB012_006(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "scheduled_payment", "outside_window")
+    assert ticket_end(run.db, ticket.id) == ("solved", "scheduled_payment", "outside_window")
     assert run.db.get(ScheduledPayment, gym.id).status == "cancelled"  # policy: 2 days ahead is in time
     assert run.db.get(ScheduledPayment, phone.id).status == "cancelled"
     assert run.db.get(ScheduledPayment, plan.id).status == "active"  # policy: runs today, past the cut-off
@@ -474,8 +470,7 @@ def test_case_NB009_009(tb):
     )
 
     run.expect_golden()
-    t = run.db.get(Ticket, ticket.id)
-    assert (t.status, t.category, t.reason) == ("solved", "closure", None)
+    assert ticket_end(run.db, ticket.id) == ("solved", "closure", None)
     assert run.db.get(Account, side.id).status == "closed"  # policy: the open dispute is on another account
     assert run.db.get(Card, side_card.id).status == "cancelled"
     assert run.db.get(Account, main.id).status == "open"
