@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 # Import the heavy modules once here: pytester's in-process runs drop modules first
 # imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
@@ -16,6 +16,9 @@ import pytest
 import toydomain
 
 import pytest_thinkingbox.attempt  # noqa: F401
+
+if TYPE_CHECKING:
+    from pytest_thinkingbox.campaign.attempt_record import AttemptRecord
 
 # The openai client imports its transport lazily; a re-import would make twins of its exception classes.
 for _transport in ("httpcore2", "httpcore"):
@@ -84,12 +87,22 @@ def postgres_server() -> str:
     return POSTGRES_URL
 
 
+def plain(records: list[AttemptRecord]) -> list[dict[str, Any]]:
+    """Records as the JSON they are, for tests that look into any field (the type says which may be absent)."""
+    return cast(list[dict[str, Any]], records)
+
+
+def read_records(paths: list[Path], *, drop_cut_line: bool = False) -> list[dict[str, Any]]:
+    """The attempt records of results files, read by the package's reader, as plain JSON (see `plain`)."""
+    from pytest_thinkingbox.campaign import records
+
+    return plain(records.read_records(paths, drop_cut_line=drop_cut_line))
+
+
 def run_domains(
     tmp_path: Path, *args: str, name: str = "run", where: str = "domains"
 ) -> tuple[subprocess.CompletedProcess[str], list[dict], dict]:
     """Run pytest on the bundled `domains/` (or the part `where` names) in a subprocess from the repository root."""
-    from pytest_thinkingbox.campaign.records import read_records
-
     results, aggregate = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
     done = subprocess.run(
         [
@@ -148,8 +161,6 @@ def run_domains_once(tmp_path_factory: pytest.TempPathFactory, name: str, *args:
             fields = {"args": done.args, "returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
             marker.with_suffix(".tmp").write_text(json.dumps(fields))
             marker.with_suffix(".tmp").replace(marker)
-    from pytest_thinkingbox.campaign.records import read_records
-
     fields = json.loads(marker.read_text())
     ran_with = fields["args"][len(fields["args"]) - len(args) :]
     assert ran_with == list(args), f"{name} was run with other options: {fields['args']}"

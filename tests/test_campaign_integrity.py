@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, read_records
 
-from pytest_thinkingbox.campaign.records import ReportError, load, read_records
+from pytest_thinkingbox.campaign.records import ReportError, load
 from pytest_thinkingbox.cli import main
 
 TWO_TASKS = REFUND_TASK + REFUND_TASK.replace("TY001_001", "TY001_002")

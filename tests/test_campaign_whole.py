@@ -12,9 +12,8 @@ import sys
 import time
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, read_records
 
-from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.campaign.writer import FileInUse, ResultsWriter
 
 THREE_TASKS = "".join(REFUND_TASK.replace("TY001_001", f"TY001_00{i}") for i in (1, 2, 3))

@@ -10,7 +10,7 @@ from scipy import stats  # type: ignore[import-untyped]  # no stubs installed fo
 from test_report_cli import manifest, record, write
 
 from pytest_thinkingbox.campaign.compare import compare, compare_lines
-from pytest_thinkingbox.campaign.records import ReportError, Run, load
+from pytest_thinkingbox.campaign.records import Campaign, ReportError, load
 from pytest_thinkingbox.cli import main
 
 
@@ -25,7 +25,7 @@ def run_file(
     return write(path, manifest(run, bundle, k=k), *recs)
 
 
-def load_one(path: Path) -> Run:
+def load_one(path: Path) -> Campaign:
     """The one run in a results file."""
     (run,) = load([path])
     return run

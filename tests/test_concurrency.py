@@ -6,9 +6,8 @@ import gc
 import json
 
 import pytest
-from conftest import REFUND_TASK, TOY_CONFTEST
+from conftest import REFUND_TASK, TOY_CONFTEST, read_records
 
-from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.plugin.concurrency import YOUNG_OBJECTS
 
 #: An agent that owns its loop: it waits like a model would, then makes the golden calls (or a wrong refund).

@@ -12,13 +12,16 @@ import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from scipy import stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 
 from pytest_thinkingbox.campaign.metrics import aggregate
 from pytest_thinkingbox.campaign.views.html import render_html
+
+if TYPE_CHECKING:
+    from pytest_thinkingbox.campaign.attempt_record import AttemptRecord
 
 CHROMIUM = "/usr/bin/chromium"
 HOSTILE = "</script><img src=x onerror=\"document.title='owned'\">"
@@ -68,7 +71,7 @@ def wrong_refund(task: str, attempt: int, **fields: Any) -> dict[str, Any]:
 
 def run_document(run_id: str, records: list[dict[str, Any]], k: int, **overrides: Any) -> dict[str, Any]:
     """One run of the report document, computed from its records the way the contract defines it."""
-    agg = aggregate(records, k)
+    agg = aggregate(cast("list[AttemptRecord]", records), k)  # hand-made records, as a results file has them
     seen = {(r["task"], r["attempt"]) for r in records}
     missing = [[t, a] for t in agg["per_task"] for a in range(1, k + 1) if (t, a) not in seen]
     overall: dict[str, int] = {}

@@ -9,9 +9,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, read_records
 
-from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.roles.judge import read_verdict
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
 

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REFUND_TASK
+from conftest import REFUND_TASK, read_records
 
-from pytest_thinkingbox.campaign.records import read_records
 from pytest_thinkingbox.roles.config import ModelConfig
 from pytest_thinkingbox.roles.endpoint import Endpoint, Usage
 from pytest_thinkingbox.serve.model_server import Fault, Script, ScriptedModelServer
@@ -352,8 +351,8 @@ def test_a_dead_endpoint_ends_a_campaign_quickly_in_error_records(models, model)
     assert len(records) == 490
     assert {r["outcome"] for r in records} == {"error"}
     kinds = {r["error"]["type"] for r in records}
-    assert kinds == {"InternalServerError", "EndpointDown"}  # each worker tries it, then the breaker holds
-    down = [r for r in records if r["error"]["type"] == "EndpointDown"]
+    assert kinds == {"InternalServerError", "BreakerOpen"}  # each worker tries it, then the breaker holds
+    down = [r for r in records if r["error"]["type"] == "BreakerOpen"]
     assert len(down) >= 480
     assert all("scripted at http://127.0.0.1" in r["error"]["message"] for r in down)
     assert took < 60, f"a campaign against a dead endpoint took {took:.0f} s"
@@ -372,7 +371,7 @@ def test_a_hung_endpoint_ends_a_campaign_of_a_hundred_attempts_within_a_minute_i
     records = read_records([models.path / "r.jsonl"])
     assert len(records) == 120
     assert {r["outcome"] for r in records} == {"error"}
-    assert {r["error"]["type"] for r in records} == {"EndpointHung", "EndpointDown"}
+    assert {r["error"]["type"] for r in records} == {"EndpointHung", "BreakerOpen"}
     hung = next(r for r in records if r["error"]["type"] == "EndpointHung")
     assert "no answer began within first_byte_s = 20 s" in hung["error"]["message"]
     assert took < 60, f"a campaign against a hung endpoint took {took:.0f} s"

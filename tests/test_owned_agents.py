@@ -5,9 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from conftest import REFUND_TASK
-
-from pytest_thinkingbox.campaign.records import read_records
+from conftest import REFUND_TASK, read_records
 
 #: An agent module: `refund` asks for the account, then makes the golden calls through the door named by DOOR.
 AGENT = """

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import REFUND_TASK
-
-from pytest_thinkingbox.campaign.records import read_records
+from conftest import REFUND_TASK, read_records
 
 
 def test_repeat_makes_zero_padded_attempt_items_selectable_with_k(toy):
@@ -243,7 +241,9 @@ def test_a_task_without_a_domain_says_how_to_declare_one(pytester):
     )
     result = pytester.runpytest("--tb-results", "r.jsonl")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*no domain for test_tasks: export DOMAIN*define a `tb_domain` fixture in the conftest.py*"])
+    result.stdout.fnmatch_lines(
+        ["*no domain for test_tasks: export DOMAIN*define a `tb_domain` fixture in the conftest.py*"]
+    )
     [record] = read_records([pytester.path / "r.jsonl"])
     assert (record["task"], record["attempt"], record["outcome"]) == ("test_case_X", 1, "error")
     assert record["error"]["stage"] == "setup"

@@ -48,4 +48,9 @@ def test_every_option_ini_and_fixture_is_offered(pytester):
         assert f"{ini} (string)" in help_text, ini
     fixtures = pytester.runpytest("--fixtures").stdout.str()
     for name in FIXTURES:
-        assert f"{name} [session scope]" in fixtures or f"{name} [module scope]" in fixtures or f"\n{name}\n" in fixtures or f"{name} --" in fixtures, name
+        assert (
+            f"{name} [session scope]" in fixtures
+            or f"{name} [module scope]" in fixtures
+            or f"\n{name}\n" in fixtures
+            or f"{name} --" in fixtures
+        ), name

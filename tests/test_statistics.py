@@ -13,6 +13,7 @@ from conftest import REFUND_TASK
 from scipy import special, stats  # type: ignore[import-untyped]  # no stubs installed for scipy
 from test_report_cli import manifest, record, write
 
+from pytest_thinkingbox.campaign.attempt_record import AttemptRecord
 from pytest_thinkingbox.campaign.compare import paired, paired_rows
 from pytest_thinkingbox.campaign.gates import parse_gate
 from pytest_thinkingbox.campaign.metrics import ESTIMATES, TaskCounts, aggregate
@@ -256,8 +257,10 @@ def test_a_k_figure_gate_over_tasks_short_of_k_fails_rather_than_estimating_at_n
 
 
 def test_the_lower_bound_gate_fails_four_of_five_and_the_upper_bound_reads_the_other_end():
-    records = [{"task": f"t{i}", "domain": "d", "attempt": a, "outcome": "failed" if i == 4 else "passed"}
-               for i in range(5) for a in (1, 2, 3)]  # fmt: skip
+    records: list[AttemptRecord] = [
+        {"task": f"t{i}", "domain": "d", "attempt": a, "outcome": "failed" if i == 4 else "passed"}
+        for i in range(5) for a in (1, 2, 3)
+    ]  # fmt: skip
     agg = aggregate(records, k=3)
     low, high = stats.t.interval(0.95, 4, loc=0.8, scale=stats.sem([1, 1, 1, 1, 0]))
     assert parse_gate("pass@1>=0.8").evaluate(agg).ok  # the point figure clears 0.8

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy.orm import Session
 
+from ..core.backends import Backend
 from ..core.backends.sqlite import SQLiteBackend
 from ..core.domain import Domain
 from ..core.endings import DomainEndings
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 class WorkerCache:
     """Per-worker work done once: database images, golden end states, the event loop, model clients."""
 
-    databases: Any = field(default_factory=SQLiteBackend)  # SQLiteBackend or PostgresBackend
+    databases: Backend = field(default_factory=SQLiteBackend)
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)  # one event loop per worker
     images: dict[str, Any] = field(default_factory=dict)  # the backend's image of each domain
     golden: dict[tuple[str, str, str], GoldenEnd] = field(default_factory=dict)  # (domain, start hash, calls)

@@ -7,7 +7,7 @@ degrees of freedom, the two-sided paired p-value, and the smallest difference
 the campaign could detect; per domain the same, with Holm's correction over the
 domains. System errors are left out of both runs' rates (a task's n is its
 graded attempts) and their rates are compared beside. Runs of different bundles
-or k are refused unless allowed. Pure functions over `campaign.Run`.
+or k are refused unless allowed. Pure functions over `records.Campaign`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .metrics import TaskCounts, count, pass_hat_k
-from .records import ReportError, Run, check_same_bundle
+from .records import Campaign, ReportError, check_same_bundle
 from .report import labels
 from .rule_breaks import rule_table
 from .stats import ALPHA, PairedTest, holm, paired_test, two_proportion_p
@@ -25,7 +25,7 @@ SHOWN = 20  # per-task changes listed in the terminal, largest first
 FIGURES = ("pass@1", "pass^k")  # the figures compared, overall and per domain
 
 
-def check_same_k(a: Run, b: Run) -> None:
+def check_same_k(a: Campaign, b: Campaign) -> None:
     """Refuse two runs of different k: pass@k, pass^k and k/k mean other things at another k."""
     if a.k != b.k:
         raise ReportError(
@@ -97,7 +97,9 @@ def paired_rows(ca: Mapping[str, TaskCounts], cb: Mapping[str, TaskCounts], k_a:
     return rows
 
 
-def compare(a: Run, b: Run, allow_mixed_bundles: bool = False, allow_different_k: bool = False) -> dict[str, Any]:
+def compare(
+    a: Campaign, b: Campaign, allow_mixed_bundles: bool = False, allow_different_k: bool = False
+) -> dict[str, Any]:
     """Run `b` against run `a` (the baseline), paired by task.
 
     Returns:
@@ -161,7 +163,7 @@ def compare(a: Run, b: Run, allow_mixed_bundles: bool = False, allow_different_k
     }
 
 
-def rule_changes(a: Run, b: Run, tasks: set[str]) -> list[dict[str, Any]]:
+def rule_changes(a: Campaign, b: Campaign, tasks: set[str]) -> list[dict[str, Any]]:
     """Per domain and policy rule, the share of the paired tasks' attempts breaking it in each run."""
     tables = [rule_table(r for r in run.records if r["task"] in tasks) for run in (a, b)]
     out = []

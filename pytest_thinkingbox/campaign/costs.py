@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .metrics import count
-from .records import ReportError, Run
+from .records import Campaign, ReportError
 from .stats import ratio_estimate
 
 
@@ -61,7 +61,7 @@ def load_prices(path: Path) -> Prices:
     return parse_prices(data, f"--prices {path}")
 
 
-def prices_for(run: Run, override: Prices | None) -> Prices | None:
+def prices_for(run: Campaign, override: Prices | None) -> Prices | None:
     """The run manifest's prices with the ``--prices`` ones on top; None when neither has any."""
     own = (run.manifest or {}).get("prices") or {}
     if not own and override is None:
@@ -102,7 +102,7 @@ def attempt_cost(usage: Mapping[str, Any], prices: Prices, where: str) -> float:
     return total
 
 
-def run_cost(run: Run, override: Prices | None) -> dict[str, Any] | None:
+def run_cost(run: Campaign, override: Prices | None) -> dict[str, Any] | None:
     """The campaign's cost figures (formulas in docs/reference.md); None when no record has usage.
 
     Cost per success = total cost / total successes, and per dependable task = total cost / tasks

@@ -19,11 +19,12 @@ flaky and the gap (never estimated at k = n) and listed under ``incomplete``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from math import comb
 from typing import Any
 
+from .attempt_record import AttemptRecord
 from .stats import Estimate, jeffreys_interval, mean_estimate
 
 #: The figures that are means over tasks, and so carry ``_se`` and ``_ci95`` keys in a summary.
@@ -99,7 +100,7 @@ def summarize(tasks: Iterable[TaskCounts], k: int) -> dict[str, Any]:
     return out
 
 
-def count(records: Iterable[Mapping[str, Any]]) -> dict[str, TaskCounts]:
+def count(records: Iterable[AttemptRecord]) -> dict[str, TaskCounts]:
     """Per-task counts from per-attempt records (keyed by task)."""
     out: dict[str, TaskCounts] = {}
     for r in records:
@@ -118,7 +119,7 @@ def task_rate(passed: int, graded: int) -> dict[str, Any]:
 
 
 def aggregate(
-    records: Iterable[Mapping[str, Any]], k: int, expected: Collection[tuple[str, int]] | None = None
+    records: Iterable[AttemptRecord], k: int, expected: Collection[tuple[str, int]] | None = None
 ) -> dict[str, Any]:
     """The aggregate document: overall, per domain and per task, at the campaign's k.
 

@@ -7,7 +7,7 @@ last line with no newline that is not JSON (cut off). The report refuses such a
 file, because figures from a cut-off campaign would be silently wrong; a resumed
 campaign drops the cut line and runs that attempt again. Any other bad line is an
 error naming the file and line. Shards of one campaign share a run id and are
-merged into one `Run`.
+merged into one `Campaign`.
 
 A campaign split with ``--tb-shard I/N`` deals each task's attempts round-robin
 over the N shards, starting at a shard fixed by the task's name (`shard_of`), so
@@ -26,9 +26,12 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, final
+
+from typing_extensions import TypedDict
 
 from ..core.errors import ThinkingboxError
+from .attempt_record import RECORD_VERSION, AttemptRecord
 from .signatures import signature
 
 UNKNOWN_RUN = "(unknown)"  # records written before run ids existed
@@ -84,9 +87,19 @@ class ReportError(ThinkingboxError):
     """Bad input to a report: the message names the file and line, or the option, that fixes it."""
 
 
+@final
+class ManifestLine(TypedDict):
+    """A results file's manifest line: what the run was (`plugin/output_files.manifest`)."""
+
+    manifest: dict[str, Any]
+
+
+Line = ManifestLine | AttemptRecord
+
+
 def read_lines(
     paths: Sequence[Path], required: Sequence[str] = ("task", "outcome"), *, drop_cut_line: bool = False
-) -> Iterator[tuple[str, dict]]:
+) -> Iterator[tuple[str, Line]]:
     """Every line of the results files as (``file:line``, object), checked one line at a time.
 
     A manifest line is ``{"manifest": {...}}``; any other line must be an attempt
@@ -122,14 +135,21 @@ def read_lines(
                 raise ReportError(f"{where}: not an attempt record: a JSON object was expected")
             if "manifest" in obj:
                 _check_manifest(where, obj["manifest"])
+                yield where, cast(ManifestLine, obj)
             else:
                 _check_record(where, obj, required)
-            yield where, obj
+                yield where, cast(AttemptRecord, obj)  # checked: its required fields are there
 
 
 def _check_manifest(where: str, manifest: Any) -> None:
     if not isinstance(manifest, dict) or not isinstance(manifest.get("run"), str):
         raise ReportError(f'{where}: a manifest line needs {{"manifest": {{"run": ID, ...}}}}')
+    version = manifest.get("record_version", 1)
+    if not isinstance(version, int) or version > RECORD_VERSION:
+        raise ReportError(
+            f"{where}: this file was written with record version {version!r}; this pytest-thinkingbox reads "
+            f"versions up to {RECORD_VERSION}: upgrade it to read the file"
+        )
     k = manifest.get("k")
     if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
         raise ReportError(f"{where}: the manifest's k should be a whole number of at least 1, got {k!r}")
@@ -147,19 +167,19 @@ def _check_record(where: str, record: dict, required: Sequence[str]) -> None:
         raise ReportError(f"{where}: attempt should be a whole number of at least 1, got {attempt!r}")
 
 
-def read_records(paths: Sequence[Path], *, drop_cut_line: bool = False) -> list[dict[str, Any]]:
+def read_records(paths: Sequence[Path], *, drop_cut_line: bool = False) -> list[AttemptRecord]:
     """Every attempt record of the given files, manifest lines left out (select-pool reads these)."""
     return [obj for _, obj in read_lines(paths, drop_cut_line=drop_cut_line) if "manifest" not in obj]
 
 
 @dataclass
-class Run:
+class Campaign:
     """One campaign: its last manifest (with the earliest start) and its records from every shard."""
 
     id: str
     manifest: dict[str, Any] | None = None
     manifest_at: str | None = None  # file:line of the manifest kept
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[AttemptRecord] = field(default_factory=list)
     where: list[str] = field(default_factory=list)  # file:line of each record
     files: list[str] = field(default_factory=list)
     reruns: int = 0  # system errors replaced by a later record of the same attempt
@@ -219,14 +239,14 @@ class Run:
         return f"{self.id} ({', '.join(self.files)})"
 
 
-def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Run]:
+def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Campaign]:
     """The runs in the given files, shards merged by run id, in order of first appearance."""
-    runs: dict[str, Run] = {}
+    runs: dict[str, Campaign] = {}
     seen: dict[tuple[str, str, int], tuple[str, int]] = {}  # key -> (file:line, index in its run's records)
     file_shard: dict[tuple[str, str], int] = {}  # (run, file) -> the shard index its manifest claims
 
-    def run_of(run_id: str, where: str) -> Run:
-        run = runs.setdefault(run_id, Run(run_id))
+    def run_of(run_id: str, where: str) -> Campaign:
+        run = runs.setdefault(run_id, Campaign(run_id))
         source = _file(where)
         if source not in run.files:
             run.files.append(source)
@@ -243,7 +263,7 @@ def load(paths: Sequence[Path], allow_mixed_bundles: bool = False) -> list[Run]:
         run = run_of(obj.get("run") or UNKNOWN_RUN, where)
         key = (run.id, obj["task"], obj["attempt"])
         if obj.get("signature") is None and obj["outcome"] == "failed":
-            obj["signature"] = signature(obj)  # older records carry no label
+            obj = {**obj, "signature": signature(obj)}  # older records carry no label
         if key in seen:
             first, index = seen[key]
             shard = file_shard.get((run.id, _file(where)))
@@ -272,7 +292,7 @@ def _file(where: str) -> str:
     return where.rsplit(":", 1)[0]
 
 
-def _claim_shard(run: Run, file_shard: dict[tuple[str, str], int], index: int, where: str) -> None:
+def _claim_shard(run: Campaign, file_shard: dict[tuple[str, str], int], index: int, where: str) -> None:
     claimed = file_shard.setdefault((run.id, _file(where)), index)
     if claimed != index:
         raise ReportError(
@@ -299,7 +319,7 @@ def _duplicate(where: str, key: tuple[str, str, int], first: str, shard: str = "
     return f"{where}: duplicate attempt (run {run}, task {task}, attempt {attempt}), first written at {first}; {why}"
 
 
-def _add_manifest(run: Run, manifest: dict[str, Any], where: str) -> None:
+def _add_manifest(run: Campaign, manifest: dict[str, Any], where: str) -> None:
     _check_shard(run, manifest, where)
     # A resumed campaign appends a new manifest under the same run: keep the last, with the first start.
     if run.manifest is not None:
@@ -319,7 +339,7 @@ def _add_manifest(run: Run, manifest: dict[str, Any], where: str) -> None:
     run.manifest, run.manifest_at = manifest, where
 
 
-def _check_fingerprint(run: Run, manifest: dict[str, Any], where: str) -> None:
+def _check_fingerprint(run: Campaign, manifest: dict[str, Any], where: str) -> None:
     """Refuse a manifest whose fingerprint differs from the run's: different options under one run id."""
     assert run.manifest is not None
     mine, theirs = manifest.get("fingerprint"), run.manifest.get("fingerprint")
@@ -334,7 +354,7 @@ def _check_fingerprint(run: Run, manifest: dict[str, Any], where: str) -> None:
     )
 
 
-def _check_shard(run: Run, manifest: dict[str, Any], where: str) -> None:
+def _check_shard(run: Campaign, manifest: dict[str, Any], where: str) -> None:
     """One run is all shards of one split, cut from one campaign, or no shards at all."""
     shard = manifest.get("shard")
     if run.manifest is not None and bool(shard) != bool(run.shard_count):
@@ -366,7 +386,7 @@ def _check_shard(run: Run, manifest: dict[str, Any], where: str) -> None:
         )
 
 
-def _check_bundle_lines(run: Run) -> None:
+def _check_bundle_lines(run: Campaign) -> None:
     bundle, origin = run.bundle, run.manifest_at
     for record, where in zip(run.records, run.where, strict=True):
         if not record.get("bundle"):
@@ -380,7 +400,7 @@ def _check_bundle_lines(run: Run) -> None:
             )
 
 
-def check_same_bundle(runs: Sequence[Run]) -> None:
+def check_same_bundle(runs: Sequence[Campaign]) -> None:
     """Refuse to put runs of different bundles (different tasks, domains or policies) side by side."""
     bundles = {run.bundle for run in runs if run.bundle}
     if len(bundles) > 1:

@@ -13,9 +13,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .attempt_record import AttemptRecord
 from .costs import Prices, frontier, run_cost
 from .metrics import aggregate, task_rate
-from .records import Run
+from .records import Campaign
 from .rule_breaks import rule_figures
 from .signatures import LABELS
 
@@ -23,7 +24,7 @@ MISSING_SHOWN = 50  # missing (task, attempt) keys listed in the document; all a
 EXAMPLES = 5  # example attempts kept per failure signature
 
 
-def labels(runs: Sequence[Run]) -> dict[str, str]:
+def labels(runs: Sequence[Campaign]) -> dict[str, str]:
     """A short name per run: the agent's model or name, plus the run id when two runs would share it."""
     names = {}
     for run in runs:
@@ -33,11 +34,11 @@ def labels(runs: Sequence[Run]) -> dict[str, str]:
     return {rid: f"{name} ({rid})" if counts[name] > 1 else name for rid, name in names.items()}
 
 
-def _manifest(run: Run) -> dict[str, Any]:
+def _manifest(run: Campaign) -> dict[str, Any]:
     """The run's manifest; for older files, what the records tell about it."""
     if run.manifest is not None:
         return run.manifest
-    first = run.records[0] if run.records else {}
+    first: Mapping[str, Any] = run.records[0] if run.records else {}
     return {
         "run": run.id,
         "bundle": run.bundle,
@@ -48,7 +49,7 @@ def _manifest(run: Run) -> dict[str, Any]:
     }
 
 
-def _signatures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _signatures(records: Sequence[AttemptRecord]) -> dict[str, Any]:
     overall: Counter[str] = Counter()
     domains: dict[str, Counter[str]] = {}
     examples: dict[str, list[list[Any]]] = {}
@@ -73,7 +74,7 @@ def _signatures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _shards(run: Run) -> dict[str, Any] | None:
+def _shards(run: Campaign) -> dict[str, Any] | None:
     """A sharded run's split: N, the shards that have files, and each missing shard with its attempts."""
     if not run.shard_count:
         return None
@@ -106,7 +107,7 @@ def task_rates(agg: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def build_report(runs: Sequence[Run], prices: Prices | None = None) -> dict[str, Any]:
+def build_report(runs: Sequence[Campaign], prices: Prices | None = None) -> dict[str, Any]:
     """The report document (plain JSON-able data) that the terminal, JSON and HTML views show.
 
     Args:

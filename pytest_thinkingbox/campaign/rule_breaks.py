@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .attempt_record import AttemptRecord
+
 EXAMPLES = 5  # example attempts kept per rule
 #: A rule exercised by fewer tasks than this is listed: one task's trap is an example, not coverage.
 COVERED_BY = 3
 
 
-def rule_table(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+def rule_table(records: Iterable[AttemptRecord]) -> dict[str, dict[str, dict[str, Any]]]:
     """Per domain, per rule broken: attempts that broke it, of the domain's judged attempts, and examples.
 
     Each rule's entry: ``attempts`` (that broke it), ``of`` (judged attempts of the
@@ -56,13 +58,13 @@ def rule_table(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, dict
     return out
 
 
-def failed_naming_a_rule(records: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+def failed_naming_a_rule(records: Iterable[AttemptRecord]) -> tuple[int, int]:
     """(failed attempts that name a broken rule, failed attempts judged by rules)."""
     failed = [r for r in records if r.get("outcome") == "failed" and r.get("rules_broken") is not None]
     return sum(bool(r["rules_broken"]) for r in failed), len(failed)
 
 
-def passed_yet_broke(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, int, list[str]]]:
+def passed_yet_broke(records: Iterable[AttemptRecord]) -> list[tuple[str, int, list[str]]]:
     """(task, attempt, rules) of each attempt that passed its task's checks but broke a policy rule."""
     return [
         (r["task"], r.get("attempt", 1), list(r["rules_broken"]))
@@ -71,7 +73,7 @@ def passed_yet_broke(records: Iterable[Mapping[str, Any]]) -> list[tuple[str, in
     ]
 
 
-def rule_figures(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def rule_figures(records: Iterable[AttemptRecord]) -> dict[str, Any]:
     """The rule figures of a campaign, as the aggregate and the report carry them."""
     records = list(records)
     return {

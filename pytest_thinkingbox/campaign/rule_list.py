@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.rules import parse_policy
+from .attempt_record import AttemptRecord
 from .rule_breaks import COVERED_BY, coverage
 
 
@@ -32,7 +33,7 @@ def domains_under(root: Path) -> dict[str, Any]:
     return found
 
 
-def rule_listing(domains: Mapping[str, Any], records: Iterable[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def rule_listing(domains: Mapping[str, Any], records: Iterable[AttemptRecord] | None = None) -> dict[str, Any]:
     """The listing: per domain its clauses, rules (with the tasks exercising each, given validation records),
     judgement-only clauses and mapping problems; ``thin`` lists the rules fewer than `COVERED_BY` tasks exercise."""
     exercised = coverage(records) if records is not None else None

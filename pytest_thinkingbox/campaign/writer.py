@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -58,7 +59,7 @@ class ResultsWriter:
                 self._out.write("\n")
                 self._out.flush()
 
-    def write(self, item: dict[str, Any]) -> None:
+    def write(self, item: Mapping[str, Any]) -> None:
         self._out.write(json.dumps(item, default=str) + "\n")
         self._out.flush()
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..campaign.attempt_record import AttemptRecord
 from ..campaign.pools import EDGES, KEEP, MIN_MASS, NAMES, Probe, select_pool
 from ..campaign.records import read_records
 from .arguments import CliError, _edges, _names, _share, _whole
@@ -50,7 +52,7 @@ def _pool_parser(commands: Any) -> None:
     pool.set_defaults(run=select_pool_command)
 
 
-def probes(records: list[dict[str, Any]]) -> tuple[dict[str, Probe], int]:
+def probes(records: Iterable[AttemptRecord]) -> tuple[dict[str, Probe], int]:
     """Per task: successes among its graded attempts; and how many system errors were left out.
 
     A task whose every attempt was a system error is a probe of 0 attempts: undecided, not forgotten.

@@ -7,9 +7,9 @@
     concurrency --tb-concurrency: the next tests' episodes started early
     results    --tb-results, --tb-aggregate, --tb-errors, --tb-resume, --tb-rerun-errors, --tb-run, the summary
     gates      --tb-gate
-    pools      --tb-tasks
+    selected_tasks --tb-tasks: only the tasks a pool file selects
     shards     --tb-shard I/N: one of N disjoint shares of a campaign
-    validation --tb-validate and the tb_validity marker (its report: validity.py)
+    validation --tb-validate and the tb_validity marker (its report: validation_report.py)
     catalog    --tb-capture: what each task declares, read without running; the catalog validation reads
 
 Loading the plugin imports nothing heavy: SQLAlchemy, the MCP SDK and the
@@ -27,7 +27,7 @@ pytest_plugins = [
         "attempts",
         "database",
         "gates",
-        "pools",
+        "selected_tasks",
         "validation",
         "shards",
         "results",

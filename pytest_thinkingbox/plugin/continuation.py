@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ..campaign.attempt_record import AttemptRecord
 from ..campaign.records import ReportError, read_lines
 from .outcomes import ERROR, record_summary
 
@@ -23,7 +24,7 @@ class Continuation:
     path: Path
     option: str  # --tb-resume or --tb-rerun-errors
     manifest: dict[str, Any] | None
-    latest: dict[Key, dict[str, Any]]  # the latest record of each attempt (a re-run replaces its error)
+    latest: dict[Key, AttemptRecord]  # the latest record of each attempt (a re-run replaces its error)
 
     @property
     def rerun(self) -> set[Key]:
@@ -49,7 +50,7 @@ def _continuation(config: pytest.Config) -> Continuation | None:
     return None
 
 
-def _read(path: Path, option: str) -> tuple[dict[str, Any] | None, dict[Key, dict[str, Any]]]:
+def _read(path: Path, option: str) -> tuple[dict[str, Any] | None, dict[Key, AttemptRecord]]:
     """A results file's last manifest and the latest record of each attempt (a cut-off last line dropped)."""
     manifest, latest = None, {}
     try:

@@ -16,10 +16,11 @@ import copy
 import json
 import re
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import pytest
 
+from ..campaign.attempt_record import AttemptRecord
 from ..core.errors import EndpointError, ThinkingboxError
 from .roles import agent_name, role_name
 
@@ -34,7 +35,9 @@ CALL_PASSED = pytest.StashKey[bool]()
 #: The --tb-validate verdict of the item's task (first attempts only).
 VALIDATION = pytest.StashKey[dict[str, Any]]()
 
-PASSED, FAILED, ERROR = "passed", "failed", "error"
+PASSED: Final = "passed"
+FAILED: Final = "failed"
+ERROR: Final = "error"
 VIOLATIONS_KEPT = 50  # a record names every rule broken, and the first rows that broke them
 
 
@@ -67,7 +70,7 @@ def item_key(item: pytest.Item) -> tuple[str, int]:
     return getattr(item, "originalname", item.name), callspec.params.get("_tb_attempt", 1) if callspec else 1
 
 
-def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> dict[str, Any]:
+def attempt_record(item: pytest.Item, outcome: dict[str, Any]) -> AttemptRecord:
     """The JSON record of the attempt `item` runs: who ran it, the `AttemptResult`, the outcome.
 
     An attempt whose setup failed before the `tb` fixture made its attempt gets
@@ -95,7 +98,7 @@ def key_of_nodeid(nodeid: str) -> tuple[str, int] | None:
     return (match["task"], int(match["attempt"])) if match else None
 
 
-def crash_record(config: pytest.Config, nodeid: str, message: str) -> dict[str, Any] | None:
+def crash_record(config: pytest.Config, nodeid: str, message: str) -> AttemptRecord | None:
     """The error record of an attempt whose xdist worker died while running it (None for other tests)."""
     key = key_of_nodeid(nodeid)
     if key is None:
@@ -114,7 +117,7 @@ def _record(
     markers: list[str] | None = None,
     result: AttemptResult | None = None,
     validation: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> AttemptRecord:
     """The one place a record's fields are written, in the order the results file keeps them."""
     differences = result.differences if result else ()
     record: dict[str, Any] = {
@@ -156,16 +159,20 @@ def _record(
     if validation is not None:
         record["validation"] = validation
     record.update(outcome)
-    return record
+    return cast(AttemptRecord, record)  # the fields `AttemptRecord` declares (tests/test_records.py checks)
 
 
-def finished_record(record: dict[str, Any], duration_s: float, manifest: dict[str, Any]) -> dict[str, Any]:
+def finished_record(record: AttemptRecord, duration_s: float, manifest: dict[str, Any]) -> AttemptRecord:
     """The record as the results file keeps it: with the phases' duration, the run, the bundle and the signature."""
     from ..campaign.signatures import signature
 
-    final = {**record, "duration_s": round(duration_s, 6), "run": manifest["run"], "bundle": manifest["bundle"]}
-    final["signature"] = signature(final)
-    return final
+    final: AttemptRecord = {
+        **record,
+        "duration_s": round(duration_s, 6),
+        "run": manifest["run"],
+        "bundle": manifest["bundle"],
+    }
+    return {**final, "signature": signature(final)}
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
@@ -241,15 +248,16 @@ def _name_rules(report: Any) -> None:
 #: The fields of a record that the session still reads once the record is written: the aggregate and the
 #: terminal table (task, domain, outcome), the status letter (outcome), the summary's notes (agent, error),
 #: --tb-validate's report (hashes, and the validation of first attempts), the rules broken.
-SUMMARY_FIELDS = ("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash", "rules_broken")
+SUMMARY_FIELDS = (
+    *("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash", "rules_broken"),
+    "validation",
+)
 
 
-def record_summary(record: dict[str, Any]) -> dict[str, Any]:
-    """What a written record leaves behind for the rest of the session: `SUMMARY_FIELDS`, and its validation."""
-    summary = {name: record.get(name) for name in SUMMARY_FIELDS}
-    if "validation" in record:
-        summary["validation"] = record["validation"]
-    return summary
+def record_summary(record: AttemptRecord) -> AttemptRecord:
+    """What a written record leaves behind for the rest of the session: its `SUMMARY_FIELDS`."""
+    kept = {name: value for name, value in record.items() if name in SUMMARY_FIELDS}
+    return cast(AttemptRecord, kept)  # a record with fewer of its optional fields
 
 
 @pytest.hookimpl(trylast=True)
@@ -315,8 +323,9 @@ def transcript_text(messages: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plain(record: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps(record, default=str))
+def _plain(record: AttemptRecord) -> AttemptRecord:
+    plain: AttemptRecord = json.loads(json.dumps(record, default=str))
+    return plain
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ..campaign.attempt_record import RECORD_VERSION
 from ..campaign.writer import FileInUse, ResultsWriter
 from .attempts import REPEAT
 from .roles import MODELS, agent_name, role_name
@@ -25,6 +26,7 @@ def manifest(config: pytest.Config) -> dict[str, Any]:
     models = config.stash[MODELS]
     names = {"agent": agent_name(config), "user": role_name(config, "user"), "judge": role_name(config, "judge")}
     return {
+        "record_version": RECORD_VERSION,
         "bundle": bundle_hash(bundle_roots(config.args, config.invocation_params.dir)),
         **names,
         "models": {role: c.public() for role, c in models.roles.items()},

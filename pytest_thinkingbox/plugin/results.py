@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from ..campaign.attempt_record import AttemptRecord, RecordedError
 from ..campaign.records import DEFINING, expected_attempts, expected_keys, fingerprint
 from ..campaign.writer import ResultsWriter
 from ..core.bundle import __version__
@@ -97,8 +98,8 @@ class Results:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.k = config.stash[REPEAT]
-        self.records: list[dict[str, Any]] = []  # a summary of each record written (outcomes.record_summary)
-        self._pending: dict[str, dict[str, Any]] = {}
+        self.records: list[AttemptRecord] = []  # a summary of each record written (outcomes.record_summary)
+        self._pending: dict[str, AttemptRecord] = {}
         self._durations: dict[str, float] = {}
         results, aggregate_path, errors = (config.getoption(o) for o in ("tb_results", "tb_aggregate", "tb_errors"))
         self._continued = config.stash[CONTINUATION]
@@ -129,7 +130,7 @@ class Results:
         self.manifest["plugin_version"] = __version__
         self.manifest["started"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         self.manifest["fingerprint"] = fingerprint(self.manifest)
-        self._earlier: list[dict[str, Any]] = []
+        self._earlier: list[AttemptRecord] = []
         self._collected: set[Key] | None = None  # the attempts collected, once collection has finished
         if self._continued:
             self._continue(self._continued)
@@ -258,7 +259,7 @@ class Results:
             return
         self._write(finished_record(self._pending.pop(nodeid), self._durations.pop(nodeid), self.manifest))
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: AttemptRecord) -> None:
         record = self._same_start(record)
         self.records.append(record_summary(record))
         if self._out:
@@ -266,7 +267,7 @@ class Results:
         if self._errors and record["outcome"] == ERROR:
             self._errors.write(record)
 
-    def _same_start(self, record: dict[str, Any]) -> dict[str, Any]:
+    def _same_start(self, record: AttemptRecord) -> AttemptRecord:
         """A record whose start state differs from its task's first recorded one is an error of the task.
 
         Each worker refuses such an attempt itself (`Attempt`); this catches
@@ -283,7 +284,7 @@ class Results:
             f"hash {start}, not {first}), on another worker: the task's arrange step is not deterministic"
         )
         self.nondeterministic.append(message)
-        error = {"stage": "task", "type": "NondeterministicStart", "message": message}
+        error: RecordedError = {"stage": "task", "type": "NondeterministicStart", "message": message}
         return {**record, "outcome": ERROR, "error": error, "failure": None, "signature": None}
 
     def aggregate(self) -> dict[str, Any]:
@@ -313,7 +314,7 @@ class Results:
             return
         if self.config.getoption("tb_validate") and self.records:
             from .catalog import briefs
-            from .validity import report_lines
+            from .validation_report import report_lines
 
             verbose = self.config.getoption("verbose") > 0
             self.validity, valid = report_lines(self.records, verbose=verbose, briefs=briefs(self.config))
@@ -359,8 +360,8 @@ class Results:
             return
         for message in self.nondeterministic:
             terminalreporter.write_line(f"ERROR {message}")
-        errors = [r["error"] for r in self.records if r.get("error")]
-        down = Counter(e["stage"] for e in errors if e.get("type") == "EndpointDown")
+        errors = [error for r in self.records if (error := r.get("error"))]
+        down = Counter(e["stage"] for e in errors if e.get("type") == "BreakerOpen")
         for stage, count in sorted(down.items()):
             terminalreporter.write_line(
                 f"The {stage} endpoint was down: {count} attempts were recorded as system errors without calling "

@@ -82,8 +82,9 @@ class EndpointHung(ThinkingboxError):
     """A request got no answer within `first_byte_s` (or `timeout_s`): the endpoint accepts and never answers."""
 
 
-class EndpointDown(ThinkingboxError):
-    """The endpoint failed `breaker_failures` requests in a row; it is not called until its cool-down ends."""
+class BreakerOpen(ThinkingboxError):
+    """The circuit breaker is open: the endpoint failed `breaker_failures` requests in a row and is not called
+    until its cool-down ends."""
 
 
 class Endpoint:
@@ -201,7 +202,7 @@ class Endpoint:
         """Refuse at once while the endpoint is down; after the cool-down, one request may try it again."""
         if self._failures < self.config.breaker_failures or time.monotonic() >= self._down_until:
             return
-        cause = EndpointDown(
+        cause = BreakerOpen(
             f"{self.stage} model {self.where} is down: {self._failures} requests in a row failed (last: "
             f"{self._last_failure}); it is not called for {self.config.breaker_cooldown_s:g} s after the last "
             f"failure, so this attempt was not run{f' (after {retries} retries)' if retries else ''}; "

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..campaign.attempt_record import AttemptRecord
 from ..campaign.rule_breaks import COVERED_BY, coverage
 from ..campaign.views.terminal import format_table
 from ..roles.agents import BASELINES, GUESSES
@@ -26,15 +27,15 @@ from .validation import note_lines, problem_lines
 MUTANT_COLUMNS = ("killed by checks", "killed by end state", "equivalent", "survived")
 
 
-def task_verdicts(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def task_verdicts(records: list[AttemptRecord]) -> dict[str, dict[str, Any]]:
     """Per task: domain, golden stability over its attempts, and the first attempt's validation."""
     tasks: dict[str, dict[str, Any]] = {}
     for r in records:
         t = tasks.setdefault(
             r["task"], {"domain": r["domain"], "attempts": 0, "passed": 0, "ends": set(), "errors": []}
         )
-        if r.get("error"):
-            t["errors"].append(r["error"]["message"])
+        if error := r.get("error"):
+            t["errors"].append(error["message"])
         t["attempts"] += 1
         # an attempt that failed only its validation still passed under the golden agent
         t["passed"] += r["outcome"] == "passed" or bool(r.get("validation", {}).get("golden_passed"))
@@ -90,7 +91,7 @@ def task_row(v: dict[str, Any]) -> dict[str, int]:
 
 
 def report_lines(
-    records: list[dict[str, Any]], verbose: bool = False, briefs: list[dict[str, Any]] | None = None
+    records: list[AttemptRecord], verbose: bool = False, briefs: list[dict[str, Any]] | None = None
 ) -> tuple[list[str], bool]:
     """The report's lines, and whether the benchmark is valid (exempt tasks aside).
 
