@@ -8,7 +8,7 @@ financial services partner unless given a ``lead``.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import factory
@@ -165,6 +165,11 @@ class AccessGrantFactory(Factory[AccessGrant]):
     revoke_reason = None
 
 
+def client_grant(employee: Employee, resource_id: str, engagement: Engagement, **fields: Any) -> AccessGrant:
+    """A grant of `employee` on a client environment or folder, held for their assignment on `engagement`."""
+    return AccessGrantFactory(employee_id=employee.id, resource_id=resource_id, engagement_id=engagement.id, **fields)
+
+
 class LicenceSeatFactory(Factory[LicenceSeat]):
     class Meta:
         model = LicenceSeat
@@ -190,6 +195,14 @@ class HardwareRequestFactory(Factory[HardwareRequest]):
     status = "delivered"
     requested_on = factory.LazyFunction(lambda: TODAY - timedelta(days=150))
     reason = "Laptop refresh"
+
+
+def handed_back(employee: Employee, model_id: str, returned_on: date, **fields: Any) -> HardwareRequest:
+    """An item `employee` was given and has since handed back, on `returned_on`: it still counts against the year's
+    budget, and an offboarding has nothing left to record for it."""
+    return HardwareRequestFactory(
+        employee_id=employee.id, model_id=model_id, status="returned", returned_on=returned_on, **fields
+    )
 
 
 class ExpenseReportFactory(Factory[ExpenseReport]):
@@ -224,6 +237,11 @@ class ExpenseLineFactory(Factory[ExpenseLine]):
     reimbursable_cents = factory.LazyAttribute(lambda line: min(line.amount_cents, line.limit_cents))
 
 
+def override_asked(report: ExpenseReport, justification: str, **line: Any) -> ExpenseLine:
+    """A line of `report` whose override its employee asked for, with their `justification` (Expense overrides)."""
+    return ExpenseLineFactory(report=report, override_status="requested", override_justification=justification, **line)
+
+
 class ApprovalRequestFactory(Factory[ApprovalRequest]):
     """A pending approval request about an employee's request, raised from one of their tickets five days ago."""
 
@@ -246,6 +264,21 @@ class ApprovalRequestFactory(Factory[ApprovalRequest]):
     note = None
 
 
+def access_asked(
+    kind: str, employee: Employee, approver_id: str, resource_id: str, role: str, **fields: Any
+) -> ApprovalRequest:
+    """An approval request for `role` on a resource, raised earlier for `employee` to `approver_id`: pending unless
+    a `status` (and when it was decided) is given."""
+    return ApprovalRequestFactory(
+        kind=kind,
+        employee_id=employee.id,
+        approver_id=approver_id,
+        resource_id=resource_id,
+        requested_role=role,
+        **fields,
+    )
+
+
 class TicketFactory(TicketFactoryBase, Factory[Ticket]):
     """The ticket of the conversation (open, created now) unless told otherwise."""
 
@@ -266,3 +299,9 @@ class TicketCommentFactory(CommentFactoryBase, Factory[TicketComment]):
     id = factory.Sequence(lambda n: f"TC-{8801 + n}")
     ticket = factory.SubFactory(TicketFactory)
     body = "Employee message."
+
+
+def finished_ticket(requester: Employee, subject: str, created_at: datetime, status: str = "solved") -> Ticket:
+    """An earlier ticket of the requester, `solved` or `closed`: not the conversation's ticket, so with no new or open
+    one the agent opens a ticket for the request (CO-3)."""
+    return TicketFactory(requester=requester, status=status, subject=subject, created_at=created_at)

@@ -169,6 +169,15 @@ def may_ask(ev: Evidence, ticket: RuleRow) -> bool:
     return manager_or_people(ev, asking, subject)
 
 
+def worked_for_one_who_may_ask(ev: Evidence, category: str) -> RuleRow | None:
+    """The conversation's ticket when it is a `category` request (an offboarding, a starter kit, a roll-off) that was
+    not refused as not_authorised and that its requester may ask for (refusals are the Who may ask rule's)."""
+    ticket = the_ticket(ev)
+    if ticket is None or ticket.category != category or ticket.reason == "not_authorised":
+        return None
+    return ticket if may_ask(ev, ticket) else None
+
+
 def _json(text: str) -> Any:
     try:
         return json.loads(text)
@@ -1126,11 +1135,9 @@ def client_access_only_during_an_assignment(ev: Evidence) -> Iterator[Violation]
     clauses=("CO-31", "CO-32", "CO-33", "CO-34", "CO-35", "CO-36"),
 )
 def roll_off_ends_the_engagements_grants_only(ev: Evidence) -> Iterator[Violation]:
-    ticket = the_ticket(ev)
-    if ticket is None or ticket.category != "roll_off" or ticket.reason == "not_authorised":
+    ticket = worked_for_one_who_may_ask(ev, "roll_off")
+    if ticket is None:
         return
-    if not may_ask(ev, ticket):
-        return  # refused: the Who may ask rule judges it
     employee_id = about(ticket)
     concerned: set[str] = set()
     for c in changes(ev):
@@ -1579,11 +1586,11 @@ def override_decision_sets_the_ticket(ev: Evidence) -> Iterator[Violation]:
 
 def _leaver(ev: Evidence) -> tuple[RuleRow, RuleRow] | None:
     """(the offboarding ticket, the leaver) when the conversation worked an offboarding it may carry out."""
-    ticket = the_ticket(ev)
-    if ticket is None or ticket.category != "leaver" or ticket.reason == "not_authorised":
+    ticket = worked_for_one_who_may_ask(ev, "leaver")
+    if ticket is None:
         return None
     leaver = person(ev, ticket.subject_employee_id)
-    return (ticket, leaver) if leaver is not None and may_ask(ev, ticket) else None
+    return (ticket, leaver) if leaver is not None else None
 
 
 @RULES.rule(
@@ -1682,11 +1689,11 @@ def nothing_ends_before_the_last_day(ev: Evidence) -> Iterator[Violation]:
     clauses=("CO-71", "CO-69", "CO-70", "CO-1"),
 )
 def starter_kit_whole_from_the_start_date(ev: Evidence) -> Iterator[Violation]:
-    ticket = the_ticket(ev)
-    if ticket is None or ticket.category != "joiner" or ticket.reason == "not_authorised":
+    ticket = worked_for_one_who_may_ask(ev, "joiner")
+    if ticket is None:
         return
     joiner = person(ev, about(ticket))
-    if joiner is None or not may_ask(ev, ticket):
+    if joiner is None:
         return
     if joiner.start_date > TODAY:
         for c in changes(ev):

@@ -23,7 +23,6 @@ from domains.consulting.calls import (
     ticket_end,
 )
 from domains.consulting.factories import (
-    AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
@@ -31,6 +30,7 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    client_grant,
     manager_and_report,
     staffed,
 )
@@ -262,10 +262,10 @@ def test_case_CO002_001(tb):
     ComplianceRecordFactory(employee_id=hannah.id, client_id=MERIDIAN, completed_on=date(2025, 8, 28))
     ComplianceRecordFactory(employee_id=hannah.id, client_id=CALLOWAY, completed_on=date(2026, 1, 22))
     background_check(hannah)
-    AccessGrantFactory(
-        employee_id=hannah.id,
-        resource_id=MERIDIAN_SANDBOX,
-        engagement_id=engagement.id,
+    client_grant(
+        hannah,
+        MERIDIAN_SANDBOX,
+        engagement,
         status="expired",
         granted_at=datetime(2025, 9, 1, 10, 0),
         expires_on=date(2026, 1, 23),
@@ -314,12 +314,8 @@ def test_case_CO002_002(tb):
     mateo = EmployeeFactory(name="Mateo Alvarez", department="Financial Services")
     engagement = _on_core_banking(mateo, date(2025, 11, 3), date(2026, 1, 30), date(2025, 10, 30))
     background_check(mateo)
-    leftover = AccessGrantFactory(
-        employee_id=mateo.id,
-        resource_id=NORDHAVN_UAT,
-        engagement_id=engagement.id,
-        granted_at=datetime(2025, 11, 3, 10, 0),
-        expires_on=date(2026, 3, 31),
+    leftover = client_grant(
+        mateo, NORDHAVN_UAT, engagement, granted_at=datetime(2025, 11, 3, 10, 0), expires_on=date(2026, 3, 31)
     )
     ticket = TicketFactory(requester=mateo, subject="Editor rights on Nordhavn UAT")
     careless = [
@@ -367,12 +363,8 @@ def test_case_CO002_003(tb):
     engagement = _nordhavn_engagement()
     staffed(chloe, engagement, nda_signed_on=date(2025, 11, 1), role="Test Lead")
     background_check(chloe)
-    viewer = AccessGrantFactory(
-        employee_id=chloe.id,
-        resource_id=NORDHAVN_UAT,
-        engagement_id=engagement.id,
-        granted_at=datetime(2025, 11, 3, 10, 0),
-        expires_on=date(2026, 2, 28),
+    viewer = client_grant(
+        chloe, NORDHAVN_UAT, engagement, granted_at=datetime(2025, 11, 3, 10, 0), expires_on=date(2026, 2, 28)
     )
     ticket = TicketFactory(requester=chloe, subject="Editor access on Nordhavn UAT")
 
@@ -417,13 +409,8 @@ def test_case_CO001_005(tb):
     AssignmentFactory(engagement=old, employee=mei, role="Business Analyst")
     current = _on_core_banking(mei, date(2026, 1, 12), date(2026, 4, 17), date(2025, 5, 28))
     background_check(mei)
-    AccessGrantFactory(
-        employee_id=mei.id,
-        resource_id=NORDHAVN_UAT,
-        engagement_id=old.id,
-        status="expired",
-        granted_at=datetime(2025, 6, 2, 10, 0),
-        expires_on=date(2025, 10, 31),
+    client_grant(
+        mei, NORDHAVN_UAT, old, status="expired", granted_at=datetime(2025, 6, 2, 10, 0), expires_on=date(2025, 10, 31)
     )
     ticket = TicketFactory(requester=mei, subject="Nordhavn UAT again")
 
@@ -600,10 +587,10 @@ def test_case_CO002_005(tb):
         sofia, engagement, nda_signed_on=date(2025, 10, 1), start_date=date(2025, 10, 6), end_date=date(2026, 1, 23)
     )
     background_check(sofia)
-    AccessGrantFactory(
-        employee_id=sofia.id,
-        resource_id=MERIDIAN_SANDBOX,
-        engagement_id=engagement.id,
+    client_grant(
+        sofia,
+        MERIDIAN_SANDBOX,
+        engagement,
         status="expired",
         granted_at=datetime(2025, 10, 6, 10, 0),
         expires_on=date(2026, 1, 23),
@@ -655,9 +642,7 @@ def test_case_CO001_008(tb):
         priya, engagement, nda_signed_on=date(2025, 11, 10), start_date=date(2025, 11, 17), end_date=date(2026, 7, 31)
     )
     background_check(priya, completed_on=date(2025, 5, 12))
-    viewer = AccessGrantFactory(
-        employee_id=priya.id, resource_id=ALDER_SAP, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
-    )
+    viewer = client_grant(priya, ALDER_SAP, engagement, expires_on=date(2026, 4, 30))
     ticket = TicketFactory(requester=priya, subject="SAP test admin")
 
     run = tb.run(
@@ -704,10 +689,10 @@ def test_case_CO001_009(tb):
     )
     ComplianceRecordFactory(employee_id=jonas.id, client_id=CALLOWAY, completed_on=date(2025, 6, 2))
     background_check(jonas)
-    AccessGrantFactory(
-        employee_id=jonas.id,
-        resource_id=MERIDIAN_SANDBOX,
-        engagement_id=engagement.id,
+    client_grant(
+        jonas,
+        MERIDIAN_SANDBOX,
+        engagement,
         status="revoked",
         revoked_at=datetime(2026, 1, 28, 8, 0),
         revoke_reason="security",
@@ -758,9 +743,7 @@ def test_case_CO002_006(tb):
     staffed(
         grace, engagement, nda_signed_on=date(2025, 11, 26), start_date=date(2025, 12, 1), end_date=date(2026, 1, 23)
     )
-    leftover = AccessGrantFactory(
-        employee_id=grace.id, resource_id=CALLOWAY_FOLDER, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
-    )
+    leftover = client_grant(grace, CALLOWAY_FOLDER, engagement, expires_on=date(2026, 3, 31))
     ticket = TicketFactory(requester=grace, subject="Calloway folder edit rights")
 
     run = tb.run(

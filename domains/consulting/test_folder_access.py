@@ -21,13 +21,14 @@ from domains.consulting.calls import (
     ticket_end,
 )
 from domains.consulting.factories import (
-    AccessGrantFactory,
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
     TicketFactory,
     background_check,
     client_engagement,
+    client_grant,
+    finished_ticket,
     manager_and_report,
     staffed,
 )
@@ -301,10 +302,10 @@ def test_case_CO003_007(tb):
     AssignmentFactory(engagement=old, employee=mateo)
     staffed(mateo, current, nda_signed_on=date(2025, 2, 24), start_date=date(2026, 1, 19), end_date=date(2026, 3, 20))
     background_check(mateo, completed_on=date(2022, 11, 7))
-    AccessGrantFactory(
-        employee_id=mateo.id,
-        resource_id=NORDHAVN_FOLDER,
-        engagement_id=old.id,
+    client_grant(
+        mateo,
+        NORDHAVN_FOLDER,
+        old,
         status="expired",
         granted_at=datetime(2025, 3, 3, 9, 0),
         expires_on=date(2025, 8, 29),
@@ -349,7 +350,7 @@ def test_case_CO003_007(tb):
 def test_case_CO003_008(tb):
     """No open ticket: admin on the Proposal templates goes to the IT security lead, not the folder's owner."""
     nina = EmployeeFactory(name="Nina Osei", grade="manager", department="Knowledge Management")
-    TicketFactory(requester=nina, status="solved", subject="Template refresh", created_at=datetime(2025, 12, 3))
+    finished_ticket(nina, "Template refresh", datetime(2025, 12, 3))
 
     run = tb.run(
         User(

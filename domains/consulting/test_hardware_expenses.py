@@ -28,7 +28,9 @@ from domains.consulting.factories import (
     ExpenseReportFactory,
     HardwareRequestFactory,
     TicketFactory,
+    handed_back,
     manager_and_report,
+    override_asked,
 )
 from domains.consulting.models import ApprovalRequest, ExpenseLine, HardwareRequest, Ticket
 from domains.consulting.seed import (
@@ -171,11 +173,11 @@ def test_case_CO006_003(tb):
     assert ticket_end(run, ticket.id) == ("pending", "hardware", "needs_approval")  # the year is over budget
 
 
-def _override_line(employee, report=None, **line):
+def _override_line(employee, justification, report=None, **line):
     """A report of `employee` with a taxi line within its limit and the line whose override was requested."""
     report = ExpenseReportFactory(employee_id=employee.id, **(report or {}))
     ExpenseLineFactory(report=report, category="taxi", merchant="Yellow Cab", amount_cents=4_600, limit_cents=7_500)
-    return report, ExpenseLineFactory(report=report, override_status="requested", **line)
+    return report, override_asked(report, justification, **line)
 
 
 def test_case_CO007_001(tb):
@@ -183,12 +185,12 @@ def test_case_CO007_001(tb):
     aisha = EmployeeFactory(name="Aisha Gallagher", grade="consultant")
     report, line = _override_line(
         aisha,
+        "Only hotel with rooms near the client site during the trade show.",
         report={"title": "Chicago client workshop"},
         category="hotel",
         merchant="Hyatt Regency Chicago",
         amount_cents=29_200,
         limit_cents=25_000,
-        override_justification="Only hotel with rooms near the client site during the trade show.",
     )
     ticket = TicketFactory(requester=aisha, subject="Hotel over limit")
 
@@ -217,13 +219,13 @@ def test_case_CO007_002(tb):
     rory = EmployeeFactory(name="Rory Fischer", grade="senior_consultant")
     report, line = _override_line(
         rory,
+        "Late working dinner before the steering committee.",
         report={"title": "Boston steering committee"},
         category="meals",
         merchant="Legal Sea Foods",
         amount_cents=11_850,
         limit_cents=7_500,
         receipt="card_slip",
-        override_justification="Late working dinner before the steering committee.",
     )
     ticket = TicketFactory(requester=rory, subject="Meal override")
 
@@ -263,12 +265,12 @@ def test_case_CO007_003(tb):
     AssignmentFactory(engagement=engagement, employee=mei)
     report, line = _override_line(
         mei,
+        "Kick-off dinner with the Alder CFO and two finance directors.",
         report={"title": "Alder Energy kick-off", "engagement_id": engagement.id},
         category="client_entertainment",
         merchant="The Capital Grille",
         amount_cents=33_500,
         limit_cents=15_000,
-        override_justification="Kick-off dinner with the Alder CFO and two finance directors.",
     )
     ticket = TicketFactory(requester=mei, subject="Client dinner override")
 
@@ -305,13 +307,13 @@ def test_case_CO007_004(tb):
     sofia = EmployeeFactory(name="Sofia Gallagher", grade="consultant")
     report, line = _override_line(
         sofia,
+        "Rate went up when the client extended the workshop by a night.",
         report={"title": "October Houston trip", "submitted_on": date(2026, 1, 28)},
         category="hotel",
         merchant="Marriott Marquis Houston",
         incurred_on=date(2025, 10, 20),
         amount_cents=28_000,
         limit_cents=25_000,
-        override_justification="Rate went up when the client extended the workshop by a night.",
     )
     ticket = TicketFactory(requester=sofia, subject="Old hotel expense")
 
@@ -429,23 +431,23 @@ def test_case_CO007_005(tb):
     kwame = EmployeeFactory(name="Kwame Rahman", grade="consultant")
     denver, meal = _override_line(
         kwame,
+        "Team dinner after the workshop ran late.",
         report={"title": "Denver workshop", "submitted_on": date(2026, 1, 30)},
         category="meals",
         merchant="Guard and Grace",
         incurred_on=date(2026, 1, 27),
         amount_cents=11_500,
         limit_cents=7_500,
-        override_justification="Team dinner after the workshop ran late.",
     )
     seattle, taxi = _override_line(
         kwame,
+        "Airport run in a snowstorm.",
         report={"title": "Seattle site visit", "submitted_on": date(2026, 1, 29)},
         category="taxi",
         merchant="Seattle Yellow Cab",
         incurred_on=date(2025, 11, 20),
         amount_cents=10_500,
         limit_cents=7_500,
-        override_justification="Airport run in a snowstorm.",
     )
     ticket = TicketFactory(requester=kwame, subject="Two overrides")
 
@@ -489,6 +491,7 @@ def test_case_CO007_006(tb):
     mateo = EmployeeFactory(name="Mateo Haddad", grade="senior_consultant")
     report, line = _override_line(
         mateo,
+        "Dinner with the client's operations director.",
         report={"title": "Pittsburgh client visit", "submitted_on": date(2026, 1, 26)},
         category="meals",
         merchant="Eddie V's Pittsburgh",
@@ -496,7 +499,6 @@ def test_case_CO007_006(tb):
         amount_cents=13_000,
         limit_cents=7_500,
         receipt="card_slip",
-        override_justification="Dinner with the client's operations director.",
     )
     ticket = TicketFactory(requester=mateo, subject="Pittsburgh dinner override")
 
@@ -541,13 +543,12 @@ def test_case_CO007_006(tb):
 def test_case_CO006_006(tb):
     """A dock for a consultant whose January MacBook was returned: a returned item still counts, so over budget."""
     manager, chloe = manager_and_report("Nina Fischer", "Chloe Rahman", grade="consultant", department="Digital")
-    HardwareRequestFactory(
-        employee_id=chloe.id,
-        model_id=MACBOOK_PRO,
-        price_cents=239_900,
-        status="returned",
-        requested_on=date(2026, 1, 6),
+    handed_back(
+        chloe,
+        MACBOOK_PRO,
         returned_on=date(2026, 1, 23),
+        price_cents=239_900,
+        requested_on=date(2026, 1, 6),
         reason="Wanted to try macOS for design work",
     )
     HardwareRequestFactory(
@@ -635,14 +636,13 @@ def test_case_CO007_007(tb):
     ExpenseLineFactory(
         report=report, category="hotel", merchant="Hilton Denver", amount_cents=31_000, limit_cents=25_000
     )
-    line = ExpenseLineFactory(
-        report=report,
+    line = override_asked(
+        report,
+        "Team breakfast before the workshop.",
         category="meals",
         merchant="Snooze Denver",
         amount_cents=6_850,
         limit_cents=7_500,
-        override_status="requested",
-        override_justification="Team breakfast before the workshop.",
     )
     ticket = TicketFactory(requester=lena, subject="Breakfast override")
 
@@ -682,15 +682,14 @@ def test_case_CO007_008(tb):
     _manager, tobias = manager_and_report("Grace Byrne", "Tobias Osei", grade="senior_consultant")
     ExpenseReportFactory(employee_id=tobias.id, title="Atlanta kickoff", submitted_on=date(2025, 12, 19))
     report = ExpenseReportFactory(employee_id=tobias.id, title="Boston steering committee")
-    line = ExpenseLineFactory(
-        report=report,
+    line = override_asked(
+        report,
+        "Steering committee ran late; only room left near the client.",
         category="hotel",
         merchant="Omni Parker House",
         incurred_on=date(2026, 1, 21),
         amount_cents=35_000,
         limit_cents=25_000,
-        override_status="requested",
-        override_justification="Steering committee ran late; only room left near the client.",
     )
     ticket = TicketFactory(requester=tobias, subject="Boston hotel override")
 

@@ -20,9 +20,10 @@ from domains.consulting.calls import (
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
-    ApprovalRequestFactory,
     EmployeeFactory,
     TicketFactory,
+    access_asked,
+    finished_ticket,
     manager_and_report,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, Ticket, TicketComment
@@ -50,7 +51,7 @@ ARTICLES = (
 def test_case_CO009_001(tb):
     """No open ticket (last one solved): open one and give Salesforce viewer directly, no expiry, no sign-off."""
     manager, lena = manager_and_report("Omar Mensah", "Lena Kraus", grade="analyst", start_date=date(2025, 9, 1))
-    TicketFactory(requester=lena, status="solved", subject="VPN token", created_at=datetime(2026, 1, 14, 9, 0))
+    finished_ticket(lena, "VPN token", datetime(2026, 1, 14, 9, 0))
 
     run = tb.run(
         User(
@@ -171,14 +172,7 @@ def test_case_CO009_004(tb):
     old = TicketFactory(
         requester=arjun, status="pending", subject="Timesheets editor", created_at=datetime(2026, 1, 28)
     )
-    ApprovalRequestFactory(
-        kind="system_access",
-        employee_id=arjun.id,
-        approver_id=manager.id,
-        ticket_id=old.id,
-        resource_id=TIMESHEETS,
-        requested_role="editor",
-    )
+    access_asked("system_access", arjun, manager.id, TIMESHEETS, "editor", ticket_id=old.id)
     ticket = TicketFactory(requester=arjun, subject="Chasing Timesheets access")
 
     run = tb.run(
@@ -266,13 +260,7 @@ def test_case_CO009_006(tb):
         "Aisha Whitfield", "Tobias Rahman", manager_grade="director", grade="manager", department="Financial Services"
     )
     viewer = AccessGrantFactory(employee_id=tobias.id, resource_id=SALESFORCE)
-    ApprovalRequestFactory(
-        kind="system_access",
-        employee_id=tobias.id,
-        approver_id=manager.id,
-        resource_id=WORKDAY,
-        requested_role="editor",
-    )
+    access_asked("system_access", tobias, manager.id, WORKDAY, "editor")
     ticket = TicketFactory(requester=tobias, subject="Salesforce editor")
 
     run = tb.run(
@@ -358,24 +346,17 @@ def test_case_CO009_008(tb):
     )
     aisha = EmployeeFactory(name="Aisha Kraus", grade="consultant", department="People", manager_id=manager.id)
     viewer = AccessGrantFactory(employee_id=aisha.id, resource_id=WORKDAY)
-    ApprovalRequestFactory(
-        kind="system_access",
-        employee_id=aisha.id,
-        approver_id=director.id,
+    access_asked(
+        "system_access",
+        aisha,
+        director.id,
+        WORKDAY,
+        "editor",
         status="rejected",
-        resource_id=WORKDAY,
-        requested_role="editor",
         created_at=datetime(2025, 11, 10, 10, 0),
         decided_at=datetime(2025, 11, 12, 16, 0),
     )
-    ApprovalRequestFactory(
-        kind="system_access",
-        employee_id=aisha.id,
-        approver_id=manager.id,
-        status="pending",
-        resource_id=TIMESHEETS,
-        requested_role="editor",
-    )
+    access_asked("system_access", aisha, manager.id, TIMESHEETS, "editor", status="pending")
     ticket = TicketFactory(requester=aisha, subject="Workday editor again")
 
     run = tb.run(
@@ -416,7 +397,7 @@ def test_case_CO009_009(tb):
         "Felix Haddad", "Mateo Osei", manager_grade="director", grade="manager", department="Finance"
     )
     AccessGrantFactory(employee_id=mateo.id, resource_id=NETSUITE, role="editor")
-    TicketFactory(requester=mateo, status="closed", subject="NetSuite editor", created_at=datetime(2025, 10, 2))
+    finished_ticket(mateo, "NetSuite editor", datetime(2025, 10, 2), status="closed")
 
     run = tb.run(
         User(
@@ -456,13 +437,13 @@ def test_case_CO009_010(tb):
     """Two requests: Workday viewer is granted at once; NetSuite editor goes to the line manager; ticket pending."""
     manager, jonas = manager_and_report("Chloe Fischer", "Jonas Mehta", grade="consultant", department="Finance")
     netsuite = AccessGrantFactory(employee_id=jonas.id, resource_id=NETSUITE)
-    ApprovalRequestFactory(
-        kind="system_access",
-        employee_id=jonas.id,
-        approver_id=manager.id,
+    access_asked(
+        "system_access",
+        jonas,
+        manager.id,
+        SALESFORCE,
+        "editor",
         status="approved",
-        resource_id=SALESFORCE,
-        requested_role="editor",
         decided_at=datetime(2026, 1, 29, 11, 0),
     )
     ticket = TicketFactory(requester=jonas, subject="Workday and NetSuite")

@@ -27,6 +27,7 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    finished_ticket,
     manager_and_report,
 )
 from domains.consulting.models import (
@@ -109,7 +110,7 @@ def test_case_CO011_002(tb):
         reason="Raised against the wrong cost centre",
     )
     priya = tb.db.get(Employee, PEOPLE_PARTNER)
-    old = TicketFactory(requester=priya, status="solved", subject="Onboarding pack", created_at=datetime(2026, 1, 20))
+    old = finished_ticket(priya, "Onboarding pack", datetime(2026, 1, 20))
 
     run = tb.run(
         User(

@@ -25,6 +25,8 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    finished_ticket,
+    handed_back,
     manager_and_report,
 )
 from domains.consulting.models import AccessGrant, Employee, HardwareRequest, LicenceSeat, Ticket, TicketComment
@@ -133,15 +135,8 @@ def test_case_CO013_002(tb):
     keyboard = HardwareRequestFactory(
         employee_id=sofia.id, model_id=KEYBOARD_MOUSE, price_cents=14_900, requested_on=date(2025, 2, 10)
     )
-    HardwareRequestFactory(
-        employee_id=sofia.id,
-        model_id=HEADSET,
-        price_cents=37_900,
-        status="returned",
-        requested_on=date(2024, 5, 6),
-        returned_on=date(2025, 1, 15),
-    )
-    TicketFactory(requester=coordinator, status="solved", subject="Payroll cut-off", created_at=datetime(2026, 1, 12))
+    handed_back(sofia, HEADSET, returned_on=date(2025, 1, 15), price_cents=37_900, requested_on=date(2024, 5, 6))
+    finished_ticket(coordinator, "Payroll cut-off", datetime(2026, 1, 12))
 
     run = tb.run(
         User(

@@ -21,6 +21,7 @@ from domains.consulting.factories import (
     AccessGrantFactory,
     LicenceSeatFactory,
     TicketFactory,
+    finished_ticket,
     manager_and_report,
 )
 from domains.consulting.models import AccessGrant, Employee, LicenceSeat, Ticket, TicketComment
@@ -246,7 +247,7 @@ def test_case_CO008_005(tb):
     ]
     LicenceSeatFactory(software_id=POWER_BI, employee_id=rory.id, status="released", released_on=date(2025, 9, 30))
     priya = tb.db.get(Employee, PEOPLE_PARTNER)
-    TicketFactory(requester=priya, status="solved", subject="Parental leave cover", created_at=datetime(2026, 1, 9))
+    finished_ticket(priya, "Parental leave cover", datetime(2026, 1, 9))
 
     run = tb.run(
         User(

@@ -29,6 +29,7 @@ from domains.consulting.factories import (
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    finished_ticket,
     manager_and_report,
 )
 from domains.consulting.models import ApprovalRequest, HardwareRequest, LicenceSeat, Ticket, TicketComment
@@ -332,7 +333,7 @@ def test_case_CO004_005(tb):
         last_used_on=None,
     )
     chloe = EmployeeFactory(name="Chloe Petrov", grade="senior_consultant", department="Economics")
-    TicketFactory(requester=chloe, status="closed", subject="Stata install", created_at=days_ago(200))
+    finished_ticket(chloe, "Stata install", days_ago(200), status="closed")
 
     run = tb.run(
         User(

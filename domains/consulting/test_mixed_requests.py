@@ -26,13 +26,13 @@ from domains.consulting.factories import (
     AssignmentFactory,
     ComplianceRecordFactory,
     EmployeeFactory,
-    ExpenseLineFactory,
     ExpenseReportFactory,
     LicenceSeatFactory,
     TicketFactory,
     background_check,
     client_engagement,
     manager_and_report,
+    override_asked,
     staffed,
 )
 from domains.consulting.models import (
@@ -115,15 +115,14 @@ def test_case_CO016_002(tb):
     engagement = client_engagement(CALLOWAY, "Loyalty relaunch", RETAIL_DIRECTOR, date(2025, 11, 3), date(2026, 5, 29))
     staffed(kwame, engagement, nda_signed_on=date(2026, 1, 8), start_date=date(2026, 1, 12), end_date=date(2026, 3, 27))
     report = ExpenseReportFactory(employee_id=kwame.id, title="Q4 store visits", submitted_on=date(2026, 1, 28))
-    line = ExpenseLineFactory(
-        report=report,
+    line = override_asked(
+        report,
+        "Airport run after a late store audit.",
         category="taxi",
         merchant="Yellow Cab",
         incurred_on=date(2025, 11, 14),
         amount_cents=11_200,
         limit_cents=7_500,
-        override_status="requested",
-        override_justification="Airport run after a late store audit.",
     )
     ticket = TicketFactory(requester=kwame, subject="Snowflake and an old taxi")
 

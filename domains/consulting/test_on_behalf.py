@@ -26,16 +26,17 @@ from domains.consulting.calls import (
 )
 from domains.consulting.factories import (
     AccessGrantFactory,
-    ApprovalRequestFactory,
     AssignmentFactory,
     EmployeeFactory,
-    ExpenseLineFactory,
     ExpenseReportFactory,
     HardwareRequestFactory,
     LicenceSeatFactory,
     TicketFactory,
+    access_asked,
     client_engagement,
+    client_grant,
     manager_and_report,
+    override_asked,
     staffed,
 )
 from domains.consulting.models import (
@@ -164,16 +165,14 @@ def test_case_CO015_003(tb):
     arjun = EmployeeFactory(name="Arjun Gallagher", grade="senior_consultant", department="Financial Services")
     engagement = client_engagement(NORDHAVN, "Payments modernisation", lead.id, date(2025, 10, 6), date(2026, 6, 30))
     AssignmentFactory(engagement=engagement, employee=arjun)
-    uat = AccessGrantFactory(
-        employee_id=arjun.id, resource_id=NORDHAVN_UAT, engagement_id=engagement.id, expires_on=date(2026, 4, 30)
-    )
-    ApprovalRequestFactory(
-        kind="folder_access",
-        employee_id=lead.id,
-        approver_id=KNOWLEDGE_MANAGER,
+    uat = client_grant(arjun, NORDHAVN_UAT, engagement, expires_on=date(2026, 4, 30))
+    access_asked(
+        "folder_access",
+        lead,
+        KNOWLEDGE_MANAGER,
+        DELIVERY_TEMPLATES,
+        "editor",
         status="rejected",
-        resource_id=DELIVERY_TEMPLATES,
-        requested_role="editor",
         created_at=datetime(2025, 9, 1, 10, 0),
         decided_at=datetime(2025, 9, 3, 15, 0),
     )
@@ -234,25 +233,23 @@ def test_case_CO015_004(tb):
     rory = EmployeeFactory(name="Rory Mehta", grade="senior_consultant", department="Retail & Consumer")
     chloe = EmployeeFactory(name="Chloe Osei", grade="consultant", department="Retail & Consumer")
     report = ExpenseReportFactory(employee_id=chloe.id, title="Calloway store visits")
-    line = ExpenseLineFactory(
-        report=report,
+    line = override_asked(
+        report,
+        "Late finish after a store closing audit.",
         category="taxi",
         merchant="Uber",
         amount_cents=9_800,
         limit_cents=7_500,
-        override_status="requested",
-        override_justification="Late finish after a store closing audit.",
     )
     own = ExpenseReportFactory(employee_id=rory.id, title="Calloway store visits", submitted_on=date(2026, 1, 30))
-    own_line = ExpenseLineFactory(
-        report=own,
+    own_line = override_asked(
+        own,
+        "Same late finish after the store closing audit.",
         category="taxi",
         merchant="Uber",
         incurred_on=date(2026, 1, 22),
         amount_cents=10_400,
         limit_cents=7_500,
-        override_status="requested",
-        override_justification="Same late finish after the store closing audit.",
     )
     ticket = TicketFactory(requester=rory, subject="Chloe's taxi override")
 
@@ -359,14 +356,13 @@ def test_case_CO015_007(tb):
     seat = LicenceSeatFactory(software_id=POWER_BI, employee_id=sofia.id, last_used_on=date(2026, 1, 22))
     laptop = HardwareRequestFactory(employee_id=sofia.id, requested_on=date(2024, 6, 3))
     report = ExpenseReportFactory(employee_id=sofia.id, title="Final client visit", submitted_on=date(2026, 1, 22))
-    line = ExpenseLineFactory(
-        report=report,
+    line = override_asked(
+        report,
+        "Farewell dinner with the client team.",
         merchant="Capital Grille Houston",
         incurred_on=date(2026, 1, 15),
         amount_cents=10_500,
         limit_cents=7_500,
-        override_status="requested",
-        override_justification="Farewell dinner with the client team.",
     )
     ticket = TicketFactory(requester=manager, subject_employee_id=sofia.id, subject="Sofia Byrne")
 

@@ -27,6 +27,8 @@ from domains.consulting.factories import (
     TicketFactory,
     background_check,
     client_engagement,
+    client_grant,
+    finished_ticket,
     manager_and_report,
     staffed,
 )
@@ -75,16 +77,8 @@ def test_case_CO012_001(tb):
     AssignmentFactory(engagement=calloway, employee=aisha, start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
     ComplianceRecordFactory(employee_id=aisha.id, client_id=NORDHAVN, completed_on=date(2025, 10, 28))
     ComplianceRecordFactory(employee_id=aisha.id, client_id=CALLOWAY, completed_on=date(2026, 1, 29))
-    uat = AccessGrantFactory(
-        employee_id=aisha.id, resource_id=NORDHAVN_UAT, engagement_id=nordhavn.id, expires_on=date(2026, 3, 27)
-    )
-    folder = AccessGrantFactory(
-        employee_id=aisha.id,
-        resource_id=NORDHAVN_FOLDER,
-        role="editor",
-        engagement_id=nordhavn.id,
-        expires_on=date(2026, 3, 27),
-    )
+    uat = client_grant(aisha, NORDHAVN_UAT, nordhavn, expires_on=date(2026, 3, 27))
+    folder = client_grant(aisha, NORDHAVN_FOLDER, nordhavn, role="editor", expires_on=date(2026, 3, 27))
     crm = AccessGrantFactory(employee_id=aisha.id, resource_id=SALESFORCE)
     tableau = LicenceSeatFactory(software_id=TABLEAU, employee_id=aisha.id)
     ticket = TicketFactory(requester=aisha, subject="Moving from Nordhavn to Calloway")
@@ -138,12 +132,8 @@ def test_case_CO012_002(tb):
     risk = client_engagement(NORDHAVN, "Risk data remediation", HEALTH_DIRECTOR, date(2026, 1, 5), date(2026, 5, 29))
     AssignmentFactory(engagement=payments, employee=kwame, start_date=date(2025, 10, 6), end_date=date(2026, 2, 6))
     AssignmentFactory(engagement=risk, employee=kwame, start_date=date(2026, 1, 5), end_date=date(2026, 5, 29))
-    uat = AccessGrantFactory(
-        employee_id=kwame.id, resource_id=NORDHAVN_UAT, engagement_id=payments.id, expires_on=date(2026, 4, 30)
-    )
-    folder = AccessGrantFactory(
-        employee_id=kwame.id, resource_id=NORDHAVN_FOLDER, engagement_id=risk.id, expires_on=date(2026, 5, 3)
-    )
+    uat = client_grant(kwame, NORDHAVN_UAT, payments, expires_on=date(2026, 4, 30))
+    folder = client_grant(kwame, NORDHAVN_FOLDER, risk, expires_on=date(2026, 5, 3))
     david = tb.db.get(Employee, FS_PARTNER)
 
     run = tb.run(
@@ -188,9 +178,7 @@ def test_case_CO012_003(tb):
         CALLOWAY, "Supplier negotiations", RETAIL_DIRECTOR, date(2025, 9, 1), date(2026, 4, 30)
     )
     AssignmentFactory(engagement=engagement, employee=felix, start_date=date(2025, 9, 1), end_date=date(2026, 1, 30))
-    snowflake = AccessGrantFactory(
-        employee_id=felix.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
-    )
+    snowflake = client_grant(felix, CALLOWAY_SNOWFLAKE, engagement, expires_on=date(2026, 3, 31))
     ticket = TicketFactory(requester=grace, subject_employee_id=felix.id, subject="Felix off Calloway")
 
     run = tb.run(
@@ -243,15 +231,9 @@ def test_case_CO012_004(tb):
     AssignmentFactory(engagement=risk, employee=chloe, start_date=date(2026, 2, 2), end_date=date(2026, 5, 29))
     AssignmentFactory(engagement=risk, employee=dev, start_date=date(2026, 1, 5), end_date=date(2026, 1, 30))
     AssignmentFactory(engagement=migration, employee=dev, start_date=date(2026, 2, 2), end_date=date(2026, 6, 30))
-    uat = AccessGrantFactory(
-        employee_id=chloe.id, resource_id=NORDHAVN_UAT, engagement_id=migration.id, expires_on=date(2026, 3, 31)
-    )
-    dev_folder = AccessGrantFactory(
-        employee_id=dev.id, resource_id=NORDHAVN_FOLDER, engagement_id=risk.id, expires_on=date(2026, 3, 31)
-    )
-    dev_uat = AccessGrantFactory(
-        employee_id=dev.id, resource_id=NORDHAVN_UAT, engagement_id=migration.id, expires_on=date(2026, 5, 3)
-    )
+    uat = client_grant(chloe, NORDHAVN_UAT, migration, expires_on=date(2026, 3, 31))
+    dev_folder = client_grant(dev, NORDHAVN_FOLDER, risk, expires_on=date(2026, 3, 31))
+    dev_uat = client_grant(dev, NORDHAVN_UAT, migration, expires_on=date(2026, 5, 3))
     ticket = TicketFactory(requester=isla, subject_employee_id=chloe.id, subject="Chloe Dubois roll-off")
 
     run = tb.run(
@@ -302,16 +284,8 @@ def test_case_CO012_005(tb):
         CALLOWAY, "Loyalty relaunch", RETAIL_DIRECTOR, date(2025, 8, 4), date(2026, 1, 28), status="closed"
     )
     AssignmentFactory(engagement=engagement, employee=rory, start_date=date(2025, 8, 4), end_date=date(2026, 1, 28))
-    snowflake = AccessGrantFactory(
-        employee_id=rory.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=engagement.id, expires_on=date(2026, 2, 27)
-    )
-    folder = AccessGrantFactory(
-        employee_id=rory.id,
-        resource_id=CALLOWAY_FOLDER,
-        role="editor",
-        engagement_id=engagement.id,
-        expires_on=date(2026, 2, 27),
-    )
+    snowflake = client_grant(rory, CALLOWAY_SNOWFLAKE, engagement, expires_on=date(2026, 2, 27))
+    folder = client_grant(rory, CALLOWAY_FOLDER, engagement, role="editor", expires_on=date(2026, 2, 27))
     templates = AccessGrantFactory(employee_id=rory.id, resource_id=DELIVERY_TEMPLATES)
     ticket = TicketFactory(requester=rory, subject="Calloway wrap-up")
 
@@ -358,15 +332,9 @@ def test_case_CO012_006(tb):
     AssignmentFactory(engagement=calloway, employee=mei, start_date=date(2025, 10, 1), end_date=date(2026, 1, 30))
     staffed(mei, meridian, nda_signed_on=date(2026, 1, 26), start_date=date(2026, 2, 2), end_date=date(2026, 6, 26))
     background_check(mei, status="in_progress")
-    snowflake = AccessGrantFactory(
-        employee_id=mei.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=calloway.id, expires_on=date(2026, 3, 31)
-    )
-    folder = AccessGrantFactory(
-        employee_id=mei.id,
-        resource_id=CALLOWAY_FOLDER,
-        engagement_id=calloway.id,
-        expires_on=date(2026, 3, 31),
-        granted_at=datetime(2025, 10, 1, 9, 0),
+    snowflake = client_grant(mei, CALLOWAY_SNOWFLAKE, calloway, expires_on=date(2026, 3, 31))
+    folder = client_grant(
+        mei, CALLOWAY_FOLDER, calloway, expires_on=date(2026, 3, 31), granted_at=datetime(2025, 10, 1, 9, 0)
     )
     ticket = TicketFactory(requester=mei, subject="Calloway to Meridian")
 
@@ -406,11 +374,9 @@ def test_case_CO012_007(tb):
     arjun = EmployeeFactory(name="Arjun Whitfield", grade="consultant", department="Retail & Consumer")
     engagement = client_engagement(CALLOWAY, "Pricing review", RETAIL_DIRECTOR, date(2025, 10, 1), date(2026, 4, 30))
     AssignmentFactory(engagement=engagement, employee=arjun, start_date=date(2025, 10, 1), end_date=date(2026, 2, 2))
-    snowflake = AccessGrantFactory(employee_id=arjun.id, resource_id=CALLOWAY_SNOWFLAKE, engagement_id=engagement.id)
-    folder = AccessGrantFactory(
-        employee_id=arjun.id, resource_id=CALLOWAY_FOLDER, engagement_id=engagement.id, expires_on=date(2026, 3, 31)
-    )
-    TicketFactory(requester=arjun, status="solved", subject="Snowflake access", created_at=datetime(2025, 10, 1, 9, 0))
+    snowflake = client_grant(arjun, CALLOWAY_SNOWFLAKE, engagement)
+    folder = client_grant(arjun, CALLOWAY_FOLDER, engagement, expires_on=date(2026, 3, 31))
+    finished_ticket(arjun, "Snowflake access", datetime(2025, 10, 1, 9, 0))
 
     run = tb.run(
         User(

@@ -22,6 +22,7 @@ from domains.consulting.factories import (
     LicenceSeatFactory,
     TicketFactory,
     client_engagement,
+    client_grant,
     manager_and_report,
 )
 from domains.consulting.models import AccessGrant, ApprovalRequest, LicenceSeat, Ticket, TicketComment
@@ -90,12 +91,7 @@ def test_case_CO010_002(tb):
     engagement = client_engagement(CALLOWAY, "Supplier negotiations", lead.id, date(2025, 11, 3), date(2026, 6, 26))
     AssignmentFactory(engagement=engagement, employee=kwame, start_date=date(2025, 11, 3), end_date=date(2026, 2, 2))
     crm = AccessGrantFactory(employee_id=kwame.id, resource_id=SALESFORCE)
-    snowflake = AccessGrantFactory(
-        employee_id=kwame.id,
-        resource_id=CALLOWAY_SNOWFLAKE,
-        engagement_id=engagement.id,
-        expires_on=date(2026, 5, 3),
-    )
+    snowflake = client_grant(kwame, CALLOWAY_SNOWFLAKE, engagement, expires_on=date(2026, 5, 3))
     seat = LicenceSeatFactory(software_id=TABLEAU, employee_id=kwame.id)
 
     run = tb.run(
