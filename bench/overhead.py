@@ -11,7 +11,7 @@
    from the results file. Harness overhead is printed twice:
    the whole attempt less the task's arrange step, and that less the time in
    the domain's tool functions too (the domain's own work, not the harness's).
-2. Sweep wall time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
+2. Sweep wall and CPU time: ``pytest DOMAIN -n 2 --tb-repeat N --tb-agent golden`` as
    a subprocess, timed end to end (interpreter start and collection included),
    and whether every attempt passed with one end hash per task. Before it, one
    ``--collect-only`` run times what each process pays before its first attempt.
@@ -35,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -49,7 +50,9 @@ from pytest_thinkingbox.campaign.records import read_records
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pytest_run(*args: str) -> float:
+def pytest_run(*args: str) -> tuple[float, float]:
+    """Run pytest in ROOT: its wall seconds, and the CPU seconds (user + system) it and its xdist workers used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
@@ -58,9 +61,10 @@ def pytest_run(*args: str) -> float:
         text=True,
     )
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"pytest {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def show(label: str, seconds: list[float]) -> None:
@@ -146,15 +150,15 @@ def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     print(f"sweep: pytest {args.domain} {' '.join(command)}")
     # Every worker starts an interpreter and collects every item before its first attempt: a fixed cost in the
     # sweep's wall time, far larger where PYTHONDONTWRITEBYTECODE makes each start compile the task modules again.
-    start_up = pytest_run(args.domain, "--collect-only", "--tb-repeat", str(args.repeat), *backend)
+    start_up, start_up_cpu = pytest_run(args.domain, "--collect-only", "--tb-repeat", str(args.repeat), *backend)
     compiled = " (PYTHONDONTWRITEBYTECODE is set: modules without a .pyc compile at every start)"
     note = compiled if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
-    print(f"  one process's start-up and collection: {start_up:.1f} s{note}")
+    print(f"  one process's start-up and collection: {start_up:.1f} s wall, {start_up_cpu:.1f} s CPU{note}")
     rates = []
     for _ in range(args.sweep_rounds):
         with tempfile.TemporaryDirectory() as tmp:
             results = Path(tmp) / "sweep.jsonl"
-            wall = pytest_run(args.domain, *command, "--tb-results", str(results))
+            wall, cpu = pytest_run(args.domain, *command, "--tb-results", str(results))
             records = read_records([results])
         hashes: dict[str, set[str]] = {}
         for r in records:
@@ -162,7 +166,9 @@ def sweep(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
         passed = sum(r["outcome"] == "passed" for r in records)
         rates.append(len(records) / wall)
         print(
-            f"  wall {wall:.1f} s for {len(records)} attempts of {len(hashes)} tasks ({rates[-1]:.0f} attempts/s); "
+            f"  wall {wall:.1f} s, CPU {cpu:.1f} s ({1000 * cpu / len(records):.1f} ms an "
+            f"attempt, start-up included) for {len(records)} attempts of {len(hashes)} tasks ({rates[-1]:.0f} "
+            "attempts/s); "
             f"{passed} passed; tasks with one end hash over all attempts: "
             f"{sum(len(h) == 1 for h in hashes.values())} of {len(hashes)}",
             flush=True,
@@ -190,7 +196,7 @@ def rss(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rss.json"
         command = ["-p", "no:randomly", "--tb-repeat", str(repeat), "--tb-agent", "golden", *backend]
-        wall = pytest_run(
+        wall, cpu = pytest_run(
             args.domain,
             *command,
             "--tb-results",
@@ -204,7 +210,10 @@ def rss(args: argparse.Namespace, backend: tuple[str, ...]) -> None:
         )
         measured = json.loads(out.read_text())
     samples = {int(n): kb / 1024 for n, kb in measured["samples"].items()}
-    print(f"rss: pytest {args.domain} {' '.join(command)} (one process, {measured['tests']} attempts, {wall:.0f} s)")
+    print(
+        f"rss: pytest {args.domain} {' '.join(command)} (one process, {measured['tests']} attempts, {wall:.0f} s wall, "
+        f"{cpu:.0f} s CPU)"
+    )
     for n, mb in sorted(samples.items()):
         print(f"  VmRSS after attempt {n:>5}: {mb:7.1f} MB")
     first, last = (samples[n] for n in RSS_AT)
