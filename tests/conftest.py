@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 # Import the heavy modules once here: pytester's in-process runs drop modules first
 # imported inside them, and SQLAlchemy's compiled parts do not survive a re-import.
@@ -16,9 +16,6 @@ import pytest
 import toydomain
 
 import pytest_thinkingbox.attempt  # noqa: F401
-
-if TYPE_CHECKING:
-    from pytest_thinkingbox.campaign.attempt_record import AttemptRecord
 
 # The openai client imports its transport lazily; a re-import would make twins of its exception classes.
 for _transport in ("httpcore2", "httpcore"):
@@ -87,16 +84,12 @@ def postgres_server() -> str:
     return POSTGRES_URL
 
 
-def plain(records: list[AttemptRecord]) -> list[dict[str, Any]]:
-    """Records as the JSON they are, for tests that look into any field (the type says which may be absent)."""
-    return cast(list[dict[str, Any]], records)
-
-
 def read_records(paths: list[Path], *, drop_cut_line: bool = False) -> list[dict[str, Any]]:
-    """The attempt records of results files, read by the package's reader, as plain JSON (see `plain`)."""
+    """The attempt records of results files, read by the package's reader, as the JSON they are: tests look
+    into fields that `AttemptRecord` says may be absent."""
     from pytest_thinkingbox.campaign import records
 
-    return plain(records.read_records(paths, drop_cut_line=drop_cut_line))
+    return cast("list[dict[str, Any]]", records.read_records(paths, drop_cut_line=drop_cut_line))
 
 
 def run_domains(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import pytest
@@ -159,20 +159,16 @@ def _record(
     if validation is not None:
         record["validation"] = validation
     record.update(outcome)
-    return cast(AttemptRecord, record)  # the fields `AttemptRecord` declares (tests/test_records.py checks)
+    return cast(AttemptRecord, record)  # the fields `AttemptRecord` declares (tests/test_attempt_record.py checks)
 
 
 def finished_record(record: AttemptRecord, duration_s: float, manifest: dict[str, Any]) -> AttemptRecord:
     """The record as the results file keeps it: with the phases' duration, the run, the bundle and the signature."""
     from ..campaign.signatures import signature
 
-    final: AttemptRecord = {
-        **record,
-        "duration_s": round(duration_s, 6),
-        "run": manifest["run"],
-        "bundle": manifest["bundle"],
-    }
-    return {**final, "signature": signature(final)}
+    final = {**record, "duration_s": round(duration_s, 6), "run": manifest["run"], "bundle": manifest["bundle"]}
+    final["signature"] = signature(final)
+    return cast(AttemptRecord, final)
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
@@ -249,15 +245,14 @@ def _name_rules(report: Any) -> None:
 #: terminal table (task, domain, outcome), the status letter (outcome), the summary's notes (agent, error),
 #: --tb-validate's report (hashes, and the validation of first attempts), the rules broken.
 SUMMARY_FIELDS = (
-    *("task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash", "rules_broken"),
-    "validation",
-)
+    "task", "domain", "attempt", "agent", "outcome", "error", "start_hash", "end_hash", "rules_broken", "validation",
+)  # fmt: skip
 
 
 def record_summary(record: AttemptRecord) -> AttemptRecord:
     """What a written record leaves behind for the rest of the session: its `SUMMARY_FIELDS`."""
-    kept = {name: value for name, value in record.items() if name in SUMMARY_FIELDS}
-    return cast(AttemptRecord, kept)  # a record with fewer of its optional fields
+    fields: Mapping[str, Any] = record
+    return cast(AttemptRecord, {name: fields[name] for name in SUMMARY_FIELDS if name in fields})
 
 
 @pytest.hookimpl(trylast=True)
