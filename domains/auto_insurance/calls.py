@@ -20,6 +20,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from domains.shared.calls import internal_note, ticket_update, verified
+from domains.shared.calls import new_id as new_id  # re-exported for the tasks, as is `solved`
+from domains.shared.calls import solved as solved
 from domains.shared.identity import caller_facts
 from pytest_thinkingbox import Call, call
 
@@ -38,15 +41,7 @@ QUEUES = {
 def identify(customer: Customer, date_of_birth: str | None = None) -> list[Call]:
     """Find the caller by email and verify them with the date of birth and postal code they give (AI-7, AI-8): their
     own date of birth unless another is given, for a caller who fails verification."""
-    return [
-        call("find_customer_by_email", email=customer.email),
-        call(
-            "verify_identity",
-            email=customer.email,
-            date_of_birth=date_of_birth or customer.date_of_birth.isoformat(),
-            postal_code=customer.postal_code,
-        ),
-    ]
+    return verified(customer, date_of_birth)
 
 
 def opening(customer: Customer, policy: Policy, *reads: Call) -> list[Call]:
@@ -276,39 +271,23 @@ def create_ticket(customer: Customer, policy: Policy, subject: str, category: st
     return call("create_ticket", requester_id=customer.id, subject=subject, category=category, policy_id=policy.id)
 
 
-def new_id(prefix: str, *existing: Any) -> str:
-    """The id a create tool gives a new row when `existing` (rows, or their ids) are all its table holds."""
-    numbers = [int((row if isinstance(row, str) else row.id).removeprefix(prefix)) for row in existing]
-    return f"{prefix}{max(numbers, default=0) + 1:04d}"
-
-
-def _ticket_fields(**fields: str | None) -> dict[str, str]:
-    return {name: value for name, value in fields.items() if value is not None}
-
-
-def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
-    """The ticket solved (AI-94): the request was handled, or refused for `reason`; the category unless the ticket
-    was created with it."""
-    return call(
-        "update_ticket", ticket_id=ticket_id, status="solved", **_ticket_fields(category=category, reason=reason)
-    )
+# `solved` (AI-94) is domains/shared/calls.py's.
 
 
 def pending(ticket_id: str, category: str, reason: str, note: str) -> list[Call]:
     """The ticket pending, waiting for the customer (AI-95), with one internal comment saying for what (AI-104)."""
     return [
-        call("update_ticket", ticket_id=ticket_id, status="pending", category=category, reason=reason),
-        call("add_ticket_comment", ticket_id=ticket_id, body=note, public=False),
+        ticket_update(ticket_id, "pending", category=category, reason=reason),
+        internal_note(ticket_id, note),
     ]
 
 
 def hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
     """The ticket on hold for the team its reason goes to (AI-96, AI-102), priority high (AI-98), with one internal
     comment saying what we wait for (AI-104); no category when the ticket was created with it."""
-    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
     return [
-        call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields),
-        call("add_ticket_comment", ticket_id=ticket_id, body=note, public=False),
+        ticket_update(ticket_id, "hold", priority="high", category=category, reason=reason, queue=QUEUES[reason]),
+        internal_note(ticket_id, note),
     ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from domains.shared.calls import internal_note, solved, ticket_update
 from pytest_thinkingbox import Call, Run, call
 
 from .models import AccessGrant, Employee, ExpenseLine, ExpenseReport, HardwareRequest, LicenceSeat, Ticket
@@ -239,15 +240,7 @@ def _given(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
 
 
-def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
-    """The ticket solved (CO-12): the request carried out (no reason), or refused for `reason`; the category unless
-    the ticket was created with it (CO-14)."""
-    return call("update_ticket", ticket_id=ticket_id, status="solved", **_given(category=category, reason=reason))
-
-
-def internal_note(ticket_id: str, body: str) -> Call:
-    """An internal comment (`public` false) on the ticket (CO-18)."""
-    return call("add_ticket_comment", ticket_id=ticket_id, body=body, public=False)
+# `solved` (CO-12, CO-14) and `internal_note` (CO-18) are domains/shared/calls.py's.
 
 
 def refused(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
@@ -259,26 +252,22 @@ def refused(ticket_id: str, category: str | None, reason: str, note: str) -> lis
 def pending(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
     """The ticket pending, waiting for the employee or an approver (CO-12), with one internal comment saying for
     what (CO-18); no category when the ticket was created with it."""
-    fields = _given(category=category, reason=reason)
-    return [call("update_ticket", ticket_id=ticket_id, status="pending", **fields), internal_note(ticket_id, note)]
+    return [ticket_update(ticket_id, "pending", category=category, reason=reason), internal_note(ticket_id, note)]
 
 
 def hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
     """The ticket on hold for the team its reason goes to (CO-12, CO-16), with one internal comment saying what we
     wait for (CO-18); no category when the ticket was created with it."""
     queue = DATE_QUEUES[str(category)] if reason == "awaiting_date" else QUEUES[reason]
-    fields = _given(category=category, reason=reason, queue=queue)
-    return [call("update_ticket", ticket_id=ticket_id, status="hold", **fields), internal_note(ticket_id, note)]
+    held = ticket_update(ticket_id, "hold", category=category, reason=reason, queue=queue)
+    return [held, internal_note(ticket_id, note)]
 
 
 def late_offboarding(ticket_id: str, category: str | None, note: str) -> list[Call]:
     """An offboarding done after the last day (Leavers): on hold for IT security's review, priority urgent (CO-13),
     with one internal comment."""
-    fields = _given(category=category, reason="security_review", queue=QUEUES["security_review"])
-    return [
-        call("update_ticket", ticket_id=ticket_id, status="hold", priority="urgent", **fields),
-        internal_note(ticket_id, note),
-    ]
+    fields = {"category": category, "reason": "security_review", "queue": QUEUES["security_review"]}
+    return [ticket_update(ticket_id, "hold", priority="urgent", **fields), internal_note(ticket_id, note)]
 
 
 # --- What a task asserts --------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from domains.shared.calls import internal_note, new_id, ticket_update, verified
 from pytest_thinkingbox import Call, call
 
 from .models import AccessGrant, Account, Card, Customer, Device, Employee, Ticket, Transaction
@@ -34,15 +35,7 @@ from .seed import SeededEmployee
 def identify(customer: Customer, date_of_birth: str | None = None, postal_code: str | None = None) -> list[Call]:
     """Find the caller by email and verify them with the date of birth and postal code they give (NB-2): their own,
     unless another is given for a caller who fails verification."""
-    return [
-        call("find_customer_by_email", email=customer.email),
-        call(
-            "verify_identity",
-            email=customer.email,
-            date_of_birth=date_of_birth or customer.date_of_birth.isoformat(),
-            postal_code=postal_code or customer.postal_code,
-        ),
-    ]
+    return verified(customer, date_of_birth, postal_code)
 
 
 def opening(customer: Customer, *reads: Call) -> list[Call]:
@@ -229,58 +222,43 @@ def replace_lost_device(device: Device, spare: Device, employee: Employee) -> li
 # --------------------------------------------------------------------------- how the ticket ends
 
 
-def _update(ticket_id: str, status: str, **fields: str | None) -> Call:
-    """`update_ticket` with the fields that are set, in the order the tool lists them."""
-    return call(
-        "update_ticket", ticket_id=ticket_id, status=status, **{k: v for k, v in fields.items() if v is not None}
-    )
-
-
-def _note(ticket_id: str, body: str) -> Call:
-    """The one internal comment a ticket ending with a reason code carries (NB-99): what was refused or what we wait
-    for."""
-    return call("add_ticket_comment", ticket_id=ticket_id, body=body, public=False)
+def _with_reason(
+    ticket_id: str,
+    status: str,
+    category: str | None,
+    reason: str,
+    note: str,
+    *,
+    queue: str | None = None,
+    priority: str | None = None,
+) -> list[Call]:
+    """The ticket left `status` with a reason code, and the one internal comment such a ticket carries (NB-99): what
+    was refused or what we wait for; the `queue` and `priority` where the ending sets them."""
+    fields = {"priority": priority, "category": category, "reason": reason, "queue": queue}
+    return [ticket_update(ticket_id, status, **fields), internal_note(ticket_id, note)]
 
 
 def solved(ticket_id: str, category: str | None = None, *, priority: str | None = None) -> Call:
     """The ticket solved: every request was done (NB-93). No category when the ticket was created with it."""
-    return _update(ticket_id, "solved", priority=priority, category=category)
+    return ticket_update(ticket_id, "solved", priority=priority, category=category)
 
 
 def refused(ticket_id: str, category: str | None, reason: str, note: str, *, priority: str | None = None) -> list[Call]:
     """The ticket solved with the reason code of a refused request, and an internal comment saying what was refused
     and why."""
-    return [_update(ticket_id, "solved", priority=priority, category=category, reason=reason), _note(ticket_id, note)]
+    return _with_reason(ticket_id, "solved", category, reason, note, priority=priority)
 
 
-def pending(
-    ticket_id: str,
-    category: str | None,
-    reason: str,
-    note: str,
-    *,
-    queue: str | None = None,
-    priority: str | None = None,
-) -> list[Call]:
+def pending(ticket_id: str, category: str | None, reason: str, note: str, **team: str | None) -> list[Call]:
     """The ticket pending, waiting for the caller (NB-94: identity, a record not theirs, source-of-funds documents),
-    with an internal comment saying for what."""
-    fields = {"priority": priority, "category": category, "reason": reason, "queue": queue}
-    return [_update(ticket_id, "pending", **fields), _note(ticket_id, note)]
+    with an internal comment saying for what; `team`: its `queue` and `priority`, where it sets them."""
+    return _with_reason(ticket_id, "pending", category, reason, note, **team)
 
 
-def hold(
-    ticket_id: str,
-    category: str | None,
-    reason: str,
-    note: str,
-    *,
-    queue: str | None = None,
-    priority: str | None = None,
-) -> list[Call]:
-    """The ticket on hold, waiting for another team (NB-95, `queue`) or an approval, with an internal comment saying
-    what we wait for."""
-    fields = {"priority": priority, "category": category, "reason": reason, "queue": queue}
-    return [_update(ticket_id, "hold", **fields), _note(ticket_id, note)]
+def hold(ticket_id: str, category: str | None, reason: str, note: str, **team: str | None) -> list[Call]:
+    """The ticket on hold, waiting for another team or an approval (NB-95), with an internal comment saying what we
+    wait for; `team`: its `queue` and `priority`, where it sets them."""
+    return _with_reason(ticket_id, "hold", category, reason, note, **team)
 
 
 # --------------------------------------------------------------------------- ids a create call gives
@@ -288,14 +266,12 @@ def hold(
 
 def next_ticket_id(*existing: str) -> str:
     """The id `create_ticket` gives a new ticket when the tickets `existing` are all there are."""
-    numbers = [int(t.split("-")[1]) for t in existing]
-    return f"T-{max(numbers, default=0) + 1:04d}"
+    return new_id("T-", *existing)
 
 
 def next_fee_id(*existing: str) -> str:
-    """The id a write that charges a fee gives it when the fees `existing` are all there are."""
-    numbers = [int(f.split("-")[1]) for f in existing]
-    return f"FE-{max(numbers, default=0) + 1}"
+    """The id a write that charges a fee gives it when the fees `existing` are all there are (not zero-padded)."""
+    return new_id("FE-", *existing, digits=1)
 
 
 # --------------------------------------------------------------------------- reading the end state a task asserts

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from domains.shared.calls import internal_note, ticket_update
+from domains.shared.calls import new_id as new_id  # re-exported for the tasks, as is `solved`
+from domains.shared.calls import solved as solved
 from pytest_thinkingbox import Call, call
 
 from .models import Customer, InstallationJob, Order, OrderItem, Return, Warranty
@@ -166,30 +169,13 @@ def new_ticket(customer: Customer, subject: str, category: str, order: Order) ->
     return call("create_ticket", requester_id=customer.id, subject=subject, category=category, order_id=order.id)
 
 
-def new_id(prefix: str, *existing: Any) -> str:
-    """The id a create tool gives a new row when `existing` (rows, or their ids) are all its table holds."""
-    numbers = [int((row if isinstance(row, str) else row.id).removeprefix(prefix)) for row in existing]
-    return f"{prefix}{max(numbers, default=0) + 1:04d}"
-
-
-def _ticket_fields(**fields: str | None) -> dict[str, str]:
-    return {name: value for name, value in fields.items() if value is not None}
-
-
-def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
-    """The ticket solved (RT-84): the request was handled, or refused for `reason`; the category unless the ticket
-    was created with it."""
-    return call(
-        "update_ticket", ticket_id=ticket_id, status="solved", **_ticket_fields(category=category, reason=reason)
-    )
+# `solved` (RT-84), `internal_note` and `new_id` are domains/shared/calls.py's.
 
 
 def pending_update(ticket_id: str, category: str | None, reason: str) -> Call:
     """The update that leaves the ticket pending, waiting for the customer (RT-85); no category when the ticket was
     created with it."""
-    return call(
-        "update_ticket", ticket_id=ticket_id, status="pending", **_ticket_fields(category=category, reason=reason)
-    )
+    return ticket_update(ticket_id, "pending", category=category, reason=reason)
 
 
 def pending(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
@@ -200,18 +186,12 @@ def pending(ticket_id: str, category: str | None, reason: str, note: str) -> lis
 def hold_update(ticket_id: str, category: str | None, reason: str, priority: str = "high") -> Call:
     """The update that puts the ticket on hold for the team its reason goes to (RT-86, RT-105), priority high or as
     given (RT-88); no category when the ticket was created with it."""
-    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
-    return call("update_ticket", ticket_id=ticket_id, status="hold", priority=priority, **fields)
+    return ticket_update(ticket_id, "hold", priority=priority, category=category, reason=reason, queue=QUEUES[reason])
 
 
 def hold(ticket_id: str, category: str | None, reason: str, note: str, priority: str = "high") -> list[Call]:
     """The ticket on hold with one internal comment saying what we wait for (RT-89)."""
     return [hold_update(ticket_id, category, reason, priority), internal_note(ticket_id, note)]
-
-
-def internal_note(ticket_id: str, body: str) -> Call:
-    """An internal comment (`public` false) on the ticket."""
-    return call("add_ticket_comment", ticket_id=ticket_id, body=body, public=False)
 
 
 def carrier_hold(ticket_id: str, note: str, priority: str = "high") -> list[Call]:

@@ -8,6 +8,8 @@
 - `arguments`: reading a tool's date arguments, with the domain's own failure wording;
 - `policy_search`: keyword search over a domain's written policy (an MCP tool);
 - `identity`: finding a person by email and verifying who they are (MCP tools);
+- `calls`: the golden calls every domain's tasks end a ticket with, verify a caller with, and the id a
+  create tool gives;
 - `aliases`: other names for facts the users of several domains know alike.
 
 Each domain keeps its own models and `ToolSet`; these modules add columns

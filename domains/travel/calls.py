@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domains.shared.calls import internal_note, ticket_update
+from domains.shared.calls import solved as solved  # re-exported for the tasks
 from pytest_thinkingbox import Call, call
 
 from .models import Booking, GroupBooking, Traveller, Trip
@@ -301,38 +303,23 @@ def new_ticket(traveller: Traveller, subject: str, category: str, booking: Booki
     return call("create_ticket", requester_id=traveller.id, subject=subject, category=category, **linked)
 
 
-def _ticket_fields(**fields: str | None) -> dict[str, str]:
-    return {name: value for name, value in fields.items() if value is not None}
-
-
-def solved(ticket_id: str, category: str | None = None, reason: str | None = None) -> Call:
-    """The ticket solved (TR-89): the request was handled, or refused for `reason`; the category unless the ticket
-    was created with it."""
-    return call(
-        "update_ticket", ticket_id=ticket_id, status="solved", **_ticket_fields(category=category, reason=reason)
-    )
+# `solved` (TR-89) and `internal_note` are domains/shared/calls.py's.
 
 
 def left_pending(ticket_id: str, category: str, reason: str, note: str) -> list[Call]:
     """The ticket pending, waiting on the traveller's side (TR-90), for the team its reason goes to, with one
     internal comment saying what we wait for (TR-95)."""
-    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES.get(reason))
-    return [call("update_ticket", ticket_id=ticket_id, status="pending", **fields), internal_note(ticket_id, note)]
+    pending = ticket_update(ticket_id, "pending", category=category, reason=reason, queue=QUEUES.get(reason))
+    return [pending, internal_note(ticket_id, note)]
 
 
 def hold_update(ticket_id: str, reason: str, category: str | None = None) -> Call:
     """The update alone that puts the ticket on hold for the team its reason goes to (TR-91, TR-125), priority high
     (TR-94): `on_hold` without its note, as a trap names a hold that should not happen."""
-    fields = _ticket_fields(category=category, reason=reason, queue=QUEUES[reason])
-    return call("update_ticket", ticket_id=ticket_id, status="hold", priority="high", **fields)
+    return ticket_update(ticket_id, "hold", priority="high", category=category, reason=reason, queue=QUEUES[reason])
 
 
 def on_hold(ticket_id: str, category: str | None, reason: str, note: str) -> list[Call]:
     """The ticket on hold for the team its reason goes to (TR-91, TR-125), priority high (TR-94), with one internal
     comment saying what we wait for (TR-95); no category when the ticket was created with it."""
     return [hold_update(ticket_id, reason, category), internal_note(ticket_id, note)]
-
-
-def internal_note(ticket_id: str, body: str) -> Call:
-    """An internal comment (`public` false) on the ticket."""
-    return call("add_ticket_comment", ticket_id=ticket_id, body=body, public=False)
