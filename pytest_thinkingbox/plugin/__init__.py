@@ -1,6 +1,7 @@
 """The pytest plugin of pytest-thinkingbox: one module per concern, each owning its options and hooks.
 
     roles      --tb-agent, --tb-user, --tb-judge, --tb-config, --tb-base-url and their fixtures
+    model_cache --tb-cache, --tb-cache-mode, --tb-cache-max-age: model answers kept on disk
     attempts   --tb-repeat, --tb-seed, the limits, the tb_repeat marker and the fixtures (`tb`)
     database   --tb-db and the tb_db_url fixture
     outcomes   each attempt's record on its test report
@@ -21,6 +22,7 @@ pytest_plugins = [
     f"pytest_thinkingbox.plugin.{name}"
     for name in (
         "roles",
+        "model_cache",
         "catalog",
         "outcomes",
         "concurrency",

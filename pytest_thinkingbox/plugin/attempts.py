@@ -233,13 +233,20 @@ def _attempt(item: pytest.Item, domain: Any, agent: Any, user: Any, judge: Any, 
     on its task's prepared start if it has one."""
     from ..attempt import Harness, Roles
     from ..core.episode import Limits
+    from ..roles.cache import attempt_scope, in_attempt
 
     config = item.config
     task, number = item_key(item)
     concurrent = concurrency(config) > 1
+    scope = attempt_scope(task, number, config.getoption("tb_seed"))  # the model cache keys each attempt apart
     harness = Harness(
         worker,
-        Roles(agent, user, judge, agent_name=getattr(agent, "agent_name", None)),  # None: a custom agent
+        Roles(
+            in_attempt(agent, scope),
+            in_attempt(user, scope),
+            in_attempt(judge, scope),
+            agent_name=getattr(agent, "agent_name", None),  # None: a custom agent
+        ),
         Limits(
             max_steps=config.getoption("tb_max_steps"),
             max_turns=config.getoption("tb_max_turns"),

@@ -7,7 +7,11 @@ defaults, one section per role (``agent``, ``user``, ``judge``) and optional
     endpoint: {base_url: http://127.0.0.1:8000/v1, api_key_env: null}
     agent: {model: my-model, api: chat, temperature: 0}
     prices: {my-model: {input: 0.5, cached_input: 0.25, output: 1.5}}
+    cache: {dir: .model-cache, mode: readwrite, max_age: 7d}
 
+The optional ``cache`` section keeps every role's model answers on disk
+(`cache.py`); its ``dir`` is relative to the file's folder; ``--tb-cache``,
+``--tb-cache-mode`` and ``--tb-cache-max-age`` win over it.
 A role left out keeps its offline default. The command-line shortcuts
 ``--tb-agent openai:MODEL`` (and the same for ``--tb-user`` and ``--tb-judge``)
 with ``--tb-base-url`` build the same objects without a file. Every mistake is a
@@ -21,6 +25,8 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from .cache import CacheSettings, parse_age, parse_mode
 
 ROLES = ("agent", "user", "judge")
 PREFIX = "openai:"
@@ -48,6 +54,7 @@ class ModelConfig:
     requests_per_minute: float | None = None  # the endpoint's limits, shared by every worker (None: none)
     tokens_per_minute: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    cache: CacheSettings | None = None  # where the role's answers are kept (the config's cache section); not a field
 
     def api_key(self) -> str:
         """The key from the environment; endpoints without keys get a placeholder the client accepts."""
@@ -95,9 +102,11 @@ class Config:
     roles: dict[str, ModelConfig] = field(default_factory=dict)
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
     source: str = "command line"
+    cache: CacheSettings | None = None  # the model cache every role uses (None: none)
 
 
-_FIELDS = {f.name for f in fields(ModelConfig)}
+_FIELDS = {f.name for f in fields(ModelConfig)} - {"cache"}
+_CACHE_KEYS = ("dir", "mode", "max_age")
 _PRICE_KEYS = {"input", "cached_input", "output"}
 
 
@@ -113,17 +122,46 @@ def load_config(path: str | Path) -> Config:
         raise ValueError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping with agent, user, judge, endpoint or prices sections")
-    unknown = set(data) - {*ROLES, "endpoint", "prices"}
+    unknown = set(data) - {*ROLES, "endpoint", "prices", "cache"}
     if unknown:
         raise ValueError(
-            f"{path}: unknown section {sorted(unknown)[0]!r}; sections are endpoint, agent, user, judge, prices"
+            f"{path}: unknown section {sorted(unknown)[0]!r}; sections are endpoint, agent, user, judge, prices, cache"
         )
     shared = _section(path, "endpoint", data.get("endpoint") or {}, needs_model=False)
     roles = {}
     for role in ROLES:
         if data.get(role) is not None:
             roles[role] = _model_config(path, role, {**shared, **_section(path, role, data[role])})
-    return Config(roles, parse_prices(data.get("prices") or {}, f"{path}: prices"), source=str(path))
+    cache = _cache_section(path, data["cache"]) if data.get("cache") is not None else None
+    config = Config(roles, parse_prices(data.get("prices") or {}, f"{path}: prices"), source=str(path))
+    return with_cache(config, cache)
+
+
+def _cache_section(path: str | Path, raw: Any) -> CacheSettings:
+    """The ``cache`` section: ``dir`` (relative to the file's folder), ``mode`` and ``max_age``."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: section 'cache' must be a mapping of {', '.join(_CACHE_KEYS)}")
+    unknown = set(raw) - set(_CACHE_KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown field cache.{sorted(unknown)[0]}; fields are {', '.join(_CACHE_KEYS)}")
+    where = raw.get("dir")
+    if not isinstance(where, str) or not where.strip():
+        raise ValueError(f"{path}: cache.dir is missing; name the folder that keeps the model answers")
+    try:
+        mode = parse_mode(raw.get("mode", "readwrite"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: cache.mode: {exc}") from None
+    try:
+        age = parse_age(raw["max_age"]) if raw.get("max_age") is not None else None
+    except ValueError as exc:
+        raise ValueError(f"{path}: cache.max_age: {exc}") from None
+    return CacheSettings(str(Path(path).parent / where), mode, age)
+
+
+def with_cache(config: Config, cache: CacheSettings | None) -> Config:
+    """`config` with `cache` as every role's model cache (None: none)."""
+    roles = {role: replace(c, cache=cache) for role, c in config.roles.items()}
+    return replace(config, roles=roles, cache=cache)
 
 
 def _section(path: str | Path, name: str, raw: Any, needs_model: bool = True) -> dict[str, Any]:
@@ -215,7 +253,7 @@ def with_shortcuts(config: Config, names: dict[str, str | None], base_url: str |
             model = name[len(PREFIX) :]
             if not model:
                 raise ValueError(f"--tb-{role} {name!r} names no model; write openai:MODEL")
-            fresh = ModelConfig(model=model, **ROLE_DEFAULTS.get(role, {}))
+            fresh = ModelConfig(model=model, cache=config.cache, **ROLE_DEFAULTS.get(role, {}))
             roles[role] = replace(roles[role], model=model) if role in roles else fresh
     if base_url:
         roles = {role: replace(c, base_url=base_url) for role, c in roles.items()}

@@ -16,7 +16,11 @@ the same model at the same endpoint, spaces requests and holds them all back
 after a 429.
 
 The client (and its connection pool) is shared by every attempt of a worker;
-`Usage` is counted per attempt by whoever owns the conversation.
+`Usage` is counted per attempt by whoever owns the conversation. With a model
+cache (`cache.py`, ``--tb-cache``) an answer kept for the very same request is
+read instead of asked for: no request, no retry, no rate limit; its tokens are
+counted as the answer's usage (what it cost when it was asked), and apart as
+``cache_hit_*`` tokens, which this run did not pay for.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..core.errors import EndpointError, ThinkingboxError
+from .cache import ModelCache
 from .config import ModelConfig
 from .rate_limit import RateLimit
 
@@ -51,12 +56,23 @@ class Usage:
     calls: int = 0
     retries: int = 0
     latency_s: float = 0.0
+    # Answers read from the model cache instead of asked for (counted in the tokens above too), and their tokens.
+    cache_hits: int = 0
+    cache_hit_input_tokens: int = 0
+    cache_hit_cached_tokens: int = 0
+    cache_hit_output_tokens: int = 0
     endpoint: str | None = None  # the model and endpoint that served the role (for messages, not records)
     waiting: bool = False  # a request is in flight (the episode's time limit waits for it)
+    scope: str | None = None  # the attempt whose requests these are, for the model cache's keys (not recorded)
 
     def as_dict(self) -> dict[str, Any]:
-        counts = {k: v for k, v in asdict(self).items() if k not in ("endpoint", "waiting")}
+        """As a record keeps it; the cache's counts only when the cache answered (a run without one is as before)."""
+        unrecorded = ("endpoint", "waiting", "scope") + (() if self.cache_hits else _CACHE_FIELDS)
+        counts = {k: v for k, v in asdict(self).items() if k not in unrecorded}
         return {**counts, "latency_s": round(self.latency_s, 6)}
+
+
+_CACHE_FIELDS = ("cache_hits", "cache_hit_input_tokens", "cache_hit_cached_tokens", "cache_hit_output_tokens")
 
 
 @dataclass(frozen=True)
@@ -98,6 +114,8 @@ class Endpoint:
         self._down_until = 0.0
         self._last_failure = ""
         self._texts: dict[tuple[Any, Any], tuple[Any, bytes]] = {}  # see `_encoded`
+        cache = config.cache
+        self.cache = ModelCache(cache) if cache is not None and cache.mode != "off" else None
 
     async def _post(self, path: str, content: bytes) -> Any:
         """The reply's JSON as parsed (`cast_to=object`): building the client's typed model of it cost about
@@ -130,8 +148,15 @@ class Endpoint:
         """One model turn: `messages` are chat-style; `tools` are chat-style function tools."""
         import openai
 
-        send = self._responses if self.config.api == "responses" else self._chat
+        body = self._responses if self.config.api == "responses" else self._chat
+        path, content = body(system, messages, tools or [])
         usage.model, usage.endpoint = self.config.model, self.where
+        key = None
+        if self.cache is not None:
+            key = self.cache.key(path, content, usage.scope, usage.calls + usage.cache_hits)
+            kept = self._kept(key, usage)
+            if kept is not None:
+                return kept
         attempt = 0
         while True:
             self._check_up(attempt)
@@ -141,7 +166,7 @@ class Endpoint:
             try:
                 usage.waiting = True  # the episode's time limit lets a request in flight finish
                 try:
-                    response = await send(system, messages, tools or [])
+                    response = await self._post(path, content)
                 finally:
                     usage.waiting = False
                 before = usage.input_tokens + usage.output_tokens
@@ -151,6 +176,8 @@ class Endpoint:
                 usage.latency_s += time.perf_counter() - started
                 usage.calls += 1
                 self._failures = 0
+                if key is not None and self.cache is not None:
+                    self.cache.put(key, response, self.config.model)
                 return reply
             except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError,
                     MalformedResponse, openai.APIResponseValidationError, ValueError, TimeoutError) as exc:  # fmt: skip
@@ -171,6 +198,28 @@ class Endpoint:
                 await asyncio.sleep(wait)
             except openai.APIStatusError as exc:  # 400, 401, 404, ...: asking again will not help
                 raise EndpointError(self.stage, self._describe(exc, attempt)) from exc
+
+    def _kept(self, key: str, usage: Usage) -> Reply | None:
+        """The cache's answer to the request `key` names, counted in `usage`; None if it has none (an entry the
+        reader cannot use counts as none, and is replaced by the answer asked for)."""
+        assert self.cache is not None
+        response = self.cache.get(key)
+        if response is None:
+            return None
+        scratch = Usage()
+        try:
+            reply = self._read(response, scratch)
+        except MalformedResponse:
+            return None
+        usage.cache_hits += 1
+        usage.input_tokens += scratch.input_tokens
+        usage.cached_tokens += scratch.cached_tokens
+        usage.output_tokens += scratch.output_tokens
+        usage.reasoning_tokens += scratch.reasoning_tokens
+        usage.cache_hit_input_tokens += scratch.input_tokens
+        usage.cache_hit_cached_tokens += scratch.cached_tokens
+        usage.cache_hit_output_tokens += scratch.output_tokens
+        return reply
 
     @property
     def where(self) -> str:
@@ -220,7 +269,7 @@ class Endpoint:
     # sent as encoded bytes: the system prompt (the policy) and the tools are nine tenths of it and the same
     # on every request, so each is encoded once (`_encoded`) and only the conversation is encoded per request.
 
-    async def _chat(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    def _chat(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> tuple[str, bytes]:
         c = self.config
         opening = b'{"role":"system","content":' + self._encoded(system, _dumps) + b"}"
         conversation = b"[" + opening + (b"," + _dumps(messages)[1:-1] if messages else b"") + b"]"
@@ -231,10 +280,9 @@ class Endpoint:
                 temperature=c.temperature, top_p=c.top_p, seed=c.seed, max_completion_tokens=c.max_output_tokens
             ),
         }
-        content = _json_object(plain, encoded, c.extra_body)
-        return await self._post("/chat/completions", content)
+        return "/chat/completions", _json_object(plain, encoded, c.extra_body)
 
-    async def _responses(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    def _responses(self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> tuple[str, bytes]:
         c = self.config
         plain = {
             "model": c.model,
@@ -246,8 +294,7 @@ class Endpoint:
             "instructions": self._encoded(system, _dumps),
             "tools": self._encoded(tools, _response_tools) if tools else None,
         }
-        content = _json_object(plain, encoded, c.extra_body)
-        return await self._post("/responses", content)
+        return "/responses", _json_object(plain, encoded, c.extra_body)
 
     def _encoded(self, value: Any, encode: Callable[[Any], bytes]) -> bytes:
         """`value` as JSON, encoded once and remembered: a string by its text, a list (which its caller
