@@ -11,17 +11,23 @@ whose setup failed, or whose worker died, has no episode fields; files written
 by earlier versions lack the newer fields. Readers use ``.get`` for the rest.
 
 `RECORD_VERSION` is written in every manifest line. Version 1 is every file
-written before the manifest said (its records read as version 2 ones); a file
-of a later version than this code knows is refused by name, not half read.
+written before the manifest said (its records read as version 2 ones); version
+3 added ``regrade`` (a record of ``thinkingbox regrade``) and the model cache's
+``cache_hit*`` usage counts, both absent from older files; a file of a later
+version than this code knows is refused by name, not half read.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, final
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, final
 
 from typing_extensions import ReadOnly, TypedDict
 
-RECORD_VERSION = 2
+if TYPE_CHECKING:
+    from ..attempt import AttemptResult
+
+RECORD_VERSION = 3
+VIOLATIONS_KEPT = 50  # a record names every rule broken, and the first rows that broke them
 
 Outcome = Literal["passed", "failed", "error"]
 
@@ -77,3 +83,50 @@ class AttemptRecord(TypedDict):
     run: ReadOnly[NotRequired[str]]
     bundle: ReadOnly[NotRequired[str]]
     signature: ReadOnly[NotRequired[str | None]]
+    # Only in a file written by `thinkingbox regrade` (`serve/regrade.py`).
+    regrade: ReadOnly[NotRequired[Regrade]]
+
+
+class Regrade(TypedDict):
+    """How a regrade came to a record: ``regraded`` (replayed and graded by the current checks), ``diverged``
+    (a tool result differed from the recorded one: an error record, never graded) or ``kept`` (a system error,
+    not replayed); the outcome the original run gave it; and, when diverged, where."""
+
+    status: ReadOnly[Literal["regraded", "diverged", "kept"]]
+    was: ReadOnly[Outcome]
+    divergence: ReadOnly[NotRequired[str]]
+
+
+def result_fields(result: AttemptResult) -> dict[str, Any]:
+    """The fields of a record that come from what its attempt did, in the order the file keeps them: the
+    counts, the transcript and usage, and, once the episode ended, the end state's. `plugin/outcomes.py` writes
+    them for a campaign, `serve/regrade.py` for a regrade."""
+    differences = result.differences
+    fields: dict[str, Any] = {
+        "wrong": sum(d.kind == "wrong" for d in differences),
+        "missing": sum(d.kind == "missing" for d in differences),
+        "extra": sum(d.kind == "extra" for d in differences),
+        "tool_calls": result.tool_calls,
+        "tool_errors": result.tool_errors,
+        "rules_broken": result.rules_broken,
+    }
+    if result.transcript is not None:
+        fields["transcript"] = list(result.transcript)
+    if result.usage:
+        fields["usage"] = dict(result.usage)
+    if result.ended:
+        fields.update(
+            timing=dict(result.timing),
+            start_hash=result.start_hash,
+            end_hash=result.end_hash,
+            golden_hash=result.golden_hash,
+            end_reason=result.end_reason,
+            steps=result.steps,
+            turns=result.turns,
+            fault=result.fault,
+            differences=[d.as_dict() for d in differences],
+            violations=[v.as_dict() for v in result.violations[:VIOLATIONS_KEPT]],
+        )
+    if result.rubric:
+        fields["rubric"] = [vars(v).copy() for v in result.rubric]
+    return fields

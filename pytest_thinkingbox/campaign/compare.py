@@ -160,7 +160,60 @@ def compare(
         "domains": domains,
         "left_out": {figure: [t["task"] for t in per_task if t[figure]["delta"] is None] for figure in FIGURES},
         "errors": {"p": error_p, "differ": error_p is not None and error_p < ALPHA},
+        "regrade": regrade_changes(a, b),
     }
+
+
+def regrade_changes(a: Campaign, b: Campaign) -> dict[str, Any] | None:
+    """When `b` is `a` regraded (``thinkingbox regrade``: same run id, a manifest that says so): attempt by
+    attempt, which verdicts changed and which replays diverged, per task. None for two ordinary runs."""
+    if a.id != b.id or not (b.manifest or {}).get("regrade"):
+        return None
+    before = {(r["task"], r["attempt"]): r["outcome"] for r in a.records}
+    tasks: dict[str, dict[str, Any]] = {}
+    for r in b.records:
+        was = before.get((r["task"], r["attempt"]))
+        regraded = r.get("regrade")
+        status = regraded["status"] if regraded is not None else None
+        row = tasks.setdefault(r["task"], {"task": r["task"], "flipped": [], "diverged": 0, "attempts": 0})
+        row["attempts"] += 1
+        if status == "diverged":
+            row["diverged"] += 1
+        elif was is not None and status == "regraded" and r["outcome"] != was:
+            row["flipped"].append({"attempt": r["attempt"], "was": was, "now": r["outcome"]})
+    ca, cb = count(a.records), count(b.records)
+    for task, row in tasks.items():
+        row["a"] = [ca[task].passed, ca[task].graded] if task in ca else None
+        row["b"] = [cb[task].passed, cb[task].graded] if task in cb else None
+    return {
+        "attempts": sum(row["attempts"] for row in tasks.values()),
+        "flipped": sum(len(row["flipped"]) for row in tasks.values()),
+        "diverged": sum(row["diverged"] for row in tasks.values()),
+        "judge": b.manifest["regrade"].get("judge") if b.manifest else None,
+        "tasks": [row for _, row in sorted(tasks.items()) if row["flipped"] or row["diverged"]],
+    }
+
+
+def regrade_lines(result: Mapping[str, Any]) -> list[str]:
+    """Original against regrade, per task: passed of graded in each, the attempts that flipped, those diverged."""
+    changes = result.get("regrade")
+    if not changes:
+        return []
+    lines = [
+        f"  regrade of run {result['a']['id']}: {changes['attempts']} attempts, {changes['flipped']} changed their "
+        f"verdict, {changes['diverged']} diverged (a tool result differs from the recorded one: left out of the "
+        "regrade's rates as system errors, to be run again)"
+    ]
+    if changes["tasks"]:
+        lines.append("  per task, passed of graded (original -> regrade), attempts that changed:")
+    for row in changes["tasks"][:SHOWN]:
+        a, b = (f"{side[0]}/{side[1]}" if side else "-" for side in (row["a"], row["b"]))
+        flips = ", ".join(f"{f['attempt']} {f['was']}->{f['now']}" for f in row["flipped"])
+        diverged = f"; {row['diverged']} diverged" if row["diverged"] else ""
+        lines.append(f"    {row['task']:<28} {a:>7} -> {b:<7} {flips}{diverged}")
+    if len(changes["tasks"]) > SHOWN:
+        lines.append(f"    ... {len(changes['tasks']) - SHOWN} more tasks")
+    return lines
 
 
 def rule_changes(a: Campaign, b: Campaign, tasks: set[str]) -> list[dict[str, Any]]:
@@ -230,6 +283,7 @@ def compare_lines(result: dict[str, Any]) -> list[str]:
     """The comparison for the terminal: runs and errors, the paired tests, per domain, k/k and per-task changes."""
     a, b, k = result["a"], result["b"], result["k"]
     lines = [f"compare {b['label']} against {a['label']}, bundle {b['bundle'] or 'unknown'}"]
+    lines += regrade_lines(result)
     if a["bundle"] != b["bundle"]:
         lines.append(f"  warning: different bundles ({a['bundle']} vs {b['bundle']}): tasks may differ")
     if a["k"] != b["k"]:

@@ -8,6 +8,7 @@ import sys
 
 from ..core.errors import ThinkingboxError
 from .pool import _pool_parser
+from .regrade import _regrade_parser
 from .report import _compare_parser, _report_parser
 from .rules import _rules_parser
 from .serve import _serve_env_parser, _serve_model_parser
@@ -20,6 +21,7 @@ def parser() -> argparse.ArgumentParser:
     _report_parser(commands)
     _rules_parser(commands)
     _compare_parser(commands)
+    _regrade_parser(commands)
     _serve_model_parser(commands)
     _serve_env_parser(commands)
     return root

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import pytest
 
-from ..campaign.attempt_record import AttemptRecord
+from ..campaign.attempt_record import AttemptRecord, result_fields
 from ..core.errors import EndpointError, ThinkingboxError
 from .roles import agent_name, role_name
 
@@ -38,7 +38,6 @@ VALIDATION = pytest.StashKey[dict[str, Any]]()
 PASSED: Final = "passed"
 FAILED: Final = "failed"
 ERROR: Final = "error"
-VIOLATIONS_KEPT = 50  # a record names every rule broken, and the first rows that broke them
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None, stage: str = "task") -> dict[str, Any]:
@@ -119,7 +118,6 @@ def _record(
     validation: dict[str, Any] | None = None,
 ) -> AttemptRecord:
     """The one place a record's fields are written, in the order the results file keeps them."""
-    differences = result.differences if result else ()
     record: dict[str, Any] = {
         "task": key[0],
         "domain": domain,
@@ -130,32 +128,15 @@ def _record(
         "judge": role_name(config, "judge"),
         "seed": config.getoption("tb_seed"),
         "markers": markers or [],
-        "wrong": sum(d.kind == "wrong" for d in differences),
-        "missing": sum(d.kind == "missing" for d in differences),
-        "extra": sum(d.kind == "extra" for d in differences),
-        "tool_calls": result.tool_calls if result else 0,
-        "tool_errors": result.tool_errors if result else 0,
-        "rules_broken": result.rules_broken if result else [],
+        "wrong": 0,
+        "missing": 0,
+        "extra": 0,
+        "tool_calls": 0,
+        "tool_errors": 0,
+        "rules_broken": [],
     }
-    if result is not None and result.transcript is not None:
-        record["transcript"] = list(result.transcript)
-    if result is not None and result.usage:
-        record["usage"] = dict(result.usage)
-    if result is not None and result.ended:
-        record.update(
-            timing=dict(result.timing),
-            start_hash=result.start_hash,
-            end_hash=result.end_hash,
-            golden_hash=result.golden_hash,
-            end_reason=result.end_reason,
-            steps=result.steps,
-            turns=result.turns,
-            fault=result.fault,
-            differences=[d.as_dict() for d in differences],
-            violations=[v.as_dict() for v in result.violations[:VIOLATIONS_KEPT]],
-        )
-    if result is not None and result.rubric:
-        record["rubric"] = [vars(v).copy() for v in result.rubric]
+    if result is not None:
+        record.update(result_fields(result))  # the counts in place, then what the attempt got to
     if validation is not None:
         record["validation"] = validation
     record.update(outcome)
