@@ -69,7 +69,7 @@ class RegradeSummary:
             f"regrade of run {self.run}: {self.regraded} attempts regraded, {len(self.flipped)} of them changed "
             f"their verdict{f' ({counts})' if counts else ''}",
             f"  {self.diverged} diverged (a tool result differs from the recorded one): counted apart as system "
-            "errors of the regrade stage, not graded; run them again with --tb-rerun-errors",
+            "errors of the regrade stage, not graded; their tasks need the agent again (a new campaign)",
             f"  {self.kept} system errors of the original run kept as they were",
         ]
         for task, attempt, was, now in self.flipped[:20]:
